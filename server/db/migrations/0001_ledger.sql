@@ -1,0 +1,37 @@
+-- The ledger: append-only, hash-chained events. seq has no gaps.
+CREATE TABLE ledger (
+  seq      INTEGER PRIMARY KEY,
+  ts       TEXT    NOT NULL,
+  type     TEXT    NOT NULL,
+  category TEXT    NOT NULL,  -- the type's prefix before the first dot, for counts
+  actor    TEXT    NOT NULL,
+  data     TEXT    NOT NULL,  -- canonical JSON object
+  reason   TEXT,
+  trace_id TEXT,
+  hash     BLOB    NOT NULL   -- SHA-256(previous hash || canonical event)
+);
+CREATE INDEX ledger_type ON ledger (type);
+CREATE INDEX ledger_category ON ledger (category);
+CREATE INDEX ledger_trace ON ledger (trace_id) WHERE trace_id IS NOT NULL;
+CREATE INDEX ledger_actor ON ledger (actor);
+CREATE INDEX ledger_ts ON ledger (ts);
+
+CREATE TRIGGER ledger_no_update BEFORE UPDATE ON ledger
+BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END;
+CREATE TRIGGER ledger_no_delete BEFORE DELETE ON ledger
+BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END;
+
+-- Closed segments: Merkle digest of their events' hashes and a signed checkpoint.
+CREATE TABLE ledger_segments (
+  segment    INTEGER PRIMARY KEY,   -- 1, 2, 3 … without gaps
+  first_seq  INTEGER NOT NULL,
+  last_seq   INTEGER NOT NULL,
+  digest     BLOB    NOT NULL,      -- RFC 6962 Merkle tree hash of the segment's event hashes
+  checkpoint TEXT    NOT NULL,      -- C2SP signed note: origin, size, root, extensions, signature
+  algorithm  TEXT    NOT NULL,      -- ed25519 or ecdsa-p256
+  sealed_at  TEXT    NOT NULL
+);
+CREATE TRIGGER ledger_segments_no_update BEFORE UPDATE ON ledger_segments
+BEGIN SELECT RAISE(ABORT, 'ledger seals are append-only'); END;
+CREATE TRIGGER ledger_segments_no_delete BEFORE DELETE ON ledger_segments
+BEGIN SELECT RAISE(ABORT, 'ledger seals are append-only'); END;
