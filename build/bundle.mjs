@@ -1,0 +1,32 @@
+// Bundles the server, the svc-core CLI and the Electron main process with esbuild.
+// Packages stay external (node_modules ships beside dist/), native modules above all.
+import { build } from 'esbuild';
+import { cpSync, mkdirSync, rmSync } from 'node:fs';
+
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  packages: 'external',
+  sourcemap: true,
+  logLevel: 'warning',
+};
+
+rmSync('dist', { recursive: true, force: true });
+mkdirSync('dist', { recursive: true });
+await Promise.all([
+  build({ ...common, entryPoints: { server: 'server/main.ts', 'svc-core': 'server/cli/svc-core.ts' }, outdir: 'dist', format: 'esm', outExtension: { '.js': '.mjs' }, banner: { js: '#!/usr/bin/env node' } }),
+  // import.meta.url does not exist in CommonJS: give the Electron bundle its own.
+  build({
+    ...common,
+    entryPoints: { main: 'main/main.ts' },
+    outdir: 'dist/main',
+    format: 'cjs',
+    outExtension: { '.js': '.cjs' },
+    external: ['electron'],
+    define: { 'import.meta.url': '__importMetaUrl' },
+    banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  }),
+]);
+// SQL migrations are read at run time beside the bundle (server/db/migrate.ts).
+cpSync('server/db/migrations', 'dist/migrations', { recursive: true });

@@ -1,0 +1,134 @@
+// The server: the runtime plus HTTP routes, registered explicitly, in dependency order.
+import swagger from '@fastify/swagger';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import { createCoreDoctor } from './core-doctor.js';
+import { doctorRoutes } from './doctor/index.js';
+import { createEventsService, eventsRoutes } from './events/index.js';
+import { auth } from './http/auth.js';
+import { createHttpServer } from './http/server.js';
+import { ensureDataDir, lockDataDir } from './install/data-dir.js';
+import { categoryOf, ledgerRoutes } from './ledger/index.js';
+import { createMetrics, metricsRoutes } from './metrics/index.js';
+import { loadOrCreateAdminToken } from './access/admin-token.js';
+import { createRuntime, type Runtime } from './runtime.js';
+import type { Clock } from './shared/clock.js';
+import { createStatusService, healthRoutes, statusRoutes } from './status/index.js';
+import { createSyslogForwarder } from './syslog/syslog.js';
+
+export interface AppOptions {
+  readonly log: Logger;
+  readonly clock?: Clock;
+  /** Wait before answering a wrong credential (0.5 s; tests may shorten it). */
+  readonly wrongCredentialDelayMs?: number;
+}
+
+/** First-start and every-start events; a crash before the last stop is recorded, not hidden. */
+function recordStart(rt: Runtime): void {
+  const { config, ledger, installStore, licence, fingerprint } = rt;
+  rt.writer.transactNow(() => {
+    if (installStore.get() === null) {
+      ledger.append({
+        type: 'system.installed',
+        actor: 'system',
+        data: { instance: config.instance, key_fingerprint: rt.keyFingerprint, fingerprint: fingerprint.ok ? fingerprint.fingerprint : null, version: config.version },
+      });
+    }
+    const last = rt.ledgerStore.head().seq;
+    const lastType = last > 0 ? rt.ledgerStore.range(last - 1, last, 1)[0]?.type : undefined;
+    const starts = installStore.get()?.starts ?? 0;
+    ledger.append({
+      type: 'system.started',
+      actor: 'system',
+      data: { version: config.version, instance: config.instance, pid: process.pid, previous_stop_clean: starts === 0 || lastType === 'system.stopped' || lastType === 'ledger.sealed' },
+    });
+    if (config.trial) licence.startTrialIfNone('system', fingerprint.ok ? fingerprint.fingerprint : null);
+  });
+}
+
+export async function buildApp(config: Config, options: AppOptions) {
+  const { log } = options;
+  ensureDataDir(config.dataDir);
+  const unlock = lockDataDir(config.dataDir);
+  let rt: Runtime;
+  try {
+    rt = createRuntime(config, { log, ...(options.clock && { clock: options.clock }) });
+  } catch (err) {
+    unlock();
+    throw err;
+  }
+  const startedAt = rt.clock.nowIso();
+  const admin = loadOrCreateAdminToken(config.dataDir, config.tokens.admin);
+  if (admin.created) log.info({ file: admin.file }, 'admin token generated (owner rights); read it from this file');
+
+  const metrics = createMetrics();
+  const syslog = createSyslogForwarder(config.syslog, { instance: config.instance, log });
+  rt.ledger.onCommit((event) => {
+    metrics.ledgerAppends.inc({ category: categoryOf(event.type) });
+    metrics.ledgerSeq.set(event.seq);
+    syslog.forward(event);
+  });
+  rt.writer.onBatch((size, ms) => {
+    metrics.writerBatch.observe(size);
+    metrics.writerCommit.observe(ms / 1000);
+    metrics.writerQueue.set(rt.writer.depth());
+    rt.sealer?.afterBatch();
+  });
+
+  recordStart(rt);
+  rt.sealer?.sealNow();
+  rt.sealer?.start();
+
+  const status = createStatusService({ config, fingerprint: rt.fingerprint, licence: rt.licence, ledgerStore: rt.ledgerStore, startedAt, hasWorkingConnection: () => false });
+  const doctor = createCoreDoctor(rt, status);
+  const events = createEventsService({ ledger: rt.ledger, writer: rt.writer });
+
+  const app = createHttpServer({ log });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Incident response service', version: config.version },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+  });
+  await app.register(auth, { adminToken: admin.token, ingestToken: config.tokens.ingest, ...(options.wrongCredentialDelayMs !== undefined && { delayMs: options.wrongCredentialDelayMs }) });
+  app.addHook('onResponse', async (req, reply) => {
+    const route = req.routeOptions.url ?? 'unmatched';
+    metrics.httpRequests.inc({ method: req.method, route, status: String(reply.statusCode) });
+    metrics.httpDuration.observe({ method: req.method, route }, reply.elapsedTime / 1000);
+  });
+  await app.register(healthRoutes);
+  await app.register(metricsRoutes, { metrics });
+  await app.register(
+    async (v1) => {
+      await v1.register(statusRoutes, { status });
+      await v1.register(doctorRoutes, { doctor });
+      await v1.register(ledgerRoutes, { reader: rt.reader });
+      await v1.register(eventsRoutes, { events, mode: status.mode });
+      v1.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+    },
+    { prefix: '/v1' },
+  );
+
+  let closing: Promise<void> | null = null;
+  async function close(): Promise<void> {
+    closing ??= (async () => {
+      await app.close();
+      await rt.writer.close();
+      try {
+        rt.writer.transactNow(() => rt.ledger.append({ type: 'system.stopped', actor: 'system', data: { version: config.version } }));
+      } catch (err) {
+        log.error({ err }, 'could not record the stop');
+      }
+      rt.sealer?.stop();
+      await syslog.close();
+      rt.close();
+      unlock();
+    })();
+    return closing;
+  }
+
+  return { app, runtime: rt, metrics, status, doctor, adminToken: admin.token, close };
+}
+export type BuiltApp = Awaited<ReturnType<typeof buildApp>>;

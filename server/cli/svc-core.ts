@@ -1,0 +1,145 @@
+// svc-core: the command line of the service (version, health, fingerprint, ledger-verify,
+// doctor, preflight, rebuild). Exit 0 on success, 1 on a failed check, 2 on bad usage.
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, type Config } from '../config.js';
+import { createCoreDoctor } from '../core-doctor.js';
+import { lockDataDir } from '../install/data-dir.js';
+import { computeFingerprint } from '../install/fingerprint.js';
+import { rebuildProjections } from '../ledger/index.js';
+import { createLogger } from '../logger.js';
+import { createRuntime } from '../runtime.js';
+import { createStatusService } from '../status/index.js';
+import { VERSION } from '../version.js';
+import { preflight } from './preflight.js';
+
+const USAGE = `usage: svc-core <command> [options]
+  version                         print the version
+  health [--url URL]              exit 0 if the service answers /health
+  fingerprint                     print the install fingerprint
+  ledger-verify [--checkpoint FILE] [--json]
+                                  verify the ledger; non-zero exit and the seq on failure
+  doctor [--json]                 health check by check
+  preflight [--deep] [--json]     can this host run the service; non-zero on any fail
+  rebuild [--check]               rebuild projections from the ledger (service stopped);
+                                  --check compares only and changes nothing`;
+
+type Out = { log(line: string): void; error(line: string): void };
+
+function config(): Config {
+  return loadConfig(process.env, { version: VERSION });
+}
+
+function runtime(cfg: Config) {
+  return createRuntime(cfg, { log: createLogger('silent'), mustExist: true });
+}
+
+const mark = (s: string): string => s.padEnd(5);
+
+export async function run(argv: readonly string[], out: Out): Promise<number> {
+  const [command, ...rest] = argv;
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      json: { type: 'boolean', default: false },
+      deep: { type: 'boolean', default: false },
+      check: { type: 'boolean', default: false },
+      url: { type: 'string' },
+      checkpoint: { type: 'string' },
+    },
+    allowPositionals: false,
+  });
+  switch (command) {
+    case 'version':
+      out.log(VERSION);
+      return 0;
+    case 'health': {
+      const cfg = config();
+      const host = cfg.http.bind === '0.0.0.0' || cfg.http.bind === '::' ? '127.0.0.1' : cfg.http.bind;
+      const url = values.url ?? `http://${host}:${String(cfg.http.port)}`;
+      try {
+        const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(5000) });
+        out.log(`${url}: ${res.ok ? 'up' : `answered ${String(res.status)}`}`);
+        return res.ok ? 0 : 1;
+      } catch (err) {
+        out.error(`${url}: down (${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message})`);
+        return 1;
+      }
+    }
+    case 'fingerprint': {
+      const fp = computeFingerprint(config().identity);
+      if (!fp.ok) {
+        out.error(fp.problem);
+        return 1;
+      }
+      out.log(fp.fingerprint);
+      return 0;
+    }
+    case 'ledger-verify': {
+      const rt = runtime(config());
+      try {
+        const checkpoint = values.checkpoint !== undefined ? readFileSync(values.checkpoint, 'utf8') : undefined;
+        const report = await rt.reader.verify(checkpoint !== undefined ? { checkpoint } : {});
+        if (values.json) out.log(JSON.stringify(report, null, 2));
+        if (report.failure) {
+          if (!values.json) out.error(`ledger verify FAILED at seq ${String(report.failure.seq)} (${report.failure.check}): ${report.failure.message}`);
+          return 1;
+        }
+        if (!values.json) out.log(`ledger verifies: ${String(report.checked)} events, ${String(report.segments)} segments sealed through seq ${String(report.sealed_through)}, head seq ${String(report.head.seq)} (${String(report.events_per_s)} events/s)`);
+        return 0;
+      } finally {
+        rt.close();
+      }
+    }
+    case 'doctor': {
+      const rt = runtime(config());
+      try {
+        const status = createStatusService({ config: rt.config, fingerprint: rt.fingerprint, licence: rt.licence, ledgerStore: rt.ledgerStore, startedAt: rt.clock.nowIso(), hasWorkingConnection: () => false });
+        const report = await createCoreDoctor(rt, status).report(true);
+        if (values.json) out.log(JSON.stringify(report, null, 2));
+        else {
+          for (const c of report.checks) out.log(`${mark(c.status)} ${c.area} / ${c.check}: ${c.detail}${c.hint !== '' ? ` (${c.hint})` : ''}`);
+          out.log(`overall: ${report.status}`);
+        }
+        return report.status === 'fail' ? 1 : 0;
+      } finally {
+        rt.close();
+      }
+    }
+    case 'preflight': {
+      const lines = await preflight(config(), { deep: values.deep });
+      if (values.json) out.log(JSON.stringify({ status: lines.some((l) => l.status === 'fail') ? 'fail' : lines.some((l) => l.status === 'warn') ? 'warn' : 'ok', checks: lines }, null, 2));
+      else for (const l of lines) out.log(`${mark(l.status)} ${l.check}: ${l.detail}`);
+      return lines.some((l) => l.status === 'fail') ? 1 : 0;
+    }
+    case 'rebuild': {
+      const cfg = config();
+      const unlock = lockDataDir(cfg.dataDir);
+      const rt = runtime(cfg);
+      try {
+        const result = rebuildProjections(rt.db, rt.ledgerStore, rt.projections, values.check);
+        const verdict = result.differing.length === 0 ? 'rebuilt state equals the live one' : `differs in ${result.differing.join(', ')}`;
+        out.log(`${values.check ? 'check' : 'rebuild'}: replayed ${String(result.events)} events into ${result.tables.join(', ')}; ${verdict}${result.applied ? '' : ' (nothing changed)'}`);
+        return values.check && result.differing.length > 0 ? 1 : 0;
+      } finally {
+        rt.close();
+        unlock();
+      }
+    }
+    default:
+      out.error(command === undefined ? USAGE : `unknown command ${command}\n${USAGE}`);
+      return 2;
+  }
+}
+
+// Run only as the entry point (the bundle, or tsx), never when imported by tests.
+const entry = process.argv[1] ?? '';
+if (/svc-core\.(m?js|ts)$/.test(entry)) {
+  run(process.argv.slice(2), { log: (l) => { process.stdout.write(`${l}\n`); }, error: (l) => { process.stderr.write(`${l}\n`); } }).then(
+    (code) => { process.exitCode = code; },
+    (err: unknown) => {
+      process.stderr.write(`${err instanceof ConfigError ? err.message : `svc-core: ${err instanceof Error ? err.message : String(err)}`}\n`);
+      process.exitCode = err instanceof ConfigError || (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? 2 : 1;
+    },
+  );
+}

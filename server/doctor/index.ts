@@ -1,0 +1,3 @@
+export { createDoctor, worst, CheckStatus, type Doctor, type DoctorCheck, type DoctorReport, type CheckResult } from './doctor.service.js';
+export { mainCheck, ledgerCheck, dataVolumeCheck, licenceCheck } from './core-checks.js';
+export { doctorRoutes } from './doctor.routes.js';

@@ -1,0 +1,36 @@
+import type { Writer } from '../db/writer.js';
+import type { LedgerService } from '../ledger/index.js';
+import { InvalidInputError } from '../shared/errors.js';
+import { INGEST_PREFIXES, type IngestEventBody } from './events.schemas.js';
+
+const TYPE_SHAPE = /^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$/;
+
+interface Deps {
+  readonly ledger: LedgerService;
+  readonly writer: Writer;
+}
+
+export function createEventsService({ ledger, writer }: Deps) {
+  return {
+    /** Append an event from a component or SIEM; answers after its commit. */
+    async ingest(body: IngestEventBody) {
+      if (!INGEST_PREFIXES.some((p) => body.type.startsWith(p))) {
+        throw new InvalidInputError('invalid_input', `type must start with one of ${INGEST_PREFIXES.join(', ')}`, { field: 'type' });
+      }
+      if (!TYPE_SHAPE.test(body.type)) {
+        throw new InvalidInputError('invalid_input', 'type must be dotted lower-case words, e.g. human.deploy', { field: 'type' });
+      }
+      const event = await writer.transact(() =>
+        ledger.append({
+          type: body.type,
+          actor: body.actor,
+          data: body.data ?? {},
+          reason: body.reason ?? null,
+          trace_id: body.trace_id ?? null,
+        }),
+      );
+      return { seq: event.seq, ts: event.ts, type: event.type, trace_id: event.trace_id };
+    },
+  };
+}
+export type EventsService = ReturnType<typeof createEventsService>;

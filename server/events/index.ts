@@ -1,0 +1,3 @@
+export { createEventsService, type EventsService } from './events.service.js';
+export { eventsRoutes } from './events.routes.js';
+export { INGEST_PREFIXES } from './events.schemas.js';

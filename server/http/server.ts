@@ -1,0 +1,53 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import addFormats from 'ajv-formats';
+import type { Logger } from 'pino';
+import { installErrorHandler } from './errors.js';
+
+/** Paths pino must never print: credentials in headers, and secret-looking fields anywhere. */
+export const REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-api-key"]',
+  'res.headers["set-cookie"]',
+  '*.token',
+  '*.password',
+  '*.secret',
+  '*.passphrase',
+  '*.authorization',
+  '*.*.token',
+  '*.*.password',
+  '*.*.secret',
+];
+
+export interface HttpOptions {
+  readonly log: Logger;
+  readonly bodyLimit?: number;
+}
+
+export function createHttpServer(options: HttpOptions) {
+  const app = Fastify({
+    loggerInstance: options.log,
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    // Alert sources and scripts send slow bodies rarely; a stuck client must not hold a socket.
+    requestTimeout: 30_000,
+    connectionTimeout: 60_000,
+    keepAliveTimeout: 10_000,
+    return503OnClosing: true,
+    disableRequestLogging: false,
+    ajv: {
+      customOptions: {
+        // Query strings arrive as text: coerce to the declared types. Unknown body fields
+        // are a 400 (additionalProperties: false), never silently dropped.
+        coerceTypes: 'array',
+        removeAdditional: false,
+        useDefaults: true,
+        allErrors: false,
+      },
+      plugins: [addFormats.default as never],
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  installErrorHandler(app as unknown as FastifyInstance);
+  return app;
+}
+export type HttpServer = ReturnType<typeof createHttpServer>;

@@ -1,0 +1,19 @@
+export { createLedgerService, type LedgerService, type CommitListener } from './ledger.service.js';
+export { createLedgerStore, type LedgerStore } from './ledger.store.js';
+export {
+  createLedgerListStore,
+  LEDGER_QUERY_FIELDS,
+  type LedgerListStore,
+} from './ledger-list.store.js';
+export { createProjections, type Projection, type Projections } from './projections.js';
+export { createSealer, SEGMENT_SIZE, type Sealer } from './sealer.js';
+export { verifyLedger, type VerifyReport } from './verify.js';
+export { categoryOf, type AppendInput, type LedgerEvent } from './ledger.types.js';
+export { createLedgerReader, type LedgerReader } from './ledger-read.service.js';
+export { ledgerRoutes } from './ledger.routes.js';
+export {
+  dumpProjections,
+  rebuildProjections,
+  replayLedger,
+  type RebuildResult,
+} from './rebuild.js';

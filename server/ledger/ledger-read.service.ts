@@ -1,0 +1,82 @@
+// Reading and verifying the ledger for GET /v1/ledger and GET /v1/ledger/verify.
+import type { KeyObject } from 'node:crypto';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { InvalidInputError } from '../shared/errors.js';
+import type { Clock } from '../shared/clock.js';
+import { parseQuery } from '../shared/query-language.js';
+import type { LedgerListStore } from './ledger-list.store.js';
+import type { LedgerQuery } from './ledger.schemas.js';
+import type { LedgerStore } from './ledger.store.js';
+import { verifyLedger, type VerifyReport } from './verify.js';
+
+interface Deps {
+  readonly store: LedgerStore;
+  readonly list: LedgerListStore;
+  readonly clock: Clock;
+  readonly keyFor: (algorithm: string) => KeyObject | null;
+  readonly keyName: string;
+  readonly algorithm: string;
+  readonly keyFingerprint: string;
+}
+
+/** A date alone means its midnight UTC; anything else must parse as a timestamp. */
+export function normaliseTime(value: string, field: string): string {
+  const iso = /^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00.000Z` : value;
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms))
+    throw new InvalidInputError('invalid_input', `${field} is not a valid date or timestamp`, {
+      field,
+    });
+  return new Date(ms).toISOString();
+}
+
+export function createLedgerReader(deps: Deps) {
+  const { store, list, clock } = deps;
+  return {
+    list(q: LedgerQuery) {
+      const now = clock.now();
+      const types = (q.type ?? '')
+        .split(',')
+        .map((t) => t.trim())
+        .filter((t) => t !== '');
+      const filter = {
+        types,
+        ...(q.trace !== undefined && { trace: q.trace }),
+        ...(q.actor !== undefined && { actor: q.actor }),
+        ...(q.q !== undefined && { q: q.q }),
+        ...(q.query !== undefined && q.query.trim() !== '' && { query: parseQuery(q.query) }),
+        ...(q.since !== undefined && { since: normaliseTime(q.since, 'since') }),
+        ...(q.until !== undefined && { until: normaliseTime(q.until, 'until') }),
+        ...(q.before_seq !== undefined && { beforeSeq: q.before_seq }),
+        ...(q.after_seq !== undefined && { afterSeq: q.after_seq }),
+      };
+      const page = list.page(
+        filter,
+        {
+          order: q.order ?? 'desc',
+          limit: q.limit ?? 100,
+          offset: q.offset ?? 0,
+          ...(q.latest !== undefined && { latest: q.latest }),
+        },
+        now,
+      );
+      const head = store.head();
+      return {
+        ...page,
+        counts: list.counts(filter, now),
+        head: { seq: head.seq, hash: head.hash?.toString('hex') ?? null },
+        checkpoint: store.lastSegment()?.checkpoint ?? null,
+      };
+    },
+    async verify(
+      options: { checkpoint?: string } = {},
+    ): Promise<VerifyReport & { algorithm: string; key_fingerprint: string }> {
+      const report = await verifyLedger(
+        { store, keyFor: deps.keyFor, keyName: deps.keyName },
+        { ...options, pause: () => yieldToLoop() },
+      );
+      return { ...report, algorithm: deps.algorithm, key_fingerprint: deps.keyFingerprint };
+    },
+  };
+}
+export type LedgerReader = ReturnType<typeof createLedgerReader>;

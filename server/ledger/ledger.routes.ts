@@ -1,0 +1,36 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { errorResponses } from '../http/common.schemas.js';
+import type { LedgerReader } from './ledger-read.service.js';
+import { LedgerList, LedgerQuery, VerifyReportBody } from './ledger.schemas.js';
+
+export const ledgerRoutes: FastifyPluginAsyncTypebox<{ reader: LedgerReader }> = async (
+  app,
+  { reader },
+) => {
+  app.get(
+    '/ledger',
+    {
+      schema: {
+        summary: 'Read the audit log',
+        tags: ['audit'],
+        querystring: LedgerQuery,
+        response: { 200: LedgerList, ...errorResponses },
+      },
+      onRequest: app.requireRole('viewer'),
+    },
+    async (req) => reader.list(req.query),
+  );
+
+  app.get(
+    '/ledger/verify',
+    {
+      schema: {
+        summary: 'Verify hash chain, sequence, segment digests and seals',
+        tags: ['audit'],
+        response: { 200: VerifyReportBody, ...errorResponses },
+      },
+      onRequest: app.requireRole('viewer'),
+    },
+    async () => reader.verify(),
+  );
+};

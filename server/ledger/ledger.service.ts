@@ -1,0 +1,59 @@
+import type { Database } from 'better-sqlite3';
+import type { Writer } from '../db/writer.js';
+import { canonicalJson } from '../shared/canonical-json.js';
+import type { Clock } from '../shared/clock.js';
+import { chainHash } from './hash.js';
+import type { LedgerStore } from './ledger.store.js';
+import { GENESIS_HASH, type AppendInput, type LedgerEvent } from './ledger.types.js';
+import type { Projections } from './projections.js';
+
+interface Deps {
+  readonly db: Database;
+  readonly store: LedgerStore;
+  readonly writer: Writer;
+  readonly clock: Clock;
+  readonly projections: Projections;
+}
+
+export type CommitListener = (event: LedgerEvent) => void;
+
+export function createLedgerService({ db, store, writer, clock, projections }: Deps) {
+  const listeners: CommitListener[] = [];
+  let headSeq = store.head().seq;
+
+  return {
+    /**
+     * Append one event. Must run inside a writer job: the event commits with the state
+     * changes around it, and listeners (syslog, metrics, live seq) hear it after commit.
+     */
+    append(input: AppendInput): LedgerEvent {
+      if (!db.inTransaction) throw new Error('ledger.append must run inside a writer transaction');
+      const head = store.head();
+      const event: LedgerEvent = {
+        seq: head.seq + 1,
+        ts: clock.nowIso(),
+        type: input.type,
+        actor: input.actor,
+        data: input.data ?? {},
+        reason: input.reason ?? null,
+        trace_id: input.trace_id ?? null,
+      };
+      const raw = { ...event, data: canonicalJson(event.data) };
+      store.insert(raw, chainHash(head.hash ?? GENESIS_HASH, raw));
+      projections.apply(event);
+      writer.afterCommit(() => {
+        headSeq = Math.max(headSeq, event.seq);
+        for (const l of listeners) l(event);
+      });
+      return event;
+    },
+    /** Hear every committed event, in order. */
+    onCommit(listener: CommitListener): void {
+      listeners.push(listener);
+    },
+    /** The last committed seq, without a query. */
+    headSeq: (): number => headSeq,
+    head: () => store.head(),
+  };
+}
+export type LedgerService = ReturnType<typeof createLedgerService>;

@@ -1,0 +1,85 @@
+// The only file of the ledger that holds SQL for events and segments.
+import type { Database } from 'better-sqlite3';
+import { categoryOf, type RawEvent } from './ledger.types.js';
+
+export interface SegmentRow {
+  readonly segment: number;
+  readonly first_seq: number;
+  readonly last_seq: number;
+  readonly digest: Buffer;
+  readonly checkpoint: string;
+  readonly algorithm: string;
+  readonly sealed_at: string;
+}
+
+export interface Head {
+  readonly seq: number;
+  readonly hash: Buffer | null;
+}
+
+export function createLedgerStore(db: Database) {
+  const insert = db.prepare<
+    [number, string, string, string, string, string, string | null, string | null, Buffer]
+  >(
+    `INSERT INTO ledger (seq, ts, type, category, actor, data, reason, trace_id, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const head = db.prepare<[], { seq: number; hash: Buffer }>(
+    `SELECT seq, hash FROM ledger ORDER BY seq DESC LIMIT 1`,
+  );
+  const hashAt = db.prepare<[number], { hash: Buffer }>(`SELECT hash FROM ledger WHERE seq = ?`);
+  const range = db.prepare<[number, number, number], RawEvent & { hash: Buffer }>(
+    `SELECT seq, ts, type, actor, data, reason, trace_id, hash FROM ledger WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?`,
+  );
+  const lastSegment = db.prepare<[], SegmentRow>(
+    `SELECT * FROM ledger_segments ORDER BY segment DESC LIMIT 1`,
+  );
+  const segments = db.prepare<[], SegmentRow>(`SELECT * FROM ledger_segments ORDER BY segment`);
+  const insertSegment = db.prepare<[number, number, number, Buffer, string, string, string]>(
+    `INSERT INTO ledger_segments (segment, first_seq, last_seq, digest, checkpoint, algorithm, sealed_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const typesAfter = db.prepare<[number], { type: string }>(
+    `SELECT DISTINCT type FROM ledger WHERE seq > ?`,
+  );
+  const firstTsAfter = db.prepare<[number], { ts: string }>(
+    `SELECT ts FROM ledger WHERE seq > ? ORDER BY seq LIMIT 1`,
+  );
+
+  return {
+    insert(e: RawEvent, hash: Buffer): void {
+      insert.run(
+        e.seq,
+        e.ts,
+        e.type,
+        categoryOf(e.type),
+        e.actor,
+        e.data,
+        e.reason,
+        e.trace_id,
+        hash,
+      );
+    },
+    head(): Head {
+      const row = head.get();
+      return row ? { seq: row.seq, hash: row.hash } : { seq: 0, hash: null };
+    },
+    hashAt: (seq: number): Buffer | null => hashAt.get(seq)?.hash ?? null,
+    /** Events with afterSeq < seq <= toSeq, at most `limit`, in order. */
+    range: (afterSeq: number, toSeq: number, limit: number) => range.all(afterSeq, toSeq, limit),
+    lastSegment: (): SegmentRow | null => lastSegment.get() ?? null,
+    segments: (): SegmentRow[] => segments.all(),
+    insertSegment(s: SegmentRow): void {
+      insertSegment.run(
+        s.segment,
+        s.first_seq,
+        s.last_seq,
+        s.digest,
+        s.checkpoint,
+        s.algorithm,
+        s.sealed_at,
+      );
+    },
+    typesAfter: (seq: number): string[] => typesAfter.all(seq).map((r) => r.type),
+    firstTsAfter: (seq: number): string | null => firstTsAfter.get(seq)?.ts ?? null,
+  };
+}
+export type LedgerStore = ReturnType<typeof createLedgerStore>;

@@ -1,0 +1,2 @@
+export { createLicenceStore, type LicenceStore } from './licence.store.js';
+export { createLicenceService, TRIAL, type LicenceService, type LicenceView } from './licence.service.js';

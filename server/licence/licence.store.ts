@@ -1,0 +1,33 @@
+import type { Database } from 'better-sqlite3';
+import type { Projection } from '../ledger/projections.js';
+
+export interface LicenceRow {
+  readonly kind: string;
+  readonly tier: string;
+  readonly services: number;
+  readonly install_limit: number;
+  readonly started_at: string;
+  readonly expires_at: string;
+  readonly grace_days: number;
+  readonly fingerprint: string | null;
+}
+
+export function createLicenceStore(db: Database) {
+  const get = db.prepare<[], LicenceRow>(`SELECT kind, tier, services, install_limit, started_at, expires_at, grace_days, fingerprint FROM licence_state WHERE id = 1`);
+  const put = db.prepare<[string, string, number, number, string, string, number, string | null]>(
+    `INSERT OR REPLACE INTO licence_state (id, kind, tier, services, install_limit, started_at, expires_at, grace_days, fingerprint) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  return {
+    get: (): LicenceRow | null => get.get() ?? null,
+    projection: {
+      name: 'licence',
+      tables: ['licence_state'],
+      apply(e) {
+        if (e.type !== 'licence.trial_started') return;
+        const d = e.data;
+        put.run('trial', String(d['tier']), Number(d['services']), Number(d['install_limit']), e.ts, String(d['expires_at']), Number(d['grace_days']), typeof d['fingerprint'] === 'string' ? d['fingerprint'] : null);
+      },
+    } satisfies Projection,
+  };
+}
+export type LicenceStore = ReturnType<typeof createLicenceStore>;

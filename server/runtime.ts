@@ -1,0 +1,126 @@
+// The composition root of everything but HTTP: opens the store and builds every domain by
+// hand, in dependency order. The server (app.ts) and the svc-core CLI both start here.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Database } from 'better-sqlite3';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import { openDatabase } from './db/open.js';
+import { loadMigrations, migrate } from './db/migrate.js';
+import { createWriter } from './db/writer.js';
+import { computeFingerprint } from './install/fingerprint.js';
+import { databaseFile, ensureDataDir } from './install/data-dir.js';
+import { createInstallStore } from './install/install.projection.js';
+import {
+  createLedgerListStore,
+  createLedgerReader,
+  createLedgerService,
+  createLedgerStore,
+  createProjections,
+  createSealer,
+} from './ledger/index.js';
+import { loadOrCreateInstallKey, publicKeyFromDataDir } from './ledger/install-key.js';
+import { createLicenceService, createLicenceStore } from './licence/index.js';
+import { systemClock, type Clock } from './shared/clock.js';
+
+/** Migrations sit beside the source in development and beside the bundle in dist/. */
+function migrationsDir(): string {
+  for (const rel of ['./db/migrations/', './migrations/', '../migrations/']) {
+    const dir = fileURLToPath(new URL(rel, import.meta.url));
+    if (existsSync(dir)) return dir;
+  }
+  throw new Error('cannot find the SQL migrations folder');
+}
+
+export interface RuntimeOptions {
+  readonly log: Logger;
+  readonly clock?: Clock;
+  /** Verifiers and read-only tools must never create a data folder or keys. */
+  readonly mustExist?: boolean;
+}
+
+export function createRuntime(config: Config, options: RuntimeOptions) {
+  const { log } = options;
+  const clock = options.clock ?? systemClock;
+  const file = databaseFile(config.dataDir);
+  if (options.mustExist === true && !existsSync(file)) {
+    throw new Error(`no ledger at ${file}: SVC_DATA (${config.dataDir}) has never been started`);
+  }
+  ensureDataDir(config.dataDir);
+  const db: Database = openDatabase(file);
+  try {
+    const applied = migrate(db, loadMigrations(migrationsDir()), (d) => {
+      void d.backup(`${file}.before-migration-${String(Date.now())}`);
+    });
+    if (applied.length > 0) log.info({ applied }, 'database migrations applied');
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+
+  const writer = createWriter(db);
+  const projections = createProjections();
+  const installStore = createInstallStore(db);
+  const licenceStore = createLicenceStore(db);
+  projections.register(installStore.projection);
+  projections.register(licenceStore.projection);
+
+  const ledgerStore = createLedgerStore(db);
+  const ledger = createLedgerService({ db, store: ledgerStore, writer, clock, projections });
+  const installKey = options.mustExist === true ? null : loadOrCreateInstallKey(config.dataDir, { fips: config.fips, name: 'pending' });
+  const keyFingerprint = installKey?.fingerprint ?? installState(installStore) ?? 'unknown';
+  // The key name and origin follow the install key, not the instance name, which may change.
+  const keyName = `svc-ledger-${keyFingerprint.slice(0, 16).toLowerCase()}`;
+  const sealKey = installKey === null ? null : { ...installKey, name: keyName };
+  const keyFor = (algorithm: string) => {
+    if (sealKey?.algorithm === algorithm) return sealKey.publicKey;
+    try {
+      return publicKeyFromDataDir(config.dataDir, algorithm === 'ecdsa-p256' ? 'ecdsa-p256' : 'ed25519');
+    } catch {
+      return null;
+    }
+  };
+  const reader = createLedgerReader({
+    store: ledgerStore,
+    list: createLedgerListStore(db),
+    clock,
+    keyFor,
+    keyName,
+    algorithm: config.fips ? 'ecdsa-p256' : 'ed25519',
+    keyFingerprint,
+  });
+  const sealer =
+    sealKey === null
+      ? null
+      : createSealer({ store: ledgerStore, ledger, writer, clock, key: sealKey, origin: keyName, log });
+  const licence = createLicenceService({ store: licenceStore, ledger, clock, checkMode: config.licence.check });
+  const fingerprint = computeFingerprint(config.identity);
+
+  return {
+    config,
+    log,
+    clock,
+    db,
+    writer,
+    projections,
+    installStore,
+    ledgerStore,
+    ledger,
+    reader,
+    sealer,
+    licence,
+    fingerprint,
+    keyFingerprint,
+    keyName,
+    installKeyCreated: installKey?.created ?? false,
+    close(): void {
+      sealer?.stop();
+      if (db.open) db.close();
+    },
+  };
+}
+export type Runtime = ReturnType<typeof createRuntime>;
+
+function installState(store: ReturnType<typeof createInstallStore>): string | null {
+  return store.get()?.key_fingerprint ?? null;
+}

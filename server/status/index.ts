@@ -1,0 +1,2 @@
+export { createStatusService, type StatusService } from './status.service.js';
+export { healthRoutes, statusRoutes } from './status.routes.js';

@@ -1,0 +1,41 @@
+import { Type } from 'typebox';
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+
+export const HealthBody = Type.Object({ status: Type.Literal('ok') });
+
+export const StatusBody = Type.Object({
+  version: Type.String(),
+  instance: Type.String(),
+  fingerprint: Nullable(Type.String()),
+  mode: Type.Union([Type.Literal('setup'), Type.Literal('configuring'), Type.Literal('operating')]),
+  licence: Nullable(
+    Type.Object({
+      tier: Type.String(),
+      kind: Type.String(),
+      services: Type.Integer(),
+      installs: Type.Integer(),
+      install_limit: Type.Integer(),
+      expires_at: Type.String(),
+      in_grace: Type.Boolean(),
+      valid: Type.Boolean(),
+      days_left: Type.Integer(),
+    }),
+  ),
+  setup: Type.Object({
+    steps: Type.Array(Type.Object({ id: Type.String(), title: Type.String(), done: Type.Boolean(), hint: Type.String() })),
+    done: Type.Integer(),
+    of: Type.Integer(),
+  }),
+  impact_set: Type.Boolean(),
+  auth: Type.Object({ sso: Type.Boolean(), methods: Type.Array(Type.String()) }),
+  ledger: Type.Object({ seq: Type.Integer(), hash: Nullable(Type.String()), segments: Type.Integer(), sealed_through: Type.Integer() }),
+  models: Type.Object({
+    placement: Type.String(),
+    system2: Type.Object({ configured: Type.Boolean(), model: Nullable(Type.String()), investigator: Type.String() }),
+    system1: Type.Object({ configured: Type.Boolean(), model: Nullable(Type.String()) }),
+  }),
+  orchestrate: Type.Boolean(),
+  ingest: Type.Boolean(),
+  started_at: Type.String(),
+});

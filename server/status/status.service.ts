@@ -1,0 +1,76 @@
+import type { Config } from '../config.js';
+import type { Fingerprint } from '../install/fingerprint.js';
+import type { LedgerStore } from '../ledger/index.js';
+import type { LicenceService } from '../licence/index.js';
+import { Mode } from '../shared/mode.js';
+
+interface Deps {
+  readonly config: Config;
+  readonly fingerprint: Fingerprint;
+  readonly licence: LicenceService;
+  readonly ledgerStore: LedgerStore;
+  readonly startedAt: string;
+  /** True once a connection works; the connectors domain provides it. */
+  readonly hasWorkingConnection: () => boolean;
+}
+
+export function createStatusService(deps: Deps) {
+  const { config, licence } = deps;
+
+  function mode(): Mode {
+    if (licence.view()?.valid !== true) return Mode.Setup;
+    return deps.hasWorkingConnection() ? Mode.Operating : Mode.Configuring;
+  }
+
+  function setup() {
+    const lic = licence.view();
+    const steps = [
+      {
+        id: 'licence',
+        title: 'Licence',
+        done: lic?.valid === true,
+        hint: lic === null ? 'start the offline trial (SVC_TRIAL=1, npm start does) or install a licence' : lic.valid ? '' : 'the licence has expired: install a new one',
+      },
+      {
+        id: 'connection',
+        title: 'First connection',
+        done: deps.hasWorkingConnection(),
+        hint: 'add a connection to a monitoring tool or host (Connections)',
+      },
+    ];
+    return { steps, done: steps.filter((s) => s.done).length, of: steps.length };
+  }
+
+  function models() {
+    return {
+      placement: config.model.url !== null ? (config.model.local ? 'local' : 'endpoint') : 'missing',
+      system2: config.model.url !== null ? { configured: true, model: config.model.name, investigator: config.investigator.kind } : { configured: false, model: null, investigator: config.investigator.kind },
+      system1: { configured: config.s1.url !== null, model: config.s1.model },
+    };
+  }
+
+  return {
+    mode,
+    status() {
+      const head = deps.ledgerStore.head();
+      const last = deps.ledgerStore.lastSegment();
+      const lic = licence.view();
+      return {
+        version: config.version,
+        instance: config.instance,
+        fingerprint: deps.fingerprint.ok ? deps.fingerprint.fingerprint : null,
+        mode: mode(),
+        licence: lic === null ? null : { tier: lic.tier, kind: lic.kind, services: lic.services, installs: lic.installs, install_limit: lic.install_limit, expires_at: lic.expires_at, in_grace: lic.in_grace, valid: lic.valid, days_left: lic.days_left },
+        setup: setup(),
+        impact_set: false,
+        auth: { sso: false, methods: ['token'] },
+        ledger: { seq: head.seq, hash: head.hash?.toString('hex') ?? null, segments: last?.segment ?? 0, sealed_through: last?.last_seq ?? 0 },
+        models: models(),
+        orchestrate: config.orchestrate,
+        ingest: config.tokens.ingest !== null,
+        started_at: deps.startedAt,
+      };
+    },
+  };
+}
+export type StatusService = ReturnType<typeof createStatusService>;

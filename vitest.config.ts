@@ -1,0 +1,30 @@
+import { defineConfig } from 'vitest/config';
+
+// Two projects: fast colocated unit tests, and integration tests that use real SQLite
+// files, sockets, child processes and Debian's servers (rsyslog, …).
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          environment: 'node',
+          include: ['server/**/*.test.ts', 'models/**/*.test.ts', 'main/**/*.test.ts', 'build/**/*.test.ts'],
+          exclude: ['**/*.int.test.ts', 'node_modules/**', 'dist/**'],
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          environment: 'node',
+          include: ['server/**/*.int.test.ts', 'e2e/**/*.int.test.ts', 'build/**/*.int.test.ts'],
+          exclude: ['node_modules/**', 'dist/**'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          // Two cores: integration tests start servers and child processes.
+          maxWorkers: 2,
+        },
+      },
+    ],
+  },
+});
