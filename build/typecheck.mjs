@@ -2,6 +2,7 @@
 // compile-time form of the folder rules: no DOM in server/, no Node in renderer/.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
+import process from 'node:process';
 
 const projects = ['.', 'models', 'server', 'main', 'e2e', 'bench', 'renderer'].filter(
   (p) => existsSync(`${p}/tsconfig.json`) && readdirSync(p, { recursive: true }).some((f) => /\.tsx?$/.test(String(f))),

@@ -8,7 +8,7 @@ import { createEventsService, eventsRoutes } from './events/index.js';
 import { auth } from './http/auth.js';
 import { createHttpServer } from './http/server.js';
 import { ensureDataDir, lockDataDir } from './install/data-dir.js';
-import { categoryOf, ledgerRoutes } from './ledger/index.js';
+import { categoryOf, ledgerRoutes, SEALED_TYPE } from './ledger/index.js';
 import { createMetrics, metricsRoutes } from './metrics/index.js';
 import { loadOrCreateAdminToken } from './access/admin-token.js';
 import { createRuntime, type Runtime } from './runtime.js';
@@ -66,6 +66,7 @@ export async function buildApp(config: Config, options: AppOptions) {
   rt.ledger.onCommit((event) => {
     metrics.ledgerAppends.inc({ category: categoryOf(event.type) });
     metrics.ledgerSeq.set(event.seq);
+    if (event.type === SEALED_TYPE) metrics.ledgerSealedSeq.set(Number(event.data['last_seq']));
     syslog.forward(event);
   });
   rt.writer.onBatch((size, ms) => {
@@ -78,6 +79,12 @@ export async function buildApp(config: Config, options: AppOptions) {
   recordStart(rt);
   rt.sealer?.sealNow();
   rt.sealer?.start();
+  metrics.ledgerSeq.set(rt.ledgerStore.head().seq);
+  metrics.ledgerSealedSeq.set(rt.ledgerStore.lastSegment()?.last_seq ?? 0);
+  metrics.onScrape(() => {
+    metrics.writerQueue.set(rt.writer.depth());
+    metrics.syslogDropped.set(syslog.stats().dropped);
+  });
 
   const status = createStatusService({ config, fingerprint: rt.fingerprint, licence: rt.licence, ledgerStore: rt.ledgerStore, startedAt, hasWorkingConnection: () => false });
   const doctor = createCoreDoctor(rt, status);

@@ -66,7 +66,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   projections.register(licenceStore.projection);
 
   const ledgerStore = createLedgerStore(db);
-  const ledger = createLedgerService({ db, store: ledgerStore, writer, clock, projections });
+  const ledger = createLedgerService({ inTransaction: () => db.inTransaction, store: ledgerStore, writer, clock, projections });
   const installKey = options.mustExist === true ? null : loadOrCreateInstallKey(config.dataDir, { fips: config.fips, name: 'pending' });
   const keyFingerprint = installKey?.fingerprint ?? installState(installStore) ?? 'unknown';
   // The key name and origin follow the install key, not the instance name, which may change.

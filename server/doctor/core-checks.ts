@@ -1,6 +1,6 @@
 // The checks that exist in the spine: main, ledger integrity, data volume, licence.
 import { statfs } from 'node:fs/promises';
-import type { Fingerprint } from '../install/fingerprint.js';
+import type { Fingerprint } from '../install/index.js';
 import type { LicenceService } from '../licence/index.js';
 import type { VerifyReport } from '../ledger/index.js';
 import type { Mode } from '../shared/mode.js';

@@ -6,7 +6,7 @@ export {
   type LedgerListStore,
 } from './ledger-list.store.js';
 export { createProjections, type Projection, type Projections } from './projections.js';
-export { createSealer, SEGMENT_SIZE, type Sealer } from './sealer.js';
+export { createSealer, SEGMENT_SIZE, SEALED_TYPE, type Sealer } from './sealer.js';
 export { verifyLedger, type VerifyReport } from './verify.js';
 export { categoryOf, type AppendInput, type LedgerEvent } from './ledger.types.js';
 export { createLedgerReader, type LedgerReader } from './ledger-read.service.js';

@@ -1,4 +1,3 @@
-import type { Database } from 'better-sqlite3';
 import type { Writer } from '../db/writer.js';
 import { canonicalJson } from '../shared/canonical-json.js';
 import type { Clock } from '../shared/clock.js';
@@ -8,7 +7,8 @@ import { GENESIS_HASH, type AppendInput, type LedgerEvent } from './ledger.types
 import type { Projections } from './projections.js';
 
 interface Deps {
-  readonly db: Database;
+  /** Whether a transaction is open on the store's connection. */
+  readonly inTransaction: () => boolean;
   readonly store: LedgerStore;
   readonly writer: Writer;
   readonly clock: Clock;
@@ -17,7 +17,7 @@ interface Deps {
 
 export type CommitListener = (event: LedgerEvent) => void;
 
-export function createLedgerService({ db, store, writer, clock, projections }: Deps) {
+export function createLedgerService({ inTransaction, store, writer, clock, projections }: Deps) {
   const listeners: CommitListener[] = [];
   let headSeq = store.head().seq;
 
@@ -27,7 +27,7 @@ export function createLedgerService({ db, store, writer, clock, projections }: D
      * changes around it, and listeners (syslog, metrics, live seq) hear it after commit.
      */
     append(input: AppendInput): LedgerEvent {
-      if (!db.inTransaction) throw new Error('ledger.append must run inside a writer transaction');
+      if (!inTransaction()) throw new Error('ledger.append must run inside a writer transaction');
       const head = store.head();
       const event: LedgerEvent = {
         seq: head.seq + 1,

@@ -14,6 +14,6 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ metrics: Metrics }> = as
     schema: { summary: 'Prometheus metrics', tags: ['status'], response: { 200: Type.String(), ...errorResponses } },
     onRequest: app.requireRole('viewer'),
   }, async (_req, reply) => {
-    return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+    return reply.type(metrics.registry.contentType).send(await metrics.render());
   });
 };

@@ -21,6 +21,17 @@ export function createMetrics() {
     investigationDuration: new Histogram({ name: 'svc_investigation_duration_seconds', help: 'Investigation duration from open to decision', buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1800], registers: [registry] }),
     syslogDropped: new Gauge({ name: 'svc_syslog_dropped', help: 'Syslog messages dropped because the destination was unreachable too long', registers: [registry] }),
   };
-  return m;
+  const scrapeHooks: (() => void)[] = [];
+  return {
+    ...m,
+    /** Gauges read from elsewhere (queues, syslog) are refreshed just before a scrape. */
+    onScrape(hook: () => void): void {
+      scrapeHooks.push(hook);
+    },
+    async render(): Promise<string> {
+      for (const h of scrapeHooks) h();
+      return registry.metrics();
+    },
+  };
 }
 export type Metrics = ReturnType<typeof createMetrics>;

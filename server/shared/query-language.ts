@@ -215,8 +215,9 @@ class QueryParser {
     }
     this.pos = start + field.length + 1;
     if (opChar === ':') {
-      if (field === 'last')
+      if (field === 'last') {
         return { kind: 'last', seconds: this.readDuration('last:', true).seconds };
+      }
       return { kind: 'eq', field, value: this.readValue(`${field}:`) };
     }
     if (opChar === '~') return { kind: 'text', field, value: this.readValue(`${field}~`) };

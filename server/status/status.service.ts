@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import type { Fingerprint } from '../install/fingerprint.js';
+import type { Fingerprint } from '../install/index.js';
 import type { LedgerStore } from '../ledger/index.js';
 import type { LicenceService } from '../licence/index.js';
 import { Mode } from '../shared/mode.js';

@@ -14,6 +14,7 @@ import { severityOf } from './select.js';
  * the RFC 5424 table, with the BSD/Solaris names for 12..15 (ntp, security = log audit,
  * console = log alert, solaris-cron = clock daemon), as Python's SysLogHandler has them.
  */
+// prettier-ignore
 const FACILITY_NAMES = [
   'kern', 'user', 'mail', 'daemon', 'auth', 'syslog', 'lpr', 'news', 'uucp', 'cron', 'authpriv',
   'ftp', 'ntp', 'security', 'console', 'solaris-cron',
@@ -110,7 +111,9 @@ function structuredData(event: SyslogEvent): string {
     ['actor', event.actor],
   ];
   if (event.trace_id !== null) params.push(['trace', event.trace_id]);
-  const rendered = params.map(([k, v]) => `${k}="${escapeSdValue(cutChars(oneLine(v), MAX_SD_VALUE))}"`);
+  const rendered = params.map(
+    ([k, v]) => `${k}="${escapeSdValue(cutChars(oneLine(v), MAX_SD_VALUE))}"`,
+  );
   return `[${SD_ID} ${rendered.join(' ')}]`;
 }
 
@@ -165,7 +168,9 @@ function fitBody(text: string, payload: Payload, budget: number): string {
 
   const dataJson = JSON.stringify(payload.data) ?? 'null';
   const marker = (head: string) => ({ truncated: true, bytes: byteLength(dataJson), head });
-  const withData = longestFitting(dataJson, budget, (head) => render({ ...payload, data: marker(head) }));
+  const withData = longestFitting(dataJson, budget, (head) =>
+    render({ ...payload, data: marker(head) }),
+  );
   if (withData !== null) return withData;
 
   const reason = payload.reason ?? '';
@@ -178,7 +183,11 @@ function fitBody(text: string, payload: Payload, budget: number): string {
 }
 
 /** The rendering of the longest prefix of `source` that fits, or null when none does. */
-function longestFitting(source: string, budget: number, build: (prefix: string) => string): string | null {
+function longestFitting(
+  source: string,
+  budget: number,
+  build: (prefix: string) => string,
+): string | null {
   const fits = (n: number): boolean => byteLength(build(cutChars(source, n))) <= budget;
   if (!fits(0)) return null;
   let lo = 0; // fits
@@ -199,6 +208,7 @@ export function byteLength(s: string): number {
 
 /** Control characters (line ends included) would split line-based transports. */
 function oneLine(s: string): string {
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
   return s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ');
 }
 

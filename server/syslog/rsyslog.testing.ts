@@ -55,7 +55,9 @@ export function parseRecord(line: string): RsyslogRecord {
 }
 
 const INSTALL_HINT = 'apt-get install rsyslog rsyslog-gnutls';
-const GTLS_MODULES = ['x86_64-linux-gnu', 'aarch64-linux-gnu'].map((a) => `/usr/lib/${a}/rsyslog/lmnsd_gtls.so`);
+const GTLS_MODULES = ['x86_64-linux-gnu', 'aarch64-linux-gnu'].map(
+  (a) => `/usr/lib/${a}/rsyslog/lmnsd_gtls.so`,
+);
 
 /** Whether rsyslog's GnuTLS network driver (Debian package rsyslog-gnutls) is installed. */
 export function hasGnutls(): boolean {
@@ -90,8 +92,12 @@ export async function startRsyslog(options: RsyslogOptions = {}): Promise<Rsyslo
   try {
     const udpPort = options.udpPort ?? (await freePort('udp'));
     const tcpPort = options.tcpPort ?? (await freePort('tcp'));
-    const tls = hasGnutls() ? { port: options.tlsPort ?? (await freePort('tcp')), ...makeCertificate(dir) } : null;
-    const unix = options.unixSockets ? { dgram: join(dir, 'dgram.sock'), stream: join(dir, 'stream.sock') } : null;
+    const tls = hasGnutls()
+      ? { port: options.tlsPort ?? (await freePort('tcp')), ...makeCertificate(dir) }
+      : null;
+    const unix = options.unixSockets
+      ? { dgram: join(dir, 'dgram.sock'), stream: join(dir, 'stream.sock') }
+      : null;
     const output = join(dir, 'messages.jsonl');
     const conf = join(dir, 'rsyslog.conf');
     writeFileSync(conf, configuration({ dir, udpPort, tcpPort, tls, unix, output }));
@@ -100,10 +106,15 @@ export async function startRsyslog(options: RsyslogOptions = {}): Promise<Rsyslo
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const exited = watchExit(child);
-    await waitUntilListening({ tcpPorts: [tcpPort, ...(tls ? [tls.port] : [])], sockets: unix ? [unix.dgram, unix.stream] : [] }, exited);
+    const streams = [tcpPort, ...(tls ? [tls.port] : []), ...(unix ? [unix.stream] : [])];
+    await waitUntilListening({ streams, sockets: unix ? [unix.dgram] : [] }, exited);
 
     const readLines = (): string[] =>
-      existsSync(output) ? readFileSync(output, 'utf8').split('\n').filter((l) => l !== '') : [];
+      existsSync(output)
+        ? readFileSync(output, 'utf8')
+            .split('\n')
+            .filter((l) => l !== '')
+        : [];
     return {
       udpPort,
       tcpPort,
@@ -128,7 +139,9 @@ function findRsyslogd(): string {
   const dirs = ['/usr/sbin', '/sbin', '/usr/local/sbin', '/usr/bin', '/bin'];
   const found = dirs.map((d) => join(d, 'rsyslogd')).find((p) => existsSync(p));
   if (found === undefined) {
-    throw new Error(`rsyslogd is not installed; the syslog integration tests need it: ${INSTALL_HINT}`);
+    throw new Error(
+      `rsyslogd is not installed; the syslog integration tests need it: ${INSTALL_HINT}`,
+    );
   }
   return found;
 }
@@ -144,7 +157,9 @@ function makeCertificate(dir: string): { certFile: string; keyFile: string } {
   ];
   const result = spawnSync('openssl', args, { encoding: 'utf8' });
   if (result.error !== undefined || result.status !== 0) {
-    throw new Error(`openssl could not make the test certificate (apt-get install openssl): ${result.error?.message ?? result.stderr}`);
+    throw new Error(
+      `openssl could not make the test certificate (apt-get install openssl): ${result.error?.message ?? result.stderr}`,
+    );
   }
   return { certFile, keyFile };
 }
@@ -162,7 +177,17 @@ function configuration({ dir, udpPort, tcpPort, tls, unix, output }: ConfParts):
   const tlsGlobals = tls
     ? `defaultNetstreamDriverCAFile="${tls.certFile}" defaultNetstreamDriverCertFile="${tls.certFile}" defaultNetstreamDriverKeyFile="${tls.keyFile}"`
     : '';
-  const fields = ['facility:syslogfacility-text', 'severity:syslogseverity-text', 'hostname:hostname', 'app:app-name', 'procid:procid', 'msgid:msgid', 'sd:structured-data', 'msg:msg', 'raw:rawmsg'];
+  const fields = [
+    'facility:syslogfacility-text',
+    'severity:syslogseverity-text',
+    'hostname:hostname',
+    'app:app-name',
+    'procid:procid',
+    'msgid:msgid',
+    'sd:structured-data',
+    'msg:msg',
+    'raw:rawmsg',
+  ];
   return [
     // maxMessageSize before any input: our 8 KiB messages plus framing must arrive whole.
     `global(workDirectory="${dir}" maxMessageSize="64k" net.enableDNS="off" ${tlsGlobals})`,
@@ -171,7 +196,9 @@ function configuration({ dir, udpPort, tcpPort, tls, unix, output }: ConfParts):
     `input(type="imudp" address="127.0.0.1" port="${udpPort}")`,
     `input(type="imtcp" address="127.0.0.1" port="${tcpPort}")`,
     ...(tls
-      ? [`input(type="imtcp" address="127.0.0.1" port="${tls.port}" streamDriver.name="gtls" streamDriver.mode="1" streamDriver.authMode="anon")`]
+      ? [
+          `input(type="imtcp" address="127.0.0.1" port="${tls.port}" streamDriver.name="gtls" streamDriver.mode="1" streamDriver.authMode="anon")`,
+        ]
       : []),
     ...(unix
       ? [
@@ -224,21 +251,30 @@ function watchExit(child: ChildProcess): Exit {
   return { promise, done: () => finished, stderr: () => stderr };
 }
 
-async function waitUntilListening(what: { tcpPorts: number[]; sockets: string[] }, exit: Exit): Promise<void> {
+/** Ready when every stream listener accepts and every datagram socket exists. */
+async function waitUntilListening(
+  what: { streams: (number | string)[]; sockets: string[] },
+  exit: Exit,
+): Promise<void> {
   const deadline = Date.now() + 10_000;
   for (;;) {
     if (exit.done()) throw new Error(`rsyslogd stopped at start: ${exit.stderr()}`);
     const ready =
-      what.sockets.every((p) => existsSync(p)) && (await Promise.all(what.tcpPorts.map(accepts))).every(Boolean);
+      what.sockets.every((p) => existsSync(p)) &&
+      (await Promise.all(what.streams.map(accepts))).every(Boolean);
     if (ready) return;
-    if (Date.now() > deadline) throw new Error(`rsyslogd did not listen within 10 s: ${exit.stderr()}`);
+    if (Date.now() > deadline)
+      throw new Error(`rsyslogd did not listen within 10 s: ${exit.stderr()}`);
     await sleep(25);
   }
 }
 
-function accepts(port: number): Promise<boolean> {
+function accepts(where: number | string): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = net.connect({ host: '127.0.0.1', port });
+    const socket =
+      typeof where === 'number'
+        ? net.connect({ host: '127.0.0.1', port: where })
+        : net.connect({ path: where });
     socket.once('connect', () => {
       socket.destroy();
       resolve(true);
@@ -247,14 +283,20 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
-async function waitForLine(read: () => string[], predicate: (line: string) => boolean, timeoutMs: number): Promise<string> {
+async function waitForLine(
+  read: () => string[],
+  predicate: (line: string) => boolean,
+  timeoutMs: number,
+): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const lines = read();
     const hit = lines.find(predicate);
     if (hit !== undefined) return hit;
     if (Date.now() > deadline) {
-      throw new Error(`rsyslog wrote no matching line within ${timeoutMs} ms; it wrote:\n${lines.join('\n')}`);
+      throw new Error(
+        `rsyslog wrote no matching line within ${timeoutMs} ms; it wrote:\n${lines.join('\n')}`,
+      );
     }
     await sleep(25);
   }

@@ -73,7 +73,10 @@ describe('PRI', () => {
   it('refuses an unknown facility', () => {
     expect(() => facilityCode('nope')).toThrow(/unknown syslog facility/);
     expect(() =>
-      createSyslogForwarder({ destination: 'off', events: ['security'], facility: 'nope' }, { instance: 'i', log: silentLog }),
+      createSyslogForwarder(
+        { destination: 'off', events: ['security'], facility: 'nope' },
+        { instance: 'i', log: silentLog },
+      ),
     ).toThrow(/facility/);
   });
 
@@ -92,7 +95,9 @@ describe('PRI', () => {
   it('is written at the start of the message', () => {
     expect(formatMessage(event(), opts()).line).toMatch(/^<85>1 /);
     expect(formatMessage(event({ type: 'auth.signin_failed' }), opts()).line).toMatch(/^<84>1 /);
-    expect(formatMessage(event({ type: 'signal.received' }), opts({ facility: 23 })).line).toMatch(/^<190>1 /);
+    expect(formatMessage(event({ type: 'signal.received' }), opts({ facility: 23 })).line).toMatch(
+      /^<190>1 /,
+    );
   });
 });
 
@@ -108,7 +113,10 @@ describe('RFC 5424 layout', () => {
   });
 
   it('sanitises HOSTNAME and MSGID to printable ASCII without spaces, capped', () => {
-    const { line } = formatMessage(event({ type: `x.${'y'.repeat(40)}` }), opts({ hostname: 'my höst\n' }));
+    const { line } = formatMessage(
+      event({ type: `x.${'y'.repeat(40)}` }),
+      opts({ hostname: 'my höst\n' }),
+    );
     const fields = line.split(' ');
     expect(fields[2]).toBe('my_h_st_');
     expect(fields[5]).toBe(`x.${'y'.repeat(30)}`);
@@ -160,7 +168,10 @@ describe('secret masking', () => {
   });
 
   it('never lets the values reach the message', () => {
-    const { line } = formatMessage(event({ data: { refreshToken: 'SEKRIT-1', privateKey: 'SEKRIT-2' } }), opts());
+    const { line } = formatMessage(
+      event({ data: { refreshToken: 'SEKRIT-1', privateKey: 'SEKRIT-2' } }),
+      opts(),
+    );
     expect(line).not.toContain('SEKRIT');
     expect(jsonOf(line)['data']).toEqual({ refreshToken: '***', privateKey: '***' });
   });
@@ -187,19 +198,28 @@ describe('size limits', () => {
     expect(header(line)).toBe(header(formatMessage(event(), opts()).line));
     const json = jsonOf(line);
     expect(json['type']).toBe('auth.signin');
-    expect(json['data']).toMatchObject({ truncated: true, bytes: byteLength(JSON.stringify(big.data)) });
+    expect(json['data']).toMatchObject({
+      truncated: true,
+      bytes: byteLength(JSON.stringify(big.data)),
+    });
     expect(String((json['data'] as { head: string }).head)).toMatch(/^\{"note":"xxx/);
   });
 
   it('cuts multi-byte text on a character boundary', () => {
-    const { line } = formatMessage(event({ data: { note: '€😀'.repeat(5000) } }), opts({ maxBytes: MAX_UDP_BYTES }));
+    const { line } = formatMessage(
+      event({ data: { note: '€😀'.repeat(5000) } }),
+      opts({ maxBytes: MAX_UDP_BYTES }),
+    );
     expect(byteLength(line)).toBeLessThanOrEqual(MAX_UDP_BYTES);
     expect(line).not.toContain('\ufffd');
     expect(() => jsonOf(line)).not.toThrow();
   });
 
   it('cuts a huge reason once the data is down to its marker', () => {
-    const { line } = formatMessage(event({ reason: 'r'.repeat(10_000), data: { a: 'b'.repeat(5000) } }), opts());
+    const { line } = formatMessage(
+      event({ reason: 'r'.repeat(10_000), data: { a: 'b'.repeat(5000) } }),
+      opts(),
+    );
     expect(byteLength(line)).toBeLessThanOrEqual(MAX_MESSAGE_BYTES);
     const json = jsonOf(line);
     expect(String(json['reason'])).toMatch(/^r+…$/);
@@ -207,7 +227,10 @@ describe('size limits', () => {
   });
 
   it('leaves a message that fits alone', () => {
-    const { line } = formatMessage(event({ data: { note: 'y'.repeat(1500) } }), opts({ maxBytes: MAX_UDP_BYTES }));
+    const { line } = formatMessage(
+      event({ data: { note: 'y'.repeat(1500) } }),
+      opts({ maxBytes: MAX_UDP_BYTES }),
+    );
     expect(jsonOf(line)['data']).toEqual({ note: 'y'.repeat(1500) });
   });
 
@@ -223,10 +246,26 @@ describe('size limits', () => {
 
 describe('isSelected', () => {
   it('security selects the security prefixes and the three system events', () => {
-    for (const type of ['auth.signin_failed', 'access.denied', 'licence.activated', 'keychain.joined', 'config.changed', 'ledger.sealed', 'system.halt', 'system.resume', 'system.bootstrap']) {
+    for (const type of [
+      'auth.signin_failed',
+      'access.denied',
+      'licence.activated',
+      'keychain.joined',
+      'config.changed',
+      'ledger.sealed',
+      'system.halt',
+      'system.resume',
+      'system.bootstrap',
+    ]) {
       expect(isSelected(type, ['security']), type).toBe(true);
     }
-    for (const type of ['signal.received', 'incident.opened', 'system.started', 'authz', 'licensing.x']) {
+    for (const type of [
+      'signal.received',
+      'incident.opened',
+      'system.started',
+      'authz',
+      'licensing.x',
+    ]) {
       expect(isSelected(type, ['security']), type).toBe(false);
     }
     expect(SECURITY_PREFIXES).toContain('licence.');
@@ -256,11 +295,26 @@ describe('octet-counting framing', () => {
 
 describe('destinations', () => {
   it('parses what config.ts accepts, with the default ports', () => {
-    expect(parseDestination('udp://127.0.0.1')).toEqual({ kind: 'udp', host: '127.0.0.1', port: 514 });
-    expect(parseDestination('tcp://logs.example:1514')).toEqual({ kind: 'tcp', host: 'logs.example', port: 1514 });
-    expect(parseDestination('tls://logs.example')).toEqual({ kind: 'tls', host: 'logs.example', port: 6514 });
+    expect(parseDestination('udp://127.0.0.1')).toEqual({
+      kind: 'udp',
+      host: '127.0.0.1',
+      port: 514,
+    });
+    expect(parseDestination('tcp://logs.example:1514')).toEqual({
+      kind: 'tcp',
+      host: 'logs.example',
+      port: 1514,
+    });
+    expect(parseDestination('tls://logs.example')).toEqual({
+      kind: 'tls',
+      host: 'logs.example',
+      port: 6514,
+    });
     expect(parseDestination('tcp://[::1]:600')).toEqual({ kind: 'tcp', host: '::1', port: 600 });
-    expect(parseDestination('/run/syslog.sock')).toEqual({ kind: 'unix', path: '/run/syslog.sock' });
+    expect(parseDestination('/run/syslog.sock')).toEqual({
+      kind: 'unix',
+      path: '/run/syslog.sock',
+    });
     expect(parseDestination('off')).toEqual({ kind: 'off' });
     expect(() => parseDestination('http://x')).toThrow(/SVC_SYSLOG/);
     for (const v of ['auto', 'off', 'stdout', '/dev/log', 'udp://h', 'tcp://h:1', 'tls://h']) {
@@ -274,7 +328,9 @@ describe('destinations', () => {
   });
 
   it('never shows credentials', () => {
-    expect(describeDestination(parseDestination('tcp://user:pw@logs.example'))).toBe('tcp://logs.example:514');
+    expect(describeDestination(parseDestination('tcp://user:pw@logs.example'))).toBe(
+      'tcp://logs.example:514',
+    );
     expect(describeDestination(parseDestination('tls://[::1]'))).toBe('tls://[::1]:6514');
   });
 });
@@ -284,7 +340,14 @@ describe('forwarder', () => {
     const out = new PassThrough();
     const chunks: string[] = [];
     out.on('data', (c: Buffer) => chunks.push(c.toString('utf8')));
-    return { out, lines: () => chunks.join('').split('\n').filter((l) => l !== '') };
+    return {
+      out,
+      lines: () =>
+        chunks
+          .join('')
+          .split('\n')
+          .filter((l) => l !== ''),
+    };
   };
   const tick = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -301,8 +364,12 @@ describe('forwarder', () => {
     await tick();
     const written = lines();
     expect(written).toHaveLength(2);
-    expect(written[0]).toMatch(/^<84>1 2026-03-01T10:20:30\.123Z svc-eu-1 svc \d+ auth\.signin_failed \[svc@32473 seq="2" /);
-    expect(written[1]).toMatch(/^<85>1 .* ledger\.sealed \[svc@32473 seq="3" .*"data":\{"size":1000,"root":"abc"\}\}$/);
+    expect(written[0]).toMatch(
+      /^<84>1 2026-03-01T10:20:30\.123Z svc-eu-1 svc \d+ auth\.signin_failed \[svc@32473 seq="2" /,
+    );
+    expect(written[1]).toMatch(
+      /^<85>1 .* ledger\.sealed \[svc@32473 seq="3" .*"data":\{"size":1000,"root":"abc"\}\}$/,
+    );
     expect(fwd.stats()).toEqual({ sent: 2, dropped: 0, queued: 0 });
     await fwd.close();
   });
@@ -319,7 +386,10 @@ describe('forwarder', () => {
   });
 
   it('off: forward does nothing', async () => {
-    const fwd = createSyslogForwarder({ destination: 'off', events: ['all'], facility: 'authpriv' }, { instance: 'i', log: silentLog });
+    const fwd = createSyslogForwarder(
+      { destination: 'off', events: ['all'], facility: 'authpriv' },
+      { instance: 'i', log: silentLog },
+    );
     fwd.forward(event());
     expect(fwd.destination).toBe('off');
     expect(fwd.stats()).toEqual({ sent: 0, dropped: 0, queued: 0 });
@@ -342,6 +412,7 @@ describe('forwarder', () => {
     expect(fwd.stats().dropped).toBe(1);
     expect(warnings).toHaveLength(1);
     expect(JSON.stringify(warnings)).not.toContain('hunter2');
+    await fwd.close();
   });
 });
 
@@ -349,7 +420,11 @@ describe('rateLimited', () => {
   it('lets one warning through per 30 s and counts the others', () => {
     let now = 0;
     const seen: object[] = [];
-    const warn = rateLimited((o) => seen.push(o), 30_000, () => now);
+    const warn = rateLimited(
+      (o) => seen.push(o),
+      30_000,
+      () => now,
+    );
     warn({ a: 1 }, 'm');
     warn({ a: 2 }, 'm');
     now = 29_999;

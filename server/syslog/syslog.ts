@@ -79,7 +79,10 @@ export type Destination =
 const DEFAULT_PORTS = { udp: 514, tcp: 514, tls: 6514 } as const;
 
 /** Parses what config.ts accepts for SVC_SYSLOG; throws on anything else. */
-export function parseDestination(raw: string, devLogExists = () => existsSync(DEV_LOG)): Destination {
+export function parseDestination(
+  raw: string,
+  devLogExists = () => existsSync(DEV_LOG),
+): Destination {
   const v = raw.trim();
   if (v === 'off' || v === 'stdout') return { kind: v };
   if (v === 'auto') return devLogExists() ? { kind: 'unix', path: DEV_LOG } : { kind: 'stdout' };
@@ -92,7 +95,9 @@ export function parseDestination(raw: string, devLogExists = () => existsSync(DE
   }
   const kind = url?.protocol.slice(0, -1);
   if (url === null || (kind !== 'udp' && kind !== 'tcp' && kind !== 'tls') || url.hostname === '') {
-    throw new Error('SVC_SYSLOG: accepts auto, off, stdout, a socket path, udp://, tcp:// or tls://host[:port]');
+    throw new Error(
+      'SVC_SYSLOG: accepts auto, off, stdout, a socket path, udp://, tcp:// or tls://host[:port]',
+    );
   }
   const port = url.port === '' ? DEFAULT_PORTS[kind] : Number(url.port);
   if (port === 0) throw new Error('SVC_SYSLOG: the port must be from 1 to 65535');
@@ -120,7 +125,13 @@ export function createSyslogForwarder(settings: SyslogSettings, deps: SyslogDeps
   const warn = rateLimited((obj, msg) => deps.log.warn(obj, msg));
   const transport = openTransport(target, destination, appName, deps, warn);
   const maxBytes = target.kind === 'udp' ? MAX_UDP_BYTES : MAX_MESSAGE_BYTES;
-  const format = { facility, hostname: deps.instance, appName, procId: String(process.pid), maxBytes };
+  const format = {
+    facility,
+    hostname: deps.instance,
+    appName,
+    procId: String(process.pid),
+    maxBytes,
+  };
   let unformatted = 0; // events that could not be formatted
   let closing: Promise<void> | null = null;
 
@@ -134,7 +145,10 @@ export function createSyslogForwarder(settings: SyslogSettings, deps: SyslogDeps
       } catch (err) {
         unformatted++;
         // The error's name only: its message could quote the event.
-        warn({ destination, error: err instanceof Error ? err.name : typeof err }, 'syslog: could not format an event');
+        warn(
+          { destination, error: err instanceof Error ? err.name : typeof err },
+          'syslog: could not format an event',
+        );
       }
     },
     close() {

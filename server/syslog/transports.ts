@@ -63,7 +63,8 @@ export function rateLimited(warn: Warn, intervalMs = WARN_INTERVAL_MS, now = Dat
 /** What a warning may say about an error: its code and message, never request data. */
 export function describeError(err: unknown): { code?: string; error: string } {
   const e = err as { code?: unknown; message?: unknown };
-  const error = typeof e?.message === 'string' ? e.message.slice(0, 300) : String(err).slice(0, 300);
+  const error =
+    typeof e?.message === 'string' ? e.message.slice(0, 300) : String(err).slice(0, 300);
   return typeof e?.code === 'string' ? { code: e.code, error } : { error };
 }
 
@@ -78,7 +79,10 @@ export function stdoutTransport(out: NodeJS.WritableStream, warn: Warn): Transpo
         out.write(`${message.line}\n`, (err) => {
           if (err) {
             dropped++;
-            warn({ destination: 'stdout', ...describeError(err) }, 'syslog: writing to stdout failed');
+            warn(
+              { destination: 'stdout', ...describeError(err) },
+              'syslog: writing to stdout failed',
+            );
           } else sent++;
         });
       } catch (err) {
@@ -96,7 +100,9 @@ export function stdoutTransport(out: NodeJS.WritableStream, warn: Warn): Transpo
 /** One datagram per message (the caller keeps them to 2,048 bytes); no queue, no retry. */
 export function udpTransport(host: string, port: number, label: string, warn: Warn): Transport {
   const socket = dgram.createSocket(net.isIPv6(host) ? 'udp6' : 'udp4');
-  socket.on('error', (err) => warn({ destination: label, ...describeError(err) }, 'syslog: UDP socket error'));
+  socket.on('error', (err) =>
+    warn({ destination: label, ...describeError(err) }, 'syslog: UDP socket error'),
+  );
   socket.unref();
   let sent = 0;
   let dropped = 0;
@@ -116,13 +122,19 @@ export function udpTransport(host: string, port: number, label: string, warn: Wa
           if (!err) sent++;
           else {
             dropped++;
-            warn({ destination: label, ...describeError(err) }, 'syslog: sending a UDP datagram failed');
+            warn(
+              { destination: label, ...describeError(err) },
+              'syslog: sending a UDP datagram failed',
+            );
           }
         });
       } catch (err) {
         inFlight--;
         dropped++;
-        warn({ destination: label, ...describeError(err) }, 'syslog: sending a UDP datagram failed');
+        warn(
+          { destination: label, ...describeError(err) },
+          'syslog: sending a UDP datagram failed',
+        );
       }
     },
     async close(deadlineMs) {
@@ -165,7 +177,11 @@ export function tcpTarget(host: string, port: number): StreamTarget {
 }
 
 /** TLS that verifies the collector: the system CAs, or `ca` when given (tests, private CAs). */
-export function tlsTarget(host: string, port: number, ca: string | Buffer | undefined): StreamTarget {
+export function tlsTarget(
+  host: string,
+  port: number,
+  ca: string | Buffer | undefined,
+): StreamTarget {
   return {
     label: `tls://${hostPort(host, port)}`,
     readyEvent: 'secureConnect',
@@ -207,10 +223,24 @@ export function loggerDelivery(
   path: string,
   appName: string,
 ): (batch: readonly Formatted[], signal: AbortSignal) => Promise<void> {
-  const args = ['--socket-errors=on', '-u', path, '--prio-prefix', '-t', appName, `--id=${process.pid}`, '--size', '8192'];
+  const args = [
+    '--socket-errors=on',
+    '-u',
+    path,
+    '--prio-prefix',
+    '-t',
+    appName,
+    `--id=${process.pid}`,
+    '--size',
+    '8192',
+  ];
   return (batch, signal) =>
     new Promise((resolve, reject) => {
-      const child = spawn('logger', args, { stdio: ['pipe', 'ignore', 'pipe'], signal, timeout: LOGGER_TIMEOUT_MS });
+      const child = spawn('logger', args, {
+        stdio: ['pipe', 'ignore', 'pipe'],
+        signal,
+        timeout: LOGGER_TIMEOUT_MS,
+      });
       let stderr = '';
       child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
         stderr = (stderr + chunk).slice(-300);
@@ -218,7 +248,10 @@ export function loggerDelivery(
       child.on('error', reject); // no logger on this system, or aborted
       child.on('close', (code, sig) => {
         if (code === 0) resolve();
-        else reject(new Error(`logger exited with ${code ?? sig}${stderr ? `: ${stderr.trim()}` : ''}`));
+        else
+          reject(
+            new Error(`logger exited with ${code ?? sig}${stderr ? `: ${stderr.trim()}` : ''}`),
+          );
       });
       child.stdin.on('error', () => {}); // EPIPE when logger stops early; its exit status tells
       child.stdin.end(batch.map((m) => `<${m.pri}>${m.local}\n`).join(''));
@@ -247,7 +280,8 @@ export function streamTransport(target: StreamTarget, warn: Warn): Transport {
   let closing = false; // close() began: send() refuses
   let stopped = false; // close() is done: no more connections
 
-  const problem = (err: unknown, msg: string) => warn({ destination: target.label, ...describeError(err) }, msg);
+  const problem = (err: unknown, msg: string) =>
+    warn({ destination: target.label, ...describeError(err) }, msg);
 
   function send(message: Formatted): void {
     if (closing) {
@@ -256,7 +290,10 @@ export function streamTransport(target: StreamTarget, warn: Warn): Transport {
     }
     if (queue.length >= MAX_QUEUE) {
       dropped++;
-      warn({ destination: target.label, queued: queue.length, dropped }, 'syslog: queue full, dropping the oldest messages');
+      warn(
+        { destination: target.label, queued: queue.length, dropped },
+        'syslog: queue full, dropping the oldest messages',
+      );
       if (queue.length === inFlight) return; // all are on the wire: the new one goes instead
       queue.splice(inFlight, 1);
     }
@@ -288,7 +325,9 @@ export function streamTransport(target: StreamTarget, warn: Warn): Transport {
     pending = socket;
     let lastError: unknown = null;
     let ready = false;
-    socket.setTimeout(CONNECT_TIMEOUT_MS, () => socket.destroy(Object.assign(new Error('connect timed out'), { code: 'ETIMEDOUT' })));
+    socket.setTimeout(CONNECT_TIMEOUT_MS, () =>
+      socket.destroy(Object.assign(new Error('connect timed out'), { code: 'ETIMEDOUT' })),
+    );
     socket.on('error', (err) => {
       lastError = err;
     });
@@ -312,7 +351,11 @@ export function streamTransport(target: StreamTarget, warn: Warn): Transport {
     if (pending === socket) pending = null;
     if (stopped) return;
     const code = (err as { code?: unknown } | null)?.code;
-    if (target.datagram !== undefined && typeof code === 'string' && target.datagram.codes.includes(code)) {
+    if (
+      target.datagram !== undefined &&
+      typeof code === 'string' &&
+      target.datagram.codes.includes(code)
+    ) {
       generation++;
       link = { kind: 'datagram', abort: new AbortController() };
       pump();
@@ -385,12 +428,10 @@ export function streamTransport(target: StreamTarget, warn: Warn): Transport {
     );
   }
 
-  function datagramDeliver(batch: readonly Formatted[], signal: AbortSignal): Promise<void> {
-    try {
-      return target.datagram?.deliver(batch, signal) ?? Promise.reject(new Error('not a datagram socket'));
-    } catch (err) {
-      return Promise.reject(err);
-    }
+  /** Async, so that a deliver() that throws becomes a rejection like any other failure. */
+  async function datagramDeliver(batch: readonly Formatted[], signal: AbortSignal): Promise<void> {
+    if (target.datagram === undefined) throw new Error('not a datagram socket');
+    await target.datagram.deliver(batch, signal);
   }
 
   async function close(deadlineMs: number): Promise<void> {
@@ -412,7 +453,8 @@ export function streamTransport(target: StreamTarget, warn: Warn): Transport {
     const current = link;
     link = null;
     generation++;
-    if (current?.kind === 'socket') await endSocket(current.socket, Math.max(0, deadline - Date.now()));
+    if (current?.kind === 'socket')
+      await endSocket(current.socket, Math.max(0, deadline - Date.now()));
     if (current?.kind === 'datagram') current.abort.abort();
     dropped += queue.length;
     queue.length = 0;

@@ -1,0 +1,4 @@
+import { writeFileSync } from 'node:fs';
+import { configurationMarkdown } from '../server/config-doc.js';
+
+writeFileSync('docs/configuration.md', configurationMarkdown());

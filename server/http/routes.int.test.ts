@@ -1,0 +1,357 @@
+// Every HTTP route against a real server (real SQLite file, real auth, real error handler):
+// who may call it, what a refused call answers, 400 bodies, 404, and mode gating.
+import { performance } from 'node:perf_hooks';
+import type { LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { asAdmin, asIngest, bearer, buildTestServer, INGEST_TOKEN, type TestServer } from '../shared/testing/test-server.js';
+import type { Principal } from '../shared/types.js';
+import { actorOf, WRONG_CREDENTIAL_DELAY_MS } from './auth.js';
+
+type Credential = 'anyone' | 'viewer' | 'ingest';
+type Method = 'GET' | 'POST';
+
+interface RouteRow {
+  readonly method: Method;
+  readonly url: string;
+  /** The weakest credential that is let in. */
+  readonly credential: Credential;
+  /** A body that the admin token gets a 2xx for. */
+  readonly payload?: Record<string, unknown>;
+  /** The 2xx the admin token gets. */
+  readonly ok: number;
+}
+
+// ONE row per endpoint that exists. Later issues ADD A ROW HERE for every route they add
+// (the drift test below fails until they do): the credential checks then run for it too.
+const ROUTES: readonly RouteRow[] = [
+  { method: 'GET', url: '/health', credential: 'anyone', ok: 200 },
+  { method: 'GET', url: '/v1/status', credential: 'anyone', ok: 200 },
+  { method: 'GET', url: '/v1/doctor', credential: 'viewer', ok: 200 },
+  { method: 'GET', url: '/v1/ledger', credential: 'viewer', ok: 200 },
+  { method: 'GET', url: '/v1/ledger/verify', credential: 'viewer', ok: 200 },
+  { method: 'POST', url: '/v1/events', credential: 'ingest', payload: { type: 'human.deploy', actor: 'ci:routes-test', data: { service: 'api', version: '1.2.3' } }, ok: 201 },
+  { method: 'GET', url: '/metrics', credential: 'viewer', ok: 200 },
+  { method: 'GET', url: '/v1/openapi.json', credential: 'anyone', ok: 200 },
+];
+
+const WRONG_TOKEN = 'not-a-token-of-this-install-0000000000';
+const rowName = (r: RouteRow): string => `${r.method} ${r.url} (${r.credential})`;
+
+interface ErrorBody {
+  error: string;
+  message: string;
+  field?: string;
+  role?: string;
+}
+
+/** Every error body but 503's (fixed by the specification) is `{error, message, …}`. */
+function expectError(res: LightMyRequestResponse, status: number, error: string): ErrorBody {
+  expect(res.statusCode, res.body).toBe(status);
+  expect(res.headers['content-type']).toMatch(/^application\/json/);
+  const body = res.json<ErrorBody>();
+  expect(body.error).toBe(error);
+  expect(typeof body.message).toBe('string');
+  expect(body.message.length).toBeGreaterThan(0);
+  return body;
+}
+
+function call(server: TestServer, row: RouteRow, headers: Record<string, string> = {}) {
+  return server.app.inject({ method: row.method, url: row.url, headers, ...(row.payload && { payload: row.payload }) });
+}
+
+describe('routes: credentials per endpoint', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await buildTestServer();
+  });
+  afterAll(async () => {
+    await server.cleanup();
+  });
+
+  it('the table lists every route the server has, and the server has every route of the table', async () => {
+    for (const row of ROUTES) expect(server.app.hasRoute({ method: row.method, url: row.url }), rowName(row)).toBe(true);
+    const res = await server.app.inject({ method: 'GET', url: '/v1/openapi.json' });
+    const documented = Object.entries(res.json<{ paths: Record<string, Record<string, unknown>> }>().paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+    );
+    const listed = ROUTES.map((r) => `${r.method} ${r.url}`);
+    // GET /v1/openapi.json hides itself from the document; HEAD routes are Fastify's own.
+    expect(documented.filter((d) => !d.startsWith('HEAD ')).sort()).toEqual(listed.filter((l) => l !== 'GET /v1/openapi.json').sort());
+  });
+
+  // Only the checks that apply to a row's credential are made for it.
+  describe.each(ROUTES)('$method $url', (row) => {
+    if (row.credential === 'anyone') {
+      it('no credential: 2xx', async () => {
+        const res = await call(server, row);
+        expect(res.statusCode, res.body).toBe(row.ok);
+      });
+    } else {
+      it('no credential: 401 no_credentials, at once', async () => {
+        const started = performance.now();
+        const res = await call(server, row);
+        expectError(res, 401, 'no_credentials');
+        expect(performance.now() - started).toBeLessThan(400);
+      });
+    }
+
+    if (row.credential === 'viewer') {
+      it('the ingest token: 403 naming the viewer role', async () => {
+        const body = expectError(await call(server, row, asIngest()), 403, 'role_required');
+        expect(body.role).toBe('viewer');
+        expect(body.message).toContain('viewer');
+      });
+    }
+
+    if (row.credential === 'ingest') {
+      it('the ingest token: 2xx', async () => {
+        const res = await call(server, row, asIngest());
+        expect(res.statusCode, res.body).toBe(row.ok);
+      });
+    }
+
+    it('the admin token: 2xx', async () => {
+      const res = await call(server, row, asAdmin());
+      expect(res.statusCode, res.body).toBe(row.ok);
+    });
+  });
+
+  // Concurrent: each waits half a second, and the waits must not add up.
+  it.concurrent.for(ROUTES.filter((r) => r.credential !== 'anyone'))('$method $url: a wrong bearer token is 401 bad_token after >= 480 ms', async (row, { expect: ex }) => {
+    const started = performance.now();
+    const res = await call(server, row, bearer(WRONG_TOKEN));
+    const elapsed = performance.now() - started;
+    ex(res.statusCode, res.body).toBe(401);
+    ex(res.json()).toEqual({ error: 'bad_token', message: expect.any(String) as unknown });
+    ex(elapsed).toBeGreaterThanOrEqual(480);
+    ex(elapsed).toBeLessThan(WRONG_CREDENTIAL_DELAY_MS + 1500);
+  });
+
+  it('a malformed Authorization header counts as a wrong credential, not as none', async () => {
+    const started = performance.now();
+    const res = await server.app.inject({ method: 'GET', url: '/v1/ledger', headers: { authorization: 'Basic dXNlcjpwYXNz' } });
+    expectError(res, 401, 'bad_token');
+    expect(performance.now() - started).toBeGreaterThanOrEqual(480);
+  });
+
+  it("a wrong token's wait holds up only its own request (real socket)", async () => {
+    const address = await server.app.listen({ port: 0, host: '127.0.0.1' });
+    const wrong = Array.from({ length: 5 }, () => {
+      const started = performance.now();
+      return fetch(`${address}/v1/ledger`, { headers: bearer(WRONG_TOKEN) }).then(async (r) => ({ status: r.status, body: (await r.json()) as ErrorBody, ms: performance.now() - started }));
+    });
+    const started = performance.now();
+    const good = await fetch(`${address}/v1/ledger?limit=1`, { headers: asAdmin() });
+    const goodMs = performance.now() - started;
+    expect(good.status).toBe(200);
+    expect(((await good.json()) as { events: unknown[] }).events).toHaveLength(1);
+    expect(goodMs).toBeLessThan(400);
+    const refused = await Promise.all(wrong);
+    for (const r of refused) {
+      expect(r.status).toBe(401);
+      expect(r.body.error).toBe('bad_token');
+      expect(r.ms).toBeGreaterThanOrEqual(480);
+    }
+  });
+
+  describe('400 names the field', () => {
+    const post = (payload: string | Record<string, unknown>, headers: Record<string, string> = {}) =>
+      server.app.inject({ method: 'POST', url: '/v1/events', headers: { ...asIngest(), 'content-type': 'application/json', ...headers }, payload: typeof payload === 'string' ? payload : JSON.stringify(payload) });
+
+    it('missing actor', async () => {
+      const body = expectError(await post({ type: 'human.deploy' }), 400, 'invalid_input');
+      expect(body.field).toBe('actor');
+      expect(body.message).toBe('actor is required');
+    });
+
+    it('missing type', async () => {
+      const body = expectError(await post({ actor: 'ci:x' }), 400, 'invalid_input');
+      expect(body.field).toBe('type');
+    });
+
+    it('an unknown extra field', async () => {
+      const body = expectError(await post({ type: 'human.deploy', actor: 'ci:x', colour: 'red' }), 400, 'invalid_input');
+      expect(body.field).toBe('colour');
+      expect(body.message).toBe('colour is not a known field');
+    });
+
+    it('type without an allowed prefix', async () => {
+      for (const type of ['deploy', 'ledger.sealed', 'licence.trial_started', 'humans.deploy', 'keychain.member_gone']) {
+        const body = expectError(await post({ type, actor: 'ci:x' }), 400, 'invalid_input');
+        expect(body.field, type).toBe('type');
+        expect(body.message).toContain('human.');
+      }
+    });
+
+    it('type with an allowed prefix but no event name', async () => {
+      const body = expectError(await post({ type: 'human.', actor: 'ci:x' }), 400, 'invalid_input');
+      expect(body.field).toBe('type');
+    });
+
+    it('data that is not an object', async () => {
+      const body = expectError(await post({ type: 'human.deploy', actor: 'ci:x', data: [1, 2] }), 400, 'invalid_input');
+      expect(body.field).toBe('data');
+    });
+
+    it('malformed JSON: field body', async () => {
+      const body = expectError(await post('{"type": "human.deploy", "actor": '), 400, 'invalid_json');
+      expect(body.field).toBe('body');
+    });
+
+    it('limit=0, limit=2001', async () => {
+      for (const limit of ['0', '2001', 'ten']) {
+        const body = expectError(await server.app.inject({ method: 'GET', url: `/v1/ledger?limit=${limit}`, headers: asAdmin() }), 400, 'invalid_input');
+        expect(body.field, limit).toBe('limit');
+      }
+    });
+
+    it('since=notadate', async () => {
+      const body = expectError(await server.app.inject({ method: 'GET', url: '/v1/ledger?since=notadate', headers: asAdmin() }), 400, 'invalid_input');
+      expect(body.field).toBe('since');
+    });
+
+    it('an unknown query parameter', async () => {
+      const body = expectError(await server.app.inject({ method: 'GET', url: '/v1/ledger?colour=red', headers: asAdmin() }), 400, 'invalid_input');
+      expect(body.field).toBe('colour');
+    });
+
+    it('nothing of a refused event reaches the ledger', async () => {
+      const before = (await server.app.inject({ method: 'GET', url: '/v1/status' })).json<{ ledger: { seq: number } }>().ledger.seq;
+      await post({ type: 'deploy', actor: 'ci:x' });
+      await post({ type: 'human.deploy' });
+      const after = (await server.app.inject({ method: 'GET', url: '/v1/status' })).json<{ ledger: { seq: number } }>().ledger.seq;
+      expect(after).toBe(before);
+    });
+  });
+
+  it('an accepted event is in the ledger with what was sent', async () => {
+    const res = await server.app.inject({ method: 'POST', url: '/v1/events', headers: asIngest(), payload: { type: 'human.action', actor: 'human:alice', data: { service: 'db', action: 'restart' }, reason: 'disk', trace_id: 'tr-routes-1' } });
+    expect(res.statusCode, res.body).toBe(201);
+    const made = res.json<{ seq: number; ts: string; type: string; trace_id: string | null }>();
+    expect(made).toEqual({ seq: expect.any(Number) as unknown, ts: expect.any(String) as unknown, type: 'human.action', trace_id: 'tr-routes-1' });
+    const list = await server.app.inject({ method: 'GET', url: '/v1/ledger?trace=tr-routes-1', headers: asAdmin() });
+    expect(list.statusCode).toBe(200);
+    const events = list.json<{ events: { seq: number; type: string; actor: string; data: unknown; reason: string | null }[] }>().events;
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ seq: made.seq, type: 'human.action', actor: 'human:alice', data: { service: 'db', action: 'restart' }, reason: 'disk' });
+  });
+
+  describe('404', () => {
+    it.each([
+      ['GET', '/v1/nothing-here'],
+      ['GET', '/nothing'],
+      ['DELETE', '/v1/ledger'],
+      ['POST', '/v1/status'],
+    ] as const)('%s %s: {error, message}', async (method, url) => {
+      const body = expectError(await server.app.inject({ method, url }), 404, 'not_found');
+      expect(body.message).toContain(url);
+      expect(Object.keys(body).sort()).toEqual(['error', 'message']);
+    });
+
+    it('an unknown route with a token is 404 as well', async () => {
+      expectError(await server.app.inject({ method: 'GET', url: '/v1/nothing-here?x=1', headers: asAdmin() }), 404, 'not_found');
+    });
+  });
+});
+
+describe('mode gating: setup (no licence)', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await buildTestServer({ env: { SVC_TRIAL: '0' } });
+  });
+  afterAll(async () => {
+    await server.cleanup();
+  });
+
+  it('GET /v1/status says mode setup and no licence', async () => {
+    const res = await server.app.inject({ method: 'GET', url: '/v1/status' });
+    expect(res.statusCode).toBe(200);
+    const body = res.json<{ mode: string; licence: unknown }>();
+    expect(body.mode).toBe('setup');
+    expect(body.licence).toBeNull();
+  });
+
+  it('POST /v1/events answers 503 with exactly {error, mode}, for the ingest and the admin token', async () => {
+    for (const headers of [asIngest(), asAdmin()]) {
+      const res = await server.app.inject({ method: 'POST', url: '/v1/events', headers, payload: { type: 'human.deploy', actor: 'ci:x' } });
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toStrictEqual({ error: 'not operating yet', mode: 'setup' });
+    }
+  });
+
+  it('POST /v1/events still checks the credential first', async () => {
+    expectError(await server.app.inject({ method: 'POST', url: '/v1/events', payload: { type: 'human.deploy', actor: 'ci:x' } }), 401, 'no_credentials');
+  });
+
+  it.each(['/v1/ledger', '/v1/ledger/verify', '/v1/doctor', '/health', '/metrics'])('GET %s still answers 200', async (url) => {
+    const res = await server.app.inject({ method: 'GET', url, headers: asAdmin() });
+    expect(res.statusCode, res.body).toBe(200);
+  });
+
+  it('doctor fails on main while in setup', async () => {
+    const report = (await server.app.inject({ method: 'GET', url: '/v1/doctor', headers: asAdmin() })).json<{ status: string; checks: { check: string; status: string; detail: string }[] }>();
+    expect(report.status).toBe('fail');
+    expect(report.checks.find((c) => c.check === 'main')).toMatchObject({ status: 'fail', detail: 'setup: no valid licence' });
+  });
+});
+
+describe('mode gating: configuring (trial)', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await buildTestServer({ env: { SVC_TRIAL: '1', SVC_INGEST_TOKEN: '' } });
+  });
+  afterAll(async () => {
+    await server.cleanup();
+  });
+
+  it('the trial makes the mode configuring', async () => {
+    const body = (await server.app.inject({ method: 'GET', url: '/v1/status' })).json<{ mode: string; ingest: boolean; licence: { valid: boolean } }>();
+    expect(body.mode).toBe('configuring');
+    expect(body.licence.valid).toBe(true);
+    expect(body.ingest).toBe(false);
+  });
+
+  // This server has no SVC_INGEST_TOKEN.
+  it('ingestion off: any token but the admin token is 401 ingest_off, after the wait', async () => {
+    for (const token of [INGEST_TOKEN, WRONG_TOKEN]) {
+      const started = performance.now();
+      const res = await server.app.inject({ method: 'POST', url: '/v1/events', headers: bearer(token), payload: { type: 'human.deploy', actor: 'ci:x' } });
+      const body = expectError(res, 401, 'ingest_off');
+      expect(body.message).toContain('SVC_INGEST_TOKEN');
+      expect(performance.now() - started).toBeGreaterThanOrEqual(480);
+    }
+  });
+
+  it('ingestion off: no credential is still no_credentials', async () => {
+    expectError(await server.app.inject({ method: 'POST', url: '/v1/events', payload: { type: 'human.deploy', actor: 'ci:x' } }), 401, 'no_credentials');
+  });
+
+  it('ingestion off: the admin token still appends events', async () => {
+    const res = await server.app.inject({ method: 'POST', url: '/v1/events', headers: asAdmin(), payload: { type: 'human.deploy', actor: 'ci:x', data: { service: 'api', version: '2' } } });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json<{ type: string }>().type).toBe('human.deploy');
+  });
+});
+
+describe('actorOf: `by` counts only with the admin token', () => {
+  const admin: Principal = { kind: 'admin-token', name: 'admin-token', role: 'owner' };
+  const ingest: Principal = { kind: 'ingest-token', name: 'ingest-token', role: null };
+  const session: Principal = { kind: 'session', name: 'alice', role: 'admin', userId: 'u-1' };
+
+  it('the admin token acts for `by`', () => {
+    expect(actorOf(admin, 'bob')).toStrictEqual({ name: 'bob', via: 'admin-token' });
+    expect(actorOf(admin, '  bob  ')).toStrictEqual({ name: 'bob', via: 'admin-token' });
+  });
+
+  it('the admin token without `by` (or a blank one) is itself', () => {
+    expect(actorOf(admin)).toStrictEqual({ name: 'admin-token' });
+    expect(actorOf(admin, null)).toStrictEqual({ name: 'admin-token' });
+    expect(actorOf(admin, '   ')).toStrictEqual({ name: 'admin-token' });
+  });
+
+  it('a session or the ingest token is never anyone else', () => {
+    expect(actorOf(session, 'bob')).toStrictEqual({ name: 'alice' });
+    expect(actorOf(session)).toStrictEqual({ name: 'alice' });
+    expect(actorOf(ingest, 'bob')).toStrictEqual({ name: 'ingest-token' });
+  });
+});
