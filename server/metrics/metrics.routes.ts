@@ -5,11 +5,8 @@ import type { Metrics } from './metrics.js';
 
 /** GET /metrics: viewer role, so a Prometheus scrape with a bearer token works. */
 export const metricsRoutes: FastifyPluginAsyncTypebox<{ metrics: Metrics }> = async (app, { metrics }) => {
-  app.addHook('onResponse', async (req, reply) => {
-    const route = req.routeOptions.url ?? 'unmatched';
-    metrics.httpRequests.inc({ method: req.method, route, status: String(reply.statusCode) });
-    metrics.httpDuration.observe({ method: req.method, route }, reply.elapsedTime / 1000);
-  });
+  // Requests (this one included) are counted by the server-wide onResponse hook in app.ts;
+  // a hook here as well counted every scrape twice.
   app.get('/metrics', {
     schema: { summary: 'Prometheus metrics', tags: ['status'], response: { 200: Type.String(), ...errorResponses } },
     onRequest: app.requireRole('viewer'),

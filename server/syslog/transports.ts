@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import dgram from 'node:dgram';
 import net from 'node:net';
 import tls from 'node:tls';
-import { octetFrame, type Formatted } from './format.js';
+import { MAX_MESSAGE_BYTES, octetFrame, type Formatted } from './format.js';
 
 export interface Stats {
   sent: number;
@@ -232,7 +232,7 @@ export function loggerDelivery(
     appName,
     `--id=${process.pid}`,
     '--size',
-    '8192',
+    String(MAX_MESSAGE_BYTES),
   ];
   return (batch, signal) =>
     new Promise((resolve, reject) => {
@@ -294,7 +294,7 @@ export function streamTransport(target: StreamTarget, warn: Warn): Transport {
         { destination: target.label, queued: queue.length, dropped },
         'syslog: queue full, dropping the oldest messages',
       );
-      if (queue.length === inFlight) return; // all are on the wire: the new one goes instead
+      if (queue.length === inFlight) return; // all of them are on the wire: drop the new one
       queue.splice(inFlight, 1);
     }
     queue.push(message);
