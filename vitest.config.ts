@@ -9,6 +9,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           environment: 'node',
+          sequence: { groupOrder: 0 },
           include: ['server/**/*.test.ts', 'models/**/*.test.ts', 'main/**/*.test.ts', 'build/**/*.test.ts'],
           exclude: ['**/*.int.test.ts', 'node_modules/**', 'dist/**'],
         },
@@ -17,6 +18,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           environment: 'node',
+          sequence: { groupOrder: 1 },
           include: ['server/**/*.int.test.ts', 'e2e/**/*.int.test.ts', 'build/**/*.int.test.ts'],
           exclude: ['node_modules/**', 'dist/**'],
           testTimeout: 60_000,

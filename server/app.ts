@@ -40,7 +40,7 @@ function recordStart(rt: Runtime): void {
     ledger.append({
       type: 'system.started',
       actor: 'system',
-      data: { version: config.version, instance: config.instance, pid: process.pid, previous_stop_clean: starts === 0 || lastType === 'system.stopped' || lastType === 'ledger.sealed' },
+      data: { version: config.version, instance: config.instance, pid: process.pid, previous_stop_clean: starts === 0 || lastType === 'system.stopped' },
     });
     if (config.trial) licence.startTrialIfNone('system', fingerprint.ok ? fingerprint.fingerprint : null);
   });

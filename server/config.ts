@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism, hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { Secret } from './shared/secret.js';
+import { VERSION } from './version.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -311,12 +312,14 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): Config {
   function read<K extends VarName>(name: K): Parsed<K> | undefined {
     const spec = VARIABLES[name] as VarSpec<Parsed<K>>;
     let raw = env[name];
+    let source: string = name;
     const fileVar = `${name}_FILE`;
     const file = env[fileVar];
     if (spec.secret === true && file !== undefined && file !== '') {
       // The _FILE form is preferred: it keeps the secret out of the process environment.
       try {
         raw = readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+        source = fileVar;
       } catch (err) {
         problems.push(`${fileVar}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'}); accepts a readable file holding the secret`);
         return undefined;
@@ -326,7 +329,7 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): Config {
     const value = spec.parse(raw);
     if (value === undefined) {
       const shown = spec.secret === true ? '(hidden)' : JSON.stringify(raw.slice(0, 80));
-      problems.push(`${name}: ${shown} is not valid; accepts ${spec.accepts}`);
+      problems.push(`${source}: ${shown} is not valid; accepts ${spec.accepts}`);
     }
     return value;
   }
@@ -339,7 +342,7 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): Config {
 
   const config: Config = {
     dataDir,
-    version: overrides.version ?? '0.1.0',
+    version: overrides.version ?? VERSION,
     instance: read('SVC_INSTANCE') ?? hostname(),
     trial: read('SVC_TRIAL') ?? false,
     logLevel: read('SVC_LOG_LEVEL') ?? 'info',

@@ -37,6 +37,13 @@ export function asStorageError(err: unknown): unknown {
   return err;
 }
 
+/** SQLite rolled the group transaction back by itself while a job ran. */
+class GroupAborted extends Error {
+  constructor(cause: unknown) {
+    super('the group transaction was rolled back', { cause });
+  }
+}
+
 export function createWriter(db: Database): Writer {
   let queue: Job[] = [];
   let scheduled = false;
@@ -63,14 +70,17 @@ export function createWriter(db: Database): Writer {
           } catch (error) {
             job.afterCommit = [];
             job.outcome = { ok: false, error: asStorageError(error) };
+            // SQLITE_FULL, IOERR, BUSY and NOMEM may roll the whole transaction back: the
+            // jobs before this one are gone, and the next would run (and commit) outside it.
+            if (!db.inTransaction) throw new GroupAborted(error);
           } finally {
             current = null;
           }
         }
       })();
     } catch (error) {
-      const refused = asStorageError(error);
-      for (const job of batch) job.reject(refused);
+      const refused = asStorageError(error instanceof GroupAborted ? error.cause : error);
+      for (const job of batch) job.reject(job.outcome?.ok === false ? job.outcome.error : refused);
       finishBatch(batch.length, started);
       return;
     }

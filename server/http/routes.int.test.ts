@@ -3,7 +3,14 @@
 import { performance } from 'node:perf_hooks';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asAdmin, asIngest, bearer, buildTestServer, INGEST_TOKEN, type TestServer } from '../shared/testing/test-server.js';
+import {
+  asAdmin,
+  asIngest,
+  bearer,
+  buildTestServer,
+  INGEST_TOKEN,
+  type TestServer,
+} from '../shared/testing/test-server.js';
 import type { Principal } from '../shared/types.js';
 import { actorOf, WRONG_CREDENTIAL_DELAY_MS } from './auth.js';
 
@@ -29,7 +36,17 @@ const ROUTES: readonly RouteRow[] = [
   { method: 'GET', url: '/v1/doctor', credential: 'viewer', ok: 200 },
   { method: 'GET', url: '/v1/ledger', credential: 'viewer', ok: 200 },
   { method: 'GET', url: '/v1/ledger/verify', credential: 'viewer', ok: 200 },
-  { method: 'POST', url: '/v1/events', credential: 'ingest', payload: { type: 'human.deploy', actor: 'ci:routes-test', data: { service: 'api', version: '1.2.3' } }, ok: 201 },
+  {
+    method: 'POST',
+    url: '/v1/events',
+    credential: 'ingest',
+    payload: {
+      type: 'human.deploy',
+      actor: 'ci:routes-test',
+      data: { service: 'api', version: '1.2.3' },
+    },
+    ok: 201,
+  },
   { method: 'GET', url: '/metrics', credential: 'viewer', ok: 200 },
   { method: 'GET', url: '/v1/openapi.json', credential: 'anyone', ok: 200 },
 ];
@@ -56,7 +73,12 @@ function expectError(res: LightMyRequestResponse, status: number, error: string)
 }
 
 function call(server: TestServer, row: RouteRow, headers: Record<string, string> = {}) {
-  return server.app.inject({ method: row.method, url: row.url, headers, ...(row.payload && { payload: row.payload }) });
+  return server.app.inject({
+    method: row.method,
+    url: row.url,
+    headers,
+    ...(row.payload && { payload: row.payload }),
+  });
 }
 
 describe('routes: credentials per endpoint', () => {
@@ -69,14 +91,17 @@ describe('routes: credentials per endpoint', () => {
   });
 
   it('the table lists every route the server has, and the server has every route of the table', async () => {
-    for (const row of ROUTES) expect(server.app.hasRoute({ method: row.method, url: row.url }), rowName(row)).toBe(true);
+    for (const row of ROUTES)
+      expect(server.app.hasRoute({ method: row.method, url: row.url }), rowName(row)).toBe(true);
     const res = await server.app.inject({ method: 'GET', url: '/v1/openapi.json' });
-    const documented = Object.entries(res.json<{ paths: Record<string, Record<string, unknown>> }>().paths).flatMap(([path, ops]) =>
-      Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
-    );
+    const documented = Object.entries(
+      res.json<{ paths: Record<string, Record<string, unknown>> }>().paths,
+    ).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
     const listed = ROUTES.map((r) => `${r.method} ${r.url}`);
     // GET /v1/openapi.json hides itself from the document; HEAD routes are Fastify's own.
-    expect(documented.filter((d) => !d.startsWith('HEAD ')).sort()).toEqual(listed.filter((l) => l !== 'GET /v1/openapi.json').sort());
+    expect(documented.filter((d) => !d.startsWith('HEAD ')).sort()).toEqual(
+      listed.filter((l) => l !== 'GET /v1/openapi.json').sort(),
+    );
   });
 
   // Only the checks that apply to a row's credential are made for it.
@@ -117,19 +142,26 @@ describe('routes: credentials per endpoint', () => {
   });
 
   // Concurrent: each waits half a second, and the waits must not add up.
-  it.concurrent.for(ROUTES.filter((r) => r.credential !== 'anyone'))('$method $url: a wrong bearer token is 401 bad_token after >= 480 ms', async (row, { expect: ex }) => {
-    const started = performance.now();
-    const res = await call(server, row, bearer(WRONG_TOKEN));
-    const elapsed = performance.now() - started;
-    ex(res.statusCode, res.body).toBe(401);
-    ex(res.json()).toEqual({ error: 'bad_token', message: expect.any(String) as unknown });
-    ex(elapsed).toBeGreaterThanOrEqual(480);
-    ex(elapsed).toBeLessThan(WRONG_CREDENTIAL_DELAY_MS + 1500);
-  });
+  it.concurrent.for(ROUTES.filter((r) => r.credential !== 'anyone'))(
+    '$method $url: a wrong bearer token is 401 bad_token after >= 480 ms',
+    async (row, { expect: ex }) => {
+      const started = performance.now();
+      const res = await call(server, row, bearer(WRONG_TOKEN));
+      const elapsed = performance.now() - started;
+      ex(res.statusCode, res.body).toBe(401);
+      ex(res.json()).toEqual({ error: 'bad_token', message: expect.any(String) as unknown });
+      ex(elapsed).toBeGreaterThanOrEqual(480);
+      ex(elapsed).toBeLessThan(WRONG_CREDENTIAL_DELAY_MS + 1500);
+    },
+  );
 
   it('a malformed Authorization header counts as a wrong credential, not as none', async () => {
     const started = performance.now();
-    const res = await server.app.inject({ method: 'GET', url: '/v1/ledger', headers: { authorization: 'Basic dXNlcjpwYXNz' } });
+    const res = await server.app.inject({
+      method: 'GET',
+      url: '/v1/ledger',
+      headers: { authorization: 'Basic dXNlcjpwYXNz' },
+    });
     expectError(res, 401, 'bad_token');
     expect(performance.now() - started).toBeGreaterThanOrEqual(480);
   });
@@ -138,7 +170,11 @@ describe('routes: credentials per endpoint', () => {
     const address = await server.app.listen({ port: 0, host: '127.0.0.1' });
     const wrong = Array.from({ length: 5 }, () => {
       const started = performance.now();
-      return fetch(`${address}/v1/ledger`, { headers: bearer(WRONG_TOKEN) }).then(async (r) => ({ status: r.status, body: (await r.json()) as ErrorBody, ms: performance.now() - started }));
+      return fetch(`${address}/v1/ledger`, { headers: bearer(WRONG_TOKEN) }).then(async (r) => ({
+        status: r.status,
+        body: (await r.json()) as ErrorBody,
+        ms: performance.now() - started,
+      }));
     });
     const started = performance.now();
     const good = await fetch(`${address}/v1/ledger?limit=1`, { headers: asAdmin() });
@@ -155,8 +191,16 @@ describe('routes: credentials per endpoint', () => {
   });
 
   describe('400 names the field', () => {
-    const post = (payload: string | Record<string, unknown>, headers: Record<string, string> = {}) =>
-      server.app.inject({ method: 'POST', url: '/v1/events', headers: { ...asIngest(), 'content-type': 'application/json', ...headers }, payload: typeof payload === 'string' ? payload : JSON.stringify(payload) });
+    const post = (
+      payload: string | Record<string, unknown>,
+      headers: Record<string, string> = {},
+    ) =>
+      server.app.inject({
+        method: 'POST',
+        url: '/v1/events',
+        headers: { ...asIngest(), 'content-type': 'application/json', ...headers },
+        payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
+      });
 
     it('missing actor', async () => {
       const body = expectError(await post({ type: 'human.deploy' }), 400, 'invalid_input');
@@ -170,13 +214,23 @@ describe('routes: credentials per endpoint', () => {
     });
 
     it('an unknown extra field', async () => {
-      const body = expectError(await post({ type: 'human.deploy', actor: 'ci:x', colour: 'red' }), 400, 'invalid_input');
+      const body = expectError(
+        await post({ type: 'human.deploy', actor: 'ci:x', colour: 'red' }),
+        400,
+        'invalid_input',
+      );
       expect(body.field).toBe('colour');
       expect(body.message).toBe('colour is not a known field');
     });
 
     it('type without an allowed prefix', async () => {
-      for (const type of ['deploy', 'ledger.sealed', 'licence.trial_started', 'humans.deploy', 'keychain.member_gone']) {
+      for (const type of [
+        'deploy',
+        'ledger.sealed',
+        'licence.trial_started',
+        'humans.deploy',
+        'keychain.member_gone',
+      ]) {
         const body = expectError(await post({ type, actor: 'ci:x' }), 400, 'invalid_input');
         expect(body.field, type).toBe('type');
         expect(body.message).toContain('human.');
@@ -189,51 +243,115 @@ describe('routes: credentials per endpoint', () => {
     });
 
     it('data that is not an object', async () => {
-      const body = expectError(await post({ type: 'human.deploy', actor: 'ci:x', data: [1, 2] }), 400, 'invalid_input');
+      const body = expectError(
+        await post({ type: 'human.deploy', actor: 'ci:x', data: [1, 2] }),
+        400,
+        'invalid_input',
+      );
       expect(body.field).toBe('data');
     });
 
     it('malformed JSON: field body', async () => {
-      const body = expectError(await post('{"type": "human.deploy", "actor": '), 400, 'invalid_json');
+      const body = expectError(
+        await post('{"type": "human.deploy", "actor": '),
+        400,
+        'invalid_json',
+      );
       expect(body.field).toBe('body');
     });
 
     it('limit=0, limit=2001', async () => {
       for (const limit of ['0', '2001', 'ten']) {
-        const body = expectError(await server.app.inject({ method: 'GET', url: `/v1/ledger?limit=${limit}`, headers: asAdmin() }), 400, 'invalid_input');
+        const body = expectError(
+          await server.app.inject({
+            method: 'GET',
+            url: `/v1/ledger?limit=${limit}`,
+            headers: asAdmin(),
+          }),
+          400,
+          'invalid_input',
+        );
         expect(body.field, limit).toBe('limit');
       }
     });
 
     it('since=notadate', async () => {
-      const body = expectError(await server.app.inject({ method: 'GET', url: '/v1/ledger?since=notadate', headers: asAdmin() }), 400, 'invalid_input');
+      const body = expectError(
+        await server.app.inject({
+          method: 'GET',
+          url: '/v1/ledger?since=notadate',
+          headers: asAdmin(),
+        }),
+        400,
+        'invalid_input',
+      );
       expect(body.field).toBe('since');
     });
 
     it('an unknown query parameter', async () => {
-      const body = expectError(await server.app.inject({ method: 'GET', url: '/v1/ledger?colour=red', headers: asAdmin() }), 400, 'invalid_input');
+      const body = expectError(
+        await server.app.inject({
+          method: 'GET',
+          url: '/v1/ledger?colour=red',
+          headers: asAdmin(),
+        }),
+        400,
+        'invalid_input',
+      );
       expect(body.field).toBe('colour');
     });
 
     it('nothing of a refused event reaches the ledger', async () => {
-      const before = (await server.app.inject({ method: 'GET', url: '/v1/status' })).json<{ ledger: { seq: number } }>().ledger.seq;
+      const before = (await server.app.inject({ method: 'GET', url: '/v1/status' })).json<{
+        ledger: { seq: number };
+      }>().ledger.seq;
       await post({ type: 'deploy', actor: 'ci:x' });
       await post({ type: 'human.deploy' });
-      const after = (await server.app.inject({ method: 'GET', url: '/v1/status' })).json<{ ledger: { seq: number } }>().ledger.seq;
+      const after = (await server.app.inject({ method: 'GET', url: '/v1/status' })).json<{
+        ledger: { seq: number };
+      }>().ledger.seq;
       expect(after).toBe(before);
     });
   });
 
   it('an accepted event is in the ledger with what was sent', async () => {
-    const res = await server.app.inject({ method: 'POST', url: '/v1/events', headers: asIngest(), payload: { type: 'human.action', actor: 'human:alice', data: { service: 'db', action: 'restart' }, reason: 'disk', trace_id: 'tr-routes-1' } });
+    const res = await server.app.inject({
+      method: 'POST',
+      url: '/v1/events',
+      headers: asIngest(),
+      payload: {
+        type: 'human.action',
+        actor: 'human:alice',
+        data: { service: 'db', action: 'restart' },
+        reason: 'disk',
+        trace_id: 'tr-routes-1',
+      },
+    });
     expect(res.statusCode, res.body).toBe(201);
     const made = res.json<{ seq: number; ts: string; type: string; trace_id: string | null }>();
-    expect(made).toEqual({ seq: expect.any(Number) as unknown, ts: expect.any(String) as unknown, type: 'human.action', trace_id: 'tr-routes-1' });
-    const list = await server.app.inject({ method: 'GET', url: '/v1/ledger?trace=tr-routes-1', headers: asAdmin() });
+    expect(made).toEqual({
+      seq: expect.any(Number) as unknown,
+      ts: expect.any(String) as unknown,
+      type: 'human.action',
+      trace_id: 'tr-routes-1',
+    });
+    const list = await server.app.inject({
+      method: 'GET',
+      url: '/v1/ledger?trace=tr-routes-1',
+      headers: asAdmin(),
+    });
     expect(list.statusCode).toBe(200);
-    const events = list.json<{ events: { seq: number; type: string; actor: string; data: unknown; reason: string | null }[] }>().events;
+    const events = list.json<{
+      events: { seq: number; type: string; actor: string; data: unknown; reason: string | null }[];
+    }>().events;
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ seq: made.seq, type: 'human.action', actor: 'human:alice', data: { service: 'db', action: 'restart' }, reason: 'disk' });
+    expect(events[0]).toMatchObject({
+      seq: made.seq,
+      type: 'human.action',
+      actor: 'human:alice',
+      data: { service: 'db', action: 'restart' },
+      reason: 'disk',
+    });
   });
 
   describe('404', () => {
@@ -249,7 +367,11 @@ describe('routes: credentials per endpoint', () => {
     });
 
     it('an unknown route with a token is 404 as well', async () => {
-      expectError(await server.app.inject({ method: 'GET', url: '/v1/nothing-here?x=1', headers: asAdmin() }), 404, 'not_found');
+      expectError(
+        await server.app.inject({ method: 'GET', url: '/v1/nothing-here?x=1', headers: asAdmin() }),
+        404,
+        'not_found',
+      );
     });
   });
 });
@@ -273,25 +395,46 @@ describe('mode gating: setup (no licence)', () => {
 
   it('POST /v1/events answers 503 with exactly {error, mode}, for the ingest and the admin token', async () => {
     for (const headers of [asIngest(), asAdmin()]) {
-      const res = await server.app.inject({ method: 'POST', url: '/v1/events', headers, payload: { type: 'human.deploy', actor: 'ci:x' } });
+      const res = await server.app.inject({
+        method: 'POST',
+        url: '/v1/events',
+        headers,
+        payload: { type: 'human.deploy', actor: 'ci:x' },
+      });
       expect(res.statusCode).toBe(503);
       expect(res.json()).toStrictEqual({ error: 'not operating yet', mode: 'setup' });
     }
   });
 
   it('POST /v1/events still checks the credential first', async () => {
-    expectError(await server.app.inject({ method: 'POST', url: '/v1/events', payload: { type: 'human.deploy', actor: 'ci:x' } }), 401, 'no_credentials');
+    expectError(
+      await server.app.inject({
+        method: 'POST',
+        url: '/v1/events',
+        payload: { type: 'human.deploy', actor: 'ci:x' },
+      }),
+      401,
+      'no_credentials',
+    );
   });
 
-  it.each(['/v1/ledger', '/v1/ledger/verify', '/v1/doctor', '/health', '/metrics'])('GET %s still answers 200', async (url) => {
-    const res = await server.app.inject({ method: 'GET', url, headers: asAdmin() });
-    expect(res.statusCode, res.body).toBe(200);
-  });
+  it.each(['/v1/ledger', '/v1/ledger/verify', '/v1/doctor', '/health', '/metrics'])(
+    'GET %s still answers 200',
+    async (url) => {
+      const res = await server.app.inject({ method: 'GET', url, headers: asAdmin() });
+      expect(res.statusCode, res.body).toBe(200);
+    },
+  );
 
   it('doctor fails on main while in setup', async () => {
-    const report = (await server.app.inject({ method: 'GET', url: '/v1/doctor', headers: asAdmin() })).json<{ status: string; checks: { check: string; status: string; detail: string }[] }>();
+    const report = (
+      await server.app.inject({ method: 'GET', url: '/v1/doctor', headers: asAdmin() })
+    ).json<{ status: string; checks: { check: string; status: string; detail: string }[] }>();
     expect(report.status).toBe('fail');
-    expect(report.checks.find((c) => c.check === 'main')).toMatchObject({ status: 'fail', detail: 'setup: no valid licence' });
+    expect(report.checks.find((c) => c.check === 'main')).toMatchObject({
+      status: 'fail',
+      detail: 'setup: no valid licence',
+    });
   });
 });
 
@@ -305,7 +448,11 @@ describe('mode gating: configuring (trial)', () => {
   });
 
   it('the trial makes the mode configuring', async () => {
-    const body = (await server.app.inject({ method: 'GET', url: '/v1/status' })).json<{ mode: string; ingest: boolean; licence: { valid: boolean } }>();
+    const body = (await server.app.inject({ method: 'GET', url: '/v1/status' })).json<{
+      mode: string;
+      ingest: boolean;
+      licence: { valid: boolean };
+    }>();
     expect(body.mode).toBe('configuring');
     expect(body.licence.valid).toBe(true);
     expect(body.ingest).toBe(false);
@@ -315,7 +462,12 @@ describe('mode gating: configuring (trial)', () => {
   it('ingestion off: any token but the admin token is 401 ingest_off, after the wait', async () => {
     for (const token of [INGEST_TOKEN, WRONG_TOKEN]) {
       const started = performance.now();
-      const res = await server.app.inject({ method: 'POST', url: '/v1/events', headers: bearer(token), payload: { type: 'human.deploy', actor: 'ci:x' } });
+      const res = await server.app.inject({
+        method: 'POST',
+        url: '/v1/events',
+        headers: bearer(token),
+        payload: { type: 'human.deploy', actor: 'ci:x' },
+      });
       const body = expectError(res, 401, 'ingest_off');
       expect(body.message).toContain('SVC_INGEST_TOKEN');
       expect(performance.now() - started).toBeGreaterThanOrEqual(480);
@@ -323,11 +475,24 @@ describe('mode gating: configuring (trial)', () => {
   });
 
   it('ingestion off: no credential is still no_credentials', async () => {
-    expectError(await server.app.inject({ method: 'POST', url: '/v1/events', payload: { type: 'human.deploy', actor: 'ci:x' } }), 401, 'no_credentials');
+    expectError(
+      await server.app.inject({
+        method: 'POST',
+        url: '/v1/events',
+        payload: { type: 'human.deploy', actor: 'ci:x' },
+      }),
+      401,
+      'no_credentials',
+    );
   });
 
   it('ingestion off: the admin token still appends events', async () => {
-    const res = await server.app.inject({ method: 'POST', url: '/v1/events', headers: asAdmin(), payload: { type: 'human.deploy', actor: 'ci:x', data: { service: 'api', version: '2' } } });
+    const res = await server.app.inject({
+      method: 'POST',
+      url: '/v1/events',
+      headers: asAdmin(),
+      payload: { type: 'human.deploy', actor: 'ci:x', data: { service: 'api', version: '2' } },
+    });
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json<{ type: string }>().type).toBe('human.deploy');
   });

@@ -10,6 +10,12 @@ export const REDACT_PATHS = [
   'req.headers.cookie',
   'req.headers["x-api-key"]',
   'res.headers["set-cookie"]',
+  // Top level too: '*.token' does not match a `token` key of the logged object itself.
+  'token',
+  'password',
+  'secret',
+  'passphrase',
+  'authorization',
   '*.token',
   '*.password',
   '*.secret',
@@ -18,6 +24,7 @@ export const REDACT_PATHS = [
   '*.*.token',
   '*.*.password',
   '*.*.secret',
+  '*.*.passphrase',
 ];
 
 export interface HttpOptions {
@@ -34,7 +41,6 @@ export function createHttpServer(options: HttpOptions) {
     connectionTimeout: 60_000,
     keepAliveTimeout: 10_000,
     return503OnClosing: true,
-    disableRequestLogging: false,
     ajv: {
       customOptions: {
         // Query strings arrive as text: coerce to the declared types. Unknown body fields

@@ -19,11 +19,23 @@ interface Deps {
   readonly keyFingerprint: string;
 }
 
-/** A date alone means its midnight UTC; anything else must parse as a timestamp. */
+/**
+ * A date alone means its midnight UTC, a timestamp without an offset is UTC too (never the
+ * host's zone); anything else must parse as a timestamp on a real calendar day (Date.parse
+ * rolls 2026-02-30 over to March, so the day is checked first).
+ */
 export function normaliseTime(value: string, field: string): string {
-  const iso = /^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00.000Z` : value;
+  const day = /^(\d{4})-(\d{2})-(\d{2})/.exec(value);
+  const [y, m, d] = day === null ? [0, 0, 0] : [Number(day[1]), Number(day[2]), Number(day[3])];
+  const realDay =
+    day !== null && m >= 1 && m <= 12 && d >= 1 && d <= new Date(Date.UTC(y, m, 0)).getUTCDate();
+  const iso = /^\d{4}-\d{2}-\d{2}$/.test(value)
+    ? `${value}T00:00:00.000Z`
+    : /(Z|[+-]\d{2}:?\d{2})$/i.test(value)
+      ? value
+      : `${value}Z`;
   const ms = Date.parse(iso);
-  if (Number.isNaN(ms))
+  if (!realDay || Number.isNaN(ms))
     throw new InvalidInputError('invalid_input', `${field} is not a valid date or timestamp`, {
       field,
     });

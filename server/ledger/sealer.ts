@@ -132,6 +132,8 @@ export function createSealer(deps: Deps) {
         lastRefusal = null;
       })
       .catch((err: unknown) => {
+        // Stopping: the segment is sealed at the next start (sealNow), nothing is lost.
+        if ((err as { code?: unknown }).code === 'storage_closed') return;
         if (err instanceof SealRefusedError) lastRefusal = err;
         log.error({ err }, 'ledger sealing failed');
       })

@@ -1,0 +1,317 @@
+// The svc-core command line as operators run it: the bundle (dist/svc-core.mjs, built by
+// node build/bundle.mjs) in a child process, with the environment of a real data folder.
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fingerprintOf } from '../install/fingerprint.js';
+import { buildTestServer, testEnv, type TestServer } from '../shared/testing/test-server.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const CLI = join(ROOT, 'dist', 'svc-core.mjs');
+if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run node build/bundle.mjs first`);
+const MACHINE_ID = '5f0c2a6b9d8e4f1a8b7c6d5e4f3a2b1c'; // what makeDataDir writes
+const VERSION = (
+  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
+).version;
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function svcCore(env: Record<string, string>, args: string[]): Promise<Run> {
+  const full: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env))
+    if (!k.startsWith('SVC_') && v !== undefined) full[k] = v;
+  Object.assign(full, env);
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      { env: full, cwd: ROOT, timeout: 30_000 },
+      (err, stdout, stderr) => {
+        resolve({
+          code: err === null ? 0 : typeof err.code === 'number' ? err.code : -1,
+          stdout,
+          stderr,
+        });
+      },
+    );
+  });
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      srv.close(() => {
+        resolve(port);
+      });
+    });
+  });
+}
+
+interface DoctorJson {
+  status: 'ok' | 'warn' | 'fail';
+  checks: {
+    area: string;
+    check: string;
+    status: 'ok' | 'warn' | 'fail';
+    detail: string;
+    hint: string;
+  }[];
+}
+interface PreflightJson {
+  status: 'ok' | 'warn' | 'fail';
+  checks: { status: string; check: string; detail: string }[];
+}
+
+describe('svc-core', () => {
+  let s: TestServer;
+  let env: Record<string, string>;
+  let port: number;
+  const temps: string[] = [];
+
+  beforeAll(async () => {
+    s = await buildTestServer();
+    env = s.env;
+    await s.app.listen({ port: 0, host: '127.0.0.1' });
+    const address = s.app.server.address();
+    port = typeof address === 'object' && address !== null ? address.port : 0;
+  });
+  afterAll(async () => {
+    await s.cleanup();
+    for (const t of temps) rmSync(t, { recursive: true, force: true });
+  });
+
+  /** A folder with a machine-id file holding `id`, and the environment pointing at it. */
+  function otherHost(id: string): Record<string, string> {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
+    temps.push(dir);
+    writeFileSync(join(dir, 'machine-id'), `${id}\n`);
+    return testEnv(dir, join(dir, 'machine-id'));
+  }
+
+  it('version prints the package version', async () => {
+    expect(await svcCore(env, ['version'])).toEqual({
+      code: 0,
+      stdout: `${VERSION}\n`,
+      stderr: '',
+    });
+  });
+
+  it('fingerprint prints the install fingerprint; an all-zero machine id is refused with a clear message', async () => {
+    const ok = await svcCore(env, ['fingerprint']);
+    expect(ok).toEqual({
+      code: 0,
+      stdout: `${fingerprintOf(MACHINE_ID, 'machine-id')}\n`,
+      stderr: '',
+    });
+    expect(ok.stdout).toMatch(/^([A-Z2-7]{4}-){5}[A-Z2-7]{4}\n$/);
+
+    const zeroEnv = otherHost('0'.repeat(32));
+    const zero = await svcCore(zeroEnv, ['fingerprint']);
+    expect(zero.code).toBe(1);
+    expect(zero.stdout).toBe('');
+    expect(zero.stderr).toBe(
+      `no usable install identity: the machine id in ${zeroEnv['SVC_MACHINE_ID_FILE'] ?? ''} is refused: it repeats one character. Run systemd-machine-id-setup, or set SVC_MACHINE_ID_FILE, SVC_HARDWARE_ID_FILE or SVC_CLUSTER_UID\n`,
+    );
+  });
+
+  it('health: 0 when the service answers, 1 when it is down', async () => {
+    const url = `http://127.0.0.1:${String(port)}`;
+    expect(await svcCore(env, ['health', '--url', url])).toEqual({
+      code: 0,
+      stdout: `${url}: up\n`,
+      stderr: '',
+    });
+    // Without --url: SVC_BIND and SVC_PORT.
+    expect(
+      await svcCore({ ...env, SVC_BIND: '127.0.0.1', SVC_PORT: String(port) }, ['health']),
+    ).toEqual({ code: 0, stdout: `${url}: up\n`, stderr: '' });
+
+    const closed = await freePort();
+    const down = await svcCore(env, ['health', '--url', `http://127.0.0.1:${String(closed)}`]);
+    expect(down.code).toBe(1);
+    expect(down.stdout).toBe('');
+    expect(down.stderr).toBe(
+      `http://127.0.0.1:${String(closed)}: down (connect ECONNREFUSED 127.0.0.1:${String(closed)})\n`,
+    );
+  });
+
+  it('preflight --json: every check ok, warn or fail; exit 1 exactly when one fails', async () => {
+    const good = await svcCore(env, ['preflight', '--json']);
+    const report = JSON.parse(good.stdout) as PreflightJson;
+    expect(report.checks.length).toBeGreaterThanOrEqual(6);
+    for (const c of report.checks) expect(['ok', 'warn', 'fail']).toContain(c.status);
+    const fails = report.checks.filter((c) => c.status === 'fail');
+    expect(good.code).toBe(fails.length > 0 ? 1 : 0);
+    expect(report.status).toBe(
+      fails.length > 0 ? 'fail' : report.checks.some((c) => c.status === 'warn') ? 'warn' : 'ok',
+    );
+    expect(report.checks.find((c) => c.check === 'licence: install identity')).toEqual({
+      status: 'ok',
+      check: 'licence: install identity',
+      detail: `fingerprint ${fingerprintOf(MACHINE_ID, 'machine-id')} (from machine-id)`,
+    });
+    expect(report.checks.find((c) => c.check === 'licence: file')).toMatchObject({
+      status: 'ok',
+      detail: 'offline trial (SVC_TRIAL=1)',
+    });
+    expect(report.checks.find((c) => c.check === 'host: node')?.status).toBe('ok');
+
+    // The text form: one line per check, status first.
+    const text = await svcCore(env, ['preflight']);
+    expect(text.code).toBe(good.code);
+    // (The free share of the disk may move between the two runs: its detail is not compared.)
+    const lines = text.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(report.checks.length);
+    report.checks.forEach((c, k) => {
+      const head = `${c.status.padEnd(5)} ${c.check}: `;
+      if (c.check.startsWith('disk:')) expect(lines[k]?.startsWith(head)).toBe(true);
+      else expect(lines[k]).toBe(`${head}${c.detail}`);
+    });
+
+    // A refused install identity is a fail: exit 1.
+    const bad = await svcCore(otherHost('0'.repeat(32)), ['preflight', '--json']);
+    expect(bad.code).toBe(1);
+    const badReport = JSON.parse(bad.stdout) as PreflightJson;
+    expect(badReport.status).toBe('fail');
+    expect(badReport.checks.find((c) => c.check === 'licence: install identity')?.status).toBe(
+      'fail',
+    );
+  });
+
+  it('unknown command or option: exit 2 with the usage', async () => {
+    const unknown = await svcCore(env, ['frobnicate']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stdout).toBe('');
+    expect(unknown.stderr).toMatch(
+      /^unknown command frobnicate\nusage: svc-core <command> \[options\]\n/,
+    );
+    expect(unknown.stderr).toContain('ledger-verify [--checkpoint FILE] [--json]');
+
+    const none = await svcCore(env, []);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/^usage: svc-core <command> \[options\]\n/);
+
+    const option = await svcCore(env, ['version', '--bogus']);
+    expect(option.code).toBe(2);
+    expect(option.stderr).toContain('--bogus');
+  });
+
+  it('ledger-verify and doctor refuse a folder that never ran, without creating it', async () => {
+    const fresh = otherHost(MACHINE_ID);
+    for (const cmd of ['ledger-verify', 'doctor']) {
+      const r = await svcCore(fresh, [cmd]);
+      expect(r.code, cmd).toBe(1);
+      expect(r.stderr).toBe(
+        `svc-core: no ledger at ${join(fresh['SVC_DATA'] ?? '', 'svc.db')}: SVC_DATA (${fresh['SVC_DATA'] ?? ''}) has never been started\n`,
+      );
+    }
+    expect(existsSync(fresh['SVC_DATA'] ?? '')).toBe(false);
+  });
+
+  describe('on a ledger', () => {
+    it('ledger-verify: exit 0 and a summary while the server runs', async () => {
+      const head = s.runtime.ledger.head().seq;
+      const r = await svcCore(env, ['ledger-verify']);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(
+        new RegExp(
+          `^ledger verifies: ${String(head)} events, 0 segments sealed through seq 0, head seq ${String(head)} \\(\\d+ events/s\\)\\n$`,
+        ),
+      );
+      const json = await svcCore(env, ['ledger-verify', '--json']);
+      expect(json.code).toBe(0);
+      expect(JSON.parse(json.stdout)).toMatchObject({
+        ok: true,
+        checked: head,
+        head: { seq: head },
+        failure: null,
+        algorithm: 'ed25519',
+        key_fingerprint: s.runtime.keyFingerprint,
+      });
+    });
+
+    it('doctor: text and --json, exit 1 exactly when a check fails', async () => {
+      const json = await svcCore(env, ['doctor', '--json']);
+      const report = JSON.parse(json.stdout) as DoctorJson;
+      expect(report.checks.map((c) => `${c.area} / ${c.check}`)).toEqual([
+        'Core / main',
+        'Audit / ledger integrity',
+        'Storage / data volume',
+        'Licence / confirmation',
+      ]);
+      for (const c of report.checks) expect(['ok', 'warn', 'fail']).toContain(c.status);
+      expect(json.code).toBe(report.status === 'fail' ? 1 : 0);
+      const byName = Object.fromEntries(report.checks.map((c) => [c.check, c]));
+      expect(byName['main']).toMatchObject({
+        status: 'warn',
+        detail: 'configuring: no working connection yet',
+      });
+      expect(byName['ledger integrity']).toMatchObject({
+        status: 'ok',
+        detail: `${String(s.runtime.ledger.head().seq)} events verify; 0 segments sealed through seq 0`,
+      });
+      expect(byName['confirmation']?.status).toBe('ok');
+
+      const text = await svcCore(env, ['doctor']);
+      expect(text.code).toBe(json.code);
+      const lines = text.stdout.trimEnd().split('\n');
+      expect(lines).toHaveLength(5);
+      expect(lines[0]).toBe(
+        'warn  Core / main: configuring: no working connection yet (add a connection (Connections) to reach operating)',
+      );
+      expect(lines[1]).toMatch(
+        /^ok {4}Audit \/ ledger integrity: \d+ events verify; 0 segments sealed through seq 0$/,
+      );
+      expect(lines[4]).toBe(`overall: ${report.status}`);
+    });
+
+    it('after tampering: ledger-verify exits 1 naming the seq, doctor fails', async () => {
+      await s.stop();
+      const db = new Database(join(env['SVC_DATA'] ?? '', 'svc.db'));
+      db.exec('DROP TRIGGER ledger_no_update');
+      db.prepare(`UPDATE ledger SET actor = 'mallory' WHERE seq = 2`).run();
+      db.close();
+
+      const r = await svcCore(env, ['ledger-verify']);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toBe(
+        'ledger verify FAILED at seq 2 (chain): the event at seq 2 does not match its chain hash: it was changed, moved or replaced\n',
+      );
+      const json = await svcCore(env, ['ledger-verify', '--json']);
+      expect(json.code).toBe(1);
+      expect((JSON.parse(json.stdout) as { failure: unknown }).failure).toEqual({
+        seq: 2,
+        check: 'chain',
+        segment: null,
+        message:
+          'the event at seq 2 does not match its chain hash: it was changed, moved or replaced',
+      });
+
+      const doctor = await svcCore(env, ['doctor', '--json']);
+      expect(doctor.code).toBe(1);
+      const report = JSON.parse(doctor.stdout) as DoctorJson;
+      expect(report.status).toBe('fail');
+      expect(report.checks.find((c) => c.check === 'ledger integrity')).toMatchObject({
+        status: 'fail',
+        detail: expect.stringMatching(/^chain fails at seq 2: /) as unknown,
+      });
+      const text = await svcCore(env, ['doctor']);
+      expect(text.code).toBe(1);
+      expect(text.stdout).toMatch(/\noverall: fail\n$/);
+    });
+  });
+});

@@ -1,0 +1,273 @@
+// The group-commit writer on an in-memory SQLite database: one transaction per event-loop
+// turn, one savepoint per job, answers only after the commit, storage errors as 503s.
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { StorageUnavailableError } from '../shared/errors.js';
+import { asStorageError, createWriter, type Writer } from './writer.js';
+
+let db: Database.Database;
+let writer: Writer;
+let batches: number[];
+
+const insert = (id: number, v = `row ${String(id)}`) =>
+  db.prepare('INSERT INTO t (id, v) VALUES (?, ?)').run(id, v);
+const ids = (): number[] =>
+  db
+    .prepare<[], { id: number }>('SELECT id FROM t ORDER BY id')
+    .all()
+    .map((r) => r.id);
+const turn = () => new Promise((r) => setImmediate(r));
+
+beforeEach(() => {
+  db = new Database(':memory:');
+  db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)');
+  writer = createWriter(db);
+  batches = [];
+  writer.onBatch((size) => batches.push(size));
+});
+afterEach(() => {
+  db.close();
+});
+
+describe('group commit', () => {
+  it('jobs submitted in one turn commit in one transaction, answered after the commit', async () => {
+    const seenInside: boolean[] = [];
+    const jobs = [1, 2, 3, 4, 5].map((id) =>
+      writer.transact(() => {
+        seenInside.push(db.inTransaction);
+        insert(id);
+        return id * 10;
+      }),
+    );
+    expect(writer.depth()).toBe(5);
+    expect(ids()).toEqual([]); // nothing runs before the turn ends
+    await expect(Promise.all(jobs)).resolves.toEqual([10, 20, 30, 40, 50]);
+    expect(seenInside).toEqual([true, true, true, true, true]);
+    expect(db.inTransaction).toBe(false);
+    expect(batches).toEqual([5]);
+    expect(ids()).toEqual([1, 2, 3, 4, 5]);
+    expect(writer.depth()).toBe(0);
+
+    await writer.transact(() => insert(6));
+    await Promise.all([writer.transact(() => insert(7)), writer.transact(() => insert(8))]);
+    expect(batches).toEqual([5, 1, 2]);
+  });
+
+  it('a job submitted from inside a job runs in the next group', async () => {
+    const inner: Promise<unknown>[] = [];
+    await writer.transact(() => {
+      insert(1);
+      inner.push(writer.transact(() => insert(2)));
+    });
+    expect(ids()).toEqual([1]);
+    await Promise.all(inner);
+    expect(ids()).toEqual([1, 2]);
+    expect(batches).toEqual([1, 1]);
+  });
+
+  it('a job that throws is rolled back alone; the others commit and resolve', async () => {
+    const boom = new Error('boom');
+    const results = await Promise.allSettled([
+      writer.transact(() => insert(1)),
+      writer.transact(() => {
+        insert(2);
+        insert(3);
+        throw boom;
+      }),
+      writer.transact(() => {
+        insert(4);
+        return 'four';
+      }),
+      writer.transact(() => insert(1)), // constraint error: its own savepoint only
+    ]);
+    expect(results.map((r) => r.status)).toEqual([
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'rejected',
+    ]);
+    expect(results[1]).toEqual({ status: 'rejected', reason: boom });
+    expect(results[2]).toEqual({ status: 'fulfilled', value: 'four' });
+    const constraint = (results[3] as PromiseRejectedResult).reason as { code?: string };
+    expect(constraint.code).toBe('SQLITE_CONSTRAINT_PRIMARYKEY');
+    expect(constraint).not.toBeInstanceOf(StorageUnavailableError);
+    expect(batches).toEqual([4]);
+    expect(ids()).toEqual([1, 4]);
+  });
+
+  it('afterCommit callbacks run after the commit, only for committed jobs, before the answer', async () => {
+    const log: string[] = [];
+    const a = writer
+      .transact(() => {
+        insert(1);
+        writer.afterCommit(() => {
+          log.push(`a committed inTx=${String(db.inTransaction)} rows=${String(ids().length)}`);
+        });
+        return 'a';
+      })
+      .then((v) => log.push(`answered ${v}`));
+    const b = writer
+      .transact(() => {
+        writer.afterCommit(() => log.push('b must not run'));
+        insert(2);
+        throw new Error('b fails');
+      })
+      .catch(() => log.push('b refused'));
+    const c = writer.transact(() => {
+      insert(3);
+      writer.afterCommit(() => {
+        throw new Error('a listener fails');
+      });
+      writer.afterCommit(() => log.push('c committed'));
+    });
+    await Promise.all([a, b, c]);
+    expect(log).toEqual([
+      'a committed inTx=false rows=2',
+      'c committed',
+      'answered a',
+      'b refused',
+    ]);
+    expect(ids()).toEqual([1, 3]);
+    expect(() => {
+      writer.afterCommit(() => undefined);
+    }).toThrow('afterCommit called outside a writer job');
+  });
+});
+
+describe('transactNow', () => {
+  it('runs at once in a transaction of its own and calls afterCommit after the commit', () => {
+    const log: string[] = [];
+    const value = writer.transactNow(() => {
+      insert(1);
+      writer.afterCommit(() => log.push(`after inTx=${String(db.inTransaction)}`));
+      log.push(`inside inTx=${String(db.inTransaction)}`);
+      return 42;
+    });
+    expect(value).toBe(42);
+    expect(log).toEqual(['inside inTx=true', 'after inTx=false']);
+    expect(ids()).toEqual([1]);
+    expect(batches).toEqual([]);
+  });
+
+  it('rolls back and rethrows when the function throws, without calling afterCommit', () => {
+    const log: string[] = [];
+    expect(() =>
+      writer.transactNow(() => {
+        insert(1);
+        writer.afterCommit(() => log.push('must not run'));
+        throw new Error('no');
+      }),
+    ).toThrow('no');
+    expect(ids()).toEqual([]);
+    expect(log).toEqual([]);
+    expect(db.inTransaction).toBe(false);
+  });
+});
+
+describe('close', () => {
+  it('waits for queued work and refuses later jobs', async () => {
+    const queued = [writer.transact(() => insert(1)), writer.transact(() => insert(2))];
+    let closed = false;
+    const closing = writer.close().then(() => {
+      closed = true;
+    });
+    await Promise.resolve();
+    expect(closed).toBe(false);
+    await closing;
+    expect(closed).toBe(true);
+    await expect(Promise.all(queued)).resolves.toHaveLength(2);
+    expect(ids()).toEqual([1, 2]);
+
+    const late = writer.transact(() => insert(3));
+    await expect(late).rejects.toBeInstanceOf(StorageUnavailableError);
+    await expect(late).rejects.toMatchObject({ code: 'storage_closed', kind: 'unavailable' });
+    await turn();
+    expect(ids()).toEqual([1, 2]);
+  });
+
+  it('resolves at once when nothing is queued', async () => {
+    await writer.close();
+    await expect(writer.transact(() => 1)).rejects.toMatchObject({ code: 'storage_closed' });
+  });
+});
+
+describe('storage errors', () => {
+  /** Disk full, as SQLite sees it: the file may not grow past its current size. */
+  function fill(): void {
+    insert(1, 'x');
+    const pages = db.pragma('page_count', { simple: true }) as number;
+    db.pragma(`max_page_count = ${String(pages)}`);
+  }
+  const big = 'x'.repeat(100_000);
+
+  it('SQLITE_FULL becomes StorageUnavailableError (storage_unavailable), and nothing is written', async () => {
+    fill();
+    const err: unknown = await writer.transact(() => insert(2, big)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StorageUnavailableError);
+    expect(err).toMatchObject({ code: 'storage_unavailable', kind: 'unavailable' });
+    expect((err as Error).message).toContain('SQLITE_FULL');
+    expect(ids()).toEqual([1]);
+    expect(db.inTransaction).toBe(false);
+
+    expect(() => writer.transactNow(() => insert(3, big))).toThrow(StorageUnavailableError);
+    expect(ids()).toEqual([1]);
+
+    db.pragma('max_page_count = 1073741823');
+    await writer.transact(() => insert(4, big));
+    expect(ids()).toEqual([1, 4]);
+  });
+
+  it('when SQLITE_FULL aborts the group transaction, every job of the group is refused and none half-commits', async () => {
+    fill();
+    const log: string[] = [];
+    const job = (id: number, v: string) =>
+      writer.transact(() => {
+        insert(id, v);
+        writer.afterCommit(() => log.push(`committed ${String(id)}`));
+        return id;
+      });
+    // SQLite rolls the whole transaction back on SQLITE_FULL, the jobs before the full one too.
+    const results = await Promise.allSettled([
+      job(2, 'small'),
+      job(3, big),
+      job(4, 'small'),
+      job(5, 'small'),
+    ]);
+    expect(batches).toEqual([4]);
+    for (const r of results) {
+      expect(r.status).toBe('rejected');
+      expect((r as PromiseRejectedResult).reason).toBeInstanceOf(StorageUnavailableError);
+    }
+    expect(log).toEqual([]);
+    expect(ids()).toEqual([1]);
+    expect(db.inTransaction).toBe(false);
+
+    db.pragma('max_page_count = 1073741823');
+    await expect(Promise.all([job(2, 'small'), job(3, big)])).resolves.toEqual([2, 3]);
+    expect(ids()).toEqual([1, 2, 3]);
+    expect(log).toEqual(['committed 2', 'committed 3']);
+  });
+
+  it('maps only the codes that mean "cannot store now"', () => {
+    const sqliteError = (code: string) => Object.assign(new Error(code), { code });
+    for (const code of [
+      'SQLITE_FULL',
+      'SQLITE_IOERR_WRITE',
+      'SQLITE_READONLY',
+      'SQLITE_BUSY',
+      'SQLITE_LOCKED',
+      'SQLITE_CORRUPT',
+      'SQLITE_NOTADB',
+      'SQLITE_CANTOPEN',
+    ]) {
+      expect(asStorageError(sqliteError(code)), code).toBeInstanceOf(StorageUnavailableError);
+    }
+    for (const code of ['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_ERROR', 'SQLITE_MISMATCH']) {
+      const e = sqliteError(code);
+      expect(asStorageError(e), code).toBe(e);
+    }
+    const plain = new Error('plain');
+    expect(asStorageError(plain)).toBe(plain);
+    expect(asStorageError(null)).toBe(null);
+  });
+});
