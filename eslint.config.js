@@ -5,46 +5,94 @@ import { importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 const serverImports = [
-  { group: ['electron', 'react', 'react-dom', '@tanstack/*'], message: 'server/ is Node-only and runs without Electron' },
-  { group: ['**/renderer/**', '**/main/**'], message: 'server/ must not import renderer/ or main/' },
+  {
+    group: ['electron', 'react', 'react-dom', '@tanstack/*'],
+    message: 'server/ is Node-only and runs without Electron',
+  },
+  {
+    group: ['**/renderer/**', '**/main/**'],
+    message: 'server/ must not import renderer/ or main/',
+  },
   { group: ['node-llama-cpp'], message: 'Use the ModelRuntime from models/ (injected)' },
-  { group: ['**/models/*', '!**/models/index.js'], message: 'Import models/ only through models/index' },
+  {
+    group: ['**/models/*', '!**/models/index.js'],
+    message: 'Import models/ only through models/index',
+  },
 ];
-const noFastify = { group: ['fastify', '@fastify/*', 'fastify-plugin'], message: 'Domain code never imports Fastify; throw ServiceError instead' };
+const noFastify = {
+  group: ['fastify', '@fastify/*', 'fastify-plugin'],
+  message: 'Domain code never imports Fastify; throw ServiceError instead',
+};
 const noSqlite = { group: ['better-sqlite3'], message: 'SQL lives in *.store.ts and server/db/' };
 const domainIndexOnly = {
   group: ['../*/*', '!../*/index.js', '!../shared/*', '!../http/*', '!../db/*'],
-  message: "Import another domain only through its index.ts",
+  message: 'Import another domain only through its index.ts',
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'out/**', 'coverage/**', 'renderer/dist/**'] },
+  {
+    ignores: ['dist/**', 'node_modules/**', 'data/**', 'out/**', 'coverage/**', 'renderer/dist/**'],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
-    languageOptions: { parserOptions: { projectService: { allowDefaultProject: ['*.js', 'build/*.mjs', 'eslint.config.js'] }, tsconfigRootDir: import.meta.dirname } },
+    languageOptions: {
+      parserOptions: {
+        projectService: { allowDefaultProject: ['*.js', 'build/*.mjs', 'eslint.config.js'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
     plugins: { 'import-x': importX },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
-      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+      '@typescript-eslint/switch-exhaustiveness-check': [
+        'error',
+        { considerDefaultExhaustiveForUnions: true },
+      ],
       // Sanitisers match control characters on purpose (syslog, checkpoints).
       'no-control-regex': 'off',
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/only-throw-error': 'error',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
-      '@typescript-eslint/ban-ts-comment': ['error', { 'ts-expect-error': 'allow-with-description' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
+      '@typescript-eslint/ban-ts-comment': [
+        'error',
+        { 'ts-expect-error': 'allow-with-description' },
+      ],
       '@typescript-eslint/require-await': 'off',
       'import-x/no-cycle': 'error',
-      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration through server/config.ts' }],
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'process',
+          property: 'env',
+          message: 'Read configuration through server/config.ts',
+        },
+      ],
     },
   },
   { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
   {
-    files: ['server/config.ts', 'server/main.ts', 'main/main.ts', 'e2e/**', 'bench/**', 'build/**', 'server/cli/**', '**/*.test.ts', 'server/shared/testing/**'],
+    files: [
+      'server/config.ts',
+      'server/main.ts',
+      'main/main.ts',
+      'e2e/**',
+      'bench/**',
+      'build/**',
+      'server/cli/**',
+      '**/*.test.ts',
+      'server/shared/testing/**',
+    ],
     rules: { 'no-restricted-properties': 'off' },
   },
-  { files: ['server/**'], rules: { 'no-restricted-imports': ['error', { patterns: serverImports }] } },
+  {
+    files: ['server/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: serverImports }] },
+  },
   {
     files: ['server/*/*.service.ts', 'server/*/*.store.ts', 'server/shared/**'],
     ignores: ['server/shared/testing/**', '**/*.test.ts'],
@@ -52,19 +100,58 @@ export default tseslint.config(
   },
   {
     files: ['server/*/*.service.ts', 'server/*/*.routes.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [...serverImports, noFastify, noSqlite, domainIndexOnly].filter((p) => !(p === noFastify)) }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [...serverImports, noFastify, noSqlite, domainIndexOnly].filter(
+            (p) => !(p === noFastify),
+          ),
+        },
+      ],
+    },
   },
   {
     files: ['server/*/*.service.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [...serverImports, noFastify, noSqlite, domainIndexOnly] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [...serverImports, noFastify, noSqlite, domainIndexOnly] },
+      ],
+    },
   },
   {
     files: ['models/**'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/server/**', '**/main/**', '**/renderer/**', 'electron'], message: 'models/ stands alone' }] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/server/**', '**/main/**', '**/renderer/**', 'electron'],
+              message: 'models/ stands alone',
+            },
+          ],
+        },
+      ],
+    },
   },
   {
     files: ['main/**'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/server/*/**', '!**/server/index.js'], message: 'main/ uses server/ only through server/index.ts' }, { group: ['**/renderer/**'], message: 'main/ never imports the renderer' }] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/server/*/**', '!**/server/index.js'],
+              message: 'main/ uses server/ only through server/index.ts',
+            },
+            { group: ['**/renderer/**'], message: 'main/ never imports the renderer' },
+          ],
+        },
+      ],
+    },
   },
   prettier,
 );

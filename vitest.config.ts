@@ -10,7 +10,12 @@ export default defineConfig({
           name: 'unit',
           environment: 'node',
           sequence: { groupOrder: 0 },
-          include: ['server/**/*.test.ts', 'models/**/*.test.ts', 'main/**/*.test.ts', 'build/**/*.test.ts'],
+          include: [
+            'server/**/*.test.ts',
+            'models/**/*.test.ts',
+            'main/**/*.test.ts',
+            'build/**/*.test.ts',
+          ],
           exclude: ['**/*.int.test.ts', 'node_modules/**', 'dist/**'],
         },
       },

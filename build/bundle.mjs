@@ -15,7 +15,14 @@ const common = {
 rmSync('dist', { recursive: true, force: true });
 mkdirSync('dist', { recursive: true });
 await Promise.all([
-  build({ ...common, entryPoints: { server: 'server/main.ts', 'svc-core': 'server/cli/svc-core.ts' }, outdir: 'dist', format: 'esm', outExtension: { '.js': '.mjs' }, banner: { js: '#!/usr/bin/env node' } }),
+  build({
+    ...common,
+    entryPoints: { server: 'server/main.ts', 'svc-core': 'server/cli/svc-core.ts' },
+    outdir: 'dist',
+    format: 'esm',
+    outExtension: { '.js': '.mjs' },
+    banner: { js: '#!/usr/bin/env node' },
+  }),
   // import.meta.url does not exist in CommonJS: give the Electron bundle its own.
   build({
     ...common,

@@ -5,7 +5,9 @@ import { existsSync, readdirSync } from 'node:fs';
 import process from 'node:process';
 
 const projects = ['.', 'models', 'server', 'main', 'e2e', 'bench', 'renderer'].filter(
-  (p) => existsSync(`${p}/tsconfig.json`) && readdirSync(p, { recursive: true }).some((f) => /\.tsx?$/.test(String(f))),
+  (p) =>
+    existsSync(`${p}/tsconfig.json`) &&
+    readdirSync(p, { recursive: true }).some((f) => /\.tsx?$/.test(String(f))),
 );
 let failed = false;
 for (const p of projects) {

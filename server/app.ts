@@ -31,7 +31,12 @@ function recordStart(rt: Runtime): void {
       ledger.append({
         type: 'system.installed',
         actor: 'system',
-        data: { instance: config.instance, key_fingerprint: rt.keyFingerprint, fingerprint: fingerprint.ok ? fingerprint.fingerprint : null, version: config.version },
+        data: {
+          instance: config.instance,
+          key_fingerprint: rt.keyFingerprint,
+          fingerprint: fingerprint.ok ? fingerprint.fingerprint : null,
+          version: config.version,
+        },
       });
     }
     const last = rt.ledgerStore.head().seq;
@@ -40,9 +45,15 @@ function recordStart(rt: Runtime): void {
     ledger.append({
       type: 'system.started',
       actor: 'system',
-      data: { version: config.version, instance: config.instance, pid: process.pid, previous_stop_clean: starts === 0 || lastType === 'system.stopped' },
+      data: {
+        version: config.version,
+        instance: config.instance,
+        pid: process.pid,
+        previous_stop_clean: starts === 0 || lastType === 'system.stopped',
+      },
     });
-    if (config.trial) licence.startTrialIfNone('system', fingerprint.ok ? fingerprint.fingerprint : null);
+    if (config.trial)
+      licence.startTrialIfNone('system', fingerprint.ok ? fingerprint.fingerprint : null);
   });
 }
 
@@ -59,7 +70,8 @@ export async function buildApp(config: Config, options: AppOptions) {
   }
   const startedAt = rt.clock.nowIso();
   const admin = loadOrCreateAdminToken(config.dataDir, config.tokens.admin);
-  if (admin.created) log.info({ file: admin.file }, 'admin token generated (owner rights); read it from this file');
+  if (admin.created)
+    log.info({ file: admin.file }, 'admin token generated (owner rights); read it from this file');
 
   const metrics = createMetrics();
   const syslog = createSyslogForwarder(config.syslog, { instance: config.instance, log });
@@ -86,7 +98,14 @@ export async function buildApp(config: Config, options: AppOptions) {
     metrics.syslogDropped.set(syslog.stats().dropped);
   });
 
-  const status = createStatusService({ config, fingerprint: rt.fingerprint, licence: rt.licence, ledgerStore: rt.ledgerStore, startedAt, hasWorkingConnection: () => false });
+  const status = createStatusService({
+    config,
+    fingerprint: rt.fingerprint,
+    licence: rt.licence,
+    ledgerStore: rt.ledgerStore,
+    startedAt,
+    hasWorkingConnection: () => false,
+  });
   const doctor = createCoreDoctor(rt, status);
   const events = createEventsService({ ledger: rt.ledger, writer: rt.writer });
 
@@ -99,7 +118,13 @@ export async function buildApp(config: Config, options: AppOptions) {
       security: [{ bearer: [] }],
     },
   });
-  await app.register(auth, { adminToken: admin.token, ingestToken: config.tokens.ingest, ...(options.wrongCredentialDelayMs !== undefined && { delayMs: options.wrongCredentialDelayMs }) });
+  await app.register(auth, {
+    adminToken: admin.token,
+    ingestToken: config.tokens.ingest,
+    ...(options.wrongCredentialDelayMs !== undefined && {
+      delayMs: options.wrongCredentialDelayMs,
+    }),
+  });
   app.addHook('onResponse', async (req, reply) => {
     const route = req.routeOptions.url ?? 'unmatched';
     metrics.httpRequests.inc({ method: req.method, route, status: String(reply.statusCode) });
@@ -124,7 +149,13 @@ export async function buildApp(config: Config, options: AppOptions) {
       await app.close();
       await rt.writer.close();
       try {
-        rt.writer.transactNow(() => rt.ledger.append({ type: 'system.stopped', actor: 'system', data: { version: config.version } }));
+        rt.writer.transactNow(() =>
+          rt.ledger.append({
+            type: 'system.stopped',
+            actor: 'system',
+            data: { version: config.version },
+          }),
+        );
       } catch (err) {
         log.error({ err }, 'could not record the stop');
       }

@@ -48,7 +48,8 @@ const DEFAULTS: Readonly<Record<string, string>> = {
 
 export function configurationMarkdown(): string {
   const rows = variableTable().map(
-    (v) => `| \`${v.name}\`${v.secret ? ` / \`${v.name}_FILE\`` : ''} | ${DEFAULTS[v.name] ?? 'none'} | ${v.accepts} | ${v.doc} |`,
+    (v) =>
+      `| \`${v.name}\`${v.secret ? ` / \`${v.name}_FILE\`` : ''} | ${DEFAULTS[v.name] ?? 'none'} | ${v.accepts} | ${v.doc} |`,
   );
   return [
     '# Configuration',

@@ -73,7 +73,8 @@ const jsonObject = (doc: string): VarSpec<Record<string, unknown>> => ({
 });
 const syslogDestination: VarSpec<string> = {
   doc: 'where security and licence events are forwarded',
-  accepts: 'auto, off, stdout, /dev/log (or another socket path), udp://host[:port], tcp://host[:port] or tls://host[:port]',
+  accepts:
+    'auto, off, stdout, /dev/log (or another socket path), udp://host[:port], tcp://host[:port] or tls://host[:port]',
   parse: (raw) => {
     const v = raw.trim();
     if (v === 'auto' || v === 'off' || v === 'stdout' || v.startsWith('/')) return v;
@@ -93,14 +94,37 @@ const syslogEvents: VarSpec<readonly string[]> = {
       .split(',')
       .map((p) => p.trim())
       .filter((p) => p !== '');
-    const ok = parts.every((p) => p === 'security' || p === 'all' || /^[a-z_]+\.?[a-z_.]*$/.test(p));
+    const ok = parts.every(
+      (p) => p === 'security' || p === 'all' || /^[a-z_]+\.?[a-z_.]*$/.test(p),
+    );
     return parts.length > 0 && ok ? parts : undefined;
   },
 };
 const FACILITIES = [
-  'kern', 'user', 'mail', 'daemon', 'auth', 'syslog', 'lpr', 'news', 'uucp', 'cron', 'authpriv',
-  'ftp', 'ntp', 'security', 'console', 'solaris-cron',
-  'local0', 'local1', 'local2', 'local3', 'local4', 'local5', 'local6', 'local7',
+  'kern',
+  'user',
+  'mail',
+  'daemon',
+  'auth',
+  'syslog',
+  'lpr',
+  'news',
+  'uucp',
+  'cron',
+  'authpriv',
+  'ftp',
+  'ntp',
+  'security',
+  'console',
+  'solaris-cron',
+  'local0',
+  'local1',
+  'local2',
+  'local3',
+  'local4',
+  'local5',
+  'local6',
+  'local7',
 ] as const;
 const pins: VarSpec<readonly string[]> = {
   doc: 'SPKI pins of the licence authority',
@@ -188,7 +212,15 @@ export const VARIABLES = {
   SVC_LAB_APPROVER: flag('1 offers the auto-approving connection (doctor fails while on)'),
   // Not in the specification's table; see docs/decisions.md.
   SVC_TRIAL: flag('1 starts the offline trial at first start (npm start sets it)'),
-  SVC_LOG_LEVEL: oneOf('log level', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
+  SVC_LOG_LEVEL: oneOf('log level', [
+    'fatal',
+    'error',
+    'warn',
+    'info',
+    'debug',
+    'trace',
+    'silent',
+  ] as const),
 } as const;
 
 type Vars = typeof VARIABLES;
@@ -210,7 +242,11 @@ export interface Config {
   readonly instance: string;
   readonly trial: boolean;
   readonly logLevel: string;
-  readonly http: { readonly port: number; readonly bind: string; readonly consoleUrl: string | null };
+  readonly http: {
+    readonly port: number;
+    readonly bind: string;
+    readonly consoleUrl: string | null;
+  };
   readonly tokens: { readonly admin: Secret | null; readonly ingest: Secret | null };
   readonly orchestrate: boolean;
   readonly files: {
@@ -321,7 +357,9 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): Config {
         raw = readFileSync(file, 'utf8').replace(/\r?\n$/, '');
         source = fileVar;
       } catch (err) {
-        problems.push(`${fileVar}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'}); accepts a readable file holding the secret`);
+        problems.push(
+          `${fileVar}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'}); accepts a readable file holding the secret`,
+        );
         return undefined;
       }
     }
@@ -439,11 +477,19 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): Config {
   };
 
   if (fipsFromOpenssl && env['SVC_FIPS'] === '0') {
-    problems.push('SVC_FIPS: 0 conflicts with OPENSSL_FIPS=1; accepts 1 (or unset) while OpenSSL runs in FIPS mode');
+    problems.push(
+      'SVC_FIPS: 0 conflicts with OPENSSL_FIPS=1; accepts 1 (or unset) while OpenSSL runs in FIPS mode',
+    );
   }
   for (const name of Object.keys(env)) {
-    if (name.startsWith('SVC_') && !(name in VARIABLES) && !(name.endsWith('_FILE') && isSecretVar(name.slice(0, -5)))) {
-      problems.push(`${name}: unknown variable; accepts only the SVC_* variables listed in docs/configuration.md`);
+    if (
+      name.startsWith('SVC_') &&
+      !(name in VARIABLES) &&
+      !(name.endsWith('_FILE') && isSecretVar(name.slice(0, -5)))
+    ) {
+      problems.push(
+        `${name}: unknown variable; accepts only the SVC_* variables listed in docs/configuration.md`,
+      );
     }
   }
   if (problems.length > 0) throw new ConfigError(problems);

@@ -1,12 +1,27 @@
 // The doctor with the spine's checks, shared by the server and `svc-core doctor`.
-import { createDoctor, dataVolumeCheck, ledgerCheck, licenceCheck, mainCheck } from './doctor/index.js';
+import {
+  createDoctor,
+  dataVolumeCheck,
+  ledgerCheck,
+  licenceCheck,
+  mainCheck,
+} from './doctor/index.js';
 import type { Runtime } from './runtime.js';
 import type { StatusService } from './status/index.js';
 
-export function createCoreDoctor(rt: Runtime, status: StatusService, problems: () => readonly string[] = () => []) {
+export function createCoreDoctor(
+  rt: Runtime,
+  status: StatusService,
+  problems: () => readonly string[] = () => [],
+) {
   const doctor = createDoctor({ clock: rt.clock });
   doctor.register(mainCheck(status.mode, problems));
-  doctor.register(ledgerCheck(() => rt.reader.verify(), () => rt.sealer?.lastRefusal()?.message ?? null));
+  doctor.register(
+    ledgerCheck(
+      () => rt.reader.verify(),
+      () => rt.sealer?.lastRefusal()?.message ?? null,
+    ),
+  );
   doctor.register(dataVolumeCheck(rt.config.dataDir));
   doctor.register(licenceCheck(rt.licence, rt.fingerprint));
   return doctor;

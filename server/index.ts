@@ -11,7 +11,10 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startServer(config: Config, options: { log?: Logger } = {}): Promise<RunningServer> {
+export async function startServer(
+  config: Config,
+  options: { log?: Logger } = {},
+): Promise<RunningServer> {
   const log = options.log ?? createLogger(config.logLevel);
   const built = await buildApp(config, { log });
   try {
@@ -22,6 +25,10 @@ export async function startServer(config: Config, options: { log?: Logger } = {}
   }
   const address = built.app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.http.port;
-  const host = config.http.bind === '0.0.0.0' || config.http.bind === '::' ? '127.0.0.1' : config.http.bind;
-  return { url: `http://${host.includes(':') ? `[${host}]` : host}:${String(port)}`, close: built.close };
+  const host =
+    config.http.bind === '0.0.0.0' || config.http.bind === '::' ? '127.0.0.1' : config.http.bind;
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${String(port)}`,
+    close: built.close,
+  };
 }

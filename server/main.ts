@@ -32,11 +32,17 @@ async function main(): Promise<void> {
       },
     );
   };
-  process.on('SIGTERM', () => { stop('SIGTERM'); });
-  process.on('SIGINT', () => { stop('SIGINT'); });
+  process.on('SIGTERM', () => {
+    stop('SIGTERM');
+  });
+  process.on('SIGINT', () => {
+    stop('SIGINT');
+  });
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`the service could not start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.stderr.write(
+    `the service could not start: ${err instanceof Error ? err.message : String(err)}\n`,
+  );
   process.exit(1);
 });

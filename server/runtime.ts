@@ -66,8 +66,17 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   projections.register(licenceStore.projection);
 
   const ledgerStore = createLedgerStore(db);
-  const ledger = createLedgerService({ inTransaction: () => db.inTransaction, store: ledgerStore, writer, clock, projections });
-  const installKey = options.mustExist === true ? null : loadOrCreateInstallKey(config.dataDir, { fips: config.fips, name: 'pending' });
+  const ledger = createLedgerService({
+    inTransaction: () => db.inTransaction,
+    store: ledgerStore,
+    writer,
+    clock,
+    projections,
+  });
+  const installKey =
+    options.mustExist === true
+      ? null
+      : loadOrCreateInstallKey(config.dataDir, { fips: config.fips, name: 'pending' });
   const keyFingerprint = installKey?.fingerprint ?? installState(installStore) ?? 'unknown';
   // The key name and origin follow the install key, not the instance name, which may change.
   const keyName = `svc-ledger-${keyFingerprint.slice(0, 16).toLowerCase()}`;
@@ -75,7 +84,10 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   const keyFor = (algorithm: string) => {
     if (sealKey?.algorithm === algorithm) return sealKey.publicKey;
     try {
-      return publicKeyFromDataDir(config.dataDir, algorithm === 'ecdsa-p256' ? 'ecdsa-p256' : 'ed25519');
+      return publicKeyFromDataDir(
+        config.dataDir,
+        algorithm === 'ecdsa-p256' ? 'ecdsa-p256' : 'ed25519',
+      );
     } catch {
       return null;
     }
@@ -92,8 +104,21 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   const sealer =
     sealKey === null
       ? null
-      : createSealer({ store: ledgerStore, ledger, writer, clock, key: sealKey, origin: keyName, log });
-  const licence = createLicenceService({ store: licenceStore, ledger, clock, checkMode: config.licence.check });
+      : createSealer({
+          store: ledgerStore,
+          ledger,
+          writer,
+          clock,
+          key: sealKey,
+          origin: keyName,
+          log,
+        });
+  const licence = createLicenceService({
+    store: licenceStore,
+    ledger,
+    clock,
+    checkMode: config.licence.check,
+  });
   const fingerprint = computeFingerprint(config.identity);
 
   return {

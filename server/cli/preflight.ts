@@ -23,63 +23,126 @@ function tcpReach(host: string, port: number, timeoutMs = 3000): Promise<string 
       socket.destroy();
       resolve(problem);
     };
-    socket.setTimeout(timeoutMs, () => { done(`no answer within ${String(timeoutMs / 1000)} s`); });
-    socket.once('connect', () => { done(null); });
-    socket.once('error', (err: NodeJS.ErrnoException) => { done(err.code ?? err.message); });
+    socket.setTimeout(timeoutMs, () => {
+      done(`no answer within ${String(timeoutMs / 1000)} s`);
+    });
+    socket.once('connect', () => {
+      done(null);
+    });
+    socket.once('error', (err: NodeJS.ErrnoException) => {
+      done(err.code ?? err.message);
+    });
   });
 }
 
-export async function preflight(config: Config, options: { deep: boolean; nodeVersion?: string }): Promise<PreflightLine[]> {
+export async function preflight(
+  config: Config,
+  options: { deep: boolean; nodeVersion?: string },
+): Promise<PreflightLine[]> {
   const lines: PreflightLine[] = [];
-  const add = (status: CheckStatus, check: string, detail: string): void => { lines.push({ status, check, detail }); };
+  const add = (status: CheckStatus, check: string, detail: string): void => {
+    lines.push({ status, check, detail });
+  };
 
   const node = options.nodeVersion ?? process.versions.node;
-  add(compareVersions(node, '20.19.0') >= 0 ? 'ok' : 'fail', 'host: node', `Node.js ${node} (needs 20.19 or newer)`);
+  add(
+    compareVersions(node, '20.19.0') >= 0 ? 'ok' : 'fail',
+    'host: node',
+    `Node.js ${node} (needs 20.19 or newer)`,
+  );
   const cores = cpus().length;
   const memGiB = totalmem() / 2 ** 30;
-  add(cores >= 8 && memGiB >= 30 ? 'ok' : 'warn', 'host: size', `${String(cores)} vCPU, ${memGiB.toFixed(1)} GiB memory (recommended 8 vCPU, 32 GB)`);
+  add(
+    cores >= 8 && memGiB >= 30 ? 'ok' : 'warn',
+    'host: size',
+    `${String(cores)} vCPU, ${memGiB.toFixed(1)} GiB memory (recommended 8 vCPU, 32 GB)`,
+  );
 
   const mem = new Database(':memory:');
   const sqlite = (mem.prepare('select sqlite_version() v').get() as { v: string }).v;
   mem.close();
-  add(compareVersions(sqlite, MIN_SQLITE) >= 0 ? 'ok' : 'fail', 'host: sqlite', `SQLite ${sqlite} (needs ${MIN_SQLITE} or newer)`);
+  add(
+    compareVersions(sqlite, MIN_SQLITE) >= 0 ? 'ok' : 'fail',
+    'host: sqlite',
+    `SQLite ${sqlite} (needs ${MIN_SQLITE} or newer)`,
+  );
 
   try {
     mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
     accessSync(config.dataDir, constants.W_OK);
     const { free, total } = await freeShare(config.dataDir);
     const share = total > 0 ? free / total : 0;
-    add(share >= 0.15 ? 'ok' : share >= 0.05 ? 'warn' : 'fail', 'disk: data volume', `${config.dataDir} writable, ${(share * 100).toFixed(1)}% free (needs 15%)`);
+    add(
+      share >= 0.15 ? 'ok' : share >= 0.05 ? 'warn' : 'fail',
+      'disk: data volume',
+      `${config.dataDir} writable, ${(share * 100).toFixed(1)}% free (needs 15%)`,
+    );
   } catch (err) {
-    add('fail', 'disk: data volume', `${config.dataDir} is not writable (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    add(
+      'fail',
+      'disk: data volume',
+      `${config.dataDir} is not writable (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
   }
 
   const fp = computeFingerprint(config.identity);
-  add(fp.ok ? 'ok' : 'fail', 'licence: install identity', fp.ok ? `fingerprint ${fp.fingerprint} (from ${fp.source})` : fp.problem);
+  add(
+    fp.ok ? 'ok' : 'fail',
+    'licence: install identity',
+    fp.ok ? `fingerprint ${fp.fingerprint} (from ${fp.source})` : fp.problem,
+  );
   const licenceFile = existsSync(config.files.licence);
-  add(licenceFile || config.trial ? 'ok' : 'warn', 'licence: file', licenceFile ? `${config.files.licence} present` : config.trial ? 'offline trial (SVC_TRIAL=1)' : `no licence file at ${config.files.licence}; start a trial or install one`);
+  add(
+    licenceFile || config.trial ? 'ok' : 'warn',
+    'licence: file',
+    licenceFile
+      ? `${config.files.licence} present`
+      : config.trial
+        ? 'offline trial (SVC_TRIAL=1)'
+        : `no licence file at ${config.files.licence}; start a trial or install one`,
+  );
 
-  const gpu = existsSync('/dev/nvidia0') || existsSync('/dev/dri/renderD128') || existsSync('/dev/kfd');
+  const gpu =
+    existsSync('/dev/nvidia0') || existsSync('/dev/dri/renderD128') || existsSync('/dev/kfd');
   if (gpu) add('ok', 'accelerator', 'a GPU device is present for local models');
-  else if (config.model.url !== null) add('ok', 'accelerator', 'no GPU; models are behind endpoints');
-  else add('warn', 'accelerator', 'no GPU and no SVC_MODEL_URL: investigations run without models (never on the CPU)');
+  else if (config.model.url !== null)
+    add('ok', 'accelerator', 'no GPU; models are behind endpoints');
+  else
+    add(
+      'warn',
+      'accelerator',
+      'no GPU and no SVC_MODEL_URL: investigations run without models (never on the CPU)',
+    );
 
   const tools: { name: string; url: string }[] = [];
   if (config.model.url !== null) tools.push({ name: 'model endpoint', url: config.model.url });
   if (config.s1.url !== null) tools.push({ name: 'System 1 endpoint', url: config.s1.url });
-  if (config.licence.authorityUrl !== null && config.licence.check !== 'offline') tools.push({ name: 'licence authority', url: config.licence.authorityUrl });
-  if (config.syslog.destination.includes('://')) tools.push({ name: 'syslog', url: config.syslog.destination });
+  if (config.licence.authorityUrl !== null && config.licence.check !== 'offline')
+    tools.push({ name: 'licence authority', url: config.licence.authorityUrl });
+  if (config.syslog.destination.includes('://'))
+    tools.push({ name: 'syslog', url: config.syslog.destination });
   if (tools.length === 0) add('ok', 'reach', 'no tools configured yet');
   for (const tool of tools) {
     const u = new URL(tool.url);
-    const defaults: Record<string, number> = { 'https:': 443, 'http:': 80, 'tcp:': 514, 'tls:': 6514 };
+    const defaults: Record<string, number> = {
+      'https:': 443,
+      'http:': 80,
+      'tcp:': 514,
+      'tls:': 6514,
+    };
     if (u.protocol === 'udp:') {
       add('ok', `reach: ${tool.name}`, `${u.host} over UDP (not checkable)`);
       continue;
     }
     const port = u.port !== '' ? Number(u.port) : (defaults[u.protocol] ?? 443);
     const problem = await tcpReach(u.hostname, port);
-    add(problem === null ? 'ok' : 'fail', `reach: ${tool.name}`, problem === null ? `${u.hostname}:${String(port)} answers` : `${u.hostname}:${String(port)}: ${problem}`);
+    add(
+      problem === null ? 'ok' : 'fail',
+      `reach: ${tool.name}`,
+      problem === null
+        ? `${u.hostname}:${String(port)} answers`
+        : `${u.hostname}:${String(port)}: ${problem}`,
+    );
   }
   if (options.deep) add('ok', 'deep: connectors', 'no connectors configured yet');
   return lines;

@@ -55,14 +55,17 @@ export async function run(argv: readonly string[], out: Out): Promise<number> {
       return 0;
     case 'health': {
       const cfg = config();
-      const host = cfg.http.bind === '0.0.0.0' || cfg.http.bind === '::' ? '127.0.0.1' : cfg.http.bind;
+      const host =
+        cfg.http.bind === '0.0.0.0' || cfg.http.bind === '::' ? '127.0.0.1' : cfg.http.bind;
       const url = values.url ?? `http://${host}:${String(cfg.http.port)}`;
       try {
         const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(5000) });
         out.log(`${url}: ${res.ok ? 'up' : `answered ${String(res.status)}`}`);
         return res.ok ? 0 : 1;
       } catch (err) {
-        out.error(`${url}: down (${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message})`);
+        out.error(
+          `${url}: down (${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message})`,
+        );
         return 1;
       }
     }
@@ -78,14 +81,21 @@ export async function run(argv: readonly string[], out: Out): Promise<number> {
     case 'ledger-verify': {
       const rt = runtime(config());
       try {
-        const checkpoint = values.checkpoint !== undefined ? readFileSync(values.checkpoint, 'utf8') : undefined;
+        const checkpoint =
+          values.checkpoint !== undefined ? readFileSync(values.checkpoint, 'utf8') : undefined;
         const report = await rt.reader.verify(checkpoint !== undefined ? { checkpoint } : {});
         if (values.json) out.log(JSON.stringify(report, null, 2));
         if (report.failure) {
-          if (!values.json) out.error(`ledger verify FAILED at seq ${String(report.failure.seq)} (${report.failure.check}): ${report.failure.message}`);
+          if (!values.json)
+            out.error(
+              `ledger verify FAILED at seq ${String(report.failure.seq)} (${report.failure.check}): ${report.failure.message}`,
+            );
           return 1;
         }
-        if (!values.json) out.log(`ledger verifies: ${String(report.checked)} events, ${String(report.segments)} segments sealed through seq ${String(report.sealed_through)}, head seq ${String(report.head.seq)} (${String(report.events_per_s)} events/s)`);
+        if (!values.json)
+          out.log(
+            `ledger verifies: ${String(report.checked)} events, ${String(report.segments)} segments sealed through seq ${String(report.sealed_through)}, head seq ${String(report.head.seq)} (${String(report.events_per_s)} events/s)`,
+          );
         return 0;
       } finally {
         rt.close();
@@ -94,11 +104,21 @@ export async function run(argv: readonly string[], out: Out): Promise<number> {
     case 'doctor': {
       const rt = runtime(config());
       try {
-        const status = createStatusService({ config: rt.config, fingerprint: rt.fingerprint, licence: rt.licence, ledgerStore: rt.ledgerStore, startedAt: rt.clock.nowIso(), hasWorkingConnection: () => false });
+        const status = createStatusService({
+          config: rt.config,
+          fingerprint: rt.fingerprint,
+          licence: rt.licence,
+          ledgerStore: rt.ledgerStore,
+          startedAt: rt.clock.nowIso(),
+          hasWorkingConnection: () => false,
+        });
         const report = await createCoreDoctor(rt, status).report(true);
         if (values.json) out.log(JSON.stringify(report, null, 2));
         else {
-          for (const c of report.checks) out.log(`${mark(c.status)} ${c.area} / ${c.check}: ${c.detail}${c.hint !== '' ? ` (${c.hint})` : ''}`);
+          for (const c of report.checks)
+            out.log(
+              `${mark(c.status)} ${c.area} / ${c.check}: ${c.detail}${c.hint !== '' ? ` (${c.hint})` : ''}`,
+            );
           out.log(`overall: ${report.status}`);
         }
         return report.status === 'fail' ? 1 : 0;
@@ -108,7 +128,21 @@ export async function run(argv: readonly string[], out: Out): Promise<number> {
     }
     case 'preflight': {
       const lines = await preflight(config(), { deep: values.deep });
-      if (values.json) out.log(JSON.stringify({ status: lines.some((l) => l.status === 'fail') ? 'fail' : lines.some((l) => l.status === 'warn') ? 'warn' : 'ok', checks: lines }, null, 2));
+      if (values.json)
+        out.log(
+          JSON.stringify(
+            {
+              status: lines.some((l) => l.status === 'fail')
+                ? 'fail'
+                : lines.some((l) => l.status === 'warn')
+                  ? 'warn'
+                  : 'ok',
+              checks: lines,
+            },
+            null,
+            2,
+          ),
+        );
       else for (const l of lines) out.log(`${mark(l.status)} ${l.check}: ${l.detail}`);
       return lines.some((l) => l.status === 'fail') ? 1 : 0;
     }
@@ -118,8 +152,13 @@ export async function run(argv: readonly string[], out: Out): Promise<number> {
       const rt = runtime(cfg);
       try {
         const result = rebuildProjections(rt.db, rt.ledgerStore, rt.projections, values.check);
-        const verdict = result.differing.length === 0 ? 'rebuilt state equals the live one' : `differs in ${result.differing.join(', ')}`;
-        out.log(`${values.check ? 'check' : 'rebuild'}: replayed ${String(result.events)} events into ${result.tables.join(', ')}; ${verdict}${result.applied ? '' : ' (nothing changed)'}`);
+        const verdict =
+          result.differing.length === 0
+            ? 'rebuilt state equals the live one'
+            : `differs in ${result.differing.join(', ')}`;
+        out.log(
+          `${values.check ? 'check' : 'rebuild'}: replayed ${String(result.events)} events into ${result.tables.join(', ')}; ${verdict}${result.applied ? '' : ' (nothing changed)'}`,
+        );
         return values.check && result.differing.length > 0 ? 1 : 0;
       } finally {
         rt.close();
@@ -135,11 +174,26 @@ export async function run(argv: readonly string[], out: Out): Promise<number> {
 // Run only as the entry point (the bundle, or tsx), never when imported by tests.
 const entry = process.argv[1] ?? '';
 if (/svc-core\.(m?js|ts)$/.test(entry)) {
-  run(process.argv.slice(2), { log: (l) => { process.stdout.write(`${l}\n`); }, error: (l) => { process.stderr.write(`${l}\n`); } }).then(
-    (code) => { process.exitCode = code; },
+  run(process.argv.slice(2), {
+    log: (l) => {
+      process.stdout.write(`${l}\n`);
+    },
+    error: (l) => {
+      process.stderr.write(`${l}\n`);
+    },
+  }).then(
+    (code) => {
+      process.exitCode = code;
+    },
     (err: unknown) => {
-      process.stderr.write(`${err instanceof ConfigError ? err.message : `svc-core: ${err instanceof Error ? err.message : String(err)}`}\n`);
-      process.exitCode = err instanceof ConfigError || (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? 2 : 1;
+      process.stderr.write(
+        `${err instanceof ConfigError ? err.message : `svc-core: ${err instanceof Error ? err.message : String(err)}`}\n`,
+      );
+      process.exitCode =
+        err instanceof ConfigError ||
+        (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION'
+          ? 2
+          : 1;
     },
   );
 }

@@ -19,9 +19,17 @@ export function loadMigrations(dir: string): Migration[] {
  * Apply pending migrations, each in its own transaction. Refuses to start when the applied
  * list is not a prefix of the known list (a database from a newer or diverged build).
  */
-export function migrate(db: Database, migrations: readonly Migration[], backup?: (db: Database) => void): string[] {
-  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`);
-  const applied = (db.prepare('SELECT id FROM schema_migrations ORDER BY rowid').all() as { id: string }[]).map((r) => r.id);
+export function migrate(
+  db: Database,
+  migrations: readonly Migration[],
+  backup?: (db: Database) => void,
+): string[] {
+  db.exec(
+    `CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`,
+  );
+  const applied = (
+    db.prepare('SELECT id FROM schema_migrations ORDER BY rowid').all() as { id: string }[]
+  ).map((r) => r.id);
   applied.forEach((id, i) => {
     if (migrations[i]?.id !== id) {
       throw new Error(

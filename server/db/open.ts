@@ -10,11 +10,16 @@ export interface OpenOptions {
 
 /** Open the one database file with the pragmas the store relies on, and check them. */
 export function openDatabase(file: string, options: OpenOptions = {}): Db {
-  const db = new Database(file, { readonly: options.readonly === true, fileMustExist: options.readonly === true });
+  const db = new Database(file, {
+    readonly: options.readonly === true,
+    fileMustExist: options.readonly === true,
+  });
   try {
     const version = (db.prepare('select sqlite_version() as v').get() as { v: string }).v;
     if (compareVersions(version, MIN_SQLITE) < 0) {
-      throw new Error(`SQLite ${version} is older than ${MIN_SQLITE}; the store refuses to start on it`);
+      throw new Error(
+        `SQLite ${version} is older than ${MIN_SQLITE}; the store refuses to start on it`,
+      );
     }
     if (options.readonly !== true) {
       db.pragma('journal_mode = WAL');

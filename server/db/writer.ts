@@ -32,7 +32,10 @@ const STORAGE_CODES = /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN|BUSY|LOCKED|CORRUPT
 export function asStorageError(err: unknown): unknown {
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && STORAGE_CODES.test(code)) {
-    return new StorageUnavailableError('storage_unavailable', `the store cannot commit now (${code}); retry later`);
+    return new StorageUnavailableError(
+      'storage_unavailable',
+      `the store cannot commit now (${code}); retry later`,
+    );
   }
   return err;
 }
@@ -98,7 +101,10 @@ export function createWriter(db: Database): Writer {
 
   function finishBatch(size: number, started: number): void {
     const ms = performance.now() - started;
-    for (const l of batchListeners) safely(() => { l(size, ms); });
+    for (const l of batchListeners)
+      safely(() => {
+        l(size, ms);
+      });
     if (queue.length === 0 && markIdle) {
       markIdle();
       markIdle = null;
@@ -107,7 +113,10 @@ export function createWriter(db: Database): Writer {
 
   return {
     transact<T>(fn: () => T): Promise<T> {
-      if (closed) return Promise.reject(new StorageUnavailableError('storage_closed', 'the service is stopping'));
+      if (closed)
+        return Promise.reject(
+          new StorageUnavailableError('storage_closed', 'the service is stopping'),
+        );
       return new Promise<T>((resolve, reject) => {
         queue.push({ fn, resolve: resolve as (v: unknown) => void, reject, afterCommit: [] });
         if (markIdle === null) idle = new Promise((r) => (markIdle = r));

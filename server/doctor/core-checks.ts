@@ -15,27 +15,49 @@ export function mainCheck(mode: () => Mode, problems: () => readonly string[]): 
     name: 'main',
     run(): CheckResult {
       const p = problems();
-      if (p.length > 0) return { status: 'fail', detail: p.join('; '), hint: 'see the service log' };
+      if (p.length > 0)
+        return { status: 'fail', detail: p.join('; '), hint: 'see the service log' };
       const m = mode();
       if (m === 'operating') return { status: 'ok', detail: 'operating; runtime loaded', hint: '' };
-      if (m === 'configuring') return { status: 'warn', detail: 'configuring: no working connection yet', hint: 'add a connection (Connections) to reach operating' };
-      return { status: 'fail', detail: 'setup: no valid licence', hint: 'start the offline trial (SVC_TRIAL=1) or install a licence' };
+      if (m === 'configuring')
+        return {
+          status: 'warn',
+          detail: 'configuring: no working connection yet',
+          hint: 'add a connection (Connections) to reach operating',
+        };
+      return {
+        status: 'fail',
+        detail: 'setup: no valid licence',
+        hint: 'start the offline trial (SVC_TRIAL=1) or install a licence',
+      };
     },
   };
 }
 
-export function ledgerCheck(verify: () => Promise<VerifyReport>, sealRefusal: () => string | null): DoctorCheck {
+export function ledgerCheck(
+  verify: () => Promise<VerifyReport>,
+  sealRefusal: () => string | null,
+): DoctorCheck {
   return {
     area: 'Audit',
     name: 'ledger integrity',
     async run(): Promise<CheckResult> {
       const r = await verify();
       if (!r.ok && r.failure) {
-        return { status: 'fail', detail: `${r.failure.check} fails at seq ${String(r.failure.seq)}: ${r.failure.message}`, hint: 'stop writes, keep a copy of the data folder, and compare with syslog checkpoints (svc-core ledger-verify --checkpoint)' };
+        return {
+          status: 'fail',
+          detail: `${r.failure.check} fails at seq ${String(r.failure.seq)}: ${r.failure.message}`,
+          hint: 'stop writes, keep a copy of the data folder, and compare with syslog checkpoints (svc-core ledger-verify --checkpoint)',
+        };
       }
       const refusal = sealRefusal();
-      if (refusal !== null) return { status: 'fail', detail: refusal, hint: 'run svc-core ledger-verify' };
-      return { status: 'ok', detail: `${String(r.checked)} events verify; ${String(r.segments)} segments sealed through seq ${String(r.sealed_through)}`, hint: '' };
+      if (refusal !== null)
+        return { status: 'fail', detail: refusal, hint: 'run svc-core ledger-verify' };
+      return {
+        status: 'ok',
+        detail: `${String(r.checked)} events verify; ${String(r.segments)} segments sealed through seq ${String(r.sealed_through)}`,
+        hint: '',
+      };
     },
   };
 }
@@ -45,7 +67,10 @@ export async function freeShare(dir: string): Promise<{ free: number; total: num
   return { free: s.bavail * s.bsize, total: s.blocks * s.bsize };
 }
 
-export function dataVolumeCheck(dir: string, measure: (dir: string) => Promise<{ free: number; total: number }> = freeShare): DoctorCheck {
+export function dataVolumeCheck(
+  dir: string,
+  measure: (dir: string) => Promise<{ free: number; total: number }> = freeShare,
+): DoctorCheck {
   return {
     area: 'Storage',
     name: 'data volume',
@@ -53,8 +78,14 @@ export function dataVolumeCheck(dir: string, measure: (dir: string) => Promise<{
       const { free, total } = await measure(dir);
       const share = total > 0 ? free / total : 0;
       const detail = `${(share * 100).toFixed(1)}% free (${(free / 2 ** 30).toFixed(1)} GiB of ${(total / 2 ** 30).toFixed(1)} GiB) on ${dir}`;
-      if (share < FREE_FAIL) return { status: 'fail', detail, hint: 'free space now: writes are refused (503) when the disk fills' };
-      if (share < FREE_WARN) return { status: 'warn', detail, hint: 'keep at least 15% free on the data volume' };
+      if (share < FREE_FAIL)
+        return {
+          status: 'fail',
+          detail,
+          hint: 'free space now: writes are refused (503) when the disk fills',
+        };
+      if (share < FREE_WARN)
+        return { status: 'warn', detail, hint: 'keep at least 15% free on the data volume' };
       return { status: 'ok', detail, hint: '' };
     },
   };
@@ -67,12 +98,33 @@ export function licenceCheck(licence: LicenceService, fingerprint: Fingerprint):
     run(): CheckResult {
       const v = licence.view();
       const fp = fingerprint.ok ? '' : ` Install identity: ${fingerprint.problem}.`;
-      if (v === null) return { status: 'fail', detail: `no licence.${fp}`, hint: 'start the offline trial (SVC_TRIAL=1) or install a licence' };
+      if (v === null)
+        return {
+          status: 'fail',
+          detail: `no licence.${fp}`,
+          hint: 'start the offline trial (SVC_TRIAL=1) or install a licence',
+        };
       const base = `${v.kind} (${v.tier}), ${String(v.services)} services, expires ${v.expires_at}; ${v.check === 'offline' ? 'offline by choice' : `check ${v.check}`}.${fp}`;
-      if (!v.valid) return { status: 'fail', detail: `expired: ${base}`, hint: 'install a licence' };
-      if (v.in_grace) return { status: 'warn', detail: `in grace: ${base}`, hint: 'install a licence before the grace period ends' };
-      if (!fingerprint.ok) return { status: 'warn', detail: base, hint: 'give this host a machine id so that the install can be licensed' };
-      if (v.days_left <= 14) return { status: 'warn', detail: `${String(v.days_left)} days left: ${base}`, hint: 'install a licence soon' };
+      if (!v.valid)
+        return { status: 'fail', detail: `expired: ${base}`, hint: 'install a licence' };
+      if (v.in_grace)
+        return {
+          status: 'warn',
+          detail: `in grace: ${base}`,
+          hint: 'install a licence before the grace period ends',
+        };
+      if (!fingerprint.ok)
+        return {
+          status: 'warn',
+          detail: base,
+          hint: 'give this host a machine id so that the install can be licensed',
+        };
+      if (v.days_left <= 14)
+        return {
+          status: 'warn',
+          detail: `${String(v.days_left)} days left: ${base}`,
+          hint: 'install a licence soon',
+        };
       return { status: 'ok', detail: base, hint: '' };
     },
   };

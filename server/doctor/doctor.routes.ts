@@ -8,17 +8,36 @@ export const DoctorReportBody = Type.Object({
   status: Status,
   checked_at: Type.String(),
   cached: Type.Boolean(),
-  checks: Type.Array(Type.Object({ area: Type.String(), check: Type.String(), status: Status, detail: Type.String(), hint: Type.String(), duration_ms: Type.Integer() })),
+  checks: Type.Array(
+    Type.Object({
+      area: Type.String(),
+      check: Type.String(),
+      status: Status,
+      detail: Type.String(),
+      hint: Type.String(),
+      duration_ms: Type.Integer(),
+    }),
+  ),
 });
 
-export const doctorRoutes: FastifyPluginAsyncTypebox<{ doctor: Doctor }> = async (app, { doctor }) => {
-  app.get('/doctor', {
-    schema: {
-      summary: 'Health check by check (cached 15 s; fresh=1 re-runs)',
-      tags: ['status'],
-      querystring: Type.Object({ fresh: Type.Optional(Type.Union([Type.Literal('1'), Type.Literal('0')])) }, { additionalProperties: false }),
-      response: { 200: DoctorReportBody, ...errorResponses },
+export const doctorRoutes: FastifyPluginAsyncTypebox<{ doctor: Doctor }> = async (
+  app,
+  { doctor },
+) => {
+  app.get(
+    '/doctor',
+    {
+      schema: {
+        summary: 'Health check by check (cached 15 s; fresh=1 re-runs)',
+        tags: ['status'],
+        querystring: Type.Object(
+          { fresh: Type.Optional(Type.Union([Type.Literal('1'), Type.Literal('0')])) },
+          { additionalProperties: false },
+        ),
+        response: { 200: DoctorReportBody, ...errorResponses },
+      },
+      onRequest: app.requireRole('viewer'),
     },
-    onRequest: app.requireRole('viewer'),
-  }, async (req) => doctor.report(req.query.fresh === '1'));
+    async (req) => doctor.report(req.query.fresh === '1'),
+  );
 };

@@ -36,13 +36,21 @@ async function runOne(check: DoctorCheck): Promise<CheckResult> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<CheckResult>((resolve) => {
     timer = setTimeout(() => {
-      resolve({ status: 'fail', detail: `no answer within ${String(CHECK_TIMEOUT_MS / 1000)} s`, hint: 'see the service log for this check' });
+      resolve({
+        status: 'fail',
+        detail: `no answer within ${String(CHECK_TIMEOUT_MS / 1000)} s`,
+        hint: 'see the service log for this check',
+      });
     }, CHECK_TIMEOUT_MS);
   });
   try {
     return await Promise.race([Promise.resolve().then(() => check.run()), timeout]);
   } catch (err) {
-    return { status: 'fail', detail: `the check failed: ${(err as Error).message}`, hint: 'see the service log' };
+    return {
+      status: 'fail',
+      detail: `the check failed: ${(err as Error).message}`,
+      hint: 'see the service log',
+    };
   } finally {
     clearTimeout(timer);
   }
@@ -58,10 +66,22 @@ export function createDoctor({ clock }: { clock: Clock }) {
       checks.map(async (c) => {
         const started = performance.now();
         const r = await runOne(c);
-        return { area: c.area, check: c.name, status: r.status, detail: r.detail, hint: r.hint, duration_ms: Math.round(performance.now() - started) };
+        return {
+          area: c.area,
+          check: c.name,
+          status: r.status,
+          detail: r.detail,
+          hint: r.hint,
+          duration_ms: Math.round(performance.now() - started),
+        };
       }),
     );
-    const report: DoctorReport = { status: worst(results.map((r) => r.status)), checked_at: clock.nowIso(), cached: false, checks: results };
+    const report: DoctorReport = {
+      status: worst(results.map((r) => r.status)),
+      checked_at: clock.nowIso(),
+      cached: false,
+      checks: results,
+    };
     cache = { at: clock.now(), report };
     return report;
   }
@@ -72,7 +92,8 @@ export function createDoctor({ clock }: { clock: Clock }) {
       checks.push(check);
     },
     async report(fresh = false): Promise<DoctorReport> {
-      if (!fresh && cache !== null && clock.now() - cache.at < DOCTOR_CACHE_MS) return { ...cache.report, cached: true };
+      if (!fresh && cache !== null && clock.now() - cache.at < DOCTOR_CACHE_MS)
+        return { ...cache.report, cached: true };
       // Concurrent callers share one run instead of verifying the ledger twice.
       running ??= run().finally(() => {
         running = null;

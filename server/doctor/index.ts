@@ -1,3 +1,18 @@
-export { createDoctor, worst, CheckStatus, type Doctor, type DoctorCheck, type DoctorReport, type CheckResult } from './doctor.service.js';
-export { mainCheck, ledgerCheck, dataVolumeCheck, licenceCheck, FREE_WARN, FREE_FAIL } from './core-checks.js';
+export {
+  createDoctor,
+  worst,
+  CheckStatus,
+  type Doctor,
+  type DoctorCheck,
+  type DoctorReport,
+  type CheckResult,
+} from './doctor.service.js';
+export {
+  mainCheck,
+  ledgerCheck,
+  dataVolumeCheck,
+  licenceCheck,
+  FREE_WARN,
+  FREE_FAIL,
+} from './core-checks.js';
 export { doctorRoutes } from './doctor.routes.js';

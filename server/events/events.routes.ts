@@ -5,9 +5,21 @@ import type { Mode } from '../shared/mode.js';
 import { IngestEventBody, IngestedEvent } from './events.schemas.js';
 import type { EventsService } from './events.service.js';
 
-export const eventsRoutes: FastifyPluginAsyncTypebox<{ events: EventsService; mode: () => Mode }> = async (app, { events, mode }) => {
-  app.post('/events', {
-    schema: { summary: 'Append an event to the ledger', tags: ['ingest'], body: IngestEventBody, response: { 201: IngestedEvent, ...errorResponses } },
-    onRequest: [app.requireIngest(), requireMode(mode, 'configuring')],
-  }, async (req, reply) => reply.code(201).send(await events.ingest(req.body)));
+export const eventsRoutes: FastifyPluginAsyncTypebox<{
+  events: EventsService;
+  mode: () => Mode;
+}> = async (app, { events, mode }) => {
+  app.post(
+    '/events',
+    {
+      schema: {
+        summary: 'Append an event to the ledger',
+        tags: ['ingest'],
+        body: IngestEventBody,
+        response: { 201: IngestedEvent, ...errorResponses },
+      },
+      onRequest: [app.requireIngest(), requireMode(mode, 'configuring')],
+    },
+    async (req, reply) => reply.code(201).send(await events.ingest(req.body)),
+  );
 };

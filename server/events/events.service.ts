@@ -15,10 +15,18 @@ export function createEventsService({ ledger, writer }: Deps) {
     /** Append an event from a component or SIEM; answers after its commit. */
     async ingest(body: IngestEventBody) {
       if (!INGEST_PREFIXES.some((p) => body.type.startsWith(p))) {
-        throw new InvalidInputError('invalid_input', `type must start with one of ${INGEST_PREFIXES.join(', ')}`, { field: 'type' });
+        throw new InvalidInputError(
+          'invalid_input',
+          `type must start with one of ${INGEST_PREFIXES.join(', ')}`,
+          { field: 'type' },
+        );
       }
       if (!TYPE_SHAPE.test(body.type)) {
-        throw new InvalidInputError('invalid_input', 'type must be dotted lower-case words, e.g. human.deploy', { field: 'type' });
+        throw new InvalidInputError(
+          'invalid_input',
+          'type must be dotted lower-case words, e.g. human.deploy',
+          { field: 'type' },
+        );
       }
       const event = await writer.transact(() =>
         ledger.append({

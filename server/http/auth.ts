@@ -78,7 +78,10 @@ async function authPlugin(app: FastifyInstance, options: AuthOptions): Promise<v
       await sleep(delayMs);
       throw new UnauthenticatedError('bad_token', 'the token or session is not valid');
     }
-    throw new UnauthenticatedError('no_credentials', 'sign in, or send Authorization: Bearer <token>');
+    throw new UnauthenticatedError(
+      'no_credentials',
+      'sign in, or send Authorization: Bearer <token>',
+    );
   }
 
   app.decorate('requireRole', (role: Role): onRequestAsyncHookHandler => {
@@ -86,7 +89,11 @@ async function authPlugin(app: FastifyInstance, options: AuthOptions): Promise<v
       const p = request.principal;
       if (p === null) return refuseUnauthenticated(request);
       if (p.role === null) {
-        throw new ForbiddenError('role_required', `this call needs the ${role} role; the ingest token only posts events and alerts`, { role });
+        throw new ForbiddenError(
+          'role_required',
+          `this call needs the ${role} role; the ingest token only posts events and alerts`,
+          { role },
+        );
       }
       if (!roleAtLeast(p.role, role)) {
         throw new ForbiddenError('role_required', `this call needs the ${role} role`, { role });
@@ -100,13 +107,18 @@ async function authPlugin(app: FastifyInstance, options: AuthOptions): Promise<v
       if (p === null) {
         if (options.ingestToken === null && request.credential === 'bad') {
           await sleep(delayMs);
-          throw new UnauthenticatedError('ingest_off', 'ingestion is off: no SVC_INGEST_TOKEN is configured');
+          throw new UnauthenticatedError(
+            'ingest_off',
+            'ingestion is off: no SVC_INGEST_TOKEN is configured',
+          );
         }
         return refuseUnauthenticated(request);
       }
       // Automation with the admin token (owner rights) may ingest too.
       if (p.kind !== 'ingest-token' && p.kind !== 'admin-token') {
-        throw new ForbiddenError('ingest_token_required', 'this call needs the ingest token', { role: 'ingest' });
+        throw new ForbiddenError('ingest_token_required', 'this call needs the ingest token', {
+          role: 'ingest',
+        });
       }
     };
   });

@@ -40,21 +40,33 @@ export function installErrorHandler(app: FastifyInstance): void {
       return reply.code(503).send({ error: 'not operating yet', mode: err.details['mode'] });
     }
     if (err instanceof ServiceError) {
-      return reply.code(statusOf[err.kind]).send({ ...err.details, error: err.code, message: err.message });
+      return reply
+        .code(statusOf[err.kind])
+        .send({ ...err.details, error: err.code, message: err.message });
     }
     if (err.validation) {
       const field = fieldOf(err);
-      return reply.code(400).send({ error: 'invalid_input', message: messageOf(err, field), field });
+      return reply
+        .code(400)
+        .send({ error: 'invalid_input', message: messageOf(err, field), field });
     }
     if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) {
       // Malformed JSON, body too large, unsupported media type …
-      const code = err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err.name === 'SyntaxError' ? 'invalid_json' : (err.code ?? 'bad_request').toLowerCase();
+      const code =
+        err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err.name === 'SyntaxError'
+          ? 'invalid_json'
+          : (err.code ?? 'bad_request').toLowerCase();
       return reply.code(err.statusCode).send({ error: code, message: err.message, field: 'body' });
     }
     request.log.error({ err }, 'unhandled error');
     return reply.code(500).send({ error: 'internal', message: 'Internal Server Error' });
   });
   app.setNotFoundHandler((request, reply) => {
-    return reply.code(404).send({ error: 'not_found', message: `no route ${request.method} ${request.url.split('?')[0] ?? ''}` });
+    return reply
+      .code(404)
+      .send({
+        error: 'not_found',
+        message: `no route ${request.method} ${request.url.split('?')[0] ?? ''}`,
+      });
   });
 }

@@ -7,7 +7,11 @@ export function requireMode(currentMode: () => Mode, needed: Mode): onRequestAsy
   return async () => {
     const mode = currentMode();
     if (!modeAtLeast(mode, needed)) {
-      throw new NotOperatingError('not_operating', `this call needs mode ${needed}; the service is in ${mode}`, { mode });
+      throw new NotOperatingError(
+        'not_operating',
+        `this call needs mode ${needed}; the service is in ${mode}`,
+        { mode },
+      );
     }
   };
 }

@@ -1,6 +1,14 @@
 // The data folder: created owner-only, with a pid lock so that two servers (or a server and
 // `svc-core rebuild`) never write the same database.
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 
 export function ensureDataDir(dir: string): void {

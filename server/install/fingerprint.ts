@@ -9,9 +9,19 @@ const APP_ID = 'a3f1c2d4e5b60718293a4b5c6d7e8f90'; // fixed per product, never c
 
 /** Values that images ship baked in, or that firmware fills with placeholders. */
 const PLACEHOLDERS = new Set([
-  '', 'uninitialized', 'none', 'null', 'unknown', '0', 'default string', 'not specified',
-  'to be filled by o.e.m.', 'system serial number', '00000000-0000-0000-0000-000000000000',
-  'ffffffff-ffff-ffff-ffff-ffffffffffff', '03000200-0400-0500-0006-000700080009',
+  '',
+  'uninitialized',
+  'none',
+  'null',
+  'unknown',
+  '0',
+  'default string',
+  'not specified',
+  'to be filled by o.e.m.',
+  'system serial number',
+  '00000000-0000-0000-0000-000000000000',
+  'ffffffff-ffff-ffff-ffff-ffffffffffff',
+  '03000200-0400-0500-0006-000700080009',
 ]);
 
 export interface IdentitySources {
@@ -21,7 +31,11 @@ export interface IdentitySources {
 }
 
 export type Fingerprint =
-  | { readonly ok: true; readonly fingerprint: string; readonly source: 'cluster' | 'machine-id' | 'hardware-id' }
+  | {
+      readonly ok: true;
+      readonly fingerprint: string;
+      readonly source: 'cluster' | 'machine-id' | 'hardware-id';
+    }
   | { readonly ok: false; readonly problem: string };
 
 function refused(value: string): string | null {
@@ -36,7 +50,9 @@ function readId(file: string): { value: string } | { problem: string } {
   try {
     return { value: readFileSync(file, 'utf8').trim() };
   } catch (err) {
-    return { problem: `${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})` };
+    return {
+      problem: `${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    };
   }
 }
 
@@ -49,13 +65,25 @@ export function computeFingerprint(sources: IdentitySources): Fingerprint {
   const problems: string[] = [];
   if (sources.clusterUid !== null) {
     const why = refused(sources.clusterUid);
-    if (why === null) return { ok: true, fingerprint: fingerprintOf(sources.clusterUid.trim(), 'cluster'), source: 'cluster' };
+    if (why === null)
+      return {
+        ok: true,
+        fingerprint: fingerprintOf(sources.clusterUid.trim(), 'cluster'),
+        source: 'cluster',
+      };
     problems.push(`SVC_CLUSTER_UID is refused: ${why}`);
   }
   const machine = readId(sources.machineIdFile);
   if ('value' in machine) {
-    const why = /^[0-9a-f]{32}$/.test(machine.value) ? refused(machine.value) : 'it is not 32 lowercase hexadecimal digits';
-    if (why === null) return { ok: true, fingerprint: fingerprintOf(machine.value, 'machine-id'), source: 'machine-id' };
+    const why = /^[0-9a-f]{32}$/.test(machine.value)
+      ? refused(machine.value)
+      : 'it is not 32 lowercase hexadecimal digits';
+    if (why === null)
+      return {
+        ok: true,
+        fingerprint: fingerprintOf(machine.value, 'machine-id'),
+        source: 'machine-id',
+      };
     problems.push(`the machine id in ${sources.machineIdFile} is refused: ${why}`);
   } else {
     problems.push(machine.problem);
@@ -64,7 +92,12 @@ export function computeFingerprint(sources: IdentitySources): Fingerprint {
     const hw = readId(sources.hardwareIdFile);
     if ('value' in hw) {
       const why = refused(hw.value);
-      if (why === null) return { ok: true, fingerprint: fingerprintOf(hw.value, 'hardware-id'), source: 'hardware-id' };
+      if (why === null)
+        return {
+          ok: true,
+          fingerprint: fingerprintOf(hw.value, 'hardware-id'),
+          source: 'hardware-id',
+        };
       problems.push(`the hardware id in ${sources.hardwareIdFile} is refused: ${why}`);
     } else {
       problems.push(hw.problem);

@@ -1,3 +1,8 @@
-export { computeFingerprint, fingerprintOf, type Fingerprint, type IdentitySources } from './fingerprint.js';
+export {
+  computeFingerprint,
+  fingerprintOf,
+  type Fingerprint,
+  type IdentitySources,
+} from './fingerprint.js';
 export { ensureDataDir, lockDataDir, lockHolder, databaseFile } from './data-dir.js';
 export { createInstallStore, type InstallStore, type InstallState } from './install.projection.js';

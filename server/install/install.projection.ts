@@ -12,9 +12,15 @@ export interface InstallState {
 }
 
 export function createInstallStore(db: Database) {
-  const get = db.prepare<[], InstallState>(`SELECT installed_at, instance, key_fingerprint, starts, last_start_at, last_version FROM install_state WHERE id = 1`);
-  const insert = db.prepare<[string, string, string]>(`INSERT INTO install_state (id, installed_at, instance, key_fingerprint) VALUES (1, ?, ?, ?)`);
-  const started = db.prepare<[string, string, string]>(`UPDATE install_state SET starts = starts + 1, last_start_at = ?, last_version = ?, instance = ? WHERE id = 1`);
+  const get = db.prepare<[], InstallState>(
+    `SELECT installed_at, instance, key_fingerprint, starts, last_start_at, last_version FROM install_state WHERE id = 1`,
+  );
+  const insert = db.prepare<[string, string, string]>(
+    `INSERT INTO install_state (id, installed_at, instance, key_fingerprint) VALUES (1, ?, ?, ?)`,
+  );
+  const started = db.prepare<[string, string, string]>(
+    `UPDATE install_state SET starts = starts + 1, last_start_at = ?, last_version = ?, instance = ? WHERE id = 1`,
+  );
   return {
     get: (): InstallState | null => get.get() ?? null,
     projection: {

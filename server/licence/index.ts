@@ -1,2 +1,7 @@
 export { createLicenceStore, type LicenceStore } from './licence.store.js';
-export { createLicenceService, TRIAL, type LicenceService, type LicenceView } from './licence.service.js';
+export {
+  createLicenceService,
+  TRIAL,
+  type LicenceService,
+  type LicenceView,
+} from './licence.service.js';

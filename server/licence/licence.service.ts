@@ -5,7 +5,13 @@ import type { LedgerService } from '../ledger/index.js';
 import type { LicenceStore } from './licence.store.js';
 
 /** The trial on offer: 90 days at present (normally 30), 50 services, up to 10 installs. */
-export const TRIAL = { tier: 'trial', services: 50, install_limit: 10, days: 90, grace_days: 14 } as const;
+export const TRIAL = {
+  tier: 'trial',
+  services: 50,
+  install_limit: 10,
+  days: 90,
+  grace_days: 14,
+} as const;
 const DAY_MS = 86_400_000;
 
 export interface LicenceView {

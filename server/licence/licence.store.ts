@@ -13,7 +13,9 @@ export interface LicenceRow {
 }
 
 export function createLicenceStore(db: Database) {
-  const get = db.prepare<[], LicenceRow>(`SELECT kind, tier, services, install_limit, started_at, expires_at, grace_days, fingerprint FROM licence_state WHERE id = 1`);
+  const get = db.prepare<[], LicenceRow>(
+    `SELECT kind, tier, services, install_limit, started_at, expires_at, grace_days, fingerprint FROM licence_state WHERE id = 1`,
+  );
   const put = db.prepare<[string, string, number, number, string, string, number, string | null]>(
     `INSERT OR REPLACE INTO licence_state (id, kind, tier, services, install_limit, started_at, expires_at, grace_days, fingerprint) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
@@ -25,7 +27,16 @@ export function createLicenceStore(db: Database) {
       apply(e) {
         if (e.type !== 'licence.trial_started') return;
         const d = e.data;
-        put.run('trial', String(d['tier']), Number(d['services']), Number(d['install_limit']), e.ts, String(d['expires_at']), Number(d['grace_days']), typeof d['fingerprint'] === 'string' ? d['fingerprint'] : null);
+        put.run(
+          'trial',
+          String(d['tier']),
+          Number(d['services']),
+          Number(d['install_limit']),
+          e.ts,
+          String(d['expires_at']),
+          Number(d['grace_days']),
+          typeof d['fingerprint'] === 'string' ? d['fingerprint'] : null,
+        );
       },
     } satisfies Projection,
   };

@@ -4,7 +4,12 @@ import type { Role } from './roles.js';
 export type Principal =
   | { readonly kind: 'admin-token'; readonly name: 'admin-token'; readonly role: Role }
   | { readonly kind: 'ingest-token'; readonly name: 'ingest-token'; readonly role: null }
-  | { readonly kind: 'session'; readonly name: string; readonly role: Role; readonly userId: string };
+  | {
+      readonly kind: 'session';
+      readonly name: string;
+      readonly role: Role;
+      readonly userId: string;
+    };
 
 /** The actor recorded for a state change. */
 export interface Actor {

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) =>
+  Type.Union([t, Type.Null()]);
 
 export const HealthBody = Type.Object({ status: Type.Literal('ok') });
 
@@ -23,16 +24,32 @@ export const StatusBody = Type.Object({
     }),
   ),
   setup: Type.Object({
-    steps: Type.Array(Type.Object({ id: Type.String(), title: Type.String(), done: Type.Boolean(), hint: Type.String() })),
+    steps: Type.Array(
+      Type.Object({
+        id: Type.String(),
+        title: Type.String(),
+        done: Type.Boolean(),
+        hint: Type.String(),
+      }),
+    ),
     done: Type.Integer(),
     of: Type.Integer(),
   }),
   impact_set: Type.Boolean(),
   auth: Type.Object({ sso: Type.Boolean(), methods: Type.Array(Type.String()) }),
-  ledger: Type.Object({ seq: Type.Integer(), hash: Nullable(Type.String()), segments: Type.Integer(), sealed_through: Type.Integer() }),
+  ledger: Type.Object({
+    seq: Type.Integer(),
+    hash: Nullable(Type.String()),
+    segments: Type.Integer(),
+    sealed_through: Type.Integer(),
+  }),
   models: Type.Object({
     placement: Type.String(),
-    system2: Type.Object({ configured: Type.Boolean(), model: Nullable(Type.String()), investigator: Type.String() }),
+    system2: Type.Object({
+      configured: Type.Boolean(),
+      model: Nullable(Type.String()),
+      investigator: Type.String(),
+    }),
     system1: Type.Object({ configured: Type.Boolean(), model: Nullable(Type.String()) }),
   }),
   orchestrate: Type.Boolean(),

@@ -29,7 +29,12 @@ export function createStatusService(deps: Deps) {
         id: 'licence',
         title: 'Licence',
         done: lic?.valid === true,
-        hint: lic === null ? 'start the offline trial (SVC_TRIAL=1, npm start does) or install a licence' : lic.valid ? '' : 'the licence has expired: install a new one',
+        hint:
+          lic === null
+            ? 'start the offline trial (SVC_TRIAL=1, npm start does) or install a licence'
+            : lic.valid
+              ? ''
+              : 'the licence has expired: install a new one',
       },
       {
         id: 'connection',
@@ -43,8 +48,12 @@ export function createStatusService(deps: Deps) {
 
   function models() {
     return {
-      placement: config.model.url !== null ? (config.model.local ? 'local' : 'endpoint') : 'missing',
-      system2: config.model.url !== null ? { configured: true, model: config.model.name, investigator: config.investigator.kind } : { configured: false, model: null, investigator: config.investigator.kind },
+      placement:
+        config.model.url !== null ? (config.model.local ? 'local' : 'endpoint') : 'missing',
+      system2:
+        config.model.url !== null
+          ? { configured: true, model: config.model.name, investigator: config.investigator.kind }
+          : { configured: false, model: null, investigator: config.investigator.kind },
       system1: { configured: config.s1.url !== null, model: config.s1.model },
     };
   }
@@ -60,11 +69,29 @@ export function createStatusService(deps: Deps) {
         instance: config.instance,
         fingerprint: deps.fingerprint.ok ? deps.fingerprint.fingerprint : null,
         mode: mode(),
-        licence: lic === null ? null : { tier: lic.tier, kind: lic.kind, services: lic.services, installs: lic.installs, install_limit: lic.install_limit, expires_at: lic.expires_at, in_grace: lic.in_grace, valid: lic.valid, days_left: lic.days_left },
+        licence:
+          lic === null
+            ? null
+            : {
+                tier: lic.tier,
+                kind: lic.kind,
+                services: lic.services,
+                installs: lic.installs,
+                install_limit: lic.install_limit,
+                expires_at: lic.expires_at,
+                in_grace: lic.in_grace,
+                valid: lic.valid,
+                days_left: lic.days_left,
+              },
         setup: setup(),
         impact_set: false,
         auth: { sso: false, methods: ['token'] },
-        ledger: { seq: head.seq, hash: head.hash?.toString('hex') ?? null, segments: last?.segment ?? 0, sealed_through: last?.last_seq ?? 0 },
+        ledger: {
+          seq: head.seq,
+          hash: head.hash?.toString('hex') ?? null,
+          segments: last?.segment ?? 0,
+          sealed_through: last?.last_seq ?? 0,
+        },
         models: models(),
         orchestrate: config.orchestrate,
         ingest: config.tokens.ingest !== null,

@@ -208,7 +208,6 @@ export function byteLength(s: string): number {
 
 /** Control characters (line ends included) would split line-based transports. */
 function oneLine(s: string): string {
-   
   return s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ');
 }
 

@@ -83,7 +83,11 @@ export function endsBare(ch: string): boolean {
 // compare deeply equal to hand-built ones.
 export const sourcePosition = new WeakMap<QueryNode, number>();
 
-export function badQuery(position: number | undefined, why: string, extra: Record<string, unknown> = {}) {
+export function badQuery(
+  position: number | undefined,
+  why: string,
+  extra: Record<string, unknown> = {},
+) {
   const where = position === undefined ? '' : ` at character ${position}`;
   const details =
     position === undefined ? { field: 'query', ...extra } : { field: 'query', position, ...extra };
@@ -93,4 +97,3 @@ export function badQuery(position: number | undefined, why: string, extra: Recor
 export function quoteForMessage(text: string): string {
   return `"${text.length > 40 ? `${text.slice(0, 40)}…` : text}"`;
 }
-

@@ -327,4 +327,3 @@ function wildcardMatches(pattern: string, value: string): boolean {
     .join('[\\s\\S]*');
   return new RegExp(`^${source}$`, 'i').test(value);
 }
-

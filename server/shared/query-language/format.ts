@@ -1,8 +1,4 @@
-import {
-  type DurationUnit,
-  type QueryNode,
-  UNIT_SECONDS,
-} from './ast.js';
+import { type DurationUnit, type QueryNode, UNIT_SECONDS } from './ast.js';
 
 // ---------------------------------------------------------------------------------------
 // Printing: the shortest faithful spelling. parseQuery(formatQuery(n)) deep-equals n for
@@ -81,4 +77,3 @@ function formatDuration(seconds: number): string {
   }
   return `${seconds}s`;
 }
-

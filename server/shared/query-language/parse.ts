@@ -289,4 +289,3 @@ class QueryParser {
     return this.pos >= this.text.length;
   }
 }
-

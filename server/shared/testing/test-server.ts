@@ -26,7 +26,11 @@ export function makeDataDir(): { dir: string; machineIdFile: string } {
   return { dir, machineIdFile };
 }
 
-export function testEnv(dir: string, machineIdFile: string, extra: Record<string, string> = {}): Record<string, string> {
+export function testEnv(
+  dir: string,
+  machineIdFile: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   return {
     SVC_DATA: join(dir, 'data'),
     SVC_TRIAL: '1',
@@ -40,8 +44,13 @@ export function testEnv(dir: string, machineIdFile: string, extra: Record<string
   };
 }
 
-export async function buildTestServer(options: { env?: Record<string, string>; clock?: Clock; delayMs?: number; dir?: string } = {}): Promise<TestServer> {
-  const made = options.dir === undefined ? makeDataDir() : { dir: options.dir, machineIdFile: join(options.dir, 'machine-id') };
+export async function buildTestServer(
+  options: { env?: Record<string, string>; clock?: Clock; delayMs?: number; dir?: string } = {},
+): Promise<TestServer> {
+  const made =
+    options.dir === undefined
+      ? makeDataDir()
+      : { dir: options.dir, machineIdFile: join(options.dir, 'machine-id') };
   const env = testEnv(made.dir, made.machineIdFile, options.env);
   const config = loadConfig(env, { port: 0, bind: '127.0.0.1' });
   const built = await buildApp(config, {
@@ -67,6 +76,8 @@ export async function buildTestServer(options: { env?: Record<string, string>; c
   };
 }
 
-export const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
+export const bearer = (token: string): Record<string, string> => ({
+  authorization: `Bearer ${token}`,
+});
 export const asAdmin = (): Record<string, string> => bearer(ADMIN_TOKEN);
 export const asIngest = (): Record<string, string> => bearer(INGEST_TOKEN);
