@@ -62,11 +62,9 @@ export function installErrorHandler(app: FastifyInstance): void {
     return reply.code(500).send({ error: 'internal', message: 'Internal Server Error' });
   });
   app.setNotFoundHandler((request, reply) => {
-    return reply
-      .code(404)
-      .send({
-        error: 'not_found',
-        message: `no route ${request.method} ${request.url.split('?')[0] ?? ''}`,
-      });
+    return reply.code(404).send({
+      error: 'not_found',
+      message: `no route ${request.method} ${request.url.split('?')[0] ?? ''}`,
+    });
   });
 }
