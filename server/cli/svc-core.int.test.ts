@@ -1,63 +1,20 @@
 // The svc-core command line as operators run it: the bundle (dist/svc-core.mjs, built by
 // node build/bundle.mjs) in a child process, with the environment of a real data folder.
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fingerprintOf } from '../install/fingerprint.js';
 import { buildTestServer, testEnv, type TestServer } from '../shared/testing/test-server.js';
+import { ROOT, freePort, requireBundle, runCli } from '../shared/testing/processes.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
-const CLI = join(ROOT, 'dist', 'svc-core.mjs');
-if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run node build/bundle.mjs first`);
+requireBundle();
+
 const MACHINE_ID = '5f0c2a6b9d8e4f1a8b7c6d5e4f3a2b1c'; // what makeDataDir writes
 const VERSION = (
   JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
 ).version;
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function svcCore(env: Record<string, string>, args: string[]): Promise<Run> {
-  const full: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env))
-    if (!k.startsWith('SVC_') && v !== undefined) full[k] = v;
-  Object.assign(full, env);
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [CLI, ...args],
-      { env: full, cwd: ROOT, timeout: 30_000 },
-      (err, stdout, stderr) => {
-        resolve({
-          code: err === null ? 0 : typeof err.code === 'number' ? err.code : -1,
-          stdout,
-          stderr,
-        });
-      },
-    );
-  });
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      srv.close(() => {
-        resolve(port);
-      });
-    });
-  });
-}
 
 interface DoctorJson {
   status: 'ok' | 'warn' | 'fail';
@@ -101,7 +58,7 @@ describe('svc-core', () => {
   }
 
   it('version prints the package version', async () => {
-    expect(await svcCore(env, ['version'])).toEqual({
+    expect(await runCli(env, ['version'])).toEqual({
       code: 0,
       stdout: `${VERSION}\n`,
       stderr: '',
@@ -109,7 +66,7 @@ describe('svc-core', () => {
   });
 
   it('fingerprint prints the install fingerprint; an all-zero machine id is refused with a clear message', async () => {
-    const ok = await svcCore(env, ['fingerprint']);
+    const ok = await runCli(env, ['fingerprint']);
     expect(ok).toEqual({
       code: 0,
       stdout: `${fingerprintOf(MACHINE_ID, 'machine-id')}\n`,
@@ -118,7 +75,7 @@ describe('svc-core', () => {
     expect(ok.stdout).toMatch(/^([A-Z2-7]{4}-){5}[A-Z2-7]{4}\n$/);
 
     const zeroEnv = otherHost('0'.repeat(32));
-    const zero = await svcCore(zeroEnv, ['fingerprint']);
+    const zero = await runCli(zeroEnv, ['fingerprint']);
     expect(zero.code).toBe(1);
     expect(zero.stdout).toBe('');
     expect(zero.stderr).toBe(
@@ -128,18 +85,18 @@ describe('svc-core', () => {
 
   it('health: 0 when the service answers, 1 when it is down', async () => {
     const url = `http://127.0.0.1:${String(port)}`;
-    expect(await svcCore(env, ['health', '--url', url])).toEqual({
+    expect(await runCli(env, ['health', '--url', url])).toEqual({
       code: 0,
       stdout: `${url}: up\n`,
       stderr: '',
     });
     // Without --url: SVC_BIND and SVC_PORT.
     expect(
-      await svcCore({ ...env, SVC_BIND: '127.0.0.1', SVC_PORT: String(port) }, ['health']),
+      await runCli({ ...env, SVC_BIND: '127.0.0.1', SVC_PORT: String(port) }, ['health']),
     ).toEqual({ code: 0, stdout: `${url}: up\n`, stderr: '' });
 
     const closed = await freePort();
-    const down = await svcCore(env, ['health', '--url', `http://127.0.0.1:${String(closed)}`]);
+    const down = await runCli(env, ['health', '--url', `http://127.0.0.1:${String(closed)}`]);
     expect(down.code).toBe(1);
     expect(down.stdout).toBe('');
     expect(down.stderr).toBe(
@@ -148,7 +105,7 @@ describe('svc-core', () => {
   });
 
   it('preflight --json: every check ok, warn or fail; exit 1 exactly when one fails', async () => {
-    const good = await svcCore(env, ['preflight', '--json']);
+    const good = await runCli(env, ['preflight', '--json']);
     const report = JSON.parse(good.stdout) as PreflightJson;
     expect(report.checks.length).toBeGreaterThanOrEqual(6);
     for (const c of report.checks) expect(['ok', 'warn', 'fail']).toContain(c.status);
@@ -169,7 +126,7 @@ describe('svc-core', () => {
     expect(report.checks.find((c) => c.check === 'host: node')?.status).toBe('ok');
 
     // The text form: one line per check, status first.
-    const text = await svcCore(env, ['preflight']);
+    const text = await runCli(env, ['preflight']);
     expect(text.code).toBe(good.code);
     // (The free share of the disk may move between the two runs: its detail is not compared.)
     const lines = text.stdout.trimEnd().split('\n');
@@ -181,7 +138,7 @@ describe('svc-core', () => {
     });
 
     // A refused install identity is a fail: exit 1.
-    const bad = await svcCore(otherHost('0'.repeat(32)), ['preflight', '--json']);
+    const bad = await runCli(otherHost('0'.repeat(32)), ['preflight', '--json']);
     expect(bad.code).toBe(1);
     const badReport = JSON.parse(bad.stdout) as PreflightJson;
     expect(badReport.status).toBe('fail');
@@ -191,7 +148,7 @@ describe('svc-core', () => {
   });
 
   it('unknown command or option: exit 2 with the usage', async () => {
-    const unknown = await svcCore(env, ['frobnicate']);
+    const unknown = await runCli(env, ['frobnicate']);
     expect(unknown.code).toBe(2);
     expect(unknown.stdout).toBe('');
     expect(unknown.stderr).toMatch(
@@ -199,11 +156,11 @@ describe('svc-core', () => {
     );
     expect(unknown.stderr).toContain('ledger-verify [--checkpoint FILE] [--json]');
 
-    const none = await svcCore(env, []);
+    const none = await runCli(env, []);
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/^usage: svc-core <command> \[options\]\n/);
 
-    const option = await svcCore(env, ['version', '--bogus']);
+    const option = await runCli(env, ['version', '--bogus']);
     expect(option.code).toBe(2);
     expect(option.stderr).toContain('--bogus');
   });
@@ -211,7 +168,7 @@ describe('svc-core', () => {
   it('ledger-verify and doctor refuse a folder that never ran, without creating it', async () => {
     const fresh = otherHost(MACHINE_ID);
     for (const cmd of ['ledger-verify', 'doctor']) {
-      const r = await svcCore(fresh, [cmd]);
+      const r = await runCli(fresh, [cmd]);
       expect(r.code, cmd).toBe(1);
       expect(r.stderr).toBe(
         `svc-core: no ledger at ${join(fresh['SVC_DATA'] ?? '', 'svc.db')}: SVC_DATA (${fresh['SVC_DATA'] ?? ''}) has never been started\n`,
@@ -223,7 +180,7 @@ describe('svc-core', () => {
   describe('on a ledger', () => {
     it('ledger-verify: exit 0 and a summary while the server runs', async () => {
       const head = s.runtime.ledger.head().seq;
-      const r = await svcCore(env, ['ledger-verify']);
+      const r = await runCli(env, ['ledger-verify']);
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(
@@ -231,7 +188,7 @@ describe('svc-core', () => {
           `^ledger verifies: ${String(head)} events, 0 segments sealed through seq 0, head seq ${String(head)} \\(\\d+ events/s\\)\\n$`,
         ),
       );
-      const json = await svcCore(env, ['ledger-verify', '--json']);
+      const json = await runCli(env, ['ledger-verify', '--json']);
       expect(json.code).toBe(0);
       expect(JSON.parse(json.stdout)).toMatchObject({
         ok: true,
@@ -244,7 +201,7 @@ describe('svc-core', () => {
     });
 
     it('doctor: text and --json, exit 1 exactly when a check fails', async () => {
-      const json = await svcCore(env, ['doctor', '--json']);
+      const json = await runCli(env, ['doctor', '--json']);
       const report = JSON.parse(json.stdout) as DoctorJson;
       expect(report.checks.map((c) => `${c.area} / ${c.check}`)).toEqual([
         'Core / main',
@@ -265,7 +222,7 @@ describe('svc-core', () => {
       });
       expect(byName['confirmation']?.status).toBe('ok');
 
-      const text = await svcCore(env, ['doctor']);
+      const text = await runCli(env, ['doctor']);
       expect(text.code).toBe(json.code);
       const lines = text.stdout.trimEnd().split('\n');
       expect(lines).toHaveLength(5);
@@ -285,13 +242,13 @@ describe('svc-core', () => {
       db.prepare(`UPDATE ledger SET actor = 'mallory' WHERE seq = 2`).run();
       db.close();
 
-      const r = await svcCore(env, ['ledger-verify']);
+      const r = await runCli(env, ['ledger-verify']);
       expect(r.code).toBe(1);
       expect(r.stdout).toBe('');
       expect(r.stderr).toBe(
         'ledger verify FAILED at seq 2 (chain): the event at seq 2 does not match its chain hash: it was changed, moved or replaced\n',
       );
-      const json = await svcCore(env, ['ledger-verify', '--json']);
+      const json = await runCli(env, ['ledger-verify', '--json']);
       expect(json.code).toBe(1);
       expect((JSON.parse(json.stdout) as { failure: unknown }).failure).toEqual({
         seq: 2,
@@ -301,7 +258,7 @@ describe('svc-core', () => {
           'the event at seq 2 does not match its chain hash: it was changed, moved or replaced',
       });
 
-      const doctor = await svcCore(env, ['doctor', '--json']);
+      const doctor = await runCli(env, ['doctor', '--json']);
       expect(doctor.code).toBe(1);
       const report = JSON.parse(doctor.stdout) as DoctorJson;
       expect(report.status).toBe('fail');
@@ -309,7 +266,7 @@ describe('svc-core', () => {
         status: 'fail',
         detail: expect.stringMatching(/^chain fails at seq 2: /) as unknown,
       });
-      const text = await svcCore(env, ['doctor']);
+      const text = await runCli(env, ['doctor']);
       expect(text.code).toBe(1);
       expect(text.stdout).toMatch(/\noverall: fail\n$/);
     });

@@ -2,15 +2,13 @@
 // every acknowledged event survives kill -9, a clean stop is recorded as such, and a second
 // server on the same data folder refuses to start.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { asAdmin, asIngest, makeDataDir, testEnv } from '../shared/testing/test-server.js';
+import { ROOT, SERVER, freePort, requireBundle } from '../shared/testing/processes.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
-const SERVER = join(ROOT, 'dist', 'server.mjs');
-if (!existsSync(SERVER)) throw new Error(`${SERVER} is missing: run node build/bundle.mjs first`);
+requireBundle();
 
 interface Ev {
   seq: number;
@@ -21,20 +19,6 @@ interface Ev {
 interface ListBody {
   events: Ev[];
   more: boolean;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      srv.close(() => {
-        resolve(port);
-      });
-    });
-  });
 }
 
 interface Proc {

@@ -1,8 +1,7 @@
 // The ledger end to end on real SQLite files: appends over HTTP, sealing by size and by age,
 // verify against tampering done directly in the database file (fresh runtime and the
 // svc-core CLI with a saved checkpoint), and every parameter of GET /v1/ledger.
-import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -25,6 +24,9 @@ import { publicKeyFromDataDir } from './install-key.js';
 import { GENESIS_HASH, type RawEvent } from './ledger.types.js';
 import { merkleRoot } from './merkle.js';
 import { SEAL_AGE_MS, SEALED_TYPE } from './sealer.js';
+import { requireBundle, runCli } from '../shared/testing/processes.js';
+
+requireBundle();
 
 interface Ev {
   seq: number;
@@ -63,10 +65,6 @@ interface ErrorBody {
   field?: string;
   position?: number;
 }
-
-const ROOT = join(import.meta.dirname, '..', '..');
-const CLI = join(ROOT, 'dist', 'svc-core.mjs');
-if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run node build/bundle.mjs first`);
 
 async function listen(s: TestServer): Promise<string> {
   await s.app.listen({ port: 0, host: '127.0.0.1' });
@@ -145,27 +143,6 @@ async function verifyFolder(dir: string, checkpoint?: string) {
   } finally {
     rt.close();
   }
-}
-
-function cli(
-  dir: string,
-  args: string[],
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env))
-    if (!k.startsWith('SVC_') && v !== undefined) env[k] = v;
-  Object.assign(env, testEnv(dir, join(dir, 'machine-id')));
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [CLI, ...args],
-      { env, cwd: ROOT, timeout: 30_000 },
-      (err, stdout, stderr) => {
-        const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
 }
 
 async function waitFor<T>(
@@ -740,7 +717,11 @@ describe('a ledger of more than 2,000 events', () => {
         segments: 2,
         sealed_through: 2000,
       });
-      const r = await cli(dir, ['ledger-verify', '--checkpoint', checkpointFile]);
+      const r = await runCli(testEnv(dir, join(dir, 'machine-id')), [
+        'ledger-verify',
+        '--checkpoint',
+        checkpointFile,
+      ]);
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(
@@ -872,13 +853,22 @@ describe('a ledger of more than 2,000 events', () => {
         sealed_through: 1000,
         head: { seq: 1000 },
       });
-      const json = await cli(dir, ['ledger-verify', '--checkpoint', checkpointFile, '--json']);
+      const json = await runCli(testEnv(dir, join(dir, 'machine-id')), [
+        'ledger-verify',
+        '--checkpoint',
+        checkpointFile,
+        '--json',
+      ]);
       expect(json.code).toBe(1);
       expect((JSON.parse(json.stdout) as VerifyBody).failure).toMatchObject({
         seq: 1001,
         check: 'checkpoint',
       });
-      const text = await cli(dir, ['ledger-verify', '--checkpoint', checkpointFile]);
+      const text = await runCli(testEnv(dir, join(dir, 'machine-id')), [
+        'ledger-verify',
+        '--checkpoint',
+        checkpointFile,
+      ]);
       expect(text.code).toBe(1);
       expect(text.stderr).toMatch(
         /^ledger verify FAILED at seq 1001 \(checkpoint\): the saved checkpoint covers seq 2000 but the ledger ends at seq 1000/,
@@ -898,7 +888,12 @@ describe('a ledger of more than 2,000 events', () => {
         sealed_through: 1000,
         head: { seq: oldHead },
       });
-      const json = await cli(dir, ['ledger-verify', '--checkpoint', checkpointFile, '--json']);
+      const json = await runCli(testEnv(dir, join(dir, 'machine-id')), [
+        'ledger-verify',
+        '--checkpoint',
+        checkpointFile,
+        '--json',
+      ]);
       expect(json.code).toBe(1);
       expect((JSON.parse(json.stdout) as VerifyBody).failure).toMatchObject({
         seq: oldHead + 1,

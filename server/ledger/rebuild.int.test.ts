@@ -1,8 +1,6 @@
 // `svc-core rebuild` on the data folder of a server that ran: projections rebuilt from the
 // ledger alone equal the live ones, a corrupted projection is found and fixed, and the
 // rebuild refuses while a server holds the folder. Needs dist/ (node build/bundle.mjs).
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,34 +14,9 @@ import {
   type TestServer,
 } from '../shared/testing/test-server.js';
 import { dumpProjections, type ProjectionDump } from './rebuild.js';
+import { requireBundle, runCli } from '../shared/testing/processes.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
-const CLI = join(ROOT, 'dist', 'svc-core.mjs');
-if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run node build/bundle.mjs first`);
-
-function cli(
-  dir: string,
-  args: string[],
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env))
-    if (!k.startsWith('SVC_') && v !== undefined) env[k] = v;
-  Object.assign(env, testEnv(dir, join(dir, 'machine-id')));
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [CLI, ...args],
-      { env, cwd: ROOT, timeout: 30_000 },
-      (err, stdout, stderr) => {
-        resolve({
-          code: err === null ? 0 : typeof err.code === 'number' ? err.code : -1,
-          stdout,
-          stderr,
-        });
-      },
-    );
-  });
-}
+requireBundle();
 
 function dump(dir: string): { dump: ProjectionDump; head: number } {
   const rt = createRuntime(loadConfig(testEnv(dir, join(dir, 'machine-id'))), {
@@ -106,7 +79,7 @@ describe('svc-core rebuild', () => {
   });
 
   it('rebuild --check says the rebuilt state equals the live one', async () => {
-    const r = await cli(dir, ['rebuild', '--check']);
+    const r = await runCli(testEnv(dir, join(dir, 'machine-id')), ['rebuild', '--check']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
@@ -120,14 +93,14 @@ describe('svc-core rebuild', () => {
     db.prepare('UPDATE licence_state SET services = 1').run();
     db.close();
 
-    const check = await cli(dir, ['rebuild', '--check']);
+    const check = await runCli(testEnv(dir, join(dir, 'machine-id')), ['rebuild', '--check']);
     expect(check.code).toBe(1);
     expect(check.stdout).toBe(
       `check: replayed ${String(head)} events into install_state, licence_state; differs in licence_state (nothing changed)\n`,
     );
     expect(dump(dir).dump['licence_state']).toEqual([expect.objectContaining({ services: 1 })]);
 
-    const fix = await cli(dir, ['rebuild']);
+    const fix = await runCli(testEnv(dir, join(dir, 'machine-id')), ['rebuild']);
     expect(fix.stderr).toBe('');
     expect(fix.code).toBe(0);
     expect(fix.stdout).toBe(
@@ -137,7 +110,7 @@ describe('svc-core rebuild', () => {
     expect(after.dump).toEqual(original);
     expect(after.head).toBe(head); // the ledger itself is never written by a rebuild
 
-    const again = await cli(dir, ['rebuild', '--check']);
+    const again = await runCli(testEnv(dir, join(dir, 'machine-id')), ['rebuild', '--check']);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('rebuilt state equals the live one');
   });
@@ -146,7 +119,7 @@ describe('svc-core rebuild', () => {
     const running = await buildTestServer({ dir });
     try {
       for (const args of [['rebuild'], ['rebuild', '--check']]) {
-        const r = await cli(dir, args);
+        const r = await runCli(testEnv(dir, join(dir, 'machine-id')), args);
         expect(r.code, args.join(' ')).toBe(1);
         expect(r.stdout).toBe('');
         expect(r.stderr).toBe(
@@ -157,7 +130,7 @@ describe('svc-core rebuild', () => {
       await running.stop();
     }
     // The refused rebuild took nothing: the server's own lock was released normally.
-    const r = await cli(dir, ['rebuild', '--check']);
+    const r = await runCli(testEnv(dir, join(dir, 'machine-id')), ['rebuild', '--check']);
     expect(r.code).toBe(0);
   });
 });
