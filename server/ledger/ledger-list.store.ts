@@ -1,7 +1,7 @@
 // SQL for reading the ledger with the filters of GET /v1/ledger.
 import type { Database } from 'better-sqlite3';
 import { compileQuery, type QueryFields, type QueryNode } from '../shared/query-language.js';
-import type { LedgerEvent } from './ledger.types.js';
+import { toLedgerEvent, type LedgerEvent } from './ledger.types.js';
 
 export const LEDGER_QUERY_FIELDS: QueryFields = {
   list: 'ledger',
@@ -131,16 +131,9 @@ export function createLedgerListStore(db: Database) {
       const more = rows.length > page.limit;
       return {
         more,
-        events: rows.slice(0, page.limit).map((r) => ({
-          seq: r.seq,
-          ts: r.ts,
-          type: r.type,
-          actor: r.actor,
-          data: JSON.parse(r.data) as Record<string, unknown>,
-          reason: r.reason,
-          trace_id: r.trace_id,
-          hash: r.hash.toString('hex'),
-        })),
+        events: rows
+          .slice(0, page.limit)
+          .map((r) => ({ ...toLedgerEvent(r), hash: r.hash.toString('hex') })),
       };
     },
     /** Events per category under every filter but the type filter (facet counts). */

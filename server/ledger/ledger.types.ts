@@ -35,3 +35,16 @@ export function categoryOf(type: string): string {
   const dot = type.indexOf('.');
   return dot === -1 ? type : type.slice(0, dot);
 }
+
+/** A stored row as an event: its data parsed from canonical JSON. */
+export function toLedgerEvent(r: RawEvent): LedgerEvent {
+  return {
+    seq: r.seq,
+    ts: r.ts,
+    type: r.type,
+    actor: r.actor,
+    data: JSON.parse(r.data) as Record<string, unknown>,
+    reason: r.reason,
+    trace_id: r.trace_id,
+  };
+}

@@ -2,6 +2,7 @@
 import type { Database } from 'better-sqlite3';
 import type { LedgerStore } from './ledger.store.js';
 import type { Projections } from './projections.js';
+import { toLedgerEvent } from './ledger.types.js';
 
 export type ProjectionDump = Record<string, unknown[]>;
 
@@ -31,15 +32,7 @@ export function replayLedger(db: Database, store: LedgerStore, projections: Proj
     const rows = store.range(after, head, 10_000);
     if (rows.length === 0) return events;
     for (const r of rows) {
-      projections.apply({
-        seq: r.seq,
-        ts: r.ts,
-        type: r.type,
-        actor: r.actor,
-        data: JSON.parse(r.data) as Record<string, unknown>,
-        reason: r.reason,
-        trace_id: r.trace_id,
-      });
+      projections.apply(toLedgerEvent(r));
       events++;
     }
     after = rows[rows.length - 1]?.seq ?? head;
