@@ -151,7 +151,15 @@ export async function run(argv: readonly string[], out: Out): Promise<number> {
       const unlock = lockDataDir(cfg.dataDir);
       const rt = runtime(cfg);
       try {
-        const result = rebuildProjections(rt.db, rt.ledgerStore, rt.projections, values.check);
+        const result = rebuildProjections(
+          rt.db,
+          rt.ledgerStore,
+          rt.projections,
+          values.check,
+          (fn) => {
+            rt.writer.transactNow(fn);
+          },
+        );
         const verdict =
           result.differing.length === 0
             ? 'rebuilt state equals the live one'

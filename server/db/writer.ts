@@ -22,6 +22,8 @@ export interface Writer {
   /** Jobs waiting for the next group. */
   depth(): number;
   onBatch(listener: (size: number, ms: number) => void): void;
+  /** Hear that some work was rolled back (a failed job, a failed group), to drop caches. */
+  onRollback(listener: () => void): void;
   /** Finish the queued work; later calls are refused. */
   close(): Promise<void>;
 }
@@ -55,6 +57,10 @@ export function createWriter(db: Database): Writer {
   let idle: Promise<void> = Promise.resolve();
   let markIdle: (() => void) | null = null;
   const batchListeners: ((size: number, ms: number) => void)[] = [];
+  const rollbackListeners: (() => void)[] = [];
+  const rolledBack = (): void => {
+    for (const l of rollbackListeners) safely(l);
+  };
 
   const runJob = db.transaction((job: Job) => job.fn()); // nested: a savepoint per job
 
@@ -73,6 +79,7 @@ export function createWriter(db: Database): Writer {
           } catch (error) {
             job.afterCommit = [];
             job.outcome = { ok: false, error: asStorageError(error) };
+            rolledBack();
             // SQLITE_FULL, IOERR, BUSY and NOMEM may roll the whole transaction back: the
             // jobs before this one are gone, and the next would run (and commit) outside it.
             if (!db.inTransaction) throw new GroupAborted(error);
@@ -82,6 +89,7 @@ export function createWriter(db: Database): Writer {
         }
       })();
     } catch (error) {
+      rolledBack();
       const refused = asStorageError(error instanceof GroupAborted ? error.cause : error);
       for (const job of batch) job.reject(job.outcome?.ok === false ? job.outcome.error : refused);
       finishBatch(batch.length, started);
@@ -133,6 +141,7 @@ export function createWriter(db: Database): Writer {
       try {
         value = db.transaction(fn)();
       } catch (error) {
+        rolledBack();
         throw asStorageError(error);
       } finally {
         current = null;
@@ -147,6 +156,9 @@ export function createWriter(db: Database): Writer {
     depth: () => queue.length,
     onBatch(listener) {
       batchListeners.push(listener);
+    },
+    onRollback(listener) {
+      rollbackListeners.push(listener);
     },
     async close() {
       closed = true;

@@ -36,8 +36,8 @@ declare module 'fastify' {
 }
 
 const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
-const sameSecret = (given: Buffer, secret: Secret | null): boolean =>
-  secret !== null && timingSafeEqual(given, digest(secret.reveal()));
+const sameDigest = (given: Buffer, expected: Buffer | null): boolean =>
+  expected !== null && timingSafeEqual(given, expected);
 
 export function bearerOf(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
@@ -56,6 +56,9 @@ export function actorOf(principal: Principal, by?: string | null): Actor {
 
 async function authPlugin(app: FastifyInstance, options: AuthOptions): Promise<void> {
   const delayMs = options.delayMs ?? WRONG_CREDENTIAL_DELAY_MS;
+  // Hashed once: every request compares digests of equal length in constant time.
+  const adminDigest = digest(options.adminToken.reveal());
+  const ingestDigest = options.ingestToken === null ? null : digest(options.ingestToken.reveal());
   app.decorateRequest('principal', null);
   app.decorateRequest('credential', 'none');
 
@@ -63,9 +66,9 @@ async function authPlugin(app: FastifyInstance, options: AuthOptions): Promise<v
     const token = bearerOf(request);
     if (token === null) return;
     const given = digest(token);
-    if (sameSecret(given, options.adminToken)) {
+    if (sameDigest(given, adminDigest)) {
       request.principal = { kind: 'admin-token', name: 'admin-token', role: 'owner' };
-    } else if (sameSecret(given, options.ingestToken)) {
+    } else if (sameDigest(given, ingestDigest)) {
       request.principal = { kind: 'ingest-token', name: 'ingest-token', role: null };
     } else {
       request.principal = token === '' ? null : (options.sessions?.lookup(token) ?? null);

@@ -1,4 +1,5 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
+import type { RawRow } from './ledger.store.js';
 import type { RawEvent } from './ledger.types.js';
 
 /**
@@ -7,14 +8,43 @@ import type { RawEvent } from './ledger.types.js';
  * this equals canonicalJson(event) without re-serialising data on the verify hot path.
  */
 export function canonicalEvent(e: RawEvent): string {
+  return canonicalOf(e.seq, e.ts, e.type, e.actor, e.data, e.reason, e.trace_id);
+}
+
+function canonicalOf(
+  seq: number,
+  ts: string,
+  type: string,
+  actor: string,
+  data: string,
+  reason: string | null,
+  traceId: string | null,
+): string {
   return (
-    `{"actor":${JSON.stringify(e.actor)},"data":${e.data},"reason":${e.reason === null ? 'null' : JSON.stringify(e.reason)}` +
-    `,"seq":${String(e.seq)},"trace_id":${e.trace_id === null ? 'null' : JSON.stringify(e.trace_id)}` +
-    `,"ts":${JSON.stringify(e.ts)},"type":${JSON.stringify(e.type)}}`
+    `{"actor":${JSON.stringify(actor)},"data":${data},"reason":${reason === null ? 'null' : JSON.stringify(reason)}` +
+    `,"seq":${String(seq)},"trace_id":${traceId === null ? 'null' : JSON.stringify(traceId)}` +
+    `,"ts":${JSON.stringify(ts)},"type":${JSON.stringify(type)}}`
   );
 }
 
+// One reusable input buffer and a one-shot `crypto.hash`: verify hashes every event, and a
+// Hash object plus two updates per event cost more than the hashing itself.
+let scratch = Buffer.allocUnsafe(16 * 1024);
+
 /** hash = SHA-256(previous hash ‖ canonical JSON of the event). */
 export function chainHash(prev: Uint8Array, e: RawEvent): Buffer {
-  return createHash('sha256').update(prev).update(canonicalEvent(e)).digest();
+  return hashText(prev, canonicalEvent(e));
+}
+
+/** chainHash of a stored row as the driver returns it in raw (array) mode. */
+export function chainHashOfRow(prev: Uint8Array, row: RawRow): Buffer {
+  return hashText(prev, canonicalOf(row[0], row[1], row[2], row[3], row[4], row[5], row[6]));
+}
+
+function hashText(prev: Uint8Array, text: string): Buffer {
+  const most = prev.length + text.length * 3; // UTF-8 takes at most 3 bytes per UTF-16 unit
+  if (most > scratch.length) scratch = Buffer.allocUnsafe(Math.max(most, scratch.length * 2));
+  scratch.set(prev, 0);
+  const written = scratch.write(text, prev.length, 'utf8');
+  return hash('sha256', scratch.subarray(0, prev.length + written), 'buffer');
 }

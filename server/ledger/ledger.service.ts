@@ -20,6 +20,11 @@ export type CommitListener = (event: LedgerEvent) => void;
 export function createLedgerService({ inTransaction, store, writer, clock, projections }: Deps) {
   const listeners: CommitListener[] = [];
   let headSeq = store.head().seq;
+  // The head as of the last append, so appends need no query; dropped on any rollback.
+  let head: { seq: number; hash: Buffer | null } | null = null;
+  writer.onRollback(() => {
+    head = null;
+  });
 
   return {
     /**
@@ -28,9 +33,9 @@ export function createLedgerService({ inTransaction, store, writer, clock, proje
      */
     append(input: AppendInput): LedgerEvent {
       if (!inTransaction()) throw new Error('ledger.append must run inside a writer transaction');
-      const head = store.head();
+      const prev = head ?? store.head();
       const event: LedgerEvent = {
-        seq: head.seq + 1,
+        seq: prev.seq + 1,
         ts: clock.nowIso(),
         type: input.type,
         actor: input.actor,
@@ -39,7 +44,9 @@ export function createLedgerService({ inTransaction, store, writer, clock, proje
         trace_id: input.trace_id ?? null,
       };
       const raw = { ...event, data: canonicalJson(event.data) };
-      store.insert(raw, chainHash(head.hash ?? GENESIS_HASH, raw));
+      const hash = chainHash(prev.hash ?? GENESIS_HASH, raw);
+      store.insert(raw, hash);
+      head = { seq: event.seq, hash };
       projections.apply(event);
       writer.afterCommit(() => {
         headSeq = Math.max(headSeq, event.seq);

@@ -47,18 +47,22 @@ export interface RebuildResult {
   readonly applied: boolean;
 }
 
-/** Rebuild; with `dryRun` compare only and roll back, leaving the database as it was. */
+/**
+ * Rebuild; with `dryRun` compare only and roll back, leaving the database as it was.
+ * `transact` is the writer's transactNow, so the rebuilt state is on disk when this returns.
+ */
 export function rebuildProjections(
   db: Database,
   store: LedgerStore,
   projections: Projections,
   dryRun: boolean,
+  transact: (fn: () => void) => void,
 ): RebuildResult {
   const before = dumpProjections(db, projections);
   let result: RebuildResult | null = null;
   const rollback = new Error('dry run');
   try {
-    db.transaction(() => {
+    transact(() => {
       const events = replayLedger(db, store, projections);
       const after = dumpProjections(db, projections);
       const differing = Object.keys(after).filter(
@@ -66,7 +70,7 @@ export function rebuildProjections(
       );
       result = { events, tables: Object.keys(after), differing, applied: !dryRun };
       if (dryRun) throw rollback;
-    })();
+    });
   } catch (err) {
     if (err !== rollback) throw err;
   }

@@ -148,7 +148,7 @@ export function createSealer(deps: Deps) {
     /** After each committed batch: seal when a segment is full. */
     afterBatch(): void {
       const from = store.lastSegment()?.last_seq ?? 0;
-      if (ledger.headSeq() - from >= size) run(false);
+      if (store.head().seq - from >= size) run(false);
     },
     start(intervalMs = 30_000): void {
       timer = setInterval(() => {

@@ -3,7 +3,7 @@
 // verify never freezes the server.
 import type { KeyObject } from 'node:crypto';
 import { sealHash, verifyCheckpoint, parseCheckpoint } from './checkpoint.js';
-import { chainHash } from './hash.js';
+import { chainHashOfRow } from './hash.js';
 import type { LedgerStore, SegmentRow } from './ledger.store.js';
 import { GENESIS_HASH } from './ledger.types.js';
 import { merkleRoot } from './merkle.js';
@@ -73,7 +73,7 @@ export async function verifyLedger(
 ): Promise<VerifyReport> {
   const { store } = deps;
   const started = performance.now();
-  const chunk = options.chunk ?? 20_000;
+  const chunk = options.chunk ?? 2_000;
   const head = store.head();
   const segments = store.segments();
   let checked = 0;
@@ -87,22 +87,24 @@ export async function verifyLedger(
     let expected = 1;
     let after = 0;
     for (;;) {
-      const rows = store.range(after, head.seq, chunk);
+      const rows = store.rangeRows(after, head.seq, chunk);
       if (rows.length === 0) break;
       for (const row of rows) {
-        if (row.seq !== expected) {
+        const seq = row[0];
+        const stored = row[7];
+        if (seq !== expected) {
           fail(
             VerifyCheck.Sequence,
             expected,
-            `seq ${String(expected)} is missing: the next stored event is seq ${String(row.seq)}`,
+            `seq ${String(expected)} is missing: the next stored event is seq ${String(seq)}`,
           );
         }
-        const h = chainHash(prev, row);
-        if (!h.equals(row.hash)) {
+        const h = chainHashOfRow(prev, row);
+        if (!h.equals(stored)) {
           fail(
             VerifyCheck.Chain,
-            row.seq,
-            `the event at seq ${String(row.seq)} does not match its chain hash: it was changed, moved or replaced`,
+            seq,
+            `the event at seq ${String(seq)} does not match its chain hash: it was changed, moved or replaced`,
           );
         }
         prev = h;
@@ -110,15 +112,15 @@ export async function verifyLedger(
         expected++;
         const seg = segments[segIndex];
         if (seg !== undefined) {
-          leaves.push(row.hash);
-          if (row.seq === seg.last_seq) {
+          leaves.push(stored);
+          if (seq === seg.last_seq) {
             checkSegment(deps, seg, leaves, h, segments[segIndex - 1]);
             leaves = [];
             segIndex++;
           }
         }
       }
-      after = rows[rows.length - 1]?.seq ?? after;
+      after = rows[rows.length - 1]?.[0] ?? after;
       if (options.pause) await options.pause();
     }
     const unfinished = segments[segIndex];

@@ -19,13 +19,22 @@ export function createLicenceStore(db: Database) {
   const put = db.prepare<[string, string, number, number, string, string, number, string | null]>(
     `INSERT OR REPLACE INTO licence_state (id, kind, tier, services, install_limit, started_at, expires_at, grace_days, fingerprint) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
+  // Read on every gated request (mode): cached, and dropped whenever a licence event is
+  // applied. A read inside an open transaction is never cached, so a rollback leaves no trace.
+  let cached: LicenceRow | null | undefined;
   return {
-    get: (): LicenceRow | null => get.get() ?? null,
+    get(): LicenceRow | null {
+      if (cached !== undefined) return cached;
+      const row = get.get() ?? null;
+      if (!db.inTransaction) cached = row;
+      return row;
+    },
     projection: {
       name: 'licence',
       tables: ['licence_state'],
       apply(e) {
         if (e.type !== 'licence.trial_started') return;
+        cached = undefined;
         const d = e.data;
         put.run(
           'trial',
