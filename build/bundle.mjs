@@ -17,7 +17,11 @@ mkdirSync('dist', { recursive: true });
 await Promise.all([
   build({
     ...common,
-    entryPoints: { server: 'server/main.ts', 'svc-core': 'server/cli/svc-core.ts' },
+    entryPoints: {
+      server: 'server/main.ts',
+      'svc-core': 'server/cli/svc-core.ts',
+      'verify-worker': 'server/ledger/verify-worker.ts',
+    },
     outdir: 'dist',
     format: 'esm',
     outExtension: { '.js': '.mjs' },
@@ -37,3 +41,5 @@ await Promise.all([
 ]);
 // SQL migrations are read at run time beside the bundle (server/db/migrate.ts).
 cpSync('server/db/migrations', 'dist/migrations', { recursive: true });
+// The verify worker sits beside each entry that starts it (dist/ and dist/main/).
+cpSync('dist/verify-worker.mjs', 'dist/main/verify-worker.mjs');

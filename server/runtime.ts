@@ -19,7 +19,12 @@ import {
   createProjections,
   createSealer,
 } from './ledger/index.js';
-import { loadOrCreateInstallKey, publicKeyFromDataDir } from './ledger/install-key.js';
+import {
+  keyFingerprint as keyFingerprintOf,
+  loadOrCreateInstallKey,
+  publicKeyFromDataDir,
+} from './ledger/install-key.js';
+import { createThreadRunner } from './ledger/verify-threads.js';
 import { createLicenceService, createLicenceStore } from './licence/index.js';
 import { systemClock, type Clock } from './shared/clock.js';
 
@@ -77,7 +82,9 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     options.mustExist === true
       ? null
       : loadOrCreateInstallKey(config.dataDir, { fips: config.fips, name: 'pending' });
-  const keyFingerprint = installKey?.fingerprint ?? installState(installStore) ?? 'unknown';
+  // Read-only tools never create keys: they take the fingerprint from the public key.
+  const keyFingerprint =
+    installKey?.fingerprint ?? keyFingerprintOf(publicKeyFromDataDir(config.dataDir, 'ed25519'));
   // The key name and origin follow the install key, not the instance name, which may change.
   const keyName = `svc-ledger-${keyFingerprint.slice(0, 16).toLowerCase()}`;
   const sealKey = installKey === null ? null : { ...installKey, name: keyName };
@@ -92,7 +99,9 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
       return null;
     }
   };
+  const runner = createThreadRunner(file, keyName, keyFor);
   const reader = createLedgerReader({
+    ...(runner !== undefined && { runner }),
     store: ledgerStore,
     list: createLedgerListStore(db),
     clock,
@@ -137,6 +146,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     fingerprint,
     keyFingerprint,
     keyName,
+    keyFor,
     installKeyCreated: installKey?.created ?? false,
     close(): void {
       sealer?.stop();
@@ -145,7 +155,3 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   };
 }
 export type Runtime = ReturnType<typeof createRuntime>;
-
-function installState(store: ReturnType<typeof createInstallStore>): string | null {
-  return store.get()?.key_fingerprint ?? null;
-}

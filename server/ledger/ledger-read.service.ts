@@ -7,7 +7,7 @@ import { parseQuery } from '../shared/query-language.js';
 import type { LedgerListStore } from './ledger-list.store.js';
 import type { LedgerQuery } from './ledger.schemas.js';
 import type { LedgerStore } from './ledger.store.js';
-import { verifyLedger, type VerifyReport } from './verify.js';
+import { verifyLedger, type SpanRunner, type VerifyReport } from './verify.js';
 
 interface Deps {
   readonly store: LedgerStore;
@@ -17,6 +17,8 @@ interface Deps {
   readonly keyName: string;
   readonly algorithm: string;
   readonly keyFingerprint: string;
+  /** Verifies spans of a large ledger on other threads. */
+  readonly runner?: SpanRunner;
 }
 
 /**
@@ -85,7 +87,11 @@ export function createLedgerReader(deps: Deps) {
     ): Promise<VerifyReport & { algorithm: string; key_fingerprint: string }> {
       const report = await verifyLedger(
         { store, keyFor: deps.keyFor, keyName: deps.keyName },
-        { ...options, pause: () => yieldToLoop() },
+        {
+          ...options,
+          pause: () => yieldToLoop(),
+          ...(deps.runner !== undefined && { runner: deps.runner }),
+        },
       );
       return { ...report, algorithm: deps.algorithm, key_fingerprint: deps.keyFingerprint };
     },

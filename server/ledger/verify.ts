@@ -48,6 +48,12 @@ export interface VerifyOptions {
   readonly chunk?: number;
   /** Called between chunks; the server passes a yield to the event loop. */
   readonly pause?: () => Promise<void>;
+  /** Verifies spans on other threads; without it everything runs here. */
+  readonly runner?: SpanRunner;
+  /** How many spans for a large ledger (default 2, one per core here). */
+  readonly parts?: number;
+  /** The ledger size from which spans run in parallel (default 100,000). */
+  readonly parallelFrom?: number;
 }
 
 class Failed extends Error {
@@ -67,27 +73,51 @@ function fail(
   throw new Failed({ seq, check, segment, message });
 }
 
-export async function verifyLedger(
-  deps: VerifyDeps,
-  options: VerifyOptions = {},
-): Promise<VerifyReport> {
-  const { store } = deps;
-  const started = performance.now();
-  const chunk = options.chunk ?? 2_000;
-  const head = store.head();
-  const segments = store.segments();
-  let checked = 0;
-  let prev: Buffer = GENESIS_HASH;
-  let failure: VerifyFailure | null = null;
+/** A stretch of the ledger that starts right after a sealed segment (or at seq 1). */
+export interface Span {
+  /** The last seq before the span (0 for the start of the ledger). */
+  readonly after: number;
+  /** The last seq of the span. */
+  readonly to: number;
+  /** Index in the segment list of the first segment inside the span. */
+  readonly segIndex: number;
+  readonly isLast: boolean;
+}
 
+export interface SpanResult {
+  readonly checked: number;
+  readonly failure: VerifyFailure | null;
+}
+
+/** Runs a span elsewhere (a worker thread); null when no runner is available. */
+export type SpanRunner = (span: Span) => Promise<SpanResult>;
+
+/**
+ * Verify one span: chain, sequence, and the segments inside it. A span after the first
+ * starts from the stored hash of its previous event, which the previous span checks
+ * against the recomputed chain; so spans verified apart prove what one pass would.
+ */
+export async function verifySpan(
+  deps: VerifyDeps,
+  segments: readonly SegmentRow[],
+  span: Span,
+  options: { chunk?: number; pause?: () => Promise<void> } = {},
+): Promise<SpanResult> {
+  const { store } = deps;
+  const chunk = options.chunk ?? 2_000;
+  let checked = 0;
   try {
-    checkSegmentList(segments);
-    let segIndex = 0;
+    const start = span.after === 0 ? GENESIS_HASH : store.hashAt(span.after);
+    if (start === null) {
+      fail(VerifyCheck.Sequence, span.after, `seq ${String(span.after)} is missing`);
+    }
+    let prev: Buffer = start;
+    let segIndex = span.segIndex;
     let leaves: Buffer[] = [];
-    let expected = 1;
-    let after = 0;
+    let expected = span.after + 1;
+    let after = span.after;
     for (;;) {
-      const rows = store.rangeRows(after, head.seq, chunk);
+      const rows = store.rangeRows(after, span.to, chunk);
       if (rows.length === 0) break;
       for (const row of rows) {
         const seq = row[0];
@@ -123,7 +153,10 @@ export async function verifyLedger(
       after = rows[rows.length - 1]?.[0] ?? after;
       if (options.pause) await options.pause();
     }
-    const unfinished = segments[segIndex];
+    if (expected !== span.to + 1) {
+      fail(VerifyCheck.Sequence, expected, `seq ${String(expected)} is missing`);
+    }
+    const unfinished = span.isLast ? segments[segIndex] : undefined;
     if (unfinished !== undefined) {
       fail(
         VerifyCheck.Sequence,
@@ -132,12 +165,79 @@ export async function verifyLedger(
         unfinished.segment,
       );
     }
-    if (options.checkpoint !== undefined) {
-      checkExternal(deps, options.checkpoint, head.seq);
-    }
+  } catch (err) {
+    if (!(err instanceof Failed)) throw err;
+    return { checked, failure: err.failure };
+  }
+  return { checked, failure: null };
+}
+
+/** Split at segment ends into about `parts` spans of similar size; the unsealed tail goes last. */
+export function splitSpans(
+  segments: readonly SegmentRow[],
+  headSeq: number,
+  parts: number,
+): Span[] {
+  const spans: Span[] = [];
+  let after = 0;
+  let segIndex = 0;
+  for (let k = 1; k < parts; k++) {
+    const target = Math.round((headSeq * k) / parts);
+    let i = segIndex;
+    while (i < segments.length && (segments[i]?.last_seq ?? Infinity) < target) i++;
+    const seg = segments[i];
+    if (seg === undefined || seg.last_seq >= headSeq) break;
+    if (seg.last_seq <= after) continue;
+    spans.push({ after, to: seg.last_seq, segIndex, isLast: false });
+    after = seg.last_seq;
+    segIndex = i + 1;
+  }
+  spans.push({ after, to: headSeq, segIndex, isLast: true });
+  return spans;
+}
+
+export async function verifyLedger(
+  deps: VerifyDeps,
+  options: VerifyOptions = {},
+): Promise<VerifyReport> {
+  const { store } = deps;
+  const started = performance.now();
+  const head = store.head();
+  const segments = store.segments();
+  let checked = 0;
+  let failure: VerifyFailure | null = null;
+  const local = (span: Span): Promise<SpanResult> =>
+    verifySpan(deps, segments, span, {
+      ...(options.chunk !== undefined && { chunk: options.chunk }),
+      ...(options.pause !== undefined && { pause: options.pause }),
+    });
+
+  try {
+    checkSegmentList(segments);
   } catch (err) {
     if (!(err instanceof Failed)) throw err;
     failure = err.failure;
+  }
+  if (failure === null) {
+    const parallel = options.runner !== undefined && head.seq >= (options.parallelFrom ?? 100_000);
+    const spans = splitSpans(segments, head.seq, parallel ? (options.parts ?? 2) : 1);
+    const runner = options.runner;
+    // The first span runs here; the others on the runner (worker threads), at the same time.
+    const results = await Promise.all(
+      spans.map((span, i) =>
+        i === 0 || runner === undefined ? local(span) : runner(span).catch(() => local(span)),
+      ),
+    );
+    checked = results.reduce((n, r) => n + r.checked, 0);
+    failure = results.find((r) => r.failure !== null)?.failure ?? null;
+  }
+  if (failure === null && options.checkpoint !== undefined) {
+    try {
+      checkExternal(deps, options.checkpoint, head.seq);
+    } catch (err) {
+      if (!(err instanceof Failed)) throw err;
+      failure = err.failure;
+    }
   }
 
   const ms = performance.now() - started;
