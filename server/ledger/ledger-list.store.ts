@@ -45,6 +45,10 @@ export interface LedgerRow extends LedgerEvent {
 
 type Where = { sql: string[]; params: (string | number)[] };
 
+function globEscape(text: string): string {
+  return text.replace(/[*?[]/g, (c) => `[${c}]`);
+}
+
 function likeEscape(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
@@ -52,8 +56,9 @@ function likeEscape(text: string): string {
 function where(filter: LedgerFilter, nowMs: number, withTypes: boolean): Where {
   const w: Where = { sql: [], params: [] };
   if (withTypes && filter.types.length > 0) {
-    w.sql.push(`(${filter.types.map(() => `type LIKE ? ESCAPE '\\'`).join(' OR ')})`);
-    w.params.push(...filter.types.map((t) => `${likeEscape(t)}%`));
+    // GLOB is case-sensitive, so SQLite can answer a prefix from the type index.
+    w.sql.push(`(${filter.types.map(() => 'type GLOB ?').join(' OR ')})`);
+    w.params.push(...filter.types.map((t) => `${globEscape(t)}*`));
   }
   if (filter.trace !== undefined) {
     w.sql.push('trace_id = ?');

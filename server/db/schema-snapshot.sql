@@ -1,0 +1,54 @@
+CREATE INDEX ledger_actor ON ledger (actor);
+CREATE INDEX ledger_category ON ledger (category);
+CREATE INDEX ledger_trace ON ledger (trace_id) WHERE trace_id IS NOT NULL;
+CREATE INDEX ledger_ts ON ledger (ts);
+CREATE INDEX ledger_type ON ledger (type);
+CREATE TABLE install_state (
+  id            INTEGER PRIMARY KEY CHECK (id = 1),
+  installed_at  TEXT NOT NULL,
+  instance      TEXT NOT NULL,
+  key_fingerprint TEXT NOT NULL,
+  starts        INTEGER NOT NULL DEFAULT 0,
+  last_start_at TEXT,
+  last_version  TEXT
+);
+CREATE TABLE ledger (
+  seq      INTEGER PRIMARY KEY,
+  ts       TEXT    NOT NULL,
+  type     TEXT    NOT NULL,
+  category TEXT    NOT NULL,  -- the type's prefix before the first dot, for counts
+  actor    TEXT    NOT NULL,
+  data     TEXT    NOT NULL,  -- canonical JSON object
+  reason   TEXT,
+  trace_id TEXT,
+  hash     BLOB    NOT NULL   -- SHA-256(previous hash || canonical event)
+);
+CREATE TABLE ledger_segments (
+  segment    INTEGER PRIMARY KEY,   -- 1, 2, 3 … without gaps
+  first_seq  INTEGER NOT NULL,
+  last_seq   INTEGER NOT NULL,
+  digest     BLOB    NOT NULL,      -- RFC 6962 Merkle tree hash of the segment's event hashes
+  checkpoint TEXT    NOT NULL,      -- C2SP signed note: origin, size, root, extensions, signature
+  algorithm  TEXT    NOT NULL,      -- ed25519 or ecdsa-p256
+  sealed_at  TEXT    NOT NULL
+);
+CREATE TABLE licence_state (
+  id          INTEGER PRIMARY KEY CHECK (id = 1),
+  kind        TEXT NOT NULL,       -- trial
+  tier        TEXT NOT NULL,
+  services    INTEGER NOT NULL,
+  install_limit INTEGER NOT NULL,
+  started_at  TEXT NOT NULL,
+  expires_at  TEXT NOT NULL,
+  grace_days  INTEGER NOT NULL,
+  fingerprint TEXT
+);
+CREATE TABLE schema_migrations (id TEXT PRIMARY KEY, applied_at TEXT NOT NULL);
+CREATE TRIGGER ledger_no_delete BEFORE DELETE ON ledger
+BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END;
+CREATE TRIGGER ledger_no_update BEFORE UPDATE ON ledger
+BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END;
+CREATE TRIGGER ledger_segments_no_delete BEFORE DELETE ON ledger_segments
+BEGIN SELECT RAISE(ABORT, 'ledger seals are append-only'); END;
+CREATE TRIGGER ledger_segments_no_update BEFORE UPDATE ON ledger_segments
+BEGIN SELECT RAISE(ABORT, 'ledger seals are append-only'); END;
