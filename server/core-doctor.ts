@@ -18,7 +18,7 @@ export function createCoreDoctor(
   doctor.register(mainCheck(status.mode, problems));
   doctor.register(
     ledgerCheck(
-      () => rt.reader.verify(),
+      () => rt.reader.verifyRecent(),
       () => rt.sealer?.lastRefusal()?.message ?? null,
     ),
   );

@@ -35,7 +35,7 @@ export function mainCheck(mode: () => Mode, problems: () => readonly string[]): 
 }
 
 export function ledgerCheck(
-  verify: () => Promise<VerifyReport>,
+  verify: () => Promise<VerifyReport & { full?: boolean; full_at?: string | null }>,
   sealRefusal: () => string | null,
 ): DoctorCheck {
   return {
@@ -53,11 +53,12 @@ export function ledgerCheck(
       const refusal = sealRefusal();
       if (refusal !== null)
         return { status: 'fail', detail: refusal, hint: 'run svc-core ledger-verify' };
-      return {
-        status: 'ok',
-        detail: `${String(r.checked)} events verify; ${String(r.segments)} segments sealed through seq ${String(r.sealed_through)}`,
-        hint: '',
-      };
+      const sealed = `${String(r.segments)} segments sealed through seq ${String(r.sealed_through)}`;
+      const what =
+        r.full === false
+          ? `${String(r.checked)} new events verify (all verified at ${r.full_at ?? '?'}, again hourly)`
+          : `${String(r.checked)} events verify`;
+      return { status: 'ok', detail: `${what}; ${sealed}`, hint: '' };
     },
   };
 }

@@ -7,7 +7,7 @@ import { parseQuery } from '../shared/query-language.js';
 import type { LedgerListStore } from './ledger-list.store.js';
 import type { LedgerQuery } from './ledger.schemas.js';
 import type { LedgerStore } from './ledger.store.js';
-import { verifyLedger, type SpanRunner, type VerifyReport } from './verify.js';
+import { verifyLedger, verifySpan, type SpanRunner, type VerifyReport } from './verify.js';
 
 interface Deps {
   readonly store: LedgerStore;
@@ -44,8 +44,37 @@ export function normaliseTime(value: string, field: string): string {
   return new Date(ms).toISOString();
 }
 
+/** How often the doctor's ledger check re-verifies everything, not only what is new. */
+export const FULL_VERIFY_EVERY_MS = 60 * 60 * 1000;
+
 export function createLedgerReader(deps: Deps) {
   const { store, list, clock } = deps;
+  // The doctor's check: a full verify at most hourly, in between only the segments sealed
+  // since and the unsealed tail, so a console polling the doctor never re-reads a large
+  // ledger every 15 s. GET /v1/ledger/verify and svc-core ledger-verify are always full.
+  let lastFull: { at: number; sealedThrough: number; segments: number } | null = null;
+
+  async function verify(
+    options: { checkpoint?: string } = {},
+  ): Promise<VerifyReport & { algorithm: string; key_fingerprint: string }> {
+    const report = await verifyLedger(
+      { store, keyFor: deps.keyFor, keyName: deps.keyName },
+      {
+        ...options,
+        pause: () => yieldToLoop(),
+        ...(deps.runner !== undefined && { runner: deps.runner }),
+      },
+    );
+    if (report.ok) {
+      lastFull = {
+        at: clock.now(),
+        sealedThrough: report.sealed_through,
+        segments: report.segments,
+      };
+    }
+    return { ...report, algorithm: deps.algorithm, key_fingerprint: deps.keyFingerprint };
+  }
+
   return {
     list(q: LedgerQuery) {
       const now = clock.now();
@@ -82,18 +111,48 @@ export function createLedgerReader(deps: Deps) {
         checkpoint: store.lastSegment()?.checkpoint ?? null,
       };
     },
-    async verify(
-      options: { checkpoint?: string } = {},
-    ): Promise<VerifyReport & { algorithm: string; key_fingerprint: string }> {
-      const report = await verifyLedger(
+    verify,
+    /** For the doctor: everything hourly, else what was added since the last full verify. */
+    async verifyRecent(): Promise<VerifyReport & { full: boolean; full_at: string | null }> {
+      const full = lastFull;
+      if (full === null || clock.now() - full.at >= FULL_VERIFY_EVERY_MS) {
+        const report = await verify();
+        return { ...report, full: true, full_at: clock.nowIso() };
+      }
+      const started = performance.now();
+      const head = store.head();
+      const segments = store.segments();
+      const span = {
+        after: full.sealedThrough,
+        to: head.seq,
+        segIndex: full.segments,
+        isLast: true,
+      };
+      const result = await verifySpan(
         { store, keyFor: deps.keyFor, keyName: deps.keyName },
+        segments,
+        span,
         {
-          ...options,
           pause: () => yieldToLoop(),
-          ...(deps.runner !== undefined && { runner: deps.runner }),
         },
       );
-      return { ...report, algorithm: deps.algorithm, key_fingerprint: deps.keyFingerprint };
+      const ms = performance.now() - started;
+      const last = segments[segments.length - 1];
+      if (result.failure === null && last !== undefined) {
+        lastFull = { ...full, sealedThrough: last.last_seq, segments: segments.length };
+      }
+      return {
+        ok: result.failure === null,
+        checked: result.checked,
+        head: { seq: head.seq, hash: head.hash?.toString('hex') ?? null },
+        segments: segments.length,
+        sealed_through: last?.last_seq ?? 0,
+        failure: result.failure,
+        duration_ms: Math.round(ms),
+        events_per_s: ms > 0 ? Math.round((result.checked / ms) * 1000) : 0,
+        full: false,
+        full_at: new Date(full.at).toISOString(),
+      };
     },
   };
 }

@@ -205,7 +205,7 @@ describe('GET /v1/status, /v1/doctor, /metrics, /v1/openapi.json', () => {
       });
       expect(report.status).not.toBe('ok');
       expect(report.checks[1]).toMatchObject({ status: 'ok' });
-      expect(report.checks[1]?.detail).toMatch(/^\d+ events verify; /);
+      expect(report.checks[1]?.detail).toMatch(/^\d+ (new )?events verify/);
       expect(report.checks[3]).toMatchObject({ status: 'ok' });
       expect(report.checks[3]?.detail).toContain('offline by choice');
     });
