@@ -1,6 +1,6 @@
 // The composition root of everything but HTTP: opens the store and builds every domain by
 // hand, in dependency order. The server (app.ts) and the svc-core CLI both start here.
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
@@ -52,6 +52,8 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     throw new Error(`no ledger at ${file}: SVC_DATA (${config.dataDir}) has never been started`);
   }
   ensureDataDir(config.dataDir);
+  // Owner-only from the first byte; SQLite gives its -wal and -shm files the same mode.
+  if (!existsSync(file)) writeFileSync(file, '', { mode: 0o600 });
   const db: Database = openDatabase(file);
   try {
     const applied = migrate(db, loadMigrations(migrationsDir()), (d) => {

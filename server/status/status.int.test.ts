@@ -163,6 +163,13 @@ describe('GET /v1/status, /v1/doctor, /metrics, /v1/openapi.json', () => {
       expect(modeOf(join(server.runtime.config.dataDir, INSTALL_KEY_FILE))).toBe(0o600);
     });
 
+    it('the data folder is 0700 and the database and its WAL are 0600', () => {
+      const dir = server.runtime.config.dataDir;
+      expect(modeOf(dir)).toBe(0o700);
+      expect(modeOf(join(dir, 'svc.db'))).toBe(0o600);
+      expect(modeOf(join(dir, 'svc.db-wal'))).toBe(0o600);
+    });
+
     it('with SVC_ADMIN_TOKEN set, no admin-token file is written', () => {
       expect(() => statSync(join(server.runtime.config.dataDir, 'admin-token'))).toThrow(/ENOENT/);
     });
