@@ -1,5 +1,6 @@
 // The composition root of everything but HTTP: opens the store and builds every domain by
 // hand, in dependency order. The server (app.ts) and the svc-core CLI both start here.
+import type { KeyObject } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Database } from 'better-sqlite3';
@@ -56,8 +57,10 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   if (!existsSync(file)) writeFileSync(file, '', { mode: 0o600 });
   const db: Database = openDatabase(file);
   try {
+    // A consistent copy, written before the first pending migration runs (VACUUM INTO is
+    // synchronous, unlike the driver's backup()).
     const applied = migrate(db, loadMigrations(migrationsDir()), (d) => {
-      void d.backup(`${file}.before-migration-${String(Date.now())}`);
+      d.prepare('VACUUM INTO ?').run(`${file}.before-migration-${String(Date.now())}`);
     });
     if (applied.length > 0) log.info({ applied }, 'database migrations applied');
   } catch (err) {
@@ -90,16 +93,24 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   // The key name and origin follow the install key, not the instance name, which may change.
   const keyName = `svc-ledger-${keyFingerprint.slice(0, 16).toLowerCase()}`;
   const sealKey = installKey === null ? null : { ...installKey, name: keyName };
-  const keyFor = (algorithm: string) => {
-    if (sealKey?.algorithm === algorithm) return sealKey.publicKey;
-    try {
-      return publicKeyFromDataDir(
-        config.dataDir,
-        algorithm === 'ecdsa-p256' ? 'ecdsa-p256' : 'ed25519',
-      );
-    } catch {
-      return null;
+  // Public seal keys by algorithm, read from the data folder once (seals made before
+  // SVC_FIPS=1 was set keep verifying with the Ed25519 key).
+  const publicKeys = new Map<string, KeyObject | null>();
+  if (sealKey !== null) publicKeys.set(sealKey.algorithm, sealKey.publicKey);
+  const keyFor = (algorithm: string): KeyObject | null => {
+    let key = publicKeys.get(algorithm);
+    if (key === undefined) {
+      try {
+        key = publicKeyFromDataDir(
+          config.dataDir,
+          algorithm === 'ecdsa-p256' ? 'ecdsa-p256' : 'ed25519',
+        );
+      } catch {
+        key = null;
+      }
+      publicKeys.set(algorithm, key);
     }
+    return key;
   };
   const runner = createThreadRunner(file, keyName, keyFor);
   const reader = createLedgerReader({
