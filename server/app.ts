@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import { createCoreDoctor } from './core-doctor.js';
 import { doctorRoutes } from './doctor/index.js';
 import { createEventsService, eventsRoutes } from './events/index.js';
+import { createIntakeService, intakeRoutes } from './intake/index.js';
 import { auth } from './http/auth.js';
 import { createHttpServer } from './http/server.js';
 import { ensureDataDir, lockDataDir } from './install/data-dir.js';
@@ -107,7 +108,20 @@ export async function buildApp(config: Config, options: AppOptions) {
     hasWorkingConnection: () => false,
   });
   const doctor = createCoreDoctor(rt, status);
-  const events = createEventsService({ ledger: rt.ledger, writer: rt.writer });
+  const events = createEventsService({
+    ledger: rt.ledger,
+    writer: rt.writer,
+    reserved: (type) => rt.projections.owns(type),
+  });
+  const intake = createIntakeService({
+    store: rt.intakeStore,
+    ledger: rt.ledger,
+    writer: rt.writer,
+    clock: rt.clock,
+    onSignal: (source, outcome) => {
+      metrics.intakeSignals.inc({ source, status: outcome });
+    },
+  });
 
   const app = createHttpServer({ log });
   await app.register(swagger, {
@@ -138,6 +152,7 @@ export async function buildApp(config: Config, options: AppOptions) {
       await v1.register(doctorRoutes, { doctor });
       await v1.register(ledgerRoutes, { reader: rt.reader });
       await v1.register(eventsRoutes, { events, mode: status.mode });
+      await v1.register(intakeRoutes, { intake, mode: status.mode });
       v1.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: '/v1' },

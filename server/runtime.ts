@@ -26,6 +26,7 @@ import {
   publicKeyFromDataDir,
 } from './ledger/install-key.js';
 import { createThreadRunner } from './ledger/verify-threads.js';
+import { createIntakeStore } from './intake/index.js';
 import { createLicenceService, createLicenceStore } from './licence/index.js';
 import { systemClock, type Clock } from './shared/clock.js';
 
@@ -72,8 +73,10 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   const projections = createProjections();
   const installStore = createInstallStore(db);
   const licenceStore = createLicenceStore(db);
+  const intakeStore = createIntakeStore(db);
   projections.register(installStore.projection);
   projections.register(licenceStore.projection);
+  projections.register(intakeStore.projection);
 
   const ledgerStore = createLedgerStore(db);
   const ledger = createLedgerService({
@@ -151,6 +154,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     writer,
     projections,
     installStore,
+    intakeStore,
     ledgerStore,
     ledger,
     reader,

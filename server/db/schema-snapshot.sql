@@ -3,6 +3,8 @@ CREATE INDEX ledger_category ON ledger (category);
 CREATE INDEX ledger_trace ON ledger (trace_id) WHERE trace_id IS NOT NULL;
 CREATE INDEX ledger_ts ON ledger (ts);
 CREATE INDEX ledger_type ON ledger (type);
+CREATE INDEX signals_service ON signals (service, status);
+CREATE INDEX signals_status ON signals (status);
 CREATE TABLE install_state (
   id            INTEGER PRIMARY KEY CHECK (id = 1),
   installed_at  TEXT NOT NULL,
@@ -44,6 +46,24 @@ CREATE TABLE licence_state (
   fingerprint TEXT
 );
 CREATE TABLE schema_migrations (id TEXT PRIMARY KEY, applied_at TEXT NOT NULL);
+CREATE TABLE signals (
+  source       TEXT NOT NULL,
+  fingerprint  TEXT NOT NULL,
+  name         TEXT NOT NULL,
+  status       TEXT NOT NULL CHECK (status IN ('firing', 'resolved')),
+  severity     TEXT NOT NULL,
+  service      TEXT NOT NULL,
+  resource     TEXT,
+  started_at   TEXT NOT NULL,
+  ended_at     TEXT,
+  summary      TEXT NOT NULL,
+  labels       TEXT NOT NULL,   -- canonical JSON object
+  link         TEXT,
+  fired        INTEGER NOT NULL, -- times it started firing (flapping shows here)
+  first_seq    INTEGER NOT NULL,
+  last_seq     INTEGER NOT NULL,
+  PRIMARY KEY (source, fingerprint)
+);
 CREATE TRIGGER ledger_no_delete BEFORE DELETE ON ledger
 BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END;
 CREATE TRIGGER ledger_no_update BEFORE UPDATE ON ledger

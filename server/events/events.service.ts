@@ -8,9 +8,11 @@ const TYPE_SHAPE = /^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$/;
 interface Deps {
   readonly ledger: LedgerService;
   readonly writer: Writer;
+  /** Types the service writes itself (projections apply them): never from outside. */
+  readonly reserved: (type: string) => boolean;
 }
 
-export function createEventsService({ ledger, writer }: Deps) {
+export function createEventsService({ ledger, writer, reserved }: Deps) {
   return {
     /** Append an event from a component or SIEM; answers after its commit. */
     async ingest(body: IngestEventBody) {
@@ -25,6 +27,13 @@ export function createEventsService({ ledger, writer }: Deps) {
         throw new InvalidInputError(
           'invalid_input',
           'type must be dotted lower-case words, e.g. human.deploy',
+          { field: 'type' },
+        );
+      }
+      if (reserved(body.type)) {
+        throw new InvalidInputError(
+          'invalid_input',
+          `type ${body.type} is written by the service itself and cannot be posted`,
           { field: 'type' },
         );
       }

@@ -9,6 +9,7 @@ export const ErrorBody = Type.Object(
     role: Type.Optional(Type.String()),
     why: Type.Optional(Type.String()),
     position: Type.Optional(Type.Integer()),
+    tried: Type.Optional(Type.Array(Type.String())),
   },
   { $id: 'ErrorBody', additionalProperties: true },
 );

@@ -26,6 +26,7 @@ export function createInstallStore(db: Database) {
     projection: {
       name: 'install',
       tables: ['install_state'],
+      types: ['system.installed', 'system.started'],
       apply(e) {
         if (e.type === 'system.installed') {
           insert.run(e.ts, String(e.data['instance']), String(e.data['key_fingerprint']));

@@ -6,6 +6,8 @@ export interface Projection {
   readonly name: string;
   /** Tables this projection owns; rebuild empties them before replaying. */
   readonly tables: readonly string[];
+  /** Event types it applies: written only by the service itself, never through POST /v1/events. */
+  readonly types: readonly string[];
   apply(event: LedgerEvent): void;
 }
 
@@ -13,6 +15,8 @@ export interface Projections {
   register(projection: Projection): void;
   apply(event: LedgerEvent): void;
   all(): readonly Projection[];
+  /** Whether a projection owns this event type. */
+  owns(type: string): boolean;
 }
 
 export function createProjections(): Projections {
@@ -27,5 +31,6 @@ export function createProjections(): Projections {
       for (const p of list) p.apply(event);
     },
     all: () => list,
+    owns: (type) => list.some((p) => p.types.includes(type)),
   };
 }

@@ -50,6 +50,33 @@ describe('svc-core rebuild', () => {
       });
       expect(res.status).toBe(201);
     }
+    // Signals too: a firing alert and the resolve of another, so the signals table has rows.
+    for (const [fp, status] of [
+      ['rb-1', 'firing'],
+      ['rb-2', 'firing'],
+      ['rb-2', 'resolved'],
+    ] as const) {
+      const res = await fetch(`http://127.0.0.1:${String(address.port)}/v1/alerts/alertmanager`, {
+        method: 'POST',
+        headers: { ...asIngest(), 'content-type': 'application/json' },
+        body: JSON.stringify({
+          version: '4',
+          groupKey: 'g',
+          status,
+          alerts: [
+            {
+              status,
+              fingerprint: fp,
+              labels: { alertname: 'DiskFull', instance: 'db-1', job: 'postgres' },
+              annotations: { summary: 'disk' },
+              startsAt: '2026-11-22T10:00:00Z',
+              endsAt: status === 'resolved' ? '2026-11-22T10:05:00Z' : '0001-01-01T00:00:00Z',
+            },
+          ],
+        }),
+      });
+      expect(res.status).toBe(202);
+    }
     await first.stop();
     const second = await buildTestServer({ dir }); // a second start: starts = 2
     await second.stop();
@@ -60,9 +87,22 @@ describe('svc-core rebuild', () => {
   });
 
   it('the live projections are what the server wrote', () => {
-    // installed, started, trial, 3 events, stopped, started, stopped
-    expect(head).toBe(9);
-    expect(Object.keys(original)).toEqual(['install_state', 'licence_state']);
+    // installed, started, trial, 3 events, 3 signal events, stopped, started, stopped
+    expect(head).toBe(12);
+    expect(Object.keys(original)).toEqual(['install_state', 'licence_state', 'signals']);
+    expect(original['signals']).toEqual([
+      expect.objectContaining({
+        fingerprint: 'rb-1',
+        status: 'firing',
+        service: 'postgres',
+        fired: 1,
+      }),
+      expect.objectContaining({
+        fingerprint: 'rb-2',
+        status: 'resolved',
+        ended_at: '2026-11-22T10:05:00.000Z',
+      }),
+    ]);
     expect(original['install_state']).toEqual([
       expect.objectContaining({ id: 1, instance: 'test', starts: 2, last_version: '0.1.0' }),
     ]);
@@ -83,7 +123,7 @@ describe('svc-core rebuild', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
-      `check: replayed ${String(head)} events into install_state, licence_state; rebuilt state equals the live one (nothing changed)\n`,
+      `check: replayed ${String(head)} events into install_state, licence_state, signals; rebuilt state equals the live one (nothing changed)\n`,
     );
     expect(dump(dir).dump).toEqual(original);
   });
@@ -96,7 +136,7 @@ describe('svc-core rebuild', () => {
     const check = await runCli(testEnv(dir, join(dir, 'machine-id')), ['rebuild', '--check']);
     expect(check.code).toBe(1);
     expect(check.stdout).toBe(
-      `check: replayed ${String(head)} events into install_state, licence_state; differs in licence_state (nothing changed)\n`,
+      `check: replayed ${String(head)} events into install_state, licence_state, signals; differs in licence_state (nothing changed)\n`,
     );
     expect(dump(dir).dump['licence_state']).toEqual([expect.objectContaining({ services: 1 })]);
 
@@ -104,7 +144,7 @@ describe('svc-core rebuild', () => {
     expect(fix.stderr).toBe('');
     expect(fix.code).toBe(0);
     expect(fix.stdout).toBe(
-      `rebuild: replayed ${String(head)} events into install_state, licence_state; differs in licence_state\n`,
+      `rebuild: replayed ${String(head)} events into install_state, licence_state, signals; differs in licence_state\n`,
     );
     const after = dump(dir);
     expect(after.dump).toEqual(original);

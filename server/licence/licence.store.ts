@@ -32,6 +32,7 @@ export function createLicenceStore(db: Database) {
     projection: {
       name: 'licence',
       tables: ['licence_state'],
+      types: ['licence.trial_started'],
       apply(e) {
         if (e.type !== 'licence.trial_started') return;
         cached = undefined;

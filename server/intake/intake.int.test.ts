@@ -1,0 +1,233 @@
+// POST /v1/alerts/<source> over HTTP into a real SQLite ledger: signals, dedup, resolve,
+// auto detection of every fixture, and hostile bodies that change nothing.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { asIngest, buildTestServer, type TestServer } from '../shared/testing/test-server.js';
+import { NORMALISERS } from './normalisers/index.js';
+import { projectFixtures, sharedFixtures, sharedSources } from './normalisers/testing.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await buildTestServer();
+});
+afterAll(async () => {
+  await server.cleanup();
+});
+
+const head = (): number => server.runtime.ledgerStore.head().seq;
+
+function post(source: string, payload: unknown, headers: Record<string, string> = {}) {
+  return server.app.inject({
+    method: 'POST',
+    url: `/v1/alerts/${source}`,
+    headers: { ...asIngest(), 'content-type': 'application/json', ...headers },
+    payload:
+      typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : JSON.stringify(payload),
+  });
+}
+
+interface Result {
+  source: string;
+  accepted: number;
+  resolved: number;
+  duplicates: number;
+  ignored?: string;
+  signals: {
+    name: string;
+    status: string;
+    service: string;
+    fingerprint: string;
+    outcome: string;
+    seq: number | null;
+  }[];
+}
+
+function group(
+  status: 'firing' | 'resolved',
+  fingerprint: string,
+  labels: Record<string, string> = {},
+) {
+  return {
+    version: '4',
+    groupKey: '{}:{alertname="HighLatency"}',
+    status,
+    receiver: 'svc',
+    alerts: [
+      {
+        status,
+        labels: {
+          alertname: 'HighLatency',
+          instance: 'api-1:8080',
+          severity: 'warning',
+          ...labels,
+        },
+        annotations: { summary: 'p99 above 2 s' },
+        startsAt: '2026-11-22T09:00:00Z',
+        endsAt: status === 'resolved' ? '2026-11-22T09:20:00Z' : '0001-01-01T00:00:00Z',
+        fingerprint,
+      },
+    ],
+  };
+}
+
+describe('POST /v1/alerts/<source>', () => {
+  it('records a firing alert once, repeats as duplicates, and its resolve ends it', async () => {
+    const before = head();
+    const first = await post('alertmanager', group('firing', 'fp-latency-1', { job: 'checkout' }));
+    expect(first.statusCode, first.body).toBe(202);
+    const body = first.json<Result>();
+    expect(body).toMatchObject({ source: 'alertmanager', accepted: 1, resolved: 0, duplicates: 0 });
+    expect(body.signals[0]).toMatchObject({
+      name: 'HighLatency',
+      status: 'firing',
+      service: 'checkout',
+      outcome: 'fired',
+    });
+    expect(head()).toBe(before + 1);
+
+    const again = (
+      await post('prometheus', group('firing', 'fp-latency-1', { job: 'checkout' }))
+    ).json<Result>();
+    expect(again).toMatchObject({ accepted: 1, duplicates: 1 });
+    expect(head()).toBe(before + 1);
+
+    const resolved = (
+      await post('alertmanager', group('resolved', 'fp-latency-1', { job: 'checkout' }))
+    ).json<Result>();
+    expect(resolved).toMatchObject({ accepted: 1, resolved: 1, duplicates: 0 });
+    expect(resolved.signals[0]?.outcome).toBe('resolved');
+    expect(server.runtime.intakeStore.get('alertmanager', 'fp-latency-1')).toMatchObject({
+      status: 'resolved',
+      fired: 1,
+      ended_at: '2026-11-22T09:20:00.000Z',
+    });
+
+    const flap = (
+      await post('alertmanager', group('firing', 'fp-latency-1', { job: 'checkout' }))
+    ).json<Result>();
+    expect(flap.signals[0]?.outcome).toBe('fired');
+    expect(server.runtime.intakeStore.get('alertmanager', 'fp-latency-1')).toMatchObject({
+      status: 'firing',
+      fired: 2,
+    });
+
+    const events = server.runtime.ledgerStore
+      .range(before, head(), 10)
+      .map((e) => [e.type, e.trace_id, e.actor]);
+    expect(events).toEqual([
+      ['signal.fired', 'fp-latency-1', 'source:alertmanager'],
+      ['signal.resolved', 'fp-latency-1', 'source:alertmanager'],
+      ['signal.fired', 'fp-latency-1', 'source:alertmanager'],
+    ]);
+  });
+
+  it('takes the service from the labels in the documented order', async () => {
+    const cases: [Record<string, string>, string][] = [
+      [{ service: 's', job: 'j', app: 'a', namespace: 'n', host: 'h' }, 's'],
+      [{ job: 'j', app: 'a', namespace: 'n', host: 'h' }, 'j'],
+      [{ app: 'a', namespace: 'n', host: 'h' }, 'a'],
+      [{ namespace: 'n', host: 'h' }, 'n'],
+      [{ host: 'h' }, 'h'],
+    ];
+    for (const [i, [labels, service]] of cases.entries()) {
+      const res = (
+        await post('alertmanager', group('firing', `fp-svc-${String(i)}`, labels))
+      ).json<Result>();
+      expect(res.signals[0]?.service, JSON.stringify(labels)).toBe(service);
+    }
+  });
+
+  it('auto recognises every project fixture as its own source', async () => {
+    for (const n of NORMALISERS) {
+      // Keep-derived Wazuh messages are read on the explicit route only (NORMALISATION.md §4).
+      for (const f of projectFixtures(n.source).filter((x) => !x.file.startsWith('keep-'))) {
+        const res = await post('auto', f.body);
+        expect(res.statusCode, `${n.source}/${f.file}: ${res.body}`).toBe(202);
+        expect(res.json<Result>().source, `${n.source}/${f.file}`).toBe(n.source);
+      }
+    }
+  });
+
+  describe.runIf(sharedSources().length > 0)('the shared fixtures', () => {
+    it('each is read on its own route, and auto agrees (but the Keep-derived wazuh message)', async () => {
+      for (const source of sharedSources()) {
+        for (const f of sharedFixtures(source)) {
+          const own = await post(source, f.body);
+          expect(own.statusCode, `${source}/${f.file}: ${own.body}`).toBe(202);
+          if (source === 'wazuh' && f.file.startsWith('keep-')) continue;
+          const auto = await post('auto', f.body);
+          expect(auto.statusCode, `auto ${source}/${f.file}: ${auto.body}`).toBe(202);
+          expect(auto.json<Result>().source, `auto ${source}/${f.file}`).toBe(source);
+        }
+      }
+    });
+  });
+
+  describe('bad and hostile bodies change nothing', () => {
+    const cases: [string, string, unknown, number, string][] = [
+      ['unknown source', 'nagios-xyz', { a: 1 }, 400, 'unknown_source'],
+      ['a body no normaliser recognises', 'auto', { hello: 'world' }, 400, 'no_normaliser'],
+      [
+        'wrong types for the named source',
+        'alertmanager',
+        { alerts: 'not a list' },
+        400,
+        'no_normaliser',
+      ],
+      ['a JSON string', 'auto', '"just text"', 400, 'no_normaliser'],
+      ['null', 'auto', 'null', 400, 'no_normaliser'],
+      ['malformed JSON', 'auto', '{"alerts": [', 400, 'invalid_json'],
+      ['prototype poisoning', 'auto', '{"__proto__": {"x": 1}, "alerts": []}', 400, 'invalid_json'],
+      ['an empty body', 'auto', ' ', 400, 'invalid_input'],
+    ];
+    it.each(cases)('%s → %i %s', async (_name, source, payload, status, error) => {
+      const before = head();
+      const res = await post(source, typeof payload === 'string' ? payload : payload);
+      expect(res.statusCode, res.body).toBe(status);
+      expect(res.json<{ error: string }>().error).toBe(error);
+      expect(head()).toBe(before);
+    });
+
+    it('invalid UTF-8 is a 400, not a silently replaced character', async () => {
+      const before = head();
+      const bytes = Buffer.concat([
+        Buffer.from('{"alerts":[{"labels":{"alertname":"'),
+        Buffer.from([0xc3, 0x28]),
+        Buffer.from('"}}]}'),
+      ]);
+      const res = await post('alertmanager', bytes);
+      expect(res.statusCode).toBe(400);
+      expect(res.json<{ error: string; field: string }>()).toMatchObject({
+        error: 'invalid_utf8',
+        field: 'body',
+      });
+      expect(head()).toBe(before);
+    });
+
+    it('a 10 MB body is refused with 413', async () => {
+      const before = head();
+      const res = await post('auto', JSON.stringify({ blob: 'x'.repeat(10 * 1024 * 1024) }));
+      expect(res.statusCode).toBe(413);
+      expect(head()).toBe(before);
+    });
+
+    it('deep nesting is read without a crash and refused', async () => {
+      const before = head();
+      const deep = `${'['.repeat(50_000)}${']'.repeat(50_000)}`;
+      const res = await post('auto', deep);
+      expect([400, 413]).toContain(res.statusCode);
+      const nested = `{"alerts":[{"labels":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}]}`;
+      const res2 = await post('alertmanager', nested);
+      expect(res2.statusCode, res2.body).toBeLessThan(500);
+      expect(head()).toBeGreaterThanOrEqual(before);
+    });
+
+    it('needs the ingest token', async () => {
+      const res = await server.app.inject({
+        method: 'POST',
+        url: '/v1/alerts/auto',
+        payload: { a: 1 },
+      });
+      expect(res.statusCode).toBe(401);
+    });
+  });
+});

@@ -1,0 +1,157 @@
+// Alert intake: a webhook body becomes signals through the normaliser of its source (or the
+// one `auto` recognises); all signals of one body commit together, or none do.
+import type { Writer } from '../db/writer.js';
+import type { LedgerService } from '../ledger/index.js';
+import type { Clock } from '../shared/clock.js';
+import { InvalidInputError } from '../shared/errors.js';
+import { detect, NORMALISERS, normaliserFor } from './normalisers/index.js';
+import { MAX_SIGNALS_PER_BODY, type IntakeResult } from './intake.schemas.js';
+import { SIGNAL_FIRED, SIGNAL_RESOLVED, type IntakeStore } from './intake.store.js';
+import { checkSignal } from './signal-check.js';
+import {
+  NotReadableError,
+  type NormaliseContext,
+  type NormaliseResult,
+  type Normaliser,
+  type Signal,
+} from './signal.js';
+
+interface Deps {
+  readonly store: IntakeStore;
+  readonly ledger: LedgerService;
+  readonly writer: Writer;
+  readonly clock: Clock;
+  readonly onSignal?: (source: string, status: string) => void;
+}
+
+/** Until the estate exists, the service comes from these labels, first found wins. */
+export const SERVICE_LABELS = ['service', 'job', 'app', 'namespace', 'host'] as const;
+
+export function serviceOf(signal: Signal): string {
+  if (signal.service !== null && signal.service !== '') return signal.service;
+  for (const key of SERVICE_LABELS) {
+    const v = signal.labels[key];
+    if (v !== undefined && v.trim() !== '') return v.trim();
+  }
+  return signal.resource ?? 'unknown';
+}
+
+function run(n: Normaliser, body: unknown, ctx: NormaliseContext): NormaliseResult {
+  try {
+    return n.normalise(body, ctx);
+  } catch (err) {
+    // A normaliser that trips on a hostile body must not become a 500.
+    const why =
+      err instanceof NotReadableError ? err.message : `unreadable (${(err as Error).name})`;
+    throw new InvalidInputError(
+      'no_normaliser',
+      `the ${n.source} normaliser could not read the body: ${why}`,
+      {
+        field: 'body',
+        tried: [n.source],
+      },
+    );
+  }
+}
+
+export function read(
+  sourceName: string,
+  body: unknown,
+  ctx: NormaliseContext,
+): { normaliser: Normaliser; result: NormaliseResult } {
+  if (sourceName === 'auto') {
+    const found = detect(body, ctx);
+    if (found === undefined) {
+      throw new InvalidInputError(
+        'no_normaliser',
+        `no normaliser recognised the body; tried ${NORMALISERS.map((n) => n.source).join(', ')}`,
+        { field: 'body', tried: NORMALISERS.map((n) => n.source) },
+      );
+    }
+    return { normaliser: found, result: run(found, body, ctx) };
+  }
+  const normaliser = normaliserFor(sourceName);
+  if (normaliser === undefined) {
+    throw new InvalidInputError(
+      'unknown_source',
+      `no normaliser for source ${sourceName}; use auto or one of ${NORMALISERS.map((n) => n.source).join(', ')}`,
+      { field: 'source' },
+    );
+  }
+  return { normaliser, result: run(normaliser, body, ctx) };
+}
+
+export function createIntakeService({ store, ledger, writer, clock, onSignal }: Deps) {
+  return {
+    async receive(
+      sourceName: string,
+      body: unknown,
+      headers: NormaliseContext['headers'],
+    ): Promise<IntakeResult> {
+      const ctx: NormaliseContext = { receivedAt: clock.nowIso(), headers };
+      const { normaliser, result } = read(sourceName, body, ctx);
+      if (result.kind === 'control') {
+        return {
+          source: normaliser.source,
+          accepted: 0,
+          resolved: 0,
+          duplicates: 0,
+          ignored: result.reason,
+          signals: [],
+        };
+      }
+      if (result.signals.length > MAX_SIGNALS_PER_BODY) {
+        throw new InvalidInputError(
+          'too_many_signals',
+          `the body holds ${String(result.signals.length)} alerts; at most ${String(MAX_SIGNALS_PER_BODY)} per request`,
+          { field: 'body' },
+        );
+      }
+      const signals = result.signals.map((s, i) => ({
+        ...checkSignal(s, i, normaliser.source),
+        service: serviceOf(s),
+      }));
+      // One writer job: every signal of the body commits, or none does.
+      const accepted = await writer.transact(() =>
+        signals.map((s) => {
+          const current = store.get(s.source, s.fingerprint);
+          const repeat =
+            s.status === 'firing' ? current?.status === 'firing' : current?.status === 'resolved';
+          if (repeat) return { ...compact(s), outcome: 'duplicate' as const, seq: null };
+          const event = ledger.append({
+            type: s.status === 'firing' ? SIGNAL_FIRED : SIGNAL_RESOLVED,
+            actor: `source:${s.source}`,
+            data: { ...s, ...(s.status === 'resolved' && current === null && { unseen: true }) },
+            trace_id: s.fingerprint,
+          });
+          return {
+            ...compact(s),
+            outcome: s.status === 'firing' ? ('fired' as const) : ('resolved' as const),
+            seq: event.seq,
+          };
+        }),
+      );
+      for (const s of accepted) onSignal?.(s.source, s.outcome);
+      return {
+        source: normaliser.source,
+        accepted: accepted.length,
+        resolved: accepted.filter((s) => s.status === 'resolved').length,
+        duplicates: accepted.filter((s) => s.outcome === 'duplicate').length,
+        signals: accepted,
+      };
+    },
+  };
+}
+export type IntakeService = ReturnType<typeof createIntakeService>;
+
+function compact(s: Signal & { service: string }) {
+  return {
+    source: s.source,
+    name: s.name,
+    status: s.status,
+    severity: s.severity,
+    service: s.service,
+    resource: s.resource,
+    fingerprint: s.fingerprint,
+  };
+}

@@ -1,0 +1,84 @@
+// The signals table: the latest state of every alert instance, a projection of signal.*
+// events (rebuilt from the ledger by svc-core rebuild).
+import type { Database } from 'better-sqlite3';
+import { canonicalJson } from '../shared/canonical-json.js';
+import type { Projection } from '../ledger/index.js';
+
+export interface SignalRow {
+  readonly fingerprint: string;
+  readonly source: string;
+  readonly name: string;
+  readonly status: 'firing' | 'resolved';
+  readonly severity: string;
+  readonly service: string;
+  readonly resource: string | null;
+  readonly started_at: string;
+  readonly ended_at: string | null;
+  readonly summary: string;
+  readonly link: string | null;
+  readonly fired: number;
+}
+
+export const SIGNAL_FIRED = 'signal.fired';
+export const SIGNAL_RESOLVED = 'signal.resolved';
+
+export function createIntakeStore(db: Database) {
+  const get = db.prepare<[string, string], SignalRow>(
+    `SELECT fingerprint, source, name, status, severity, service, resource, started_at, ended_at, summary, link, fired FROM signals WHERE source = ? AND fingerprint = ?`,
+  );
+  const fire = db.prepare<Record<string, unknown>>(
+    `INSERT INTO signals (fingerprint, source, name, status, severity, service, resource, started_at, ended_at, summary, labels, link, fired, first_seq, last_seq)
+     VALUES (@fingerprint, @source, @name, 'firing', @severity, @service, @resource, @started_at, NULL, @summary, @labels, @link, 1, @seq, @seq)
+     ON CONFLICT (source, fingerprint) DO UPDATE SET
+       name = excluded.name, status = 'firing', severity = excluded.severity,
+       service = excluded.service, resource = excluded.resource, started_at = excluded.started_at,
+       ended_at = NULL, summary = excluded.summary, labels = excluded.labels, link = excluded.link,
+       fired = signals.fired + 1, last_seq = excluded.last_seq`,
+  );
+  const resolve = db.prepare<Record<string, unknown>>(
+    `INSERT INTO signals (fingerprint, source, name, status, severity, service, resource, started_at, ended_at, summary, labels, link, fired, first_seq, last_seq)
+     VALUES (@fingerprint, @source, @name, 'resolved', @severity, @service, @resource, @started_at, @ended_at, @summary, @labels, @link, 0, @seq, @seq)
+     ON CONFLICT (source, fingerprint) DO UPDATE SET status = 'resolved', ended_at = excluded.ended_at, last_seq = excluded.last_seq`,
+  );
+  const counts = db.prepare<[], { status: string; n: number }>(
+    `SELECT status, count(*) AS n FROM signals GROUP BY status`,
+  );
+
+  function row(data: Readonly<Record<string, unknown>>, seq: number): Record<string, unknown> {
+    const s = (k: string): string | null => {
+      const v = data[k];
+      return typeof v === 'string' ? v : null;
+    };
+    return {
+      fingerprint: s('fingerprint'),
+      source: s('source'),
+      name: s('name'),
+      severity: s('severity'),
+      service: s('service'),
+      resource: s('resource'),
+      started_at: s('started_at'),
+      ended_at: s('ended_at'),
+      summary: s('summary') ?? '',
+      labels: canonicalJson(data['labels'] ?? {}),
+      link: s('link'),
+      seq,
+    };
+  }
+
+  return {
+    get: (source: string, fingerprint: string): SignalRow | null =>
+      get.get(source, fingerprint) ?? null,
+    counts: (): Record<string, number> =>
+      Object.fromEntries(counts.all().map((r) => [r.status, r.n])),
+    projection: {
+      name: 'signals',
+      tables: ['signals'],
+      types: [SIGNAL_FIRED, SIGNAL_RESOLVED],
+      apply(e) {
+        if (e.type === SIGNAL_FIRED) fire.run(row(e.data, e.seq));
+        else if (e.type === SIGNAL_RESOLVED) resolve.run(row(e.data, e.seq));
+      },
+    } satisfies Projection,
+  };
+}
+export type IntakeStore = ReturnType<typeof createIntakeStore>;

@@ -1,0 +1,352 @@
+import { describe, expect, it } from 'vitest';
+import { checkSignal } from '../signal-check.js';
+import { NotReadableError, type NormaliseResult, type Signal } from '../signal.js';
+import { normaliser } from './datadog.js';
+import { hashOf } from './read.js';
+import { CONTEXT, hasShared, projectFixtures, sharedFixtures, type Fixture } from './testing.js';
+
+const SOURCE = 'datadog';
+const RECEIVED = CONTEXT.receivedAt;
+
+type Core = Pick<Signal, 'name' | 'status' | 'severity' | 'service' | 'resource' | 'fingerprint'>;
+type Fields = Core & Pick<Signal, 'started_at' | 'ended_at' | 'link'>;
+type Want<T> = readonly T[] | { readonly control: string };
+
+const core = (s: Signal): Core => ({
+  name: s.name,
+  status: s.status,
+  severity: s.severity,
+  service: s.service,
+  resource: s.resource,
+  fingerprint: s.fingerprint,
+});
+const fields = (s: Signal): Fields => ({
+  ...core(s),
+  started_at: s.started_at,
+  ended_at: s.ended_at,
+  link: s.link,
+});
+
+const run = (body: unknown): NormaliseResult => normaliser.normalise(body, CONTEXT);
+
+/** The signals of a result, each passing the intake's shape check. */
+function signalsOf(r: NormaliseResult): readonly Signal[] {
+  if (r.kind !== 'signals') throw new Error(`expected signals, got control: ${r.reason}`);
+  r.signals.forEach((s, i) => checkSignal(s, i, SOURCE));
+  return r.signals;
+}
+
+function expectWanted<T>(r: NormaliseResult, want: Want<T> | undefined, pick: (s: Signal) => T) {
+  if (want === undefined) throw new Error('no expectation for this fixture');
+  if ('control' in want) expect(r).toEqual({ kind: 'control', reason: want.control });
+  else expect(signalsOf(r).map(pick)).toEqual(want);
+}
+
+function bodyOf(fixtures: readonly Fixture[], file: string): unknown {
+  const f = fixtures.find((x) => x.file === file);
+  if (f === undefined) throw new Error(`no fixture ${file}`);
+  return f.body;
+}
+
+/** Either a result whose signals pass the intake's shape check, or NotReadableError. */
+function expectSafe(body: unknown): void {
+  expect(typeof normaliser.detect(body, CONTEXT)).toBe('boolean');
+  let r: NormaliseResult;
+  try {
+    r = run(body);
+  } catch (err) {
+    expect(err).toBeInstanceOf(NotReadableError);
+    return;
+  }
+  if (r.kind === 'signals') r.signals.forEach((s, i) => checkSignal(s, i, SOURCE));
+  else expect(typeof r.reason).toBe('string');
+}
+
+function nested(levels: number, leaf: unknown): unknown {
+  let v = leaf;
+  for (let i = 0; i < levels; i++) v = { a: v };
+  return v;
+}
+
+function deepArray(levels: number): unknown {
+  let v: unknown = [];
+  for (let i = 0; i < levels; i++) v = [v];
+  return v;
+}
+
+const HOSTILE: unknown[] = [
+  null,
+  42,
+  'x',
+  '',
+  true,
+  [],
+  {},
+  [{}],
+  { alerts: 'no' },
+  { alerts: [null, 1, 'x', []] },
+  nested(100_000, 1),
+  deepArray(100_000),
+  'x'.repeat(5_000_000),
+  { x: 'y'.repeat(5_000_000) },
+];
+
+/** Wrong types put at every path of a valid body. */
+const WRONG: unknown[] = [
+  null,
+  42,
+  -1,
+  'x',
+  '',
+  true,
+  [],
+  {},
+  [null],
+  'x'.repeat(100_000),
+  nested(20_000, 'x'),
+  deepArray(20_000),
+];
+
+type Path = readonly (string | number)[];
+
+/** Every path of a body to depth 6 (the first 3 elements of arrays). */
+function pathsOf(v: unknown, prefix: Path = [], out: Path[] = []): Path[] {
+  if (prefix.length >= 6 || typeof v !== 'object' || v === null) return out;
+  const entries: [string | number, unknown][] = Array.isArray(v)
+    ? v.slice(0, 3).map((x: unknown, i) => [i, x])
+    : Object.entries(v);
+  for (const [k, x] of entries) {
+    const p = [...prefix, k];
+    out.push(p);
+    pathsOf(x, p, out);
+  }
+  return out;
+}
+
+/** A copy of body with the value at path replaced. */
+function replaced(body: unknown, path: Path, value: unknown): unknown {
+  const copy = structuredClone(body);
+  let cur = copy as Record<string | number, unknown>;
+  for (const k of path.slice(0, -1)) cur = cur[k] as Record<string | number, unknown>;
+  const last = path.at(-1);
+  if (last !== undefined) cur[last] = value;
+  return copy;
+}
+
+// Project fixtures -----------------------------------------------------------------------
+
+// The monitor id plus the alert scope: the same for the trigger and the recovery.
+const WEB_07 = hashOf('datadog', 'monitor', '90412377', 'host:web-07,env:prod');
+
+const PROJECT: Record<string, Want<Fields>> = {
+  // Custom template: transition, priority P2 → high, service tag, hostname.
+  'custom-triggered-p2.json': [
+    {
+      name: 'Web p95 latency high on web-07',
+      status: 'firing',
+      severity: 'high',
+      service: 'storefront-web',
+      resource: 'web-07',
+      fingerprint: WEB_07,
+      started_at: '2026-05-07T10:42:00.000Z',
+      ended_at: null,
+      link: 'https://app.datadoghq.eu/event/event?id=7412098455103829051',
+    },
+  ],
+  // The body has no start time: the recovery's date is both start and end.
+  'custom-recovered.json': [
+    {
+      name: 'Web p95 latency high on web-07',
+      status: 'resolved',
+      severity: 'high',
+      service: 'storefront-web',
+      resource: 'web-07',
+      fingerprint: WEB_07,
+      started_at: '2026-05-07T11:11:50.000Z',
+      ended_at: '2026-05-07T11:11:50.000Z',
+      link: 'https://app.datadoghq.eu/event/event?id=7412098455123617734',
+    },
+  ],
+  // Default template: "[Warn on {host:cache-02}]" gives status, severity, scope and host;
+  // the monitor id and link come from the markdown body.
+  'default-warn-redis-memory.json': [
+    {
+      name: 'Redis memory usage high',
+      status: 'firing',
+      severity: 'warning',
+      service: null,
+      resource: 'cache-02',
+      fingerprint: hashOf('datadog', 'monitor', '55102931', 'host:cache-02'),
+      started_at: '2026-05-05T17:48:41.000Z',
+      ended_at: null,
+      link: 'https://app.datadoghq.com/monitors#55102931',
+    },
+  ],
+};
+
+describe('datadog: project fixtures', () => {
+  const fixtures = projectFixtures(SOURCE);
+
+  it('has an expectation for every fixture file', () => {
+    expect(fixtures.map((f) => f.file).sort()).toEqual(Object.keys(PROJECT).sort());
+  });
+
+  for (const { file, body } of fixtures) {
+    it(file, () => {
+      expectWanted(run(body), PROJECT[file], fields);
+      expect(normaliser.detect(body, CONTEXT)).toBe(true);
+    });
+  }
+
+  it('gives Triggered and Recovered of the same monitor and scope the same fingerprint', () => {
+    const [firing] = signalsOf(run(bodyOf(fixtures, 'custom-triggered-p2.json')));
+    const [resolved] = signalsOf(run(bodyOf(fixtures, 'custom-recovered.json')));
+    expect(firing?.status).toBe('firing');
+    expect(resolved?.status).toBe('resolved');
+    expect(resolved?.fingerprint).toBe(firing?.fingerprint);
+  });
+
+  it('gives the default template the same fingerprint when it recovers', () => {
+    const body = bodyOf(fixtures, 'default-warn-redis-memory.json') as object;
+    const recovered = { ...body, title: '[Recovered on {host:cache-02}] Redis memory usage high' };
+    const [firing] = signalsOf(run(body));
+    const [resolved] = signalsOf(run(recovered));
+    expect(resolved).toMatchObject({ status: 'resolved', name: 'Redis memory usage high' });
+    expect(resolved?.fingerprint).toBe(firing?.fingerprint);
+  });
+
+  it('splits tags into labels and keeps monitor, transition and org', () => {
+    const [s] = signalsOf(run(bodyOf(fixtures, 'custom-triggered-p2.json')));
+    expect(s?.labels).toMatchObject({
+      env: 'prod',
+      service: 'storefront-web',
+      host: 'web-07',
+      team: 'web',
+      monitor_id: '90412377',
+      transition: 'Triggered',
+      alert_type: 'error',
+      alert_priority: 'P2',
+      alert_scope: 'host:web-07,env:prod',
+      org_id: '8812203',
+      org_name: 'Acme',
+    });
+    expect(s?.summary).toBe('p95 latency above 800ms on web-07');
+  });
+
+  it('reads No Data as firing with severity info', () => {
+    const body = bodyOf(fixtures, 'custom-triggered-p2.json') as object;
+    const [s] = signalsOf(run({ ...body, alert_transition: 'No Data' }));
+    expect(s).toMatchObject({ status: 'firing', severity: 'info' });
+  });
+});
+
+// Shared public fixtures (present in CI) -------------------------------------------------
+
+const SHARED: Record<string, Want<Core>> = {
+  // alert_title keeps "[TEST]"; the host tag is the scope; alert_type error → high.
+  'port-custom-template-triggered.json': [
+    {
+      name: '[TEST] api-service with IP 172.19.128.1 have exceeded memory limit',
+      status: 'firing',
+      severity: 'high',
+      service: 'api-service',
+      resource: 'api-service',
+      fingerprint: hashOf('datadog', 'monitor', '147793', 'api-service'),
+    },
+  ],
+  // Default template: "[Triggered]" stripped; the monitor id from "monitors#18692904".
+  'relay-default-template-triggered-test.json': [
+    {
+      name: '[TEST] Host Cluster Alert',
+      status: 'firing',
+      severity: 'unknown',
+      service: null,
+      resource: null,
+      fingerprint: hashOf('datadog', 'monitor', '18692904', undefined),
+    },
+  ],
+};
+
+describe.runIf(hasShared)('datadog: shared fixtures', () => {
+  const fixtures = sharedFixtures(SOURCE);
+
+  it('has an expectation for every shared fixture file', () => {
+    expect(fixtures.map((f) => f.file).sort()).toEqual(Object.keys(SHARED).sort());
+  });
+
+  for (const { file, body } of fixtures) {
+    it(file, () => {
+      expectWanted(run(body), SHARED[file], core);
+      expect(normaliser.detect(body, CONTEXT)).toBe(true);
+    });
+  }
+
+  it('reads the epoch-ms date string and links the monitor of a default body', () => {
+    const [s] = signalsOf(run(bodyOf(fixtures, 'relay-default-template-triggered-test.json')));
+    expect(s).toMatchObject({
+      started_at: '2020-06-03T20:43:05.000Z',
+      link: 'https://app.datadoghq.com/monitors#18692904',
+    });
+  });
+});
+
+// Detection ------------------------------------------------------------------------------
+
+describe('datadog: detect', () => {
+  it('is false for null, {}, [] and other sources', () => {
+    for (const body of [null, {}, [], { event_type: 'x' }, { event_type: 'x', org_id: '1' }]) {
+      expect(normaliser.detect(body, CONTEXT)).toBe(false);
+    }
+  });
+
+  it('is false for a Suricata EVE alert and a New Relic legacy incident', () => {
+    const suricata = {
+      event_type: 'alert',
+      src_ip: '10.0.0.1',
+      dest_ip: '10.0.0.2',
+      org_id: '1',
+      date: '2026-01-01',
+    };
+    const newrelic = { event_type: 'INCIDENT', incident_id: 7, current_state: 'open' };
+    expect(normaliser.detect(suricata, CONTEXT)).toBe(false);
+    expect(normaliser.detect(newrelic, CONTEXT)).toBe(false);
+  });
+});
+
+// Hostile input --------------------------------------------------------------------------
+
+describe('datadog: hostile input', () => {
+  it('throws NotReadableError or returns a result, never another exception', () => {
+    for (const body of HOSTILE) expectSafe(body);
+  });
+
+  it('survives a wrong type at every path of every fixture', () => {
+    for (const { body } of [...projectFixtures(SOURCE), ...sharedFixtures(SOURCE)]) {
+      for (const path of pathsOf(body)) for (const w of WRONG) expectSafe(replaced(body, path, w));
+    }
+  });
+
+  it('refuses a body without a title', () => {
+    expect(() => run({ event_type: 'x', org_id: '1', date: '1' })).toThrow(/title/);
+  });
+
+  it('keys a body without monitor id by its title and scope; alert_type success resolves', () => {
+    const [s] = signalsOf(run({ title: '[P1] Disk full', alert_type: 'success', tags: 'host:a' }));
+    expect(s).toMatchObject({
+      name: 'Disk full',
+      status: 'resolved',
+      severity: 'critical',
+      resource: 'a',
+      fingerprint: hashOf('datadog', 'title', 'Disk full', 'a'),
+      started_at: RECEIVED,
+      ended_at: RECEIVED,
+    });
+  });
+
+  it('scans only the start of a huge markdown body', () => {
+    const body = `%%%${'[x](http://a/'.repeat(200_000)}monitors#1 %%%`;
+    const [s] = signalsOf(run({ title: 't', body }));
+    expect(s?.link).toBeNull();
+    expect(s?.labels['monitor_id']).toBeUndefined();
+  });
+});
