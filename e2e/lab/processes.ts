@@ -1,0 +1,205 @@
+// The lab: real programs started on loopback for end-to-end tests (the bundled service,
+// Debian's Prometheus and Alertmanager), each in a temporary folder, stopped afterwards.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export const ROOT = join(import.meta.dirname, '..', '..');
+
+export interface Proc {
+  readonly url: string;
+  readonly dir: string;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      srv.close(() => {
+        resolve(typeof address === 'object' && address !== null ? address.port : 0);
+      });
+    });
+  });
+}
+
+/** Wait until `check` returns something, polling every `everyMs`. */
+export async function until<T>(
+  what: string,
+  check: () => Promise<T | undefined>,
+  timeoutMs = 30_000,
+  everyMs = 250,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${String(timeoutMs)} ms waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}
+
+function requireProgram(path: string, pkg: string): void {
+  if (!existsSync(path))
+    throw new Error(`${path} is missing: apt-get install ${pkg} (.ci/run does)`);
+}
+
+/** Start a program, wait until `ready` answers, and give a handle that stops it. */
+async function start(
+  name: string,
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  url: string,
+  readyPath: string,
+): Promise<{ child: ChildProcess; output: () => string }> {
+  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-20_000)));
+  child.stderr?.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-20_000)));
+  try {
+    await until(`${name} at ${url}`, async () => {
+      if (child.exitCode !== null) throw new Error(`${name} exited: ${out}`);
+      return (await fetch(`${url}${readyPath}`)).ok ? true : undefined;
+    });
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw new Error(`${name} did not start: ${(err as Error).message}\n${out}`);
+  }
+  return { child, output: () => out };
+}
+
+function stopper(child: ChildProcess, dir: string): () => Promise<void> {
+  return async () => {
+    if (child.exitCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await Promise.race([exited, sleep(5000).then(() => child.kill('SIGKILL'))]);
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+}
+
+export async function startService(
+  env: Record<string, string>,
+): Promise<Proc & { adminToken: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'lab-svc-'));
+  const server = join(ROOT, 'dist', 'server.mjs');
+  if (!existsSync(server)) throw new Error(`${server} is missing: run node build/bundle.mjs first`);
+  const port = await freePort();
+  const url = `http://127.0.0.1:${String(port)}`;
+  writeFileSync(join(dir, 'machine-id'), '7a1c3e5f9b2d4c6e8f0a1b3c5d7e9f21\n');
+  const adminToken = 'lab-admin-token-0123456789abcdef';
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('SVC_')),
+  );
+  const { child, output } = await start(
+    'the service',
+    process.execPath,
+    [server],
+    {
+      ...clean,
+      SVC_DATA: join(dir, 'data'),
+      SVC_PORT: String(port),
+      SVC_BIND: '127.0.0.1',
+      SVC_TRIAL: '1',
+      SVC_SYSLOG: 'off',
+      SVC_LOG_LEVEL: 'warn',
+      SVC_MACHINE_ID_FILE: join(dir, 'machine-id'),
+      SVC_ADMIN_TOKEN: adminToken,
+      ...env,
+    },
+    url,
+    '/health',
+  );
+  return { url, dir, output, stop: stopper(child, dir), adminToken };
+}
+
+export async function startAlertmanager(webhookUrl: string, ingestToken: string): Promise<Proc> {
+  requireProgram('/usr/bin/prometheus-alertmanager', 'prometheus-alertmanager');
+  const dir = mkdtempSync(join(tmpdir(), 'lab-am-'));
+  const port = await freePort();
+  writeFileSync(
+    join(dir, 'alertmanager.yml'),
+    [
+      'route:',
+      '  receiver: svc',
+      "  group_by: ['alertname']",
+      '  group_wait: 1s',
+      '  group_interval: 1s',
+      '  repeat_interval: 1h',
+      'receivers:',
+      '  - name: svc',
+      '    webhook_configs:',
+      `      - url: ${webhookUrl}`,
+      '        send_resolved: true',
+      '        http_config:',
+      '          authorization:',
+      `            credentials: ${ingestToken}`,
+      '',
+    ].join('\n'),
+  );
+  const url = `http://127.0.0.1:${String(port)}`;
+  const { child, output } = await start(
+    'alertmanager',
+    '/usr/bin/prometheus-alertmanager',
+    [
+      `--config.file=${join(dir, 'alertmanager.yml')}`,
+      `--storage.path=${join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${String(port)}`,
+      '--cluster.listen-address=',
+    ],
+    process.env,
+    url,
+    '/-/ready',
+  );
+  return { url, dir, output, stop: stopper(child, dir) };
+}
+
+export async function startPrometheus(
+  target: string,
+  alertmanager: string,
+  rules: string,
+): Promise<Proc> {
+  requireProgram('/usr/bin/prometheus', 'prometheus');
+  const dir = mkdtempSync(join(tmpdir(), 'lab-prom-'));
+  const port = await freePort();
+  writeFileSync(join(dir, 'rules.yml'), rules);
+  writeFileSync(
+    join(dir, 'prometheus.yml'),
+    [
+      'global:',
+      '  scrape_interval: 1s',
+      '  evaluation_interval: 1s',
+      'rule_files: [rules.yml]',
+      'alerting:',
+      '  alertmanagers:',
+      `    - static_configs: [{ targets: ['${alertmanager}'] }]`,
+      'scrape_configs:',
+      '  - job_name: lab',
+      `    static_configs: [{ targets: ['${target}'] }]`,
+      '',
+    ].join('\n'),
+  );
+  const url = `http://127.0.0.1:${String(port)}`;
+  const { child, output } = await start(
+    'prometheus',
+    '/usr/bin/prometheus',
+    [
+      `--config.file=${join(dir, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${String(port)}`,
+    ],
+    process.env,
+    url,
+    '/-/ready',
+  );
+  return { url, dir, output, stop: stopper(child, dir) };
+}
