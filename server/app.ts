@@ -119,7 +119,7 @@ export async function buildApp(config: Config, options: AppOptions) {
     writer: rt.writer,
     clock: rt.clock,
     onSignal: (source, outcome) => {
-      metrics.intakeSignals.inc({ source, status: outcome });
+      metrics.intakeSignals.inc({ source, outcome });
     },
   });
 

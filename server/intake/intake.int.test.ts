@@ -1,7 +1,12 @@
 // POST /v1/alerts/<source> over HTTP into a real SQLite ledger: signals, dedup, resolve,
 // auto detection of every fixture, and hostile bodies that change nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asIngest, buildTestServer, type TestServer } from '../shared/testing/test-server.js';
+import {
+  ADMIN_TOKEN,
+  asIngest,
+  buildTestServer,
+  type TestServer,
+} from '../shared/testing/test-server.js';
 import { NORMALISERS } from './normalisers/index.js';
 import { projectFixtures, sharedFixtures, sharedSources } from './normalisers/testing.js';
 

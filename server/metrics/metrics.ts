@@ -55,8 +55,8 @@ export function createMetrics() {
     }),
     intakeSignals: new Counter({
       name: 'svc_intake_signals_total',
-      help: 'Alert signals received',
-      labelNames: ['source', 'status'] as const,
+      help: 'Alert signals received, by source and outcome (fired, resolved, duplicate)',
+      labelNames: ['source', 'outcome'] as const,
       registers: [registry],
     }),
     investigationQueue: new Gauge({
