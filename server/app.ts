@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import { createCoreDoctor } from './core-doctor.js';
 import { doctorRoutes } from './doctor/index.js';
 import { createEventsService, eventsRoutes } from './events/index.js';
+import { createEpisodesService, episodesRoutes } from './episodes/index.js';
 import { createIntakeService, intakeRoutes } from './intake/index.js';
 import { auth } from './http/auth.js';
 import { createHttpServer } from './http/server.js';
@@ -113,8 +114,25 @@ export async function buildApp(config: Config, options: AppOptions) {
     writer: rt.writer,
     reserved: (type) => rt.projections.owns(type),
   });
+  const episodes = createEpisodesService({
+    store: rt.episodesStore,
+    ledger: rt.ledger,
+    reader: rt.reader,
+    writer: rt.writer,
+    clock: rt.clock,
+  });
+  // Quiet episodes close after the flap hold; checked every 15 s and once at start.
+  const closeQuiet = (): void => {
+    episodes.closeQuiet().catch((err: unknown) => {
+      log.error({ err }, 'closing quiet episodes failed');
+    });
+  };
+  closeQuiet();
+  const closer = setInterval(closeQuiet, 15_000);
+  closer.unref();
   const intake = createIntakeService({
     store: rt.intakeStore,
+    episodes,
     ledger: rt.ledger,
     writer: rt.writer,
     clock: rt.clock,
@@ -153,6 +171,7 @@ export async function buildApp(config: Config, options: AppOptions) {
       await v1.register(ledgerRoutes, { reader: rt.reader });
       await v1.register(eventsRoutes, { events, mode: status.mode });
       await v1.register(intakeRoutes, { intake, mode: status.mode });
+      await v1.register(episodesRoutes, { episodes });
       v1.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: '/v1' },
@@ -161,6 +180,7 @@ export async function buildApp(config: Config, options: AppOptions) {
   let closing: Promise<void> | null = null;
   async function close(): Promise<void> {
     closing ??= (async () => {
+      clearInterval(closer);
       await app.close();
       await rt.writer.close();
       try {
@@ -182,6 +202,6 @@ export async function buildApp(config: Config, options: AppOptions) {
     return closing;
   }
 
-  return { app, runtime: rt, metrics, status, doctor, adminToken: admin.token, close };
+  return { app, runtime: rt, metrics, status, doctor, episodes, adminToken: admin.token, close };
 }
 export type BuiltApp = Awaited<ReturnType<typeof buildApp>>;

@@ -26,6 +26,7 @@ import {
   publicKeyFromDataDir,
 } from './ledger/install-key.js';
 import { createThreadRunner } from './ledger/verify-threads.js';
+import { createEpisodesStore } from './episodes/index.js';
 import { createIntakeStore } from './intake/index.js';
 import { createLicenceService, createLicenceStore } from './licence/index.js';
 import { systemClock, type Clock } from './shared/clock.js';
@@ -74,9 +75,11 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   const installStore = createInstallStore(db);
   const licenceStore = createLicenceStore(db);
   const intakeStore = createIntakeStore(db);
+  const episodesStore = createEpisodesStore(db);
   projections.register(installStore.projection);
   projections.register(licenceStore.projection);
   projections.register(intakeStore.projection);
+  projections.register(episodesStore.projection);
 
   const ledgerStore = createLedgerStore(db);
   const ledger = createLedgerService({
@@ -155,6 +158,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     projections,
     installStore,
     intakeStore,
+    episodesStore,
     ledgerStore,
     ledger,
     reader,

@@ -85,6 +85,24 @@ describe('the lab: Prometheus → Alertmanager → the service', () => {
       summary: 'disk above 90%',
     });
 
+    const live = async () =>
+      (await (
+        await fetch(`${svc.url}/v1/live`, {
+          headers: { authorization: `Bearer ${svc.adminToken}` },
+        })
+      ).json()) as {
+        running: { episode_id: string; service: string; alerts: string[]; status: string }[];
+      };
+    const running = (await live()).running;
+    expect(running).toEqual([
+      expect.objectContaining({
+        episode_id: fired.trace_id,
+        service: 'lab-db',
+        alerts: ['LabDiskAlmostFull'],
+        status: 'open',
+      }),
+    ]);
+
     ratio = 0.5;
     const resolved = await until(
       'signal.resolved',
@@ -94,6 +112,10 @@ describe('the lab: Prometheus → Alertmanager → the service', () => {
     expect(resolved.trace_id).toBe(fired.trace_id);
     expect(resolved.data).toMatchObject({ name: 'LabDiskAlmostFull', status: 'resolved' });
     expect(typeof resolved.data['ended_at']).toBe('string');
+    // Quiet now: it closes as settled unless the alert fires again within the hold.
+    expect((await live()).running).toEqual([
+      expect.objectContaining({ episode_id: fired.trace_id, status: 'quiet' }),
+    ]);
 
     const verify = await fetch(`${svc.url}/v1/ledger/verify`, {
       headers: { authorization: `Bearer ${svc.adminToken}` },

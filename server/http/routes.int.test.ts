@@ -77,6 +77,14 @@ const ROUTES: readonly RouteRow[] = [
     },
     ok: 202,
   },
+  { method: 'GET', url: '/v1/live', credential: 'viewer', ok: 200 },
+  {
+    method: 'GET',
+    url: '/v1/episodes/ep-20260101T000000Z-000000',
+    route: '/v1/episodes/:id',
+    credential: 'viewer',
+    ok: 404, // let in; no such episode in a fresh install
+  },
   { method: 'GET', url: '/metrics', credential: 'viewer', ok: 200 },
   { method: 'GET', url: '/v1/openapi.json', credential: 'anyone', ok: 200 },
 ];

@@ -43,6 +43,7 @@ interface Result {
     fingerprint: string;
     outcome: string;
     seq: number | null;
+    episode_id: string | null;
   }[];
 }
 
@@ -87,13 +88,15 @@ describe('POST /v1/alerts/<source>', () => {
       service: 'checkout',
       outcome: 'fired',
     });
-    expect(head()).toBe(before + 1);
+    const episode = body.signals[0]?.episode_id ?? '';
+    expect(episode).toMatch(/^ep-/);
+    expect(head()).toBe(before + 2); // signal.fired and episode.opened
 
     const again = (
       await post('prometheus', group('firing', 'fp-latency-1', { job: 'checkout' }))
     ).json<Result>();
     expect(again).toMatchObject({ accepted: 1, duplicates: 1 });
-    expect(head()).toBe(before + 1);
+    expect(head()).toBe(before + 2);
 
     const resolved = (
       await post('alertmanager', group('resolved', 'fp-latency-1', { job: 'checkout' }))
@@ -115,13 +118,33 @@ describe('POST /v1/alerts/<source>', () => {
       fired: 2,
     });
 
+    const metrics = await server.app.inject({
+      method: 'GET',
+      url: '/metrics',
+      headers: asIngest(),
+    });
+    expect(metrics.statusCode).toBe(403); // the ingest token does not read metrics
+    const text = (
+      await server.app.inject({
+        method: 'GET',
+        url: '/metrics',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      })
+    ).body;
+    expect(text).toMatch(/svc_intake_signals_total\{source="alertmanager",outcome="fired"\} 2/);
+    expect(text).toMatch(/svc_intake_signals_total\{source="alertmanager",outcome="duplicate"\} 1/);
+
     const events = server.runtime.ledgerStore
       .range(before, head(), 10)
       .map((e) => [e.type, e.trace_id, e.actor]);
+    // The signal's events carry its episode's id; the resolve left the episode quiet, so
+    // the alert firing again rejoined it.
     expect(events).toEqual([
-      ['signal.fired', 'fp-latency-1', 'source:alertmanager'],
-      ['signal.resolved', 'fp-latency-1', 'source:alertmanager'],
-      ['signal.fired', 'fp-latency-1', 'source:alertmanager'],
+      ['signal.fired', episode, 'source:alertmanager'],
+      ['episode.opened', episode, 'system'],
+      ['signal.resolved', episode, 'source:alertmanager'],
+      ['signal.fired', episode, 'source:alertmanager'],
+      ['episode.joined', episode, 'system'],
     ]);
   });
 

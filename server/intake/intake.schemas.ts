@@ -25,6 +25,9 @@ export const AcceptedSignal = Type.Object({
     },
   ),
   seq: Nullable(Type.Integer()),
+  episode_id: Nullable(
+    Type.String({ description: 'the episode the signal opened, joined or ended in' }),
+  ),
 });
 
 export const IntakeResult = Type.Object({

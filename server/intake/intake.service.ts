@@ -16,8 +16,22 @@ import {
   type Signal,
 } from './signal.js';
 
+/** Where firing signals go (the episodes domain), kept to what intake needs. */
+export interface EpisodePlacer {
+  place(signal: { source: string; fingerprint: string; name: string; service: string }): {
+    episodeId: string;
+    opened: boolean;
+  };
+  record(
+    placement: { episodeId: string; opened: boolean },
+    signal: { source: string; fingerprint: string; name: string; service: string },
+  ): void;
+  holding(source: string, fingerprint: string): string | null;
+}
+
 interface Deps {
   readonly store: IntakeStore;
+  readonly episodes: EpisodePlacer;
   readonly ledger: LedgerService;
   readonly writer: Writer;
   readonly clock: Clock;
@@ -81,7 +95,7 @@ export function read(
   return { normaliser, result: run(normaliser, body, ctx) };
 }
 
-export function createIntakeService({ store, ledger, writer, clock, onSignal }: Deps) {
+export function createIntakeService({ store, episodes, ledger, writer, clock, onSignal }: Deps) {
   return {
     async receive(
       sourceName: string,
@@ -117,17 +131,24 @@ export function createIntakeService({ store, ledger, writer, clock, onSignal }: 
           const current = store.get(s.source, s.fingerprint);
           const repeat =
             s.status === 'firing' ? current?.status === 'firing' : current?.status === 'resolved';
-          if (repeat) return { ...compact(s), outcome: 'duplicate' as const, seq: null };
+          if (repeat)
+            return { ...compact(s), outcome: 'duplicate' as const, seq: null, episode_id: null };
+          // The signal's events carry its episode's id as trace id: the episode's timeline
+          // is one ledger query.
+          const placement = s.status === 'firing' ? episodes.place(s) : null;
+          const episodeId = placement?.episodeId ?? episodes.holding(s.source, s.fingerprint);
           const event = ledger.append({
             type: s.status === 'firing' ? SIGNAL_FIRED : SIGNAL_RESOLVED,
             actor: `source:${s.source}`,
             data: { ...s, ...(s.status === 'resolved' && current === null && { unseen: true }) },
-            trace_id: s.fingerprint,
+            trace_id: episodeId ?? s.fingerprint,
           });
+          if (placement !== null) episodes.record(placement, s);
           return {
             ...compact(s),
             outcome: s.status === 'firing' ? ('fired' as const) : ('resolved' as const),
             seq: event.seq,
+            episode_id: episodeId,
           };
         }),
       );

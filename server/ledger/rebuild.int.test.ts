@@ -87,9 +87,24 @@ describe('svc-core rebuild', () => {
   });
 
   it('the live projections are what the server wrote', () => {
-    // installed, started, trial, 3 events, 3 signal events, stopped, started, stopped
-    expect(head).toBe(12);
-    expect(Object.keys(original)).toEqual(['install_state', 'licence_state', 'signals']);
+    // installed, started, trial, 3 events, 3 signal events, 2 episode events, stopped, started,
+    // stopped
+    expect(head).toBe(14);
+    expect(Object.keys(original)).toEqual([
+      'install_state',
+      'licence_state',
+      'signals',
+      'episode_signals',
+      'episodes',
+    ]);
+    expect(original['episodes']).toEqual([
+      expect.objectContaining({
+        service: 'postgres',
+        status: 'open',
+        alerts: '["DiskFull"]',
+        firing: 1,
+      }),
+    ]);
     expect(original['signals']).toEqual([
       expect.objectContaining({
         fingerprint: 'rb-1',
@@ -123,7 +138,7 @@ describe('svc-core rebuild', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
-      `check: replayed ${String(head)} events into install_state, licence_state, signals; rebuilt state equals the live one (nothing changed)\n`,
+      `check: replayed ${String(head)} events into install_state, licence_state, signals, episode_signals, episodes; rebuilt state equals the live one (nothing changed)\n`,
     );
     expect(dump(dir).dump).toEqual(original);
   });
@@ -136,7 +151,7 @@ describe('svc-core rebuild', () => {
     const check = await runCli(testEnv(dir, join(dir, 'machine-id')), ['rebuild', '--check']);
     expect(check.code).toBe(1);
     expect(check.stdout).toBe(
-      `check: replayed ${String(head)} events into install_state, licence_state, signals; differs in licence_state (nothing changed)\n`,
+      `check: replayed ${String(head)} events into install_state, licence_state, signals, episode_signals, episodes; differs in licence_state (nothing changed)\n`,
     );
     expect(dump(dir).dump['licence_state']).toEqual([expect.objectContaining({ services: 1 })]);
 
@@ -144,7 +159,7 @@ describe('svc-core rebuild', () => {
     expect(fix.stderr).toBe('');
     expect(fix.code).toBe(0);
     expect(fix.stdout).toBe(
-      `rebuild: replayed ${String(head)} events into install_state, licence_state, signals; differs in licence_state\n`,
+      `rebuild: replayed ${String(head)} events into install_state, licence_state, signals, episode_signals, episodes; differs in licence_state\n`,
     );
     const after = dump(dir);
     expect(after.dump).toEqual(original);

@@ -8,9 +8,11 @@ import {
   type NormaliseResult,
   type Signal,
 } from '../signal.js';
+import { absoluteLink, putScalar } from './labels.js';
 import {
   arr,
   COMMON_SEVERITY,
+  dedupKey,
   first,
   hashOf,
   obj,
@@ -83,6 +85,7 @@ function readAlert(
     throw new NotReadableError(`alerts[${String(i)}].status is not firing or resolved`);
   }
   const resolved = state === SignalStatus.Resolved;
+  const id = str(alert['fingerprint']);
 
   return signal({
     source,
@@ -93,7 +96,7 @@ function readAlert(
       first(labels['service'], source === 'grafana' ? labels['grafana_folder'] : labels['job']) ??
       null,
     resource: first(labels['instance'], labels['host'], labels['pod'], labels['node']) ?? null,
-    fingerprint: sourceId(source, alert['fingerprint']) ?? labelSetHash(source, labels),
+    fingerprint: id !== undefined ? dedupKey(source, id) : labelSetHash(source, labels),
     started_at: time(alert['startsAt']) ?? ctx.receivedAt,
     ended_at: resolved ? (time(alert['endsAt']) ?? ctx.receivedAt) : null,
     summary:
@@ -106,13 +109,6 @@ function readAlert(
     labels: labelsOf(source, group, alert, common, labels, annotations),
     link: resolveLink(alert['generatorURL'], group['externalURL']),
   });
-}
-
-/** The source's own id, hashed when it is too long to be a dedup key. */
-function sourceId(source: GroupSource, v: unknown): string | undefined {
-  const id = str(v);
-  if (id === undefined) return undefined;
-  return id.length > 256 ? hashOf(source, 'id', id) : id;
 }
 
 /** Old Alertmanager (v3, pre-0.19) sends no fingerprint: hash the label set, sorted by key. */
@@ -136,13 +132,13 @@ function labelsOf(
   annotations: JsonObject,
 ): Record<string, string> {
   const out: Record<string, string> = {};
-  put(out, 'receiver', group['receiver']);
-  put(out, 'groupKey', group['groupKey']);
+  putScalar(out, 'receiver', group['receiver']);
+  putScalar(out, 'groupKey', group['groupKey']);
   if (source === 'grafana') {
-    put(out, 'orgId', first(alert['orgId'], group['orgId']));
-    put(out, 'appVersion', group['appVersion']);
-    put(out, 'valueString', alert['valueString']);
-    for (const key of ['silenceURL', 'dashboardURL', 'panelURL']) put(out, key, alert[key]);
+    putScalar(out, 'orgId', first(alert['orgId'], group['orgId']));
+    putScalar(out, 'appVersion', group['appVersion']);
+    putScalar(out, 'valueString', alert['valueString']);
+    for (const key of ['silenceURL', 'dashboardURL', 'panelURL']) putScalar(out, key, alert[key]);
     scalars(out, 'value.', alert['values']);
   }
   scalars(out, '', common);
@@ -157,14 +153,9 @@ function scalars(out: Record<string, string>, prefix: string, v: unknown): void 
   if (o === undefined) return;
   for (const [k, val] of Object.entries(o)) {
     if (typeof val === 'string' || typeof val === 'number' || typeof val === 'boolean') {
-      put(out, prefix + k, val);
+      putScalar(out, prefix + k, val);
     }
   }
-}
-
-function put(out: Record<string, string>, key: string, v: unknown): void {
-  const s = typeof v === 'boolean' ? String(v) : str(v);
-  if (s !== undefined) out[key] = s.slice(0, 1000);
 }
 
 /**
@@ -172,26 +163,8 @@ function put(out: Record<string, string>, key: string, v: unknown): void {
  * "?orgId=1"), else `externalURL`; only absolute http(s) URLs.
  */
 function resolveLink(generator: unknown, external: unknown): string | null {
-  const base = httpUrl(str(external));
-  const gen = str(generator);
-  if (gen !== undefined) {
-    const direct = httpUrl(gen);
-    if (direct !== undefined) return gen;
-    if (base !== undefined) {
-      const resolved = httpUrl(gen, base);
-      if (resolved !== undefined) return resolved;
-    }
-  }
-  return base ?? null;
-}
-
-function httpUrl(s: string | undefined, base?: string): string | undefined {
-  if (s === undefined) return undefined;
-  try {
-    const u = base === undefined ? new URL(s) : new URL(s, base);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') return undefined;
-    return base === undefined ? s : u.href;
-  } catch {
-    return undefined;
-  }
+  const base = absoluteLink(external);
+  const direct = absoluteLink(generator);
+  if (direct !== null || base === null) return direct ?? base;
+  return absoluteLink(generator, base) ?? base;
 }

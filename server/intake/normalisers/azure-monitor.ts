@@ -2,11 +2,11 @@
 // body, `data.essentials` for the fields every signal type shares, `alertContext` per type.
 // The alert id is the same for Fired and Resolved, so it is the fingerprint.
 import { NotReadableError, type Normaliser, type Severity } from '../signal.js';
+import { flatten, putString } from './labels.js';
 import {
   arr,
+  dedupKey,
   first,
-  hashOf,
-  flatten,
   obj,
   required,
   severity,
@@ -63,7 +63,7 @@ export const normaliser: Normaliser = {
           severity: severity(essentials['severity'], SEVERITY),
           service: first(custom?.['service'], essentials['monitoringService']) ?? null,
           resource: resourceOf(essentials),
-          fingerprint: idOf(required(alertId, 'data.essentials.alertId')),
+          fingerprint: dedupKey(SOURCE, required(alertId, 'data.essentials.alertId')),
           started_at: time(essentials['firedDateTime']) ?? ctx.receivedAt,
           ended_at: resolved ? (time(essentials['resolvedDateTime']) ?? ctx.receivedAt) : null,
           summary: str(essentials['description']) ?? name,
@@ -90,7 +90,7 @@ function resourceOf(essentials: JsonObject): string | null {
 
 function labelsOf(essentials: JsonObject, data: JsonObject): Record<string, string> {
   // The operator's custom properties first: the alert's own fields win a clash.
-  const out: Record<string, string> = safeFlatten(data['customProperties'], '');
+  const out: Record<string, string> = flatten(data['customProperties']);
   for (const key of [
     'severity',
     'signalType',
@@ -100,20 +100,20 @@ function labelsOf(essentials: JsonObject, data: JsonObject): Record<string, stri
     'originAlertId',
     'essentialsVersion',
   ]) {
-    put(out, key, essentials[key]);
+    putString(out, key, essentials[key]);
   }
-  put(out, 'alertTargetID', arr(essentials['alertTargetIDs'])?.[0]);
+  putString(out, 'alertTargetID', arr(essentials['alertTargetIDs'])?.[0]);
   const context = obj(data['alertContext']);
-  put(out, 'conditionType', context?.['conditionType']);
+  putString(out, 'conditionType', context?.['conditionType']);
   const allOf = (arr(obj(context?.['condition'])?.['allOf']) ?? []).slice(0, 20);
   allOf.forEach((c, i) => {
     const criterion = obj(c);
     for (const key of ['metricName', 'metricNamespace', 'searchQuery', 'operator', 'threshold']) {
-      put(out, `condition.${String(i)}.${key}`, criterion?.[key]);
+      putString(out, `condition.${String(i)}.${key}`, criterion?.[key]);
     }
     for (const d of (arr(criterion?.['dimensions']) ?? []).slice(0, 50)) {
       const dimension = str(obj(d)?.['name']);
-      if (dimension !== undefined) put(out, `dimension.${dimension}`, obj(d)?.['value']);
+      if (dimension !== undefined) putString(out, `dimension.${dimension}`, obj(d)?.['value']);
     }
   });
   return out;
@@ -124,23 +124,4 @@ function portalLink(alertId: unknown): string | null {
   const id = str(alertId);
   if (id === undefined || !id.startsWith('/subscriptions/')) return null;
   return `https://portal.azure.com/#blade/Microsoft_Azure_Monitoring/AlertDetailsTemplateBlade/alertId/${encodeURIComponent(id)}`;
-}
-
-function put(out: Record<string, string>, key: string, v: unknown): void {
-  const s = str(v);
-  if (s !== undefined) out[key] = s.slice(0, 1000);
-}
-
-/** flatten() serialises arrays with JSON.stringify, which overflows on deeply nested ones. */
-function safeFlatten(v: unknown, prefix: string): Record<string, string> {
-  try {
-    return flatten(v, prefix);
-  } catch {
-    return {};
-  }
-}
-
-/** The source's own id as a dedup key; hashed when too long to be one. */
-function idOf(id: string): string {
-  return id.length > 256 ? hashOf(SOURCE, 'id', id) : id;
 }

@@ -9,10 +9,10 @@ import {
   type Normaliser,
   type Severity,
 } from '../signal.js';
+import { hostLink, putLabel } from './labels.js';
 import { first, hashOf, obj, severity, signal, str, time } from './read.js';
 
 const SOURCE = 'checkmk';
-const MAX_LABELS = 200;
 
 /** Service states (long and short forms) and host states. */
 const SERVICE_STATE: Readonly<Record<string, Severity>> = {
@@ -79,25 +79,6 @@ function longDateTime(v: unknown): string | undefined {
   return time(`${year}-${pad(month + 1)}-${pad(day)}T${hh}:${mm}:${ss}${offset}`);
 }
 
-/** Label text: primitives as text, arrays of primitives joined with commas, nested values skipped. */
-function text(v: unknown): string | undefined {
-  if (typeof v === 'boolean') return String(v);
-  if (Array.isArray(v)) {
-    const parts = v
-      .slice(0, 100)
-      .map((x) => str(x))
-      .filter((s): s is string => s !== undefined);
-    return parts.length > 0 ? parts.join(',').slice(0, 1000) : undefined;
-  }
-  return str(v)?.slice(0, 1000);
-}
-
-function put(labels: Record<string, string>, key: string, v: unknown): void {
-  if (Object.keys(labels).length >= MAX_LABELS) return;
-  const t = text(v);
-  if (t !== undefined) labels[key] = t;
-}
-
 function detect(body: unknown): boolean {
   const b = obj(body);
   return (
@@ -130,21 +111,21 @@ function normalise(body: unknown, ctx: NormaliseContext): NormaliseResult {
   const url = str(b['url']);
 
   const labels: Record<string, string> = {};
-  put(labels, 'what', what);
-  put(labels, 'notification_type', kind);
-  put(labels, 'event', b['event']);
-  put(labels, 'state', what === 'SERVICE' ? b['severity'] : b['status']);
-  put(labels, 'site', site);
-  put(labels, 'host', b['host']);
-  put(labels, 'alias', b['alias']);
-  put(labels, 'address', b['address']);
-  put(labels, 'service_description', serviceDesc);
-  put(labels, 'check_command', b['check_command']);
-  put(labels, 'problem_id', b['id']);
-  put(labels, 'contact_name', b['contact_name']);
-  put(labels, 'long_output', b['long_output']);
-  put(labels, 'perf_data', b['perf_data']);
-  put(labels, 'url', url);
+  putLabel(labels, 'what', what);
+  putLabel(labels, 'notification_type', kind);
+  putLabel(labels, 'event', b['event']);
+  putLabel(labels, 'state', what === 'SERVICE' ? b['severity'] : b['status']);
+  putLabel(labels, 'site', site);
+  putLabel(labels, 'host', b['host']);
+  putLabel(labels, 'alias', b['alias']);
+  putLabel(labels, 'address', b['address']);
+  putLabel(labels, 'service_description', serviceDesc);
+  putLabel(labels, 'check_command', b['check_command']);
+  putLabel(labels, 'problem_id', b['id']);
+  putLabel(labels, 'contact_name', b['contact_name']);
+  putLabel(labels, 'long_output', b['long_output']);
+  putLabel(labels, 'perf_data', b['perf_data']);
+  putLabel(labels, 'url', url);
 
   const out = signal({
     source: SOURCE,
@@ -162,7 +143,7 @@ function normalise(body: unknown, ctx: NormaliseContext): NormaliseResult {
     summary: first(b['output'], b['summary']) ?? `${host} ${serviceDesc ?? 'host state'}`,
     labels,
     // Checkmk sends a path relative to its own base URL; only an absolute one is a link.
-    link: url !== undefined && url.length <= 2000 && /^https?:\/\/[^/\s]+/i.test(url) ? url : null,
+    link: hostLink(url),
   });
   return { kind: 'signals', signals: [out] };
 }

@@ -1,137 +1,31 @@
 import { describe, expect, it } from 'vitest';
-import { checkSignal } from '../signal-check.js';
-import { NotReadableError, type NormaliseResult, type Signal } from '../signal.js';
+import { NotReadableError } from '../signal.js';
 import { normaliser } from './cloudwatch-sns.js';
+import {
+  allFixtures,
+  bodyOf,
+  core,
+  DEEP_SWEEP,
+  expectNotDetected,
+  expectPaired,
+  expectSafe,
+  fields,
+  fixtureTests,
+  hostileBodies,
+  hostileSweep,
+  readerFor,
+  wrongTypeVariants,
+  type Core,
+  type Fields,
+  type Want,
+  type Sweep,
+} from './harness.js';
 import { hashOf } from './read.js';
-import { CONTEXT, hasShared, projectFixtures, sharedFixtures, type Fixture } from './testing.js';
+import { CONTEXT, hasShared, projectFixtures, sharedFixtures } from './testing.js';
 
 const SOURCE = 'cloudwatch-sns';
 const RECEIVED = CONTEXT.receivedAt;
-
-type Core = Pick<Signal, 'name' | 'status' | 'severity' | 'service' | 'resource' | 'fingerprint'>;
-type Fields = Core & Pick<Signal, 'started_at' | 'ended_at' | 'link'>;
-type Want<T> = readonly T[] | { readonly control: string };
-
-const core = (s: Signal): Core => ({
-  name: s.name,
-  status: s.status,
-  severity: s.severity,
-  service: s.service,
-  resource: s.resource,
-  fingerprint: s.fingerprint,
-});
-const fields = (s: Signal): Fields => ({
-  ...core(s),
-  started_at: s.started_at,
-  ended_at: s.ended_at,
-  link: s.link,
-});
-
-const run = (body: unknown): NormaliseResult => normaliser.normalise(body, CONTEXT);
-
-/** The signals of a result, each passing the intake's shape check. */
-function signalsOf(r: NormaliseResult): readonly Signal[] {
-  if (r.kind !== 'signals') throw new Error(`expected signals, got control: ${r.reason}`);
-  r.signals.forEach((s, i) => checkSignal(s, i, SOURCE));
-  return r.signals;
-}
-
-function expectWanted<T>(r: NormaliseResult, want: Want<T> | undefined, pick: (s: Signal) => T) {
-  if (want === undefined) throw new Error('no expectation for this fixture');
-  if ('control' in want) expect(r).toEqual({ kind: 'control', reason: want.control });
-  else expect(signalsOf(r).map(pick)).toEqual(want);
-}
-
-function bodyOf(fixtures: readonly Fixture[], file: string): unknown {
-  const f = fixtures.find((x) => x.file === file);
-  if (f === undefined) throw new Error(`no fixture ${file}`);
-  return f.body;
-}
-
-/** Either a result whose signals pass the intake's shape check, or NotReadableError. */
-function expectSafe(body: unknown): void {
-  expect(typeof normaliser.detect(body, CONTEXT)).toBe('boolean');
-  let r: NormaliseResult;
-  try {
-    r = run(body);
-  } catch (err) {
-    expect(err).toBeInstanceOf(NotReadableError);
-    return;
-  }
-  if (r.kind === 'signals') r.signals.forEach((s, i) => checkSignal(s, i, SOURCE));
-  else expect(typeof r.reason).toBe('string');
-}
-
-function nested(levels: number, leaf: unknown): unknown {
-  let v = leaf;
-  for (let i = 0; i < levels; i++) v = { a: v };
-  return v;
-}
-
-function deepArray(levels: number): unknown {
-  let v: unknown = [];
-  for (let i = 0; i < levels; i++) v = [v];
-  return v;
-}
-
-const HOSTILE: unknown[] = [
-  null,
-  42,
-  'x',
-  '',
-  true,
-  [],
-  {},
-  [{}],
-  { alerts: 'no' },
-  { alerts: [null, 1, 'x', []] },
-  nested(100_000, 1),
-  deepArray(100_000),
-  'x'.repeat(5_000_000),
-  { x: 'y'.repeat(5_000_000) },
-];
-
-/** Wrong types put at every path of a valid body. */
-const WRONG: unknown[] = [
-  null,
-  42,
-  -1,
-  'x',
-  '',
-  true,
-  [],
-  {},
-  [null],
-  'x'.repeat(100_000),
-  nested(20_000, 'x'),
-  deepArray(20_000),
-];
-
-type Path = readonly (string | number)[];
-
-/** Every path of a body to depth 6 (the first 3 elements of arrays). */
-function pathsOf(v: unknown, prefix: Path = [], out: Path[] = []): Path[] {
-  if (prefix.length >= 6 || typeof v !== 'object' || v === null) return out;
-  const entries: [string | number, unknown][] = Array.isArray(v)
-    ? v.slice(0, 3).map((x: unknown, i) => [i, x])
-    : Object.entries(v);
-  for (const [k, x] of entries) {
-    const p = [...prefix, k];
-    out.push(p);
-    pathsOf(x, p, out);
-  }
-  return out;
-}
-
-/** A copy of body with the value at path replaced. */
-function replaced(body: unknown, path: Path, value: unknown): unknown {
-  const copy = structuredClone(body);
-  let cur = copy as Record<string | number, unknown>;
-  for (const k of path.slice(0, -1)) cur = cur[k] as Record<string | number, unknown>;
-  const last = path.at(-1);
-  if (last !== undefined) cur[last] = value;
-  return copy;
-}
+const { run, signalsOf, first } = readerFor(normaliser);
 
 // Project fixtures -----------------------------------------------------------------------
 
@@ -193,23 +87,13 @@ const PROJECT: Record<string, Want<Fields>> = {
 describe('cloudwatch-sns: project fixtures', () => {
   const fixtures = projectFixtures(SOURCE);
 
-  it('has an expectation for every fixture file', () => {
-    expect(fixtures.map((f) => f.file).sort()).toEqual(Object.keys(PROJECT).sort());
-  });
-
-  for (const { file, body } of fixtures) {
-    it(file, () => {
-      expectWanted(run(body), PROJECT[file], fields);
-      expect(normaliser.detect(body, CONTEXT)).toBe(true);
-    });
-  }
+  fixtureTests(normaliser, fixtures, PROJECT, fields, { detect: true });
 
   it('gives ALARM and OK of the same alarm the same fingerprint', () => {
-    const [firing] = signalsOf(run(bodyOf(fixtures, 'ec2-cpu-ALARM.json')));
-    const [resolved] = signalsOf(run(bodyOf(fixtures, 'ec2-cpu-OK.json')));
-    expect(firing?.status).toBe('firing');
-    expect(resolved?.status).toBe('resolved');
-    expect(resolved?.fingerprint).toBe(firing?.fingerprint);
+    expectPaired(
+      first(bodyOf(fixtures, 'ec2-cpu-ALARM.json')),
+      first(bodyOf(fixtures, 'ec2-cpu-OK.json')),
+    );
   });
 
   it('keeps the trigger, dimensions, states and topic as labels', () => {
@@ -295,16 +179,7 @@ const SHARED: Record<string, Want<Core>> = {
 describe.runIf(hasShared)('cloudwatch-sns: shared fixtures', () => {
   const fixtures = sharedFixtures(SOURCE);
 
-  it('has an expectation for every shared fixture file', () => {
-    expect(fixtures.map((f) => f.file).sort()).toEqual(Object.keys(SHARED).sort());
-  });
-
-  for (const { file, body } of fixtures) {
-    it(file, () => {
-      expectWanted(run(body), SHARED[file], core);
-      expect(normaliser.detect(body, CONTEXT)).toBe(true);
-    });
-  }
+  fixtureTests(normaliser, fixtures, SHARED, core, { shared: true, detect: true });
 
   it('reads the +0000 offset and links the console in the region of the topic ARN', () => {
     const [s] = signalsOf(run(bodyOf(fixtures, 'alerta-alarm-s3-ALARM.json')));
@@ -326,47 +201,49 @@ describe.runIf(hasShared)('cloudwatch-sns: shared fixtures', () => {
 
 describe('cloudwatch-sns: detect', () => {
   it('is false for null, {}, [] and other sources', () => {
-    for (const body of [null, {}, [], { Type: 'Notification' }, { TopicArn: 'arn:aws:sns:x' }]) {
-      expect(normaliser.detect(body, CONTEXT)).toBe(false);
-    }
+    expectNotDetected(normaliser, [
+      null,
+      {},
+      [],
+      { Type: 'Notification' },
+      { TopicArn: 'arn:aws:sns:x' },
+    ]);
   });
 
   it('is false for an Azure Monitor alert and an unknown SNS Type', () => {
     const azure = { schemaId: 'azureMonitorCommonAlertSchema', data: { essentials: {} } };
     const other = { Type: 'Something', TopicArn: 'arn:aws:sns:us-east-1:1:t' };
-    expect(normaliser.detect(azure, CONTEXT)).toBe(false);
-    expect(normaliser.detect(other, CONTEXT)).toBe(false);
+    expectNotDetected(normaliser, [azure, other]);
   });
 });
 
 // Hostile input --------------------------------------------------------------------------
 
-/** Stringify-safe wrong values, for mutations inside the Message JSON string. */
-const SHALLOW_WRONG: unknown[] = [null, 42, -1, 'x', '', true, [], {}, [null], 'x'.repeat(10_000)];
+/** The deep sweep with stringify-safe wrong values, for mutations inside the Message JSON string. */
+const MESSAGE_SWEEP: Sweep = {
+  ...DEEP_SWEEP,
+  wrong: [null, 42, -1, 'x', '', true, [], {}, [null], 'x'.repeat(10_000)],
+};
 
 describe('cloudwatch-sns: hostile input', () => {
   it('throws NotReadableError or returns a result, never another exception', () => {
-    for (const body of HOSTILE) expectSafe(body);
+    for (const body of hostileBodies()) expectSafe(normaliser, body);
   });
 
   it('survives a wrong type at every path of every fixture', () => {
-    for (const { body } of [...projectFixtures(SOURCE), ...sharedFixtures(SOURCE)]) {
-      for (const path of pathsOf(body)) for (const w of WRONG) expectSafe(replaced(body, path, w));
-    }
+    hostileSweep(normaliser, allFixtures(SOURCE), DEEP_SWEEP);
   });
 
   it('survives a wrong type at every path inside the alarm Message', () => {
-    const alarms = [...projectFixtures(SOURCE), ...sharedFixtures(SOURCE)].filter(
+    const alarms = allFixtures(SOURCE).filter(
       ({ body }) => typeof (body as { Message?: unknown }).Message === 'string',
     );
     for (const { body } of alarms) {
       const text = (body as { Message: string }).Message;
       if (!text.startsWith('{')) continue;
       const message = JSON.parse(text) as unknown;
-      for (const path of pathsOf(message)) {
-        for (const w of SHALLOW_WRONG) {
-          expectSafe({ ...(body as object), Message: JSON.stringify(replaced(message, path, w)) });
-        }
+      for (const v of wrongTypeVariants(message, MESSAGE_SWEEP)) {
+        expectSafe(normaliser, { ...(body as object), Message: JSON.stringify(v.body) });
       }
     }
   });

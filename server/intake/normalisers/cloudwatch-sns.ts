@@ -4,10 +4,12 @@
 // Subscription and unsubscribe confirmations are control messages: the intake does not call
 // SubscribeURL.
 import { NotReadableError, Severity, type Normaliser, type Signal } from '../signal.js';
+import { putString } from './labels.js';
 import {
   arr,
   at,
   COMMON_SEVERITY,
+  dedupKey,
   first,
   hashOf,
   obj,
@@ -97,9 +99,9 @@ function fromAlarm(b: JsonObject, m: JsonObject, receivedAt: string): Signal {
   const dimensions = dimensionsOf(m['Trigger']);
   const changed = time(m['StateChangeTime']) ?? time(b['Timestamp']) ?? receivedAt;
   const labels: Record<string, string> = {};
-  put(labels, 'NewStateValue', state);
+  putString(labels, 'NewStateValue', state);
   for (const key of ['OldStateValue', 'Region', 'AWSAccountId', 'AlarmDescription', 'AlarmArn']) {
-    put(labels, key, m[key]);
+    putString(labels, key, m[key]);
   }
   for (const key of [
     'MetricName',
@@ -112,11 +114,11 @@ function fromAlarm(b: JsonObject, m: JsonObject, receivedAt: string): Signal {
     'ComparisonOperator',
     'Threshold',
   ]) {
-    put(labels, `Trigger.${key}`, at(m, ['Trigger', key]));
+    putString(labels, `Trigger.${key}`, at(m, ['Trigger', key]));
   }
-  for (const [k, v] of dimensions) put(labels, `dimension.${k}`, v);
-  put(labels, 'TopicArn', b['TopicArn']);
-  put(labels, 'MessageId', b['MessageId']);
+  for (const [k, v] of dimensions) putString(labels, `dimension.${k}`, v);
+  putString(labels, 'TopicArn', b['TopicArn']);
+  putString(labels, 'MessageId', b['MessageId']);
   return signal({
     source: SOURCE,
     name,
@@ -127,7 +129,7 @@ function fromAlarm(b: JsonObject, m: JsonObject, receivedAt: string): Signal {
     resource: resourceOf(dimensions),
     fingerprint:
       arn !== undefined
-        ? idOf(arn)
+        ? dedupKey(SOURCE, arn)
         : hashOf(SOURCE, str(m['AWSAccountId']), str(m['Region']), name),
     started_at: changed,
     ended_at: resolved ? changed : null,
@@ -142,9 +144,9 @@ function generic(b: JsonObject, receivedAt: string): Signal {
   const subject = str(b['Subject']);
   const name = subject ?? 'SNS notification';
   const labels: Record<string, string> = {};
-  put(labels, 'TopicArn', b['TopicArn']);
-  put(labels, 'MessageId', b['MessageId']);
-  if (subject !== undefined) put(labels, 'Subject', subject);
+  putString(labels, 'TopicArn', b['TopicArn']);
+  putString(labels, 'MessageId', b['MessageId']);
+  if (subject !== undefined) putString(labels, 'Subject', subject);
   const message = typeof b['Message'] === 'string' ? str(b['Message']) : undefined;
   return signal({
     source: SOURCE,
@@ -207,14 +209,4 @@ function consoleLink(arn: string | undefined, name: string): string | null {
         ? 'console.amazonaws-us-gov.com'
         : `${region}.console.aws.amazon.com`;
   return `https://${host}/cloudwatch/home?region=${region}#alarmsV2:alarm/${encodeURIComponent(name)}`;
-}
-
-function put(out: Record<string, string>, key: string, v: unknown): void {
-  const s = str(v);
-  if (s !== undefined) out[key] = s.slice(0, 1000);
-}
-
-/** The source's own id as a dedup key; hashed when too long to be one. */
-function idOf(id: string): string {
-  return id.length > 256 ? hashOf(SOURCE, 'id', id) : id;
 }

@@ -10,7 +10,8 @@ import {
   type Normaliser,
   type Severity,
 } from '../signal.js';
-import { at, first, hashOf, isObject, obj, severity, signal, str, time } from './read.js';
+import { httpLink, putScalar } from './labels.js';
+import { at, first, idFingerprint, isObject, obj, severity, signal, str, time } from './read.js';
 
 const SOURCE = 'crowdstrike';
 
@@ -75,10 +76,10 @@ function normalise(body: unknown, ctx: NormaliseContext): NormaliseResult {
   if (name === undefined) throw new NotReadableError('event.DetectName is missing');
   if (id === undefined) throw new NotReadableError('event.DetectId is missing');
   const labels: Record<string, string> = {};
-  for (const f of FIELDS) put(labels, f, event[f]);
-  put(labels, 'event_type', type);
-  put(labels, 'customer_id', metadata['customerIDString']);
-  put(labels, 'offset', metadata['offset']);
+  for (const f of FIELDS) putScalar(labels, f, event[f]);
+  putScalar(labels, 'event_type', type);
+  putScalar(labels, 'customer_id', metadata['customerIDString']);
+  putScalar(labels, 'offset', metadata['offset']);
   return {
     kind: 'signals',
     signals: [
@@ -90,7 +91,7 @@ function normalise(body: unknown, ctx: NormaliseContext): NormaliseResult {
         // Tactic (a MITRE tactic) is no service: kept as a label.
         service: null,
         resource: first(event['ComputerName'], event['Hostname']) ?? null,
-        fingerprint: key(id),
+        fingerprint: idFingerprint(SOURCE, id),
         started_at:
           time(metadata['eventCreationTime']) ?? time(event['ProcessStartTime']) ?? ctx.receivedAt,
         summary:
@@ -101,25 +102,10 @@ function normalise(body: unknown, ctx: NormaliseContext): NormaliseResult {
             name,
           ) ?? name,
         labels,
-        link: url(event['FalconHostLink']),
+        link: httpLink(event['FalconHostLink']),
       }),
     ],
   };
-}
-
-function url(v: unknown): string | null {
-  const s = str(v);
-  return s !== undefined && /^https?:\/\//i.test(s) ? s : null;
-}
-
-function put(out: Record<string, string>, key: string, v: unknown): void {
-  const s = typeof v === 'boolean' ? String(v) : str(v);
-  if (s !== undefined) out[key] = s.slice(0, 1000);
-}
-
-/** The intake takes fingerprints of at most 512 characters: a longer id is hashed. */
-function key(id: string): string {
-  return id.length <= 512 ? id : hashOf(SOURCE, id);
 }
 
 export const normaliser: Normaliser = { source: SOURCE, detect, normalise };

@@ -5,6 +5,7 @@
 // the monitor id (custom `alert_id`, or the `monitors#<id>` link in the default body) plus
 // the alert's scope.
 import { Severity, SignalStatus, NotReadableError, type Normaliser } from '../signal.js';
+import { absoluteLink, putString } from './labels.js';
 import {
   COMMON_SEVERITY,
   first,
@@ -83,7 +84,7 @@ export const normaliser: Normaliser = {
           ended_at: resolved ? (date ?? ctx.receivedAt) : null,
           summary: first(b['alert_status'], b['message'], stripMarkdown(text)) ?? name,
           labels: labelsOf(b, tags, monitor, transition),
-          link: link(b['event_url']) ?? link(b['link']) ?? monitorLink(text),
+          link: absoluteLink(b['event_url']) ?? absoluteLink(b['link']) ?? monitorLink(text),
         }),
       ],
     };
@@ -159,8 +160,8 @@ function labelsOf(
 ): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(tags)) out[k.slice(0, 200)] = v.slice(0, 1000);
-  put(out, 'monitor_id', monitor);
-  put(out, 'transition', transition);
+  putString(out, 'monitor_id', monitor);
+  putString(out, 'transition', transition);
   for (const key of [
     'alert_type',
     'alert_priority',
@@ -173,12 +174,12 @@ function labelsOf(
     'org_name',
     'tags',
   ]) {
-    put(out, key, b[key]);
+    putString(out, key, b[key]);
   }
-  put(out, 'event_id', b['id']);
+  putString(out, 'event_id', b['id']);
   const org = obj(b['org']);
-  put(out, 'org_id', first(b['org_id'], org?.['id']));
-  put(out, 'org_name', first(b['org_name'], org?.['name']));
+  putString(out, 'org_id', first(b['org_id'], org?.['id']));
+  putString(out, 'org_name', first(b['org_name'], org?.['name']));
   return out;
 }
 
@@ -191,22 +192,5 @@ function stripMarkdown(text: string | undefined): string | undefined {
 /** The monitor link in a default body: "[[Monitor Status](https://…/monitors#123?)]". */
 function monitorLink(text: string | undefined): string | null {
   const url = text?.match(/https?:\/\/[^\s)\]]{1,500}\/monitors[#/]\d{1,20}/)?.[0];
-  return link(url);
-}
-
-function put(out: Record<string, string>, key: string, v: unknown): void {
-  const s = str(v);
-  if (s !== undefined) out[key] = s.slice(0, 1000);
-}
-
-/** An absolute http(s) URL, else null. */
-function link(v: unknown): string | null {
-  const s = str(v);
-  if (s === undefined) return null;
-  try {
-    const u = new URL(s);
-    return u.protocol === 'http:' || u.protocol === 'https:' ? s : null;
-  } catch {
-    return null;
-  }
+  return absoluteLink(url);
 }

@@ -10,7 +10,19 @@ import {
   type Severity,
   type SignalStatus,
 } from '../signal.js';
-import { arr, hashOf, isObject, type Json, obj, severity, signal, str, time } from './read.js';
+import { httpLink, labelSetter } from './labels.js';
+import {
+  arr,
+  idFingerprint,
+  isObject,
+  type Json,
+  obj,
+  PLACEHOLDER,
+  severity,
+  signal,
+  str,
+  time,
+} from './read.js';
 
 const SOURCE = 'dynatrace';
 
@@ -32,8 +44,6 @@ const STATE: Readonly<Record<string, SignalStatus>> = {
   closed: 'resolved',
 };
 
-const PLACEHOLDER = /^\{[A-Za-z_.]+\}$/;
-
 /** A non-empty string that is not an unresolved template placeholder. */
 function val(v: unknown): string | undefined {
   const s = str(v);
@@ -47,6 +57,9 @@ function first(...values: unknown[]): string | undefined {
   }
   return undefined;
 }
+
+/** Labels skip placeholders too. */
+const putFilled = labelSetter(val);
 
 function detect(body: unknown): boolean {
   return (
@@ -77,26 +90,26 @@ function normalise(body: unknown, ctx: NormaliseContext): NormaliseResult {
   const ofType = (type: string): string | undefined =>
     first(...entities.filter((e) => val(e['type'])?.toUpperCase() === type).map((e) => e['name']));
   const labels: Record<string, string> = {};
-  put(labels, 'problem_id', b['ProblemID']);
-  put(labels, 'pid', b['PID']);
-  put(labels, 'state', b['State']);
-  put(labels, 'problem_severity', b['ProblemSeverity']);
-  put(labels, 'problem_impact', b['ProblemImpact']);
-  put(labels, 'impacted_entity', b['ImpactedEntity']);
-  put(labels, 'impacted_entity_names', b['ImpactedEntityNames']);
+  putFilled(labels, 'problem_id', b['ProblemID']);
+  putFilled(labels, 'pid', b['PID']);
+  putFilled(labels, 'state', b['State']);
+  putFilled(labels, 'problem_severity', b['ProblemSeverity']);
+  putFilled(labels, 'problem_impact', b['ProblemImpact']);
+  putFilled(labels, 'impacted_entity', b['ImpactedEntity']);
+  putFilled(labels, 'impacted_entity_names', b['ImpactedEntityNames']);
   for (const e of entities.slice(0, 50)) {
     const type = val(e['type'])?.toLowerCase();
     const entity = first(e['entity'], e['name']);
     if (type === undefined || entity === undefined) continue;
     const label = `entity.${type}`;
-    put(labels, label, labels[label] === undefined ? entity : `${labels[label]}, ${entity}`);
+    putFilled(labels, label, labels[label] === undefined ? entity : `${labels[label]}, ${entity}`);
   }
   const tags = val(b['Tags']);
   if (tags !== undefined) {
-    put(labels, 'tags', tags);
+    putFilled(labels, 'tags', tags);
     for (const tag of tags.split(',').slice(0, 100)) {
       const i = tag.indexOf(':');
-      if (i > 0) put(labels, `tag.${tag.slice(0, i).trim()}`, tag.slice(i + 1));
+      if (i > 0) putFilled(labels, `tag.${tag.slice(0, i).trim()}`, tag.slice(i + 1));
     }
   }
   return {
@@ -112,12 +125,12 @@ function normalise(body: unknown, ctx: NormaliseContext): NormaliseResult {
         ),
         service: ofType('SERVICE') ?? null,
         resource: first(b['ImpactedEntity'], ofType('HOST')) ?? null,
-        fingerprint: key(id),
+        fingerprint: idFingerprint(SOURCE, id),
         started_at: time(details?.['startTime']) ?? ctx.receivedAt,
         ended_at: status === 'resolved' ? (time(details?.['endTime']) ?? ctx.receivedAt) : null,
         summary: first(b['ProblemDetailsText'], b['ProblemDetails'], name) ?? name,
         labels,
-        link: url(b['ProblemURL']),
+        link: httpLink(b['ProblemURL']),
       }),
     ],
   };
@@ -133,21 +146,6 @@ function detailsOf(v: unknown): { [key: string]: Json } | undefined {
   } catch {
     return undefined;
   }
-}
-
-function url(v: unknown): string | null {
-  const s = val(v);
-  return s !== undefined && /^https?:\/\//i.test(s) ? s : null;
-}
-
-function put(out: Record<string, string>, key: string, v: unknown): void {
-  const s = val(v);
-  if (s !== undefined) out[key] = s.slice(0, 1000);
-}
-
-/** The intake takes fingerprints of at most 512 characters: a longer id is hashed. */
-function key(id: string): string {
-  return id.length <= 512 ? id : hashOf(SOURCE, id);
 }
 
 export const normaliser: Normaliser = { source: SOURCE, detect, normalise };

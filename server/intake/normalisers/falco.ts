@@ -7,10 +7,10 @@ import {
   type Normaliser,
   type Severity,
 } from '../signal.js';
+import { labelWriter } from './labels.js';
 import { at, first, hashOf, isObject, obj, severity, signal, str, time } from './read.js';
 
 const SOURCE = 'falco';
-const MAX_LABELS = 200;
 
 const PRIORITY: Readonly<Record<string, Severity>> = {
   emergency: 'critical',
@@ -24,26 +24,8 @@ const PRIORITY: Readonly<Record<string, Severity>> = {
   debug: 'info',
 };
 
-/** Label text: primitives as text, arrays of primitives joined with commas, nested values skipped. */
-function text(v: unknown): string | undefined {
-  if (typeof v === 'boolean') return String(v);
-  // An integer past 2^53 (nanosecond times, flow ids) lost digits in JSON.parse: not shown.
-  if (typeof v === 'number' && Number.isInteger(v) && !Number.isSafeInteger(v)) return undefined;
-  if (Array.isArray(v)) {
-    const parts = v
-      .slice(0, 100)
-      .map((x) => str(x))
-      .filter((s): s is string => s !== undefined);
-    return parts.length > 0 ? parts.join(',').slice(0, 1000) : undefined;
-  }
-  return str(v)?.slice(0, 1000);
-}
-
-function put(labels: Record<string, string>, key: string, v: unknown): void {
-  if (Object.keys(labels).length >= MAX_LABELS) return;
-  const t = text(v);
-  if (t !== undefined) labels[key] = t;
-}
+/** Nanosecond times and other integers past 2^53 lost digits in JSON.parse: not shown. */
+const { put: putLabel } = labelWriter({ exactIntegers: true });
 
 function detect(body: unknown): boolean {
   const b = obj(body);
@@ -74,13 +56,13 @@ function normalise(body: unknown, ctx: NormaliseContext): NormaliseResult {
   const pod = field('k8s.pod.name');
 
   const labels: Record<string, string> = {};
-  put(labels, 'priority', b['priority']);
-  put(labels, 'source', b['source']);
-  put(labels, 'hostname', hostname);
-  put(labels, 'tags', b['tags']);
-  put(labels, 'uuid', b['uuid']);
+  putLabel(labels, 'priority', b['priority']);
+  putLabel(labels, 'source', b['source']);
+  putLabel(labels, 'hostname', hostname);
+  putLabel(labels, 'tags', b['tags']);
+  putLabel(labels, 'uuid', b['uuid']);
   for (const [k, v] of Object.entries(fields)) {
-    if (!isObject(v) && v !== '<NA>') put(labels, k, v);
+    if (!isObject(v) && v !== '<NA>') putLabel(labels, k, v);
   }
 
   const signalOut = signal({

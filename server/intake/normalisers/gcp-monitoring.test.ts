@@ -1,136 +1,28 @@
 import { describe, expect, it } from 'vitest';
-import { checkSignal } from '../signal-check.js';
-import { NotReadableError, type NormaliseResult, type Signal } from '../signal.js';
+import { NotReadableError } from '../signal.js';
 import { normaliser } from './gcp-monitoring.js';
-import { CONTEXT, hasShared, projectFixtures, sharedFixtures, type Fixture } from './testing.js';
+import {
+  allFixtures,
+  bodyOf,
+  core,
+  DEEP_SWEEP,
+  expectNotDetected,
+  expectPaired,
+  expectSafe,
+  fields,
+  fixtureTests,
+  hostileBodies,
+  hostileSweep,
+  readerFor,
+  type Core,
+  type Fields,
+  type Want,
+} from './harness.js';
+import { CONTEXT, hasShared, projectFixtures, sharedFixtures } from './testing.js';
 
 const SOURCE = 'gcp-monitoring';
 const RECEIVED = CONTEXT.receivedAt;
-
-type Core = Pick<Signal, 'name' | 'status' | 'severity' | 'service' | 'resource' | 'fingerprint'>;
-type Fields = Core & Pick<Signal, 'started_at' | 'ended_at' | 'link'>;
-type Want<T> = readonly T[] | { readonly control: string };
-
-const core = (s: Signal): Core => ({
-  name: s.name,
-  status: s.status,
-  severity: s.severity,
-  service: s.service,
-  resource: s.resource,
-  fingerprint: s.fingerprint,
-});
-const fields = (s: Signal): Fields => ({
-  ...core(s),
-  started_at: s.started_at,
-  ended_at: s.ended_at,
-  link: s.link,
-});
-
-const run = (body: unknown): NormaliseResult => normaliser.normalise(body, CONTEXT);
-
-/** The signals of a result, each passing the intake's shape check. */
-function signalsOf(r: NormaliseResult): readonly Signal[] {
-  if (r.kind !== 'signals') throw new Error(`expected signals, got control: ${r.reason}`);
-  r.signals.forEach((s, i) => checkSignal(s, i, SOURCE));
-  return r.signals;
-}
-
-function expectWanted<T>(r: NormaliseResult, want: Want<T> | undefined, pick: (s: Signal) => T) {
-  if (want === undefined) throw new Error('no expectation for this fixture');
-  if ('control' in want) expect(r).toEqual({ kind: 'control', reason: want.control });
-  else expect(signalsOf(r).map(pick)).toEqual(want);
-}
-
-function bodyOf(fixtures: readonly Fixture[], file: string): unknown {
-  const f = fixtures.find((x) => x.file === file);
-  if (f === undefined) throw new Error(`no fixture ${file}`);
-  return f.body;
-}
-
-/** Either a result whose signals pass the intake's shape check, or NotReadableError. */
-function expectSafe(body: unknown): void {
-  expect(typeof normaliser.detect(body, CONTEXT)).toBe('boolean');
-  let r: NormaliseResult;
-  try {
-    r = run(body);
-  } catch (err) {
-    expect(err).toBeInstanceOf(NotReadableError);
-    return;
-  }
-  if (r.kind === 'signals') r.signals.forEach((s, i) => checkSignal(s, i, SOURCE));
-  else expect(typeof r.reason).toBe('string');
-}
-
-function nested(levels: number, leaf: unknown): unknown {
-  let v = leaf;
-  for (let i = 0; i < levels; i++) v = { a: v };
-  return v;
-}
-
-function deepArray(levels: number): unknown {
-  let v: unknown = [];
-  for (let i = 0; i < levels; i++) v = [v];
-  return v;
-}
-
-const HOSTILE: unknown[] = [
-  null,
-  42,
-  'x',
-  '',
-  true,
-  [],
-  {},
-  [{}],
-  { alerts: 'no' },
-  { alerts: [null, 1, 'x', []] },
-  nested(100_000, 1),
-  deepArray(100_000),
-  'x'.repeat(5_000_000),
-  { x: 'y'.repeat(5_000_000) },
-];
-
-/** Wrong types put at every path of a valid body. */
-const WRONG: unknown[] = [
-  null,
-  42,
-  -1,
-  'x',
-  '',
-  true,
-  [],
-  {},
-  [null],
-  'x'.repeat(100_000),
-  nested(20_000, 'x'),
-  deepArray(20_000),
-];
-
-type Path = readonly (string | number)[];
-
-/** Every path of a body to depth 6 (the first 3 elements of arrays). */
-function pathsOf(v: unknown, prefix: Path = [], out: Path[] = []): Path[] {
-  if (prefix.length >= 6 || typeof v !== 'object' || v === null) return out;
-  const entries: [string | number, unknown][] = Array.isArray(v)
-    ? v.slice(0, 3).map((x: unknown, i) => [i, x])
-    : Object.entries(v);
-  for (const [k, x] of entries) {
-    const p = [...prefix, k];
-    out.push(p);
-    pathsOf(x, p, out);
-  }
-  return out;
-}
-
-/** A copy of body with the value at path replaced. */
-function replaced(body: unknown, path: Path, value: unknown): unknown {
-  const copy = structuredClone(body);
-  let cur = copy as Record<string | number, unknown>;
-  for (const k of path.slice(0, -1)) cur = cur[k] as Record<string | number, unknown>;
-  const last = path.at(-1);
-  if (last !== undefined) cur[last] = value;
-  return copy;
-}
+const { run, signalsOf, first } = readerFor(normaliser);
 
 // Project fixtures -----------------------------------------------------------------------
 
@@ -185,23 +77,13 @@ const PROJECT: Record<string, Want<Fields>> = {
 describe('gcp-monitoring: project fixtures', () => {
   const fixtures = projectFixtures(SOURCE);
 
-  it('has an expectation for every fixture file', () => {
-    expect(fixtures.map((f) => f.file).sort()).toEqual(Object.keys(PROJECT).sort());
-  });
-
-  for (const { file, body } of fixtures) {
-    it(file, () => {
-      expectWanted(run(body), PROJECT[file], fields);
-      expect(normaliser.detect(body, CONTEXT)).toBe(true);
-    });
-  }
+  fixtureTests(normaliser, fixtures, PROJECT, fields, { detect: true });
 
   it('gives open and closed of the same incident the same fingerprint', () => {
-    const [firing] = signalsOf(run(bodyOf(fixtures, 'disk-saturation-open.json')));
-    const [resolved] = signalsOf(run(bodyOf(fixtures, 'disk-saturation-closed.json')));
-    expect(firing?.status).toBe('firing');
-    expect(resolved?.status).toBe('resolved');
-    expect(resolved?.fingerprint).toBe(firing?.fingerprint);
+    expectPaired(
+      first(bodyOf(fixtures, 'disk-saturation-open.json')),
+      first(bodyOf(fixtures, 'disk-saturation-closed.json')),
+    );
   });
 
   it('keeps resource, metric, policy and user labels', () => {
@@ -277,16 +159,7 @@ const SHARED: Record<string, Want<Core>> = {
 describe.runIf(hasShared)('gcp-monitoring: shared fixtures', () => {
   const fixtures = sharedFixtures(SOURCE);
 
-  it('has an expectation for every shared fixture file', () => {
-    expect(fixtures.map((f) => f.file).sort()).toEqual(Object.keys(SHARED).sort());
-  });
-
-  for (const { file, body } of fixtures) {
-    it(file, () => {
-      expectWanted(run(body), SHARED[file], core);
-      expect(normaliser.detect(body, CONTEXT)).toBe(true);
-    });
-  }
+  fixtureTests(normaliser, fixtures, SHARED, core, { shared: true, detect: true });
 
   it('gives open and closed of incident f2e08c33… the same fingerprint and times', () => {
     const [firing] = signalsOf(run(bodyOf(fixtures, 'alerta-stackdriver-v1.1-open.json')));
@@ -306,18 +179,20 @@ describe.runIf(hasShared)('gcp-monitoring: shared fixtures', () => {
 
 describe('gcp-monitoring: detect', () => {
   it('is false for null, {}, [] and other sources', () => {
-    for (const body of [null, {}, [], { incident: {} }, { incident: { incident_id: 'x' } }]) {
-      expect(normaliser.detect(body, CONTEXT)).toBe(false);
-    }
+    expectNotDetected(normaliser, [
+      null,
+      {},
+      [],
+      { incident: {} },
+      { incident: { incident_id: 'x' } },
+    ]);
   });
 
   it('is false for a version 2 body and for Azure and PagerDuty bodies', () => {
     const v2 = { incident: { incident_id: '0.a', policy_name: 'p' }, version: '2.0' };
     const azure = { schemaId: 'azureMonitorCommonAlertSchema', data: { essentials: {} } };
     const pagerduty = { event: { event_type: 'incident.triggered', resource_type: 'incident' } };
-    for (const body of [v2, azure, pagerduty]) {
-      expect(normaliser.detect(body, CONTEXT)).toBe(false);
-    }
+    expectNotDetected(normaliser, [v2, azure, pagerduty]);
   });
 });
 
@@ -325,13 +200,11 @@ describe('gcp-monitoring: detect', () => {
 
 describe('gcp-monitoring: hostile input', () => {
   it('throws NotReadableError or returns a result, never another exception', () => {
-    for (const body of HOSTILE) expectSafe(body);
+    for (const body of hostileBodies()) expectSafe(normaliser, body);
   });
 
   it('survives a wrong type at every path of every fixture', () => {
-    for (const { body } of [...projectFixtures(SOURCE), ...sharedFixtures(SOURCE)]) {
-      for (const path of pathsOf(body)) for (const w of WRONG) expectSafe(replaced(body, path, w));
-    }
+    hostileSweep(normaliser, allFixtures(SOURCE), DEEP_SWEEP);
   });
 
   it('refuses an incident without id, policy or a known state', () => {

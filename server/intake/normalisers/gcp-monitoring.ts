@@ -1,11 +1,11 @@
 // Google Cloud Monitoring (Stackdriver) webhook, versions 1.1 and 1.2: one `incident` per
 // body, state open / closed (compared case-insensitively), times in epoch seconds.
 import { NotReadableError, Severity, type Normaliser } from '../signal.js';
+import { absoluteLink, flatten, putString } from './labels.js';
 import {
   COMMON_SEVERITY,
+  dedupKey,
   first,
-  hashOf,
-  flatten,
   obj,
   required,
   severity,
@@ -64,12 +64,12 @@ export const normaliser: Normaliser = {
               incident['resource_name'],
               incident['resource_display_name'],
             ) ?? null,
-          fingerprint: idOf(id),
+          fingerprint: dedupKey(SOURCE, id),
           started_at: time(incident['started_at']) ?? ctx.receivedAt,
           ended_at: resolved ? (time(incident['ended_at']) ?? ctx.receivedAt) : null,
           summary: first(incident['summary'], obj(incident['documentation'])?.['subject']) ?? name,
           labels: labelsOf(b, incident),
-          link: link(incident['url']),
+          link: absoluteLink(incident['url']),
         }),
       ],
     };
@@ -91,7 +91,7 @@ function severityOf(
 
 function labelsOf(b: JsonObject, incident: JsonObject): Record<string, string> {
   const out: Record<string, string> = {};
-  put(out, 'version', b['version']);
+  putString(out, 'version', b['version']);
   for (const key of [
     'policy_name',
     'condition_name',
@@ -105,49 +105,18 @@ function labelsOf(b: JsonObject, incident: JsonObject): Record<string, string> {
     'threshold_value',
     'severity',
   ]) {
-    put(out, key, incident[key]);
+    putString(out, key, incident[key]);
   }
-  put(out, 'resource.type', obj(incident['resource'])?.['type']);
-  put(out, 'metric.type', obj(incident['metric'])?.['type']);
-  put(out, 'documentation', obj(incident['documentation'])?.['content']);
+  putString(out, 'resource.type', obj(incident['resource'])?.['type']);
+  putString(out, 'metric.type', obj(incident['metric'])?.['type']);
+  putString(out, 'documentation', obj(incident['documentation'])?.['content']);
   Object.assign(
     out,
-    safeFlatten(obj(incident['resource'])?.['labels'], 'resource'),
-    safeFlatten(obj(incident['metric'])?.['labels'], 'metric'),
-    safeFlatten(obj(incident['metadata'])?.['system_labels'], 'system'),
-    safeFlatten(obj(incident['metadata'])?.['user_labels'], ''),
-    safeFlatten(incident['policy_user_labels'], ''),
+    flatten(obj(incident['resource'])?.['labels'], 'resource'),
+    flatten(obj(incident['metric'])?.['labels'], 'metric'),
+    flatten(obj(incident['metadata'])?.['system_labels'], 'system'),
+    flatten(obj(incident['metadata'])?.['user_labels']),
+    flatten(incident['policy_user_labels']),
   );
   return out;
-}
-
-function put(out: Record<string, string>, key: string, v: unknown): void {
-  const s = str(v);
-  if (s !== undefined) out[key] = s.slice(0, 1000);
-}
-
-/** flatten() serialises arrays with JSON.stringify, which overflows on deeply nested ones. */
-function safeFlatten(v: unknown, prefix: string): Record<string, string> {
-  try {
-    return flatten(v, prefix);
-  } catch {
-    return {};
-  }
-}
-
-/** An absolute http(s) URL, else null. */
-function link(v: unknown): string | null {
-  const s = str(v);
-  if (s === undefined) return null;
-  try {
-    const u = new URL(s);
-    return u.protocol === 'http:' || u.protocol === 'https:' ? s : null;
-  } catch {
-    return null;
-  }
-}
-
-/** The source's own id as a dedup key; hashed when too long to be one. */
-function idOf(id: string): string {
-  return id.length > 256 ? hashOf(SOURCE, 'id', id) : id;
 }

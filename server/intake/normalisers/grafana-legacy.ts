@@ -1,6 +1,7 @@
 // Grafana legacy dashboard alerts (≤ v7): one rule per body, `state` alerting / no_data / ok;
 // pending and paused are not alerts. The body carries no time: receive time throughout.
 import { NotReadableError, Severity, type Normaliser } from '../signal.js';
+import { absoluteLink, putScalar } from './labels.js';
 import {
   arr,
   COMMON_SEVERITY,
@@ -61,7 +62,7 @@ export const normaliser: Normaliser = {
           ended_at: resolved ? ctx.receivedAt : null,
           summary: first(b['message'], b['title']) ?? name,
           labels: labelsOf(b, tags, matches),
-          link: link(b['ruleUrl']),
+          link: absoluteLink(b['ruleUrl']),
         }),
       ],
     };
@@ -89,33 +90,16 @@ function resourceOf(matches: JsonObject[]): string | null {
 function labelsOf(b: JsonObject, tags: JsonObject, matches: JsonObject[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const key of ['ruleId', 'orgId', 'dashboardId', 'panelId', 'title', 'imageUrl']) {
-    put(out, key, b[key]);
+    putScalar(out, key, b[key]);
   }
   matches.slice(0, 20).forEach((m, i) => {
-    put(out, `evalMatch.${String(i)}.metric`, m['metric']);
-    put(out, `evalMatch.${String(i)}.value`, m['value']);
+    putScalar(out, `evalMatch.${String(i)}.metric`, m['metric']);
+    putScalar(out, `evalMatch.${String(i)}.value`, m['value']);
   });
   const firstTags = obj(matches[0]?.['tags']);
   if (firstTags !== undefined) {
-    for (const [k, v] of Object.entries(firstTags)) put(out, `evalMatch.0.tags.${k}`, v);
+    for (const [k, v] of Object.entries(firstTags)) putScalar(out, `evalMatch.0.tags.${k}`, v);
   }
-  for (const [k, v] of Object.entries(tags)) put(out, k, v);
+  for (const [k, v] of Object.entries(tags)) putScalar(out, k, v);
   return out;
-}
-
-function put(out: Record<string, string>, key: string, v: unknown): void {
-  const s = typeof v === 'boolean' ? String(v) : str(v);
-  if (s !== undefined) out[key] = s.slice(0, 1000);
-}
-
-/** An absolute http(s) URL, else null. */
-function link(v: unknown): string | null {
-  const s = str(v);
-  if (s === undefined) return null;
-  try {
-    const u = new URL(s);
-    return u.protocol === 'http:' || u.protocol === 'https:' ? s : null;
-  } catch {
-    return null;
-  }
 }

@@ -1,99 +1,34 @@
 import { describe, expect, it } from 'vitest';
-import { checkSignal } from '../signal-check.js';
-import { NotReadableError, type NormaliseResult, type Signal } from '../signal.js';
 import { normaliser } from './graylog.js';
-import { CONTEXT, hasShared, projectFixtures, sharedFixtures, sharedSources } from './testing.js';
+import {
+  allFixtures,
+  core,
+  deepArray,
+  expectDetected,
+  expectNotDetected,
+  expectNotReadable,
+  expectOtherSourcesNotDetected,
+  expectSafe,
+  fields,
+  fixtureTests,
+  hostileSweep,
+  nested,
+  readerFor,
+  SHALLOW_SWEEP,
+  UNREADABLE_BODIES,
+  type Core,
+  type Fields,
+  type Want,
+  type CountedWant,
+} from './harness.js';
+import { hasShared, projectFixtures, sharedFixtures } from './testing.js';
 
 const SOURCE = 'graylog';
-
-type Fields = Pick<
-  Signal,
-  | 'name'
-  | 'status'
-  | 'severity'
-  | 'service'
-  | 'resource'
-  | 'fingerprint'
-  | 'started_at'
-  | 'ended_at'
-  | 'link'
->;
-type Core = Pick<Signal, 'name' | 'status' | 'severity' | 'service' | 'resource' | 'fingerprint'>;
-type Control = { readonly control: string };
-
-const fields = (s: Signal): Fields => ({
-  name: s.name,
-  status: s.status,
-  severity: s.severity,
-  service: s.service,
-  resource: s.resource,
-  fingerprint: s.fingerprint,
-  started_at: s.started_at,
-  ended_at: s.ended_at,
-  link: s.link,
-});
-const core = ({ name, status, severity, service, resource, fingerprint }: Signal): Core => ({
-  name,
-  status,
-  severity,
-  service,
-  resource,
-  fingerprint,
-});
-
-function signalsOf(r: NormaliseResult): readonly Signal[] {
-  if (r.kind !== 'signals') throw new Error(`expected signals, got control: ${r.reason}`);
-  r.signals.forEach((s, i) => checkSignal(s, i, SOURCE));
-  return r.signals;
-}
-
-const bodyOf = (file: string): unknown =>
-  projectFixtures(SOURCE).find((f) => f.file === file)?.body;
-const one = (body: unknown): Signal | undefined =>
-  signalsOf(normaliser.normalise(body, CONTEXT))[0];
-
-/** Either a result or NotReadableError; never another exception. */
-function expectSafe(body: unknown): void {
-  expect(typeof normaliser.detect(body, CONTEXT)).toBe('boolean');
-  try {
-    const r = normaliser.normalise(body, CONTEXT);
-    if (r.kind === 'signals') r.signals.forEach((s, i) => checkSignal(s, i, SOURCE));
-    else expect(typeof r.reason).toBe('string');
-  } catch (err) {
-    expect(err).toBeInstanceOf(NotReadableError);
-  }
-}
-
-/** Copies of body with the value at each path (to depth 3) replaced by a wrong type. */
-function* mutations(body: unknown, depth = 3): Generator<unknown> {
-  const WRONG: unknown[] = [null, 42, -1, '', 'x', [], {}, true, 'x'.repeat(100_000)];
-  if (depth === 0 || typeof body !== 'object' || body === null) return;
-  const entries = Array.isArray(body) ? body.map((v, i) => [i, v] as const) : Object.entries(body);
-  for (const [k, v] of entries.slice(0, 40)) {
-    const copy = (x: unknown): unknown =>
-      Array.isArray(body)
-        ? Object.assign([...(body as unknown[])], { [k]: x })
-        : { ...body, [k]: x };
-    for (const w of WRONG) yield copy(w);
-    for (const m of mutations(v, depth - 1)) yield copy(m);
-  }
-}
-
-function nested(key: string, levels: number, leaf: unknown): unknown {
-  let v = leaf;
-  for (let i = 0; i < levels; i++) v = { [key]: v };
-  return v;
-}
-
-function deepArray(levels: number): unknown {
-  let v: unknown = [];
-  for (let i = 0; i < levels; i++) v = [v];
-  return v;
-}
+const { first, project } = readerFor(normaliser);
 
 // Project fixtures ----------------------------------------------------------------------
 
-const PROJECT: Record<string, readonly Fields[] | Control> = {
+const PROJECT: Record<string, Want<Fields>> = {
   'event-grouped-by-service.json': [
     {
       name: 'HTTP 5xx burst',
@@ -139,34 +74,22 @@ const PROJECT: Record<string, readonly Fields[] | Control> = {
 describe('graylog: project fixtures', () => {
   const fixtures = projectFixtures(SOURCE);
 
-  it('has an expectation for every fixture file', () => {
-    expect(fixtures.map((f) => f.file).sort()).toEqual(Object.keys(PROJECT).sort());
-  });
-
-  for (const { file, body } of fixtures) {
-    it(file, () => {
-      const want = PROJECT[file];
-      const got = normaliser.normalise(body, CONTEXT);
-      if (want !== undefined && 'control' in want)
-        expect(got).toEqual({ kind: 'control', reason: want.control });
-      else expect(signalsOf(got).map(fields)).toEqual(want);
-    });
-  }
+  fixtureTests(normaliser, fixtures, PROJECT, fields);
 
   it('gives a repeat of the same definition and key the same fingerprint, another key another', () => {
-    const body = bodyOf('event-grouped-by-service.json') as { event: object };
-    const first = one(body);
-    const repeat = one({
+    const body = project('event-grouped-by-service.json') as { event: object };
+    const original = first(body);
+    const repeat = first({
       ...body,
       event: { ...body.event, id: '01HZX9', timestamp: '2026-07-08T15:00:00.000Z' },
     });
-    const other = one({ ...body, event: { ...body.event, key: 'search-api' } });
-    expect(repeat?.fingerprint).toBe(first?.fingerprint);
+    const other = first({ ...body, event: { ...body.event, key: 'search-api' } });
+    expect(repeat?.fingerprint).toBe(original?.fingerprint);
     expect(other?.fingerprint).toBe('65f0c1d2e3a4b5c6d7e8f901:search-api');
   });
 
   it('keeps fields, group-by fields and the query as labels', () => {
-    expect(one(bodyOf('event-grouped-by-service.json'))?.labels).toMatchObject({
+    expect(first(project('event-grouped-by-service.json'))?.labels).toMatchObject({
       'field.service': 'cart-api',
       'field.count': '137',
       'group_by.service': 'cart-api',
@@ -174,7 +97,7 @@ describe('graylog: project fixtures', () => {
       event_key: 'cart-api',
       backlog: '1',
     });
-    expect(one(bodyOf('legacy-stream-alert.json'))?.labels).toMatchObject({
+    expect(first(project('legacy-stream-alert.json'))?.labels).toMatchObject({
       condition_title: 'OOM killer activity',
       'condition.threshold': '10',
       matching_messages: '2',
@@ -182,7 +105,7 @@ describe('graylog: project fixtures', () => {
   });
 
   it('maps priorities 1 to 4', () => {
-    const body = bodyOf('event-critical-no-key.json') as { event: object };
+    const body = project('event-critical-no-key.json') as { event: object };
     const cases = [
       [1, 'info'],
       [2, 'warning'],
@@ -191,20 +114,20 @@ describe('graylog: project fixtures', () => {
       [9, 'unknown'],
     ] as const;
     for (const [priority, want] of cases) {
-      expect(one({ ...body, event: { ...body.event, priority } })?.severity).toBe(want);
+      expect(first({ ...body, event: { ...body.event, priority } })?.severity).toBe(want);
     }
   });
 
   it('hashes the stream when a legacy alert names no condition id', () => {
-    const body = bodyOf('legacy-stream-alert.json') as { check_result: object };
-    const s = one({ ...body, check_result: { ...body.check_result, triggered_condition: null } });
+    const body = project('legacy-stream-alert.json') as { check_result: object };
+    const s = first({ ...body, check_result: { ...body.check_result, triggered_condition: null } });
     expect(s?.fingerprint).toMatch(/^[0-9a-f]{32}$/);
   });
 });
 
 // Shared fixtures -----------------------------------------------------------------------
 
-const SHARED: Record<string, { count: number; signals: readonly Core[] } | Control> = {
+const SHARED: Record<string, CountedWant<Core>> = {
   'alerta-legacy-2x-stream-alert.json': {
     count: 1,
     signals: [
@@ -238,30 +161,10 @@ const SHARED: Record<string, { count: number; signals: readonly Core[] } | Contr
 describe.runIf(hasShared)('graylog: shared fixtures', () => {
   const fixtures = sharedFixtures(SOURCE);
 
-  it('has an expectation for every shared fixture file', () => {
-    expect(fixtures.map((f) => f.file).sort()).toEqual(Object.keys(SHARED).sort());
-  });
-
-  for (const { file, body } of fixtures) {
-    it(file, () => {
-      const want = SHARED[file];
-      const got = normaliser.normalise(body, CONTEXT);
-      if (want === undefined || 'control' in want) {
-        expect(got).toEqual({ kind: 'control', reason: want?.control });
-        return;
-      }
-      const signals = signalsOf(got);
-      expect(signals).toHaveLength(want.count);
-      expect(signals.map(core)).toEqual(want.signals);
-    });
-  }
+  fixtureTests(normaliser, fixtures, SHARED, core, { shared: true });
 
   it('does not detect the shared fixtures of other sources', () => {
-    for (const other of sharedSources().filter((s) => s !== SOURCE)) {
-      for (const { file, body } of sharedFixtures(other)) {
-        expect(normaliser.detect(body, CONTEXT), `${other}/${file}`).toBe(false);
-      }
-    }
+    expectOtherSourcesNotDetected(normaliser);
   });
 });
 
@@ -269,22 +172,18 @@ describe.runIf(hasShared)('graylog: shared fixtures', () => {
 
 describe('graylog: detect', () => {
   it('recognises every fixture of this source', () => {
-    for (const { file, body } of [...projectFixtures(SOURCE), ...sharedFixtures(SOURCE)]) {
-      expect(normaliser.detect(body, CONTEXT), file).toBe(true);
-    }
+    expectDetected(normaliser, allFixtures(SOURCE));
   });
 
   it('rejects empty and foreign bodies', () => {
-    for (const body of [null, {}, [], 'x', 42])
-      expect(normaliser.detect(body, CONTEXT)).toBe(false);
+    expectNotDetected(normaliser, [null, {}, [], 'x', 42]);
     const alertmanager = { version: '4', groupKey: 'k', status: 'firing', alerts: [] };
     const crowdstrike = {
       metadata: { eventType: 'DetectionSummaryEvent' },
       event: { DetectId: 'x' },
     };
     const wazuh = { rule: { level: 5, id: '5710' }, agent: { id: '001' }, event: {} };
-    for (const body of [alertmanager, crowdstrike, wazuh])
-      expect(normaliser.detect(body, CONTEXT)).toBe(false);
+    expectNotDetected(normaliser, [alertmanager, crowdstrike, wazuh]);
   });
 });
 
@@ -293,12 +192,7 @@ describe('graylog: detect', () => {
 describe('graylog: hostile input', () => {
   it('throws NotReadableError for bodies that are not this format', () => {
     const bodies: unknown[] = [
-      null,
-      42,
-      'x',
-      [],
-      {},
-      { alerts: 'no' },
+      ...UNREADABLE_BODIES,
       { event: 'x' },
       { event_definition_id: 'd' },
       { event_definition_id: 'd', event: [] },
@@ -307,8 +201,7 @@ describe('graylog: hostile input', () => {
       { check_result: {}, stream: 'x' },
       { check_result: {}, stream: {} },
     ];
-    for (const body of bodies)
-      expect(() => normaliser.normalise(body, CONTEXT)).toThrow(NotReadableError);
+    expectNotReadable(normaliser, bodies);
   });
 
   it('never throws anything but NotReadableError', () => {
@@ -325,12 +218,10 @@ describe('graylog: hostile input', () => {
       { check_result: nested('triggered_condition', 10_000, {}), stream: { title: 't' } },
       { event_definition_id: 'd'.repeat(5_000_000), event: { key: 'k'.repeat(5_000_000) } },
     ];
-    for (const body of bodies) expectSafe(body);
+    for (const body of bodies) expectSafe(normaliser, body);
   });
 
   it('survives wrong types at every field of every fixture', () => {
-    for (const { body } of [...projectFixtures(SOURCE), ...sharedFixtures(SOURCE)]) {
-      for (const m of mutations(body)) expectSafe(m);
-    }
+    hostileSweep(normaliser, allFixtures(SOURCE), SHALLOW_SWEEP);
   });
 });

@@ -8,16 +8,17 @@ import {
   type Normaliser,
   type Severity,
 } from '../signal.js';
+import { listText, putScalarOrList } from './labels.js';
 import {
   arr,
   at,
   first,
   hashOf,
+  idFingerprint,
   isObject,
   obj,
   severity,
   signal,
-  str,
   time,
   type JsonObject,
 } from './read.js';
@@ -64,21 +65,23 @@ function events(b: JsonObject, ctx: NormaliseContext): NormaliseResult {
   const fields = obj(event['fields']) ?? {};
   const groupBy = obj(event['group_by_fields']) ?? {};
   const labels: Record<string, string> = {};
-  put(labels, 'event_definition_id', definition);
-  put(
+  putScalarOrList(labels, 'event_definition_id', definition);
+  putScalarOrList(
     labels,
     'event_definition_type',
     first(b['event_definition_type'], event['event_definition_type']),
   );
-  put(labels, 'event_id', event['id']);
-  put(labels, 'event_key', group);
-  put(labels, 'priority', event['priority']);
-  put(labels, 'alert', event['alert']);
-  put(labels, 'source_streams', list(event['source_streams']));
-  put(labels, 'query', at(event, 'replay_info.query'));
-  put(labels, 'backlog', arr(b['backlog'])?.length);
-  for (const [k, v] of Object.entries(fields).slice(0, 100)) put(labels, `field.${k}`, v);
-  for (const [k, v] of Object.entries(groupBy).slice(0, 100)) put(labels, `group_by.${k}`, v);
+  putScalarOrList(labels, 'event_id', event['id']);
+  putScalarOrList(labels, 'event_key', group);
+  putScalarOrList(labels, 'priority', event['priority']);
+  putScalarOrList(labels, 'alert', event['alert']);
+  putScalarOrList(labels, 'source_streams', listText(event['source_streams']));
+  putScalarOrList(labels, 'query', at(event, 'replay_info.query'));
+  putScalarOrList(labels, 'backlog', arr(b['backlog'])?.length);
+  for (const [k, v] of Object.entries(fields).slice(0, 100))
+    putScalarOrList(labels, `field.${k}`, v);
+  for (const [k, v] of Object.entries(groupBy).slice(0, 100))
+    putScalarOrList(labels, `group_by.${k}`, v);
   return {
     kind: 'signals',
     signals: [
@@ -91,7 +94,10 @@ function events(b: JsonObject, ctx: NormaliseContext): NormaliseResult {
         service: first(groupBy['service'], fields['service']) ?? null,
         resource: first(event['source']) ?? null,
         // One definition fires once per group-by key.
-        fingerprint: key(group === undefined ? definition : `${definition}:${group}`),
+        fingerprint: idFingerprint(
+          SOURCE,
+          group === undefined ? definition : `${definition}:${group}`,
+        ),
         started_at:
           time(event['timestamp']) ?? time(event['timestamp_processing']) ?? ctx.receivedAt,
         summary: first(event['message'], b['event_definition_description'], name) ?? name,
@@ -113,15 +119,16 @@ function legacy(b: JsonObject, ctx: NormaliseContext): NormaliseResult {
   if (name === undefined) throw new NotReadableError('stream.title is missing');
   const id = first(condition['id']);
   const labels: Record<string, string> = {};
-  put(labels, 'stream_id', stream['id']);
-  put(labels, 'stream_description', stream['description']);
-  put(labels, 'condition_id', id);
-  put(labels, 'condition_type', first(condition['type_string'], condition['type']));
-  put(labels, 'condition_title', condition['title']);
-  put(labels, 'condition', condition['description']);
+  putScalarOrList(labels, 'stream_id', stream['id']);
+  putScalarOrList(labels, 'stream_description', stream['description']);
+  putScalarOrList(labels, 'condition_id', id);
+  putScalarOrList(labels, 'condition_type', first(condition['type_string'], condition['type']));
+  putScalarOrList(labels, 'condition_title', condition['title']);
+  putScalarOrList(labels, 'condition', condition['description']);
   const parameters = obj(condition['parameters']) ?? {};
-  for (const [k, v] of Object.entries(parameters).slice(0, 50)) put(labels, `condition.${k}`, v);
-  put(labels, 'matching_messages', arr(check['matching_messages'])?.length);
+  for (const [k, v] of Object.entries(parameters).slice(0, 50))
+    putScalarOrList(labels, `condition.${k}`, v);
+  putScalarOrList(labels, 'matching_messages', arr(check['matching_messages'])?.length);
   return {
     kind: 'signals',
     signals: [
@@ -132,7 +139,10 @@ function legacy(b: JsonObject, ctx: NormaliseContext): NormaliseResult {
         severity: 'unknown',
         service: title ?? null,
         resource: first(at(check, 'matching_messages.0.source')) ?? null,
-        fingerprint: id === undefined ? hashOf(SOURCE, first(stream['id']) ?? name) : key(id),
+        fingerprint:
+          id === undefined
+            ? hashOf(SOURCE, first(stream['id']) ?? name)
+            : idFingerprint(SOURCE, id),
         started_at: time(check['triggered_at']) ?? ctx.receivedAt,
         summary: first(check['result_description'], name) ?? name,
         labels,
@@ -140,24 +150,6 @@ function legacy(b: JsonObject, ctx: NormaliseContext): NormaliseResult {
       }),
     ],
   };
-}
-
-function list(v: unknown): string | undefined {
-  const parts = (arr(v) ?? [])
-    .slice(0, 100)
-    .map((x) => str(x))
-    .filter((x) => x !== undefined);
-  return parts.length === 0 ? undefined : parts.join(', ');
-}
-
-function put(out: Record<string, string>, key: string, v: unknown): void {
-  const s = typeof v === 'boolean' ? String(v) : Array.isArray(v) ? list(v) : str(v);
-  if (s !== undefined) out[key] = s.slice(0, 1000);
-}
-
-/** The intake takes fingerprints of at most 512 characters: a longer id is hashed. */
-function key(id: string): string {
-  return id.length <= 512 ? id : hashOf(SOURCE, id);
 }
 
 export const normaliser: Normaliser = { source: SOURCE, detect, normalise };

@@ -8,10 +8,10 @@ import {
   type Severity,
   type Signal,
 } from '../signal.js';
+import { hostLink, putLabel } from './labels.js';
 import { first, hashOf, obj, severity, signal, str, time, type JsonObject } from './read.js';
 
 const SOURCE = 'netdata';
-const MAX_LABELS = 200;
 const ALERT_SEVERITY: Readonly<Record<string, Severity>> = {
   critical: 'critical',
   warning: 'warning',
@@ -21,30 +21,6 @@ const REACHABILITY_SEVERITY: Readonly<Record<string, Severity>> = {
   warning: 'warning',
   info: 'info',
 };
-
-/** Label text: primitives as text, arrays of primitives joined with commas, nested values skipped. */
-function text(v: unknown): string | undefined {
-  if (typeof v === 'boolean') return String(v);
-  if (Array.isArray(v)) {
-    const parts = v
-      .slice(0, 100)
-      .map((x) => str(x))
-      .filter((s): s is string => s !== undefined);
-    return parts.length > 0 ? parts.join(',').slice(0, 1000) : undefined;
-  }
-  return str(v)?.slice(0, 1000);
-}
-
-function put(labels: Record<string, string>, key: string, v: unknown): void {
-  if (Object.keys(labels).length >= MAX_LABELS) return;
-  const t = text(v);
-  if (t !== undefined) labels[key] = t;
-}
-
-function absolute(v: unknown): string | null {
-  const s = str(v);
-  return s !== undefined && s.length <= 2000 && /^https?:\/\/[^/\s]+/i.test(s) ? s : null;
-}
 
 function alert(b: JsonObject, name: string, ctx: NormaliseContext): Signal {
   const level = typeof b['severity'] === 'string' ? str(b['severity'])?.toLowerCase() : undefined;
@@ -57,19 +33,19 @@ function alert(b: JsonObject, name: string, ctx: NormaliseContext): Signal {
   const rooms = obj(b['rooms']) ?? obj(b['Rooms']);
 
   const labels: Record<string, string> = {};
-  put(labels, 'severity', level);
-  put(labels, 'chart', chart);
-  put(labels, 'context', context);
-  put(labels, 'family', b['family']);
-  put(labels, 'class', b['class']);
-  put(labels, 'type', b['type']);
-  put(labels, 'component', b['component']);
-  put(labels, 'info', b['info']);
-  put(labels, 'duration', b['duration']);
-  put(labels, 'space', space);
-  put(labels, 'rooms', rooms === undefined ? undefined : Object.keys(rooms).slice(0, 50));
-  put(labels, 'additional_active_critical_alerts', b['additional_active_critical_alerts']);
-  put(labels, 'additional_active_warning_alerts', b['additional_active_warning_alerts']);
+  putLabel(labels, 'severity', level);
+  putLabel(labels, 'chart', chart);
+  putLabel(labels, 'context', context);
+  putLabel(labels, 'family', b['family']);
+  putLabel(labels, 'class', b['class']);
+  putLabel(labels, 'type', b['type']);
+  putLabel(labels, 'component', b['component']);
+  putLabel(labels, 'info', b['info']);
+  putLabel(labels, 'duration', b['duration']);
+  putLabel(labels, 'space', space);
+  putLabel(labels, 'rooms', rooms === undefined ? undefined : Object.keys(rooms).slice(0, 50));
+  putLabel(labels, 'additional_active_critical_alerts', b['additional_active_critical_alerts']);
+  putLabel(labels, 'additional_active_warning_alerts', b['additional_active_warning_alerts']);
 
   return signal({
     source: SOURCE,
@@ -84,7 +60,7 @@ function alert(b: JsonObject, name: string, ctx: NormaliseContext): Signal {
     ended_at: resolved ? when : null,
     summary: first(b['message'], b['info']) ?? name,
     labels,
-    link: absolute(b['alert_url']),
+    link: hostLink(b['alert_url']),
   });
 }
 
@@ -94,9 +70,9 @@ function reachability(b: JsonObject, status: JsonObject, ctx: NormaliseContext):
   const reachable = status['reachable'] === true;
   const when = time(b['date']) ?? ctx.receivedAt;
   const labels: Record<string, string> = {};
-  put(labels, 'status', status['text']);
-  put(labels, 'severity', b['severity']);
-  put(labels, 'space', b['space']);
+  putLabel(labels, 'status', status['text']);
+  putLabel(labels, 'severity', b['severity']);
+  putLabel(labels, 'space', b['space']);
   return signal({
     source: SOURCE,
     name: 'Node reachability',
@@ -108,7 +84,7 @@ function reachability(b: JsonObject, status: JsonObject, ctx: NormaliseContext):
     ended_at: reachable ? when : null,
     summary: first(b['message'], status['text']) ?? `${host} reachability changed`,
     labels,
-    link: absolute(b['url']),
+    link: hostLink(b['url']),
   });
 }
 

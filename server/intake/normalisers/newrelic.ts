@@ -9,11 +9,11 @@ import {
   type Severity,
   type SignalStatus,
 } from '../signal.js';
+import { httpLink, listText, putScalar } from './labels.js';
 import {
-  arr,
   at,
   first,
-  hashOf,
+  idFingerprint,
   isObject,
   type JsonObject,
   obj,
@@ -100,16 +100,16 @@ function workflow(b: JsonObject, ctx: NormaliseContext): NormaliseResult {
     };
   }
   const labels: Record<string, string> = {};
-  put(labels, 'priority', b['priority']);
-  put(labels, 'state', b['state']);
-  put(labels, 'trigger', b['trigger']);
-  put(labels, 'workflow', b['workflowName']);
-  put(labels, 'total_incidents', b['totalIncidents']);
-  put(labels, 'is_correlated', b['isCorrelated']);
-  put(labels, 'sources', list(b['sources']));
-  put(labels, 'policies', list(b['alertPolicyNames']));
-  put(labels, 'conditions', list(b['alertConditionNames']));
-  put(labels, 'impacted_entities', list(b['impactedEntities']));
+  putScalar(labels, 'priority', b['priority']);
+  putScalar(labels, 'state', b['state']);
+  putScalar(labels, 'trigger', b['trigger']);
+  putScalar(labels, 'workflow', b['workflowName']);
+  putScalar(labels, 'total_incidents', b['totalIncidents']);
+  putScalar(labels, 'is_correlated', b['isCorrelated']);
+  putScalar(labels, 'sources', listText(b['sources']));
+  putScalar(labels, 'policies', listText(b['alertPolicyNames']));
+  putScalar(labels, 'conditions', listText(b['alertConditionNames']));
+  putScalar(labels, 'impacted_entities', listText(b['impactedEntities']));
   return {
     kind: 'signals',
     signals: [
@@ -120,12 +120,12 @@ function workflow(b: JsonObject, ctx: NormaliseContext): NormaliseResult {
         severity: severity(b['priority'], PRIORITY),
         service: first(at(b, 'alertPolicyNames.0')) ?? null,
         resource: first(at(b, 'impactedEntities.0')) ?? null,
-        fingerprint: key(id),
+        fingerprint: idFingerprint(SOURCE, id),
         started_at: time(b['createdAt']) ?? ctx.receivedAt,
         ended_at: status === 'resolved' ? (time(b['updatedAt']) ?? ctx.receivedAt) : null,
         summary: first(b['title'], name) ?? name,
         labels,
-        link: url(b['issueUrl']),
+        link: httpLink(b['issueUrl']),
       }),
     ],
   };
@@ -148,19 +148,19 @@ function legacy(b: JsonObject, ctx: NormaliseContext): NormaliseResult {
   const account = first(b['account_id']);
   const target = obj(at(b, 'targets.0'));
   const labels: Record<string, string> = {};
-  put(labels, 'severity', b['severity']);
-  put(labels, 'current_state', b['current_state']);
-  put(labels, 'event_type', b['event_type']);
-  put(labels, 'account', b['account_name']);
-  put(labels, 'account_id', account);
-  put(labels, 'policy', b['policy_name']);
-  put(labels, 'condition_id', b['condition_id']);
-  put(labels, 'runbook_url', b['runbook_url']);
-  put(labels, 'target_type', target?.['type']);
-  put(labels, 'target_product', target?.['product']);
+  putScalar(labels, 'severity', b['severity']);
+  putScalar(labels, 'current_state', b['current_state']);
+  putScalar(labels, 'event_type', b['event_type']);
+  putScalar(labels, 'account', b['account_name']);
+  putScalar(labels, 'account_id', account);
+  putScalar(labels, 'policy', b['policy_name']);
+  putScalar(labels, 'condition_id', b['condition_id']);
+  putScalar(labels, 'runbook_url', b['runbook_url']);
+  putScalar(labels, 'target_type', target?.['type']);
+  putScalar(labels, 'target_product', target?.['product']);
   const targetLabels = obj(target?.['labels']);
   for (const [k, v] of Object.entries(targetLabels ?? {}).slice(0, 100))
-    put(labels, `target.${k}`, v);
+    putScalar(labels, `target.${k}`, v);
   const at_ = time(b['timestamp']) ?? ctx.receivedAt;
   return {
     kind: 'signals',
@@ -173,38 +173,18 @@ function legacy(b: JsonObject, ctx: NormaliseContext): NormaliseResult {
         service: first(b['policy_name'], b['account_name']) ?? null,
         resource: first(target?.['name']) ?? null,
         // Incident ids are per account.
-        fingerprint: key(account === undefined ? incident : `${account}:${incident}`),
+        fingerprint: idFingerprint(
+          SOURCE,
+          account === undefined ? incident : `${account}:${incident}`,
+        ),
         started_at: at_,
         ended_at: status === 'resolved' ? at_ : null,
         summary: first(b['details'], name) ?? name,
         labels,
-        link: url(b['incident_url']),
+        link: httpLink(b['incident_url']),
       }),
     ],
   };
-}
-
-function list(v: unknown): string | undefined {
-  const parts = (arr(v) ?? [])
-    .slice(0, 100)
-    .map((x) => str(x))
-    .filter((x) => x !== undefined);
-  return parts.length === 0 ? undefined : parts.join(', ');
-}
-
-function url(v: unknown): string | null {
-  const s = str(v);
-  return s !== undefined && /^https?:\/\//i.test(s) ? s : null;
-}
-
-function put(out: Record<string, string>, key: string, v: unknown): void {
-  const s = typeof v === 'boolean' ? String(v) : str(v);
-  if (s !== undefined) out[key] = s.slice(0, 1000);
-}
-
-/** The intake takes fingerprints of at most 512 characters: a longer id is hashed. */
-function key(id: string): string {
-  return id.length <= 512 ? id : hashOf(SOURCE, id);
 }
 
 export const normaliser: Normaliser = {

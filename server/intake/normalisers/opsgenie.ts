@@ -2,12 +2,12 @@
 // Close/Delete → resolved; every other action (Acknowledge, AddNote, AddTags, …) is an update
 // without a state change, acknowledged as a control message.
 import { NotReadableError, type Normaliser } from '../signal.js';
+import { flatten, putString } from './labels.js';
 import {
   arr,
   COMMON_SEVERITY,
+  dedupKey,
   first,
-  hashOf,
-  flatten,
   obj,
   required,
   severity,
@@ -55,7 +55,7 @@ export const normaliser: Normaliser = {
           severity: severity(priorityOf(alert['priority']), COMMON_SEVERITY),
           service: teamOf(alert['teams']) ?? null,
           resource: str(alert['entity']) ?? null,
-          fingerprint: idOf(first(alert['alias'], alertId) ?? alertId),
+          fingerprint: dedupKey(SOURCE, first(alert['alias'], alertId) ?? alertId),
           // createdAt is epoch ms, updatedAt epoch ns: time() tells them apart by size.
           started_at: time(alert['createdAt']) ?? ctx.receivedAt,
           ended_at: resolved ? (time(alert['updatedAt']) ?? ctx.receivedAt) : null,
@@ -84,36 +84,17 @@ function teamOf(v: unknown): string | undefined {
 
 function labelsOf(b: JsonObject, alert: JsonObject, action: string): Record<string, string> {
   const out: Record<string, string> = {};
-  put(out, 'action', action);
+  putString(out, 'action', action);
   for (const key of ['alertId', 'tinyId', 'alias', 'source', 'entity', 'priority', 'username']) {
-    put(out, key, alert[key]);
+    putString(out, key, alert[key]);
   }
-  put(out, 'integrationName', b['integrationName']);
+  putString(out, 'integrationName', b['integrationName']);
   const tags = (arr(alert['tags']) ?? []).slice(0, 100).flatMap((t) => str(t) ?? []);
-  if (tags.length > 0) put(out, 'tags', tags.join(','));
+  if (tags.length > 0) putString(out, 'tags', tags.join(','));
   const teams = (arr(alert['teams']) ?? [])
     .slice(0, 50)
     .flatMap((t) => first(t, obj(t)?.['name']) ?? []);
-  if (teams.length > 0) put(out, 'teams', teams.join(','));
-  Object.assign(out, safeFlatten(alert['details'], 'details'));
+  if (teams.length > 0) putString(out, 'teams', teams.join(','));
+  Object.assign(out, flatten(alert['details'], 'details'));
   return out;
-}
-
-function put(out: Record<string, string>, key: string, v: unknown): void {
-  const s = str(v);
-  if (s !== undefined) out[key] = s.slice(0, 1000);
-}
-
-/** flatten() serialises arrays with JSON.stringify, which overflows on deeply nested ones. */
-function safeFlatten(v: unknown, prefix: string): Record<string, string> {
-  try {
-    return flatten(v, prefix);
-  } catch {
-    return {};
-  }
-}
-
-/** The source's own id as a dedup key; hashed when too long to be one. */
-function idOf(id: string): string {
-  return id.length > 256 ? hashOf(SOURCE, 'id', id) : id;
 }

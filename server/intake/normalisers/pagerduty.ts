@@ -2,12 +2,13 @@
 // batch). Incident events become signals keyed by the incident id; annotations, responder
 // requests, status updates and service events are control messages.
 import { NotReadableError, Severity, type Normaliser, type Signal } from '../signal.js';
+import { absoluteLink, putString } from './labels.js';
 import {
   arr,
   at,
   COMMON_SEVERITY,
+  dedupKey,
   first,
-  hashOf,
   obj,
   required,
   severity,
@@ -82,17 +83,17 @@ function v3(event: JsonObject, receivedAt: string): ReturnType<Normaliser['norma
   const prioritySeverity = severity(at(data, 'priority.summary'), COMMON_SEVERITY);
 
   const labels: Record<string, string> = {};
-  put(labels, 'event_type', type);
-  put(labels, 'status', data['status']);
-  put(labels, 'urgency', data['urgency']);
-  put(labels, 'priority', at(data, 'priority.summary'));
-  put(labels, 'number', data['number']);
-  put(labels, 'incident_key', data['incident_key']);
-  put(labels, 'service_id', at(data, 'service.id'));
-  put(labels, 'escalation_policy', at(data, 'escalation_policy.summary'));
-  put(labels, 'teams', summaries(data['teams']));
-  put(labels, 'assignees', summaries(data['assignees']));
-  put(labels, 'agent', at(event, 'agent.summary'));
+  putString(labels, 'event_type', type);
+  putString(labels, 'status', data['status']);
+  putString(labels, 'urgency', data['urgency']);
+  putString(labels, 'priority', at(data, 'priority.summary'));
+  putString(labels, 'number', data['number']);
+  putString(labels, 'incident_key', data['incident_key']);
+  putString(labels, 'service_id', at(data, 'service.id'));
+  putString(labels, 'escalation_policy', at(data, 'escalation_policy.summary'));
+  putString(labels, 'teams', summaries(data['teams']));
+  putString(labels, 'assignees', summaries(data['assignees']));
+  putString(labels, 'agent', at(event, 'agent.summary'));
 
   return {
     kind: 'signals',
@@ -107,12 +108,12 @@ function v3(event: JsonObject, receivedAt: string): ReturnType<Normaliser['norma
             : severity(data['urgency'], COMMON_SEVERITY),
         service,
         resource: service,
-        fingerprint: idOf(id),
+        fingerprint: dedupKey(SOURCE, id),
         started_at: time(data['created_at']) ?? occurred ?? receivedAt,
         ended_at: resolved ? (occurred ?? receivedAt) : null,
         summary: name,
         labels,
-        link: link(data['html_url']),
+        link: absoluteLink(data['html_url']),
       }),
     ],
   };
@@ -133,12 +134,12 @@ function v1(messages: Json[], receivedAt: string): ReturnType<Normaliser['normal
     const id = required(str(incident['id']), `messages[${String(i)}].data.incident.id`);
     const service = str(at(incident, 'service.name')) ?? null;
     const labels: Record<string, string> = {};
-    put(labels, 'type', type);
-    put(labels, 'status', incident['status']);
-    put(labels, 'incident_number', incident['incident_number']);
-    put(labels, 'incident_key', incident['incident_key']);
-    put(labels, 'service_id', at(incident, 'service.id'));
-    put(labels, 'assigned_to', at(incident, 'assigned_to_user.name'));
+    putString(labels, 'type', type);
+    putString(labels, 'status', incident['status']);
+    putString(labels, 'incident_number', incident['incident_number']);
+    putString(labels, 'incident_key', incident['incident_key']);
+    putString(labels, 'service_id', at(incident, 'service.id'));
+    putString(labels, 'assigned_to', at(incident, 'assigned_to_user.name'));
     const name =
       first(
         at(incident, 'trigger_summary_data.subject'),
@@ -153,14 +154,14 @@ function v1(messages: Json[], receivedAt: string): ReturnType<Normaliser['normal
         severity: severity(incident['urgency'], COMMON_SEVERITY),
         service,
         resource: service,
-        fingerprint: idOf(id),
+        fingerprint: dedupKey(SOURCE, id),
         started_at: time(incident['created_on']) ?? time(m['created_on']) ?? receivedAt,
         ended_at: resolved
           ? (time(incident['last_status_change_on']) ?? time(m['created_on']) ?? receivedAt)
           : null,
         summary: name,
         labels,
-        link: link(incident['html_url']),
+        link: absoluteLink(incident['html_url']),
       }),
     );
   });
@@ -174,26 +175,4 @@ function v1(messages: Json[], receivedAt: string): ReturnType<Normaliser['normal
 function summaries(v: unknown): string | undefined {
   const names = (arr(v) ?? []).slice(0, 50).flatMap((x) => str(obj(x)?.['summary']) ?? []);
   return names.length === 0 ? undefined : names.join(', ');
-}
-
-function put(out: Record<string, string>, key: string, v: unknown): void {
-  const s = str(v);
-  if (s !== undefined) out[key] = s.slice(0, 1000);
-}
-
-/** An absolute http(s) URL, else null. */
-function link(v: unknown): string | null {
-  const s = str(v);
-  if (s === undefined) return null;
-  try {
-    const u = new URL(s);
-    return u.protocol === 'http:' || u.protocol === 'https:' ? s : null;
-  } catch {
-    return null;
-  }
-}
-
-/** The source's own id as a dedup key; hashed when too long to be one. */
-function idOf(id: string): string {
-  return id.length > 256 ? hashOf(SOURCE, 'id', id) : id;
 }

@@ -1,99 +1,34 @@
 import { describe, expect, it } from 'vitest';
-import { checkSignal } from '../signal-check.js';
-import { NotReadableError, type NormaliseResult, type Signal } from '../signal.js';
 import { normaliser } from './panther.js';
-import { CONTEXT, hasShared, projectFixtures, sharedFixtures, sharedSources } from './testing.js';
+import {
+  allFixtures,
+  core,
+  deepArray,
+  expectDetected,
+  expectNotDetected,
+  expectNotReadable,
+  expectOtherSourcesNotDetected,
+  expectSafe,
+  fields,
+  fixtureTests,
+  hostileSweep,
+  nested,
+  readerFor,
+  SHALLOW_SWEEP,
+  UNREADABLE_BODIES,
+  type Core,
+  type Fields,
+  type Want,
+  type CountedWant,
+} from './harness.js';
+import { hasShared, projectFixtures, sharedFixtures } from './testing.js';
 
 const SOURCE = 'panther';
-
-type Fields = Pick<
-  Signal,
-  | 'name'
-  | 'status'
-  | 'severity'
-  | 'service'
-  | 'resource'
-  | 'fingerprint'
-  | 'started_at'
-  | 'ended_at'
-  | 'link'
->;
-type Core = Pick<Signal, 'name' | 'status' | 'severity' | 'service' | 'resource' | 'fingerprint'>;
-type Control = { readonly control: string };
-
-const fields = (s: Signal): Fields => ({
-  name: s.name,
-  status: s.status,
-  severity: s.severity,
-  service: s.service,
-  resource: s.resource,
-  fingerprint: s.fingerprint,
-  started_at: s.started_at,
-  ended_at: s.ended_at,
-  link: s.link,
-});
-const core = ({ name, status, severity, service, resource, fingerprint }: Signal): Core => ({
-  name,
-  status,
-  severity,
-  service,
-  resource,
-  fingerprint,
-});
-
-function signalsOf(r: NormaliseResult): readonly Signal[] {
-  if (r.kind !== 'signals') throw new Error(`expected signals, got control: ${r.reason}`);
-  r.signals.forEach((s, i) => checkSignal(s, i, SOURCE));
-  return r.signals;
-}
-
-const bodyOf = (file: string): unknown =>
-  projectFixtures(SOURCE).find((f) => f.file === file)?.body;
-const one = (body: unknown): Signal | undefined =>
-  signalsOf(normaliser.normalise(body, CONTEXT))[0];
-
-/** Either a result or NotReadableError; never another exception. */
-function expectSafe(body: unknown): void {
-  expect(typeof normaliser.detect(body, CONTEXT)).toBe('boolean');
-  try {
-    const r = normaliser.normalise(body, CONTEXT);
-    if (r.kind === 'signals') r.signals.forEach((s, i) => checkSignal(s, i, SOURCE));
-    else expect(typeof r.reason).toBe('string');
-  } catch (err) {
-    expect(err).toBeInstanceOf(NotReadableError);
-  }
-}
-
-/** Copies of body with the value at each path (to depth 3) replaced by a wrong type. */
-function* mutations(body: unknown, depth = 3): Generator<unknown> {
-  const WRONG: unknown[] = [null, 42, -1, '', 'x', [], {}, true, 'x'.repeat(100_000)];
-  if (depth === 0 || typeof body !== 'object' || body === null) return;
-  const entries = Array.isArray(body) ? body.map((v, i) => [i, v] as const) : Object.entries(body);
-  for (const [k, v] of entries.slice(0, 40)) {
-    const copy = (x: unknown): unknown =>
-      Array.isArray(body)
-        ? Object.assign([...(body as unknown[])], { [k]: x })
-        : { ...body, [k]: x };
-    for (const w of WRONG) yield copy(w);
-    for (const m of mutations(v, depth - 1)) yield copy(m);
-  }
-}
-
-function nested(key: string, levels: number, leaf: unknown): unknown {
-  let v = leaf;
-  for (let i = 0; i < levels; i++) v = { [key]: v };
-  return v;
-}
-
-function deepArray(levels: number): unknown {
-  let v: unknown = [];
-  for (let i = 0; i < levels; i++) v = [v];
-  return v;
-}
+const { first, project } = readerFor(normaliser);
 
 // Project fixtures ----------------------------------------------------------------------
 
-const PROJECT: Record<string, readonly Fields[] | Control> = {
+const PROJECT: Record<string, Want<Fields>> = {
   'rule-high-aws-root-login.json': [
     {
       name: 'AWS Root Console Login',
@@ -139,28 +74,16 @@ const PROJECT: Record<string, readonly Fields[] | Control> = {
 describe('panther: project fixtures', () => {
   const fixtures = projectFixtures(SOURCE);
 
-  it('has an expectation for every fixture file', () => {
-    expect(fixtures.map((f) => f.file).sort()).toEqual(Object.keys(PROJECT).sort());
-  });
-
-  for (const { file, body } of fixtures) {
-    it(file, () => {
-      const want = PROJECT[file];
-      const got = normaliser.normalise(body, CONTEXT);
-      if (want !== undefined && 'control' in want)
-        expect(got).toEqual({ kind: 'control', reason: want.control });
-      else expect(signalsOf(got).map(fields)).toEqual(want);
-    });
-  }
+  fixtureTests(normaliser, fixtures, PROJECT, fields);
 
   it('gives a re-delivered alert the same fingerprint', () => {
-    const body = bodyOf('rule-high-aws-root-login.json') as object;
+    const body = project('rule-high-aws-root-login.json') as object;
     const again = { ...body, title: 'AWS root console login from 203.0.113.10' };
-    expect(one(again)?.fingerprint).toBe(one(body)?.fingerprint);
+    expect(first(again)?.fingerprint).toBe(first(body)?.fingerprint);
   });
 
   it('keeps the rule id, tags and alert context as labels; the title as the summary', () => {
-    const s = one(bodyOf('rule-high-aws-root-login.json'));
+    const s = first(project('rule-high-aws-root-login.json'));
     expect(s?.summary).toBe('AWS root console login from 203.0.113.9');
     expect(s?.labels).toMatchObject({
       rule_id: 'AWS.Console.RootLogin',
@@ -173,14 +96,14 @@ describe('panther: project fixtures', () => {
   });
 
   it('falls back to the rule id when the rule has no name', () => {
-    const body = { ...(bodyOf('scheduled-rule-critical-no-context.json') as object), name: '' };
-    expect(one(body)?.name).toBe('Okta.BruteForce.Scheduled');
+    const body = { ...(project('scheduled-rule-critical-no-context.json') as object), name: '' };
+    expect(first(body)?.name).toBe('Okta.BruteForce.Scheduled');
   });
 });
 
 // Shared fixtures -----------------------------------------------------------------------
 
-const SHARED: Record<string, { count: number; signals: readonly Core[] } | Control> = {
+const SHARED: Record<string, CountedWant<Core>> = {
   'nmcgrady-webhook-test-rule-alert.json': {
     count: 1,
     signals: [
@@ -200,26 +123,10 @@ const SHARED: Record<string, { count: number; signals: readonly Core[] } | Contr
 describe.runIf(hasShared)('panther: shared fixtures', () => {
   const fixtures = sharedFixtures(SOURCE);
 
-  it('has an expectation for every shared fixture file', () => {
-    expect(fixtures.map((f) => f.file).sort()).toEqual(Object.keys(SHARED).sort());
-  });
-
-  for (const { file, body } of fixtures) {
-    it(file, () => {
-      const want = SHARED[file];
-      const got = normaliser.normalise(body, CONTEXT);
-      if (want === undefined || 'control' in want) {
-        expect(got).toEqual({ kind: 'control', reason: want?.control });
-        return;
-      }
-      const signals = signalsOf(got);
-      expect(signals).toHaveLength(want.count);
-      expect(signals.map(core)).toEqual(want.signals);
-    });
-  }
+  fixtureTests(normaliser, fixtures, SHARED, core, { shared: true });
 
   it('keeps tags and alertContext as labels', () => {
-    expect(one(fixtures[0]?.body)?.labels).toMatchObject({
+    expect(first(fixtures[0]?.body)?.labels).toMatchObject({
       rule_id: 'AllLogs.IPMonitoring',
       tags: 'Network Monitoring, Threat Intel',
       'context.key': 'value',
@@ -227,11 +134,7 @@ describe.runIf(hasShared)('panther: shared fixtures', () => {
   });
 
   it('does not detect the shared fixtures of other sources', () => {
-    for (const other of sharedSources().filter((s) => s !== SOURCE)) {
-      for (const { file, body } of sharedFixtures(other)) {
-        expect(normaliser.detect(body, CONTEXT), `${other}/${file}`).toBe(false);
-      }
-    }
+    expectOtherSourcesNotDetected(normaliser);
   });
 });
 
@@ -239,14 +142,11 @@ describe.runIf(hasShared)('panther: shared fixtures', () => {
 
 describe('panther: detect', () => {
   it('recognises every fixture of this source', () => {
-    for (const { file, body } of [...projectFixtures(SOURCE), ...sharedFixtures(SOURCE)]) {
-      expect(normaliser.detect(body, CONTEXT), file).toBe(true);
-    }
+    expectDetected(normaliser, allFixtures(SOURCE));
   });
 
   it('rejects empty and foreign bodies', () => {
-    for (const body of [null, {}, [], 'x', 42])
-      expect(normaliser.detect(body, CONTEXT)).toBe(false);
+    expectNotDetected(normaliser, [null, {}, [], 'x', 42]);
     const alertmanager = { version: '4', groupKey: 'k', status: 'firing', alerts: [] };
     const vrealize = {
       alertId: 'sample-alert-uuid',
@@ -255,8 +155,7 @@ describe('panther: detect', () => {
       type: 'ALERT_TYPE_APPLICATION_PROBLEM',
     };
     const opsgenie = { action: 'Create', alert: { alertId: 'a' }, severity: 'P1', type: 'RULE' };
-    for (const body of [alertmanager, vrealize, opsgenie])
-      expect(normaliser.detect(body, CONTEXT)).toBe(false);
+    expectNotDetected(normaliser, [alertmanager, vrealize, opsgenie]);
   });
 });
 
@@ -265,19 +164,13 @@ describe('panther: detect', () => {
 describe('panther: hostile input', () => {
   it('throws NotReadableError for bodies that are not this format', () => {
     const bodies: unknown[] = [
-      null,
-      42,
-      'x',
-      [],
-      {},
-      { alerts: 'no' },
+      ...UNREADABLE_BODIES,
       { alertId: 'a' },
       { name: 'n' },
       { alertId: ['a'], name: 'n' },
       { alertId: {}, name: 'n' },
     ];
-    for (const body of bodies)
-      expect(() => normaliser.normalise(body, CONTEXT)).toThrow(NotReadableError);
+    expectNotReadable(normaliser, bodies);
   });
 
   it('never throws anything but NotReadableError', () => {
@@ -296,12 +189,10 @@ describe('panther: hostile input', () => {
       { alertId: 'a', name: 'n', alertContext: { resource: deepArray(100_000) } },
       { alertId: 'a'.repeat(5_000_000), name: 'n'.repeat(5_000_000), title: 't'.repeat(5_000_000) },
     ];
-    for (const body of bodies) expectSafe(body);
+    for (const body of bodies) expectSafe(normaliser, body);
   });
 
   it('survives wrong types at every field of every fixture', () => {
-    for (const { body } of [...projectFixtures(SOURCE), ...sharedFixtures(SOURCE)]) {
-      for (const m of mutations(body)) expectSafe(m);
-    }
+    hostileSweep(normaliser, allFixtures(SOURCE), SHALLOW_SWEEP);
   });
 });

@@ -9,7 +9,8 @@ import {
   type Normaliser,
   type Severity,
 } from '../signal.js';
-import { arr, first, hashOf, isObject, obj, severity, signal, str, time } from './read.js';
+import { httpLink, listText, putScalar, putScalarOrList } from './labels.js';
+import { first, idFingerprint, isObject, obj, severity, signal, time } from './read.js';
 
 const SOURCE = 'panther';
 
@@ -63,15 +64,15 @@ function normalise(body: unknown, ctx: NormaliseContext): NormaliseResult {
   if (name === undefined) throw new NotReadableError('name is missing');
   const context = obj(b['alertContext']) ?? {};
   const labels: Record<string, string> = {};
-  put(labels, 'rule_id', b['id']);
-  put(labels, 'type', b['type']);
-  put(labels, 'severity', b['severity']);
-  put(labels, 'description', b['description']);
-  put(labels, 'runbook', b['runbook']);
-  put(labels, 'rule_version', b['version']);
-  put(labels, 'tags', list(b['tags']));
+  putScalar(labels, 'rule_id', b['id']);
+  putScalar(labels, 'type', b['type']);
+  putScalar(labels, 'severity', b['severity']);
+  putScalar(labels, 'description', b['description']);
+  putScalar(labels, 'runbook', b['runbook']);
+  putScalar(labels, 'rule_version', b['version']);
+  putScalar(labels, 'tags', listText(b['tags']));
   for (const [k, v] of Object.entries(context).slice(0, 100)) {
-    put(labels, `context.${k}`, Array.isArray(v) ? list(v) : v);
+    putScalarOrList(labels, `context.${k}`, v);
   }
   return {
     kind: 'signals',
@@ -84,37 +85,14 @@ function normalise(body: unknown, ctx: NormaliseContext): NormaliseResult {
         // Tags are detection categories, not services.
         service: null,
         resource: first(...RESOURCE_KEYS.map((k) => context[k])) ?? null,
-        fingerprint: key(alertId),
+        fingerprint: idFingerprint(SOURCE, alertId),
         started_at: time(b['createdAt']) ?? ctx.receivedAt,
         summary: first(b['title'], b['description'], name) ?? name,
         labels,
-        link: url(b['link']),
+        link: httpLink(b['link']),
       }),
     ],
   };
-}
-
-function list(v: unknown): string | undefined {
-  const parts = (arr(v) ?? [])
-    .slice(0, 100)
-    .map((x) => str(x))
-    .filter((x) => x !== undefined);
-  return parts.length === 0 ? undefined : parts.join(', ');
-}
-
-function url(v: unknown): string | null {
-  const s = str(v);
-  return s !== undefined && /^https?:\/\//i.test(s) ? s : null;
-}
-
-function put(out: Record<string, string>, key: string, v: unknown): void {
-  const s = typeof v === 'boolean' ? String(v) : str(v);
-  if (s !== undefined) out[key] = s.slice(0, 1000);
-}
-
-/** The intake takes fingerprints of at most 512 characters: a longer id is hashed. */
-function key(id: string): string {
-  return id.length <= 512 ? id : hashOf(SOURCE, id);
 }
 
 export const normaliser: Normaliser = { source: SOURCE, detect, normalise };

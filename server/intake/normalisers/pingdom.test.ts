@@ -1,112 +1,36 @@
 import { describe, expect, it } from 'vitest';
-import { checkSignal } from '../signal-check.js';
-import { NotReadableError, type NormaliseResult, type Signal } from '../signal.js';
 import { normaliser } from './pingdom.js';
-import { CONTEXT, hasShared, projectFixtures, sharedFixtures, sharedSources } from './testing.js';
+import {
+  allFixtures,
+  core,
+  deepArray,
+  expectDetected,
+  expectNotDetected,
+  expectNotReadable,
+  expectOtherSourcesNotDetected,
+  expectPaired,
+  expectSafe,
+  fields,
+  fixtureTests,
+  hostileSweep,
+  nested,
+  readerFor,
+  SHALLOW_SWEEP_WITHOUT_EDGES,
+  UNREADABLE_BODIES,
+  type Core,
+  type Fields,
+  type Want,
+  type CountedWant,
+} from './harness.js';
+import { CONTEXT, hasShared, projectFixtures, sharedFixtures } from './testing.js';
 
 const SOURCE = 'pingdom';
 const RECEIVED = CONTEXT.receivedAt;
-
-type Fields = Pick<
-  Signal,
-  | 'name'
-  | 'status'
-  | 'severity'
-  | 'service'
-  | 'resource'
-  | 'fingerprint'
-  | 'started_at'
-  | 'ended_at'
-  | 'link'
->;
-type Core = Pick<Signal, 'name' | 'status' | 'severity' | 'service' | 'resource' | 'fingerprint'>;
-type Control = { readonly control: string };
-
-const fields = (s: Signal): Fields => ({
-  name: s.name,
-  status: s.status,
-  severity: s.severity,
-  service: s.service,
-  resource: s.resource,
-  fingerprint: s.fingerprint,
-  started_at: s.started_at,
-  ended_at: s.ended_at,
-  link: s.link,
-});
-const core = ({ name, status, severity, service, resource, fingerprint }: Signal): Core => ({
-  name,
-  status,
-  severity,
-  service,
-  resource,
-  fingerprint,
-});
-
-const read = (body: unknown): NormaliseResult => normaliser.normalise(body, CONTEXT);
-
-function signalsOf(r: NormaliseResult): readonly Signal[] {
-  if (r.kind !== 'signals') throw new Error(`expected signals, got control: ${r.reason}`);
-  r.signals.forEach((s, i) => checkSignal(s, i, SOURCE));
-  return r.signals;
-}
-
-function only(body: unknown): Signal {
-  const [s, ...rest] = signalsOf(read(body));
-  expect(rest).toHaveLength(0);
-  if (s === undefined) throw new Error('no signal');
-  return s;
-}
-
-/** Either a result or NotReadableError; never another exception. */
-function expectSafe(body: unknown): void {
-  expect(typeof normaliser.detect(body, CONTEXT)).toBe('boolean');
-  try {
-    const r = read(body);
-    if (r.kind === 'signals') r.signals.forEach((s, i) => checkSignal(s, i, SOURCE));
-    else expect(typeof r.reason).toBe('string');
-  } catch (err) {
-    expect(err).toBeInstanceOf(NotReadableError);
-  }
-}
-
-/** Copies of body with the value at each path (to depth 3) replaced by a wrong type. */
-function* mutations(body: unknown, depth = 3): Generator<unknown> {
-  const WRONG: unknown[] = [null, 42, 'x', [], {}, true, 'x'.repeat(100_000)];
-  if (depth === 0 || typeof body !== 'object' || body === null) return;
-  const entries = Array.isArray(body)
-    ? body.map((v: unknown, i) => [String(i), v] as const)
-    : Object.entries(body);
-  for (const [k, v] of entries.slice(0, 40)) {
-    const copy = (x: unknown): unknown =>
-      Array.isArray(body)
-        ? Object.assign([...(body as unknown[])], { [k]: x })
-        : { ...body, [k]: x };
-    for (const w of WRONG) yield copy(w);
-    for (const m of mutations(v, depth - 1)) yield copy(m);
-  }
-}
-
-function nested(key: string, levels: number, leaf: unknown): unknown {
-  let v = leaf;
-  for (let i = 0; i < levels; i++) v = { [key]: v };
-  return v;
-}
-
-function deepArray(levels: number): unknown {
-  let v: unknown = [];
-  for (let i = 0; i < levels; i++) v = [v];
-  return v;
-}
-
-const project = (file: string): Record<string, unknown> => {
-  const body = projectFixtures(SOURCE).find((f) => f.file === file)?.body;
-  if (typeof body !== 'object' || body === null) throw new Error(`no fixture ${file}`);
-  return body as Record<string, unknown>;
-};
+const { run, only, project } = readerFor(normaliser);
 
 // Project fixtures ------------------------------------------------------------------------
 
-const PROJECT: Record<string, readonly Fields[] | Control> = {
+const PROJECT: Record<string, Want<Fields>> = {
   'check-down-high.json': [
     {
       name: 'Checkout API health',
@@ -154,25 +78,10 @@ const PROJECT: Record<string, readonly Fields[] | Control> = {
 describe('pingdom: project fixtures', () => {
   const fixtures = projectFixtures(SOURCE);
 
-  it('has an expectation for every fixture file', () => {
-    expect(fixtures.map((f) => f.file).sort()).toEqual(Object.keys(PROJECT).sort());
-  });
-
-  for (const { file, body } of fixtures) {
-    it(file, () => {
-      const want = PROJECT[file];
-      const got = read(body);
-      if (want !== undefined && 'control' in want) {
-        expect(got).toEqual({ kind: 'control', reason: want.control });
-      } else expect(signalsOf(got).map(fields)).toEqual(want);
-    });
-  }
+  fixtureTests(normaliser, fixtures, PROJECT, fields);
 
   it('gives DOWN and UP of the same check the same fingerprint', () => {
-    const down = only(project('check-down-high.json'));
-    const up = only(project('check-up-high.json'));
-    expect([down.status, up.status]).toEqual(['firing', 'resolved']);
-    expect(up.fingerprint).toBe(down.fingerprint);
+    expectPaired(only(project('check-down-high.json')), only(project('check-up-high.json')));
   });
 
   it('keeps check type, states, probes and tags as labels; long_description is the summary', () => {
@@ -195,7 +104,7 @@ describe('pingdom: project fixtures', () => {
     const body = project('check-down-high.json');
     expect(only({ ...body, current_state: 'FAILING' }).status).toBe('firing');
     expect(only({ ...body, current_state: 'successful' }).status).toBe('resolved');
-    expect(read({ ...body, current_state: 'PAUSED' })).toEqual({
+    expect(run({ ...body, current_state: 'PAUSED' })).toEqual({
       kind: 'control',
       reason: 'pingdom state PAUSED is not a transition',
     });
@@ -216,7 +125,7 @@ describe('pingdom: project fixtures', () => {
 
 // Shared fixtures -------------------------------------------------------------------------
 
-const SHARED: Record<string, { count: number; signals: readonly Core[] } | Control> = {
+const SHARED: Record<string, CountedWant<Core>> = {
   'alerta-http-down.json': {
     count: 1,
     signals: [
@@ -248,23 +157,7 @@ const SHARED: Record<string, { count: number; signals: readonly Core[] } | Contr
 describe.runIf(hasShared)('pingdom: shared fixtures', () => {
   const fixtures = sharedFixtures(SOURCE);
 
-  it('has an expectation for every shared fixture file', () => {
-    expect(fixtures.map((f) => f.file).sort()).toEqual(Object.keys(SHARED).sort());
-  });
-
-  for (const { file, body } of fixtures) {
-    it(file, () => {
-      const want = SHARED[file];
-      const got = read(body);
-      if (want === undefined || 'control' in want) {
-        expect(got).toEqual({ kind: 'control', reason: want?.control });
-        return;
-      }
-      const signals = signalsOf(got);
-      expect(signals).toHaveLength(want.count);
-      expect(signals.map(core)).toEqual(want.signals);
-    });
-  }
+  fixtureTests(normaliser, fixtures, SHARED, core, { shared: true });
 
   it('reads state_changed_timestamp (epoch s) as start, and as end on UP', () => {
     const of = (file: string) => only(fixtures.find((f) => f.file === file)?.body);
@@ -273,11 +166,7 @@ describe.runIf(hasShared)('pingdom: shared fixtures', () => {
   });
 
   it('does not detect the shared fixtures of other sources', () => {
-    for (const other of sharedSources().filter((s) => s !== SOURCE)) {
-      for (const { file, body } of sharedFixtures(other)) {
-        expect(normaliser.detect(body, CONTEXT), `${other}/${file}`).toBe(false);
-      }
-    }
+    expectOtherSourcesNotDetected(normaliser);
   });
 });
 
@@ -285,22 +174,18 @@ describe.runIf(hasShared)('pingdom: shared fixtures', () => {
 
 describe('pingdom: detect', () => {
   it('recognises every fixture of this source', () => {
-    for (const { file, body } of [...projectFixtures(SOURCE), ...sharedFixtures(SOURCE)]) {
-      expect(normaliser.detect(body, CONTEXT), file).toBe(true);
-    }
+    expectDetected(normaliser, allFixtures(SOURCE));
   });
 
   it('rejects empty and foreign bodies', () => {
-    for (const body of [null, {}, [], 'x', 42])
-      expect(normaliser.detect(body, CONTEXT)).toBe(false);
+    expectNotDetected(normaliser, [null, {}, [], 'x', 42]);
     const uptimeKuma = {
       heartbeat: { status: 0, msg: 'down' },
       monitor: { id: 3, name: 'API', url: 'https://api.example.com' },
       msg: '[API] [🔴 Down] down',
     };
     const updown = { event: 'check.down', check: { token: 'ab12', url: 'https://x.example' } };
-    expect(normaliser.detect(uptimeKuma, CONTEXT)).toBe(false);
-    expect(normaliser.detect(updown, CONTEXT)).toBe(false);
+    expectNotDetected(normaliser, [uptimeKuma, updown]);
   });
 });
 
@@ -308,19 +193,12 @@ describe('pingdom: detect', () => {
 
 describe('pingdom: hostile input', () => {
   it('throws NotReadableError for bodies that are not Pingdom webhooks', () => {
-    for (const body of [
-      null,
-      42,
-      'x',
-      [],
-      {},
-      { alerts: 'no' },
+    expectNotReadable(normaliser, [
+      ...UNREADABLE_BODIES,
       { check_id: 1, check_name: 'c' },
       { check_id: {}, current_state: 'DOWN', check_name: 'c' },
       { check_id: 1, current_state: 'DOWN', check_name: 7 },
-    ]) {
-      expect(() => read(body), JSON.stringify(body)).toThrow(NotReadableError);
-    }
+    ]);
   });
 
   it('never throws anything but NotReadableError', () => {
@@ -348,12 +226,10 @@ describe('pingdom: hostile input', () => {
         tags: [{}, null],
       },
     ];
-    for (const body of bodies) expectSafe(body);
+    for (const body of bodies) expectSafe(normaliser, body);
   });
 
   it('survives wrong types at every field of every fixture', () => {
-    for (const { body } of [...projectFixtures(SOURCE), ...sharedFixtures(SOURCE)]) {
-      for (const m of mutations(body)) expectSafe(m);
-    }
+    hostileSweep(normaliser, allFixtures(SOURCE), SHALLOW_SWEEP_WITHOUT_EDGES);
   });
 });

@@ -8,10 +8,10 @@ import {
   type Severity,
   type SignalStatus,
 } from '../signal.js';
-import { arr, at, first, hashOf, isObject, obj, severity, signal, str, time } from './read.js';
+import { labelWriter } from './labels.js';
+import { arr, at, first, obj, prefixedId, severity, signal, str, time } from './read.js';
 
 const SOURCE = 'pingdom';
-const MAX_LABELS = 200;
 
 const IMPORTANCE: Readonly<Record<string, Severity>> = { high: 'high', low: 'warning' };
 const STATES: Readonly<Record<string, SignalStatus>> = {
@@ -21,38 +21,8 @@ const STATES: Readonly<Record<string, SignalStatus>> = {
   SUCCESSFUL: 'resolved',
 };
 
-/** Label text: primitives as text, arrays of primitives joined with commas, nested values skipped. */
-function text(v: unknown): string | undefined {
-  if (typeof v === 'boolean') return String(v);
-  if (Array.isArray(v)) {
-    const parts = v
-      .slice(0, 100)
-      .map((x) => str(isObject(x) ? x['name'] : x))
-      .filter((s): s is string => s !== undefined);
-    return parts.length > 0 ? parts.join(',').slice(0, 1000) : undefined;
-  }
-  return str(v)?.slice(0, 1000);
-}
-
-function put(labels: Record<string, string>, key: string, v: unknown): void {
-  if (Object.keys(labels).length >= MAX_LABELS) return;
-  const t = text(v);
-  if (t !== undefined) labels[key] = t;
-}
-
-/** `state_changed_utc_time` has no zone; it is UTC, as its name says. */
-function utc(v: unknown): string | undefined {
-  const s = str(v);
-  if (s !== undefined && /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?$/.test(s)) {
-    return time(`${s.replace(' ', 'T')}Z`);
-  }
-  return time(v);
-}
-
-/** A short id (a check number) is namespaced by source so it cannot meet another source's id. */
-function fingerprintOf(id: string): string {
-  return id.length <= 200 ? `${SOURCE}:${id}` : hashOf(SOURCE, id);
-}
+/** Pingdom's tags are objects: labels read them by their `name`. */
+const { put: putLabel } = labelWriter({ itemNames: true });
 
 function detect(body: unknown): boolean {
   const b = obj(body);
@@ -79,21 +49,21 @@ function normalise(body: unknown, ctx: NormaliseContext): NormaliseResult {
     return { kind: 'control', reason: `pingdom state ${upper.slice(0, 40)} is not a transition` };
   }
   const params = obj(b['check_params']);
-  const changed = time(b['state_changed_timestamp']) ?? utc(b['state_changed_utc_time']);
+  const changed = time(b['state_changed_timestamp']) ?? time(b['state_changed_utc_time']);
   const when = changed ?? ctx.receivedAt;
 
   const labels: Record<string, string> = {};
-  put(labels, 'check_id', id);
-  put(labels, 'check_type', b['check_type']);
-  put(labels, 'current_state', upper);
-  put(labels, 'previous_state', b['previous_state']);
-  put(labels, 'importance_level', b['importance_level']);
-  put(labels, 'description', b['description']);
-  put(labels, 'custom_message', b['custom_message']);
-  put(labels, 'full_url', params?.['full_url']);
-  put(labels, 'tags', arr(b['tags']));
-  put(labels, 'first_probe', at(b, 'first_probe.location'));
-  put(labels, 'second_probe', at(b, 'second_probe.location'));
+  putLabel(labels, 'check_id', id);
+  putLabel(labels, 'check_type', b['check_type']);
+  putLabel(labels, 'current_state', upper);
+  putLabel(labels, 'previous_state', b['previous_state']);
+  putLabel(labels, 'importance_level', b['importance_level']);
+  putLabel(labels, 'description', b['description']);
+  putLabel(labels, 'custom_message', b['custom_message']);
+  putLabel(labels, 'full_url', params?.['full_url']);
+  putLabel(labels, 'tags', arr(b['tags']));
+  putLabel(labels, 'first_probe', at(b, 'first_probe.location'));
+  putLabel(labels, 'second_probe', at(b, 'second_probe.location'));
 
   const out = signal({
     source: SOURCE,
@@ -101,7 +71,7 @@ function normalise(body: unknown, ctx: NormaliseContext): NormaliseResult {
     status,
     severity: severity(b['importance_level'], IMPORTANCE),
     resource: first(params?.['hostname'], params?.['full_url'])?.slice(0, 500) ?? null,
-    fingerprint: fingerprintOf(id),
+    fingerprint: prefixedId(SOURCE, id),
     started_at: when,
     ended_at: status === 'resolved' ? when : null,
     summary: first(b['long_description'], b['description']) ?? `${name} is ${upper}`,

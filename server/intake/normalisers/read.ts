@@ -57,6 +57,9 @@ export function required(value: string | undefined, what: string): string {
 
 const SENTINEL = /^0001-01-01T00:00:00/;
 
+/** An unexpanded template placeholder such as "{PID}": senders' test runs post them as values. */
+export const PLACEHOLDER = /^\{[A-Za-z_.]+\}$/;
+
 /**
  * A timestamp in any form the sources use, as ISO 8601 UTC; undefined when absent, empty,
  * the "no end" sentinel 0001-01-01, a template placeholder, or unreadable. Numbers are epoch
@@ -65,7 +68,7 @@ const SENTINEL = /^0001-01-01T00:00:00/;
 export function time(v: unknown): string | undefined {
   if (typeof v === 'number' || typeof v === 'bigint') return fromEpoch(Number(v));
   const s = str(v);
-  if (s === undefined || SENTINEL.test(s) || /^\{[A-Za-z_.]+\}$/.test(s)) return undefined;
+  if (s === undefined || SENTINEL.test(s) || PLACEHOLDER.test(s)) return undefined;
   if (/^\d+(\.\d+)?$/.test(s)) return fromEpoch(Number(s));
   // "+0000" offsets without a colon, as CloudWatch and Wazuh write them; a time without any
   // zone is UTC (never the server's local zone, which would differ from host to host).
@@ -91,29 +94,19 @@ export function hashOf(source: string, ...parts: (string | undefined)[]): string
     .slice(0, 32);
 }
 
-const MAX_LABELS = 200;
-const MAX_LABEL_LENGTH = 1000;
+/** A source's id as the fingerprint, hashed past `max` characters (the intake takes at most 512). */
+export function idFingerprint(source: string, id: string, max = 512): string {
+  return id.length <= max ? id : hashOf(source, id);
+}
 
-/**
- * Flatten an object into string labels: nested keys joined with dots, arrays as compact
- * JSON. Bounded on every axis (depth, count, length), so a hostile body cannot blow the
- * stack or the ledger up.
- */
-export function flatten(
-  v: unknown,
-  prefix = '',
-  out: Record<string, string> = {},
-  depth = 0,
-): Record<string, string> {
-  if (!isObject(v) || depth > 4) return out;
-  for (const [k, val] of Object.entries(v)) {
-    if (Object.keys(out).length >= MAX_LABELS) break;
-    const key = prefix === '' ? k : `${prefix}.${k}`;
-    if (isObject(val)) flatten(val, key, out, depth + 1);
-    else if (Array.isArray(val)) out[key] = boundedJson(val, 3).slice(0, MAX_LABEL_LENGTH);
-    else if (val !== null) out[key] = String(val).slice(0, MAX_LABEL_LENGTH);
-  }
-  return out;
+/** As idFingerprint, hashed past 256 with an "id" part: the cloud and paging sources' rule, kept so stored keys match. */
+export function dedupKey(source: string, id: string): string {
+  return id.length > 256 ? hashOf(source, 'id', id) : id;
+}
+
+/** A short id (a check number) as "<source>:<id>", apart from other sources' ids; hashed past 200. */
+export function prefixedId(source: string, id: string): string {
+  return id.length <= 200 ? `${source}:${id}` : hashOf(source, id);
 }
 
 /** JSON text of a value cut off below `depth` levels ("…"), never recursing deeper. */

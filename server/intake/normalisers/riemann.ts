@@ -7,6 +7,7 @@ import {
   type Normaliser,
   type Severity,
 } from '../signal.js';
+import { putLabel } from './labels.js';
 import {
   COMMON_SEVERITY,
   first,
@@ -20,29 +21,9 @@ import {
 } from './read.js';
 
 const SOURCE = 'riemann';
-const MAX_LABELS = 200;
 const STATE: Readonly<Record<string, Severity>> = { ...COMMON_SEVERITY, ok: 'info' };
 /** Event fields read into the signal; every other top-level field is a custom attribute. */
 const KNOWN = new Set(['host', 'service', 'state', 'description', 'time', 'time_micros']);
-
-/** Label text: primitives as text, arrays of primitives joined with commas, nested values skipped. */
-function text(v: unknown): string | undefined {
-  if (typeof v === 'boolean') return String(v);
-  if (Array.isArray(v)) {
-    const parts = v
-      .slice(0, 100)
-      .map((x) => str(x))
-      .filter((s): s is string => s !== undefined);
-    return parts.length > 0 ? parts.join(',').slice(0, 1000) : undefined;
-  }
-  return str(v)?.slice(0, 1000);
-}
-
-function put(labels: Record<string, string>, key: string, v: unknown): void {
-  if (Object.keys(labels).length >= MAX_LABELS) return;
-  const t = text(v);
-  if (t !== undefined) labels[key] = t;
-}
 
 function detect(body: unknown): boolean {
   const b = obj(body);
@@ -68,7 +49,7 @@ function normalise(body: unknown, ctx: NormaliseContext): NormaliseResult {
 
   const labels: Record<string, string> = { state: state.slice(0, 1000) };
   for (const [k, v] of Object.entries(b)) {
-    if (!KNOWN.has(k) && !isObject(v)) put(labels, k.slice(0, 100), v);
+    if (!KNOWN.has(k) && !isObject(v)) putLabel(labels, k.slice(0, 100), v);
   }
 
   const out = signal({

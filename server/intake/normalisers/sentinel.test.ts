@@ -1,11 +1,32 @@
 import { describe, expect, it } from 'vitest';
-import { checkSignal } from '../signal-check.js';
-import { NotReadableError, type NormaliseResult, type Signal } from '../signal.js';
 import { normaliser } from './sentinel.js';
-import { CONTEXT, hasShared, projectFixtures, sharedFixtures, sharedSources } from './testing.js';
+import {
+  allFixtures,
+  core,
+  deepArray,
+  expectDetected,
+  expectNotDetected,
+  expectNotReadable,
+  expectOtherSourcesNotDetected,
+  expectPaired,
+  expectSafe,
+  fields,
+  fixtureTests,
+  hostileSweep,
+  nested,
+  readerFor,
+  SHALLOW_SWEEP,
+  UNREADABLE_BODIES,
+  type Core,
+  type Fields,
+  type Want,
+  type CountedWant,
+} from './harness.js';
+import { CONTEXT, hasShared, projectFixtures, sharedFixtures } from './testing.js';
 
 const SOURCE = 'sentinel';
 const RECEIVED = CONTEXT.receivedAt;
+const { first, project } = readerFor(normaliser);
 
 const ARM =
   '/subscriptions/5e6f7a8b-9c0d-4e1f-a2b3-c4d5e6f7a8b9/resourceGroups/rg-soc/providers/Microsoft.OperationalInsights/workspaces/law-soc-eu/providers/Microsoft.SecurityInsights/incidents/';
@@ -13,94 +34,9 @@ const PORTAL = 'https://portal.azure.com/#asset/Microsoft_Azure_Security_Insight
 const SHARED_ARM =
   '/subscriptions/d0cfe6b2-9ac0-4464-9919-dccaee2e48c0/resourceGroups/rg-secops-prod/providers/Microsoft.OperationalInsights/workspaces/law-sentinel-prod/providers/Microsoft.SecurityInsights/incidents/73e01a99-5cd7-4139-a149-9f2736ff2ab5';
 
-type Fields = Pick<
-  Signal,
-  | 'name'
-  | 'status'
-  | 'severity'
-  | 'service'
-  | 'resource'
-  | 'fingerprint'
-  | 'started_at'
-  | 'ended_at'
-  | 'link'
->;
-type Core = Pick<Signal, 'name' | 'status' | 'severity' | 'service' | 'resource' | 'fingerprint'>;
-type Control = { readonly control: string };
-
-const fields = (s: Signal): Fields => ({
-  name: s.name,
-  status: s.status,
-  severity: s.severity,
-  service: s.service,
-  resource: s.resource,
-  fingerprint: s.fingerprint,
-  started_at: s.started_at,
-  ended_at: s.ended_at,
-  link: s.link,
-});
-const core = ({ name, status, severity, service, resource, fingerprint }: Signal): Core => ({
-  name,
-  status,
-  severity,
-  service,
-  resource,
-  fingerprint,
-});
-
-function signalsOf(r: NormaliseResult): readonly Signal[] {
-  if (r.kind !== 'signals') throw new Error(`expected signals, got control: ${r.reason}`);
-  r.signals.forEach((s, i) => checkSignal(s, i, SOURCE));
-  return r.signals;
-}
-
-const bodyOf = (file: string): unknown =>
-  projectFixtures(SOURCE).find((f) => f.file === file)?.body;
-const one = (body: unknown): Signal | undefined =>
-  signalsOf(normaliser.normalise(body, CONTEXT))[0];
-
-/** Either a result or NotReadableError; never another exception. */
-function expectSafe(body: unknown): void {
-  expect(typeof normaliser.detect(body, CONTEXT)).toBe('boolean');
-  try {
-    const r = normaliser.normalise(body, CONTEXT);
-    if (r.kind === 'signals') r.signals.forEach((s, i) => checkSignal(s, i, SOURCE));
-    else expect(typeof r.reason).toBe('string');
-  } catch (err) {
-    expect(err).toBeInstanceOf(NotReadableError);
-  }
-}
-
-/** Copies of body with the value at each path (to depth 3) replaced by a wrong type. */
-function* mutations(body: unknown, depth = 3): Generator<unknown> {
-  const WRONG: unknown[] = [null, 42, -1, '', 'x', [], {}, true, 'x'.repeat(100_000)];
-  if (depth === 0 || typeof body !== 'object' || body === null) return;
-  const entries = Array.isArray(body) ? body.map((v, i) => [i, v] as const) : Object.entries(body);
-  for (const [k, v] of entries.slice(0, 40)) {
-    const copy = (x: unknown): unknown =>
-      Array.isArray(body)
-        ? Object.assign([...(body as unknown[])], { [k]: x })
-        : { ...body, [k]: x };
-    for (const w of WRONG) yield copy(w);
-    for (const m of mutations(v, depth - 1)) yield copy(m);
-  }
-}
-
-function nested(key: string, levels: number, leaf: unknown): unknown {
-  let v = leaf;
-  for (let i = 0; i < levels; i++) v = { [key]: v };
-  return v;
-}
-
-function deepArray(levels: number): unknown {
-  let v: unknown = [];
-  for (let i = 0; i < levels; i++) v = [v];
-  return v;
-}
-
 // Project fixtures ----------------------------------------------------------------------
 
-const PROJECT: Record<string, readonly Fields[] | Control> = {
+const PROJECT: Record<string, Want<Fields>> = {
   'incident-active-high.json': [
     {
       name: 'Mass download by a single user',
@@ -147,29 +83,17 @@ const PROJECT: Record<string, readonly Fields[] | Control> = {
 describe('sentinel: project fixtures', () => {
   const fixtures = projectFixtures(SOURCE);
 
-  it('has an expectation for every fixture file', () => {
-    expect(fixtures.map((f) => f.file).sort()).toEqual(Object.keys(PROJECT).sort());
-  });
-
-  for (const { file, body } of fixtures) {
-    it(file, () => {
-      const want = PROJECT[file];
-      const got = normaliser.normalise(body, CONTEXT);
-      if (want !== undefined && 'control' in want)
-        expect(got).toEqual({ kind: 'control', reason: want.control });
-      else expect(signalsOf(got).map(fields)).toEqual(want);
-    });
-  }
+  fixtureTests(normaliser, fixtures, PROJECT, fields);
 
   it('gives the incident and its closing the same fingerprint', () => {
-    const a = one(bodyOf('incident-active-high.json'));
-    const b = one(bodyOf('incident-closed-high.json'));
-    expect([a?.status, b?.status]).toEqual(['firing', 'resolved']);
-    expect(b?.fingerprint).toBe(a?.fingerprint);
+    expectPaired(
+      first(project('incident-active-high.json')),
+      first(project('incident-closed-high.json')),
+    );
   });
 
   it('keeps classification, tactics and owner as labels', () => {
-    expect(one(bodyOf('incident-closed-high.json'))?.labels).toMatchObject({
+    expect(first(project('incident-closed-high.json'))?.labels).toMatchObject({
       classification: 'BenignPositive',
       classification_reason: 'SuspiciousButExpected',
       classification_comment: 'Approved data migration',
@@ -182,9 +106,9 @@ describe('sentinel: project fixtures', () => {
   });
 
   it('ends at closedTimeUtc without incidentUpdates, at receive time without any end', () => {
-    const body = bodyOf('incident-closed-high.json') as { object: { properties: object } };
+    const body = project('incident-closed-high.json') as { object: { properties: object } };
     const { incidentUpdates: _, ...rest } = body as { incidentUpdates?: unknown };
-    expect(one(rest)?.ended_at).toBe('2026-09-15T13:58:44.902Z');
+    expect(first(rest)?.ended_at).toBe('2026-09-15T13:58:44.902Z');
     const bare = {
       ...rest,
       object: {
@@ -192,12 +116,12 @@ describe('sentinel: project fixtures', () => {
         properties: { ...body.object.properties, closedTimeUtc: null, lastModifiedTimeUtc: '' },
       },
     };
-    expect(one(bare)?.ended_at).toBe(RECEIVED);
+    expect(first(bare)?.ended_at).toBe(RECEIVED);
   });
 
   it('reads a bare incident resource (no trigger envelope)', () => {
-    const body = bodyOf('incident-active-high.json') as { object: object };
-    expect(one(body.object)).toMatchObject({
+    const body = project('incident-active-high.json') as { object: object };
+    expect(first(body.object)).toMatchObject({
       name: 'Mass download by a single user',
       service: null,
     });
@@ -206,7 +130,7 @@ describe('sentinel: project fixtures', () => {
 
 describe('sentinel: control messages', () => {
   it('acknowledges a status that is not a state change', () => {
-    const body = bodyOf('incident-active-high.json') as { object: { properties: object } };
+    const body = project('incident-active-high.json') as { object: { properties: object } };
     const odd = {
       ...body,
       object: { ...body.object, properties: { ...body.object.properties, status: 'Pending' } },
@@ -220,7 +144,7 @@ describe('sentinel: control messages', () => {
 
 // Shared fixtures -----------------------------------------------------------------------
 
-const SHARED: Record<string, { count: number; signals: readonly Core[] } | Control> = {
+const SHARED: Record<string, CountedWant<Core>> = {
   'spike-docs-logicapp-incident-trigger-new.json': {
     count: 1,
     signals: [
@@ -252,40 +176,20 @@ const SHARED: Record<string, { count: number; signals: readonly Core[] } | Contr
 describe.runIf(hasShared)('sentinel: shared fixtures', () => {
   const fixtures = sharedFixtures(SOURCE);
 
-  it('has an expectation for every shared fixture file', () => {
-    expect(fixtures.map((f) => f.file).sort()).toEqual(Object.keys(SHARED).sort());
-  });
-
-  for (const { file, body } of fixtures) {
-    it(file, () => {
-      const want = SHARED[file];
-      const got = normaliser.normalise(body, CONTEXT);
-      if (want === undefined || 'control' in want) {
-        expect(got).toEqual({ kind: 'control', reason: want?.control });
-        return;
-      }
-      const signals = signalsOf(got);
-      expect(signals).toHaveLength(want.count);
-      expect(signals.map(core)).toEqual(want.signals);
-    });
-  }
+  fixtureTests(normaliser, fixtures, SHARED, core, { shared: true });
 
   it('ends the closed incident at incidentUpdates.updatedTime', () => {
     const body = fixtures.find(
       (f) => f.file === 'spike-docs-logicapp-incident-trigger-closed.json',
     )?.body;
-    expect(one(body)).toMatchObject({
+    expect(first(body)).toMatchObject({
       started_at: '2026-10-09T01:58:41.000Z',
       ended_at: '2026-10-09T03:02:44.000Z',
     });
   });
 
   it('does not detect the shared fixtures of other sources', () => {
-    for (const other of sharedSources().filter((s) => s !== SOURCE)) {
-      for (const { file, body } of sharedFixtures(other)) {
-        expect(normaliser.detect(body, CONTEXT), `${other}/${file}`).toBe(false);
-      }
-    }
+    expectOtherSourcesNotDetected(normaliser);
   });
 });
 
@@ -293,14 +197,11 @@ describe.runIf(hasShared)('sentinel: shared fixtures', () => {
 
 describe('sentinel: detect', () => {
   it('recognises every fixture of this source', () => {
-    for (const { file, body } of [...projectFixtures(SOURCE), ...sharedFixtures(SOURCE)]) {
-      expect(normaliser.detect(body, CONTEXT), file).toBe(true);
-    }
+    expectDetected(normaliser, allFixtures(SOURCE));
   });
 
   it('rejects empty and foreign bodies', () => {
-    for (const body of [null, {}, [], 'x', 42])
-      expect(normaliser.detect(body, CONTEXT)).toBe(false);
+    expectNotDetected(normaliser, [null, {}, [], 'x', 42]);
     const alertmanager = { version: '4', groupKey: 'k', status: 'firing', alerts: [] };
     const azureMonitor = {
       schemaId: 'azureMonitorCommonAlertSchema',
@@ -314,8 +215,7 @@ describe('sentinel: detect', () => {
         properties: {},
       },
     };
-    for (const body of [alertmanager, azureMonitor, otherArm])
-      expect(normaliser.detect(body, CONTEXT)).toBe(false);
+    expectNotDetected(normaliser, [alertmanager, azureMonitor, otherArm]);
   });
 
   it('answers to its alias', () => {
@@ -328,20 +228,14 @@ describe('sentinel: detect', () => {
 describe('sentinel: hostile input', () => {
   it('throws NotReadableError for bodies that are not this format', () => {
     const bodies: unknown[] = [
-      null,
-      42,
-      'x',
-      [],
-      {},
-      { alerts: 'no' },
+      ...UNREADABLE_BODIES,
       { workspaceInfo: {} },
       { object: 'x' },
       { object: { id: 'i' } },
       { object: { id: 'i', properties: { title: 't' } } },
       { object: { properties: { title: 't', status: 'New' } } },
     ];
-    for (const body of bodies)
-      expect(() => normaliser.normalise(body, CONTEXT)).toThrow(NotReadableError);
+    expectNotReadable(normaliser, bodies);
   });
 
   it('never throws anything but NotReadableError', () => {
@@ -370,12 +264,10 @@ describe('sentinel: hostile input', () => {
         },
       },
     ];
-    for (const body of bodies) expectSafe(body);
+    for (const body of bodies) expectSafe(normaliser, body);
   });
 
   it('survives wrong types at every field of every fixture', () => {
-    for (const { body } of [...projectFixtures(SOURCE), ...sharedFixtures(SOURCE)]) {
-      for (const m of mutations(body)) expectSafe(m);
-    }
+    hostileSweep(normaliser, allFixtures(SOURCE), SHALLOW_SWEEP);
   });
 });

@@ -9,11 +9,12 @@ import {
   type Severity,
   type SignalStatus,
 } from '../signal.js';
+import { httpLink, listText, putScalar } from './labels.js';
 import {
   arr,
   at,
   first,
-  hashOf,
+  idFingerprint,
   isObject,
   type JsonObject,
   obj,
@@ -77,33 +78,33 @@ function normalise(body: unknown, ctx: NormaliseContext): NormaliseResult {
   }
   const updates = obj(b['incidentUpdates']);
   const labels: Record<string, string> = {};
-  put(labels, 'incident_number', p['incidentNumber']);
-  put(labels, 'incident_name', incident['name']);
-  put(labels, 'status', p['status']);
-  put(labels, 'severity', p['severity']);
-  put(labels, 'classification', p['classification']);
-  put(labels, 'classification_reason', p['classificationReason']);
-  put(labels, 'classification_comment', p['classificationComment']);
-  put(labels, 'provider', p['providerName']);
-  put(
+  putScalar(labels, 'incident_number', p['incidentNumber']);
+  putScalar(labels, 'incident_name', incident['name']);
+  putScalar(labels, 'status', p['status']);
+  putScalar(labels, 'severity', p['severity']);
+  putScalar(labels, 'classification', p['classification']);
+  putScalar(labels, 'classification_reason', p['classificationReason']);
+  putScalar(labels, 'classification_comment', p['classificationComment']);
+  putScalar(labels, 'provider', p['providerName']);
+  putScalar(
     labels,
     'owner',
     first(at(p, 'owner.assignedTo'), at(p, 'owner.email'), at(p, 'owner.userPrincipalName')),
   );
-  put(labels, 'tactics', list(at(p, 'additionalData.tactics')));
-  put(labels, 'techniques', list(at(p, 'additionalData.techniques')));
-  put(labels, 'alert_products', list(at(p, 'additionalData.alertProductNames')));
-  put(labels, 'alerts_count', at(p, 'additionalData.alertsCount'));
-  put(
+  putScalar(labels, 'tactics', listText(at(p, 'additionalData.tactics')));
+  putScalar(labels, 'techniques', listText(at(p, 'additionalData.techniques')));
+  putScalar(labels, 'alert_products', listText(at(p, 'additionalData.alertProductNames')));
+  putScalar(labels, 'alerts_count', at(p, 'additionalData.alertsCount'));
+  putScalar(
     labels,
     'labels',
-    list((arr(p['labels']) ?? []).slice(0, 100).map((l) => at(l, 'labelName'))),
+    listText((arr(p['labels']) ?? []).slice(0, 100).map((l) => at(l, 'labelName'))),
   );
-  put(labels, 'workspace_id', b['workspaceId']);
-  put(labels, 'subscription_id', at(b, 'workspaceInfo.SubscriptionId'));
-  put(labels, 'resource_group', at(b, 'workspaceInfo.ResourceGroupName'));
-  put(labels, 'updated_fields', list(updates?.['updatedFields']));
-  put(labels, 'updated_by', at(updates, 'updatedBy.name'));
+  putScalar(labels, 'workspace_id', b['workspaceId']);
+  putScalar(labels, 'subscription_id', at(b, 'workspaceInfo.SubscriptionId'));
+  putScalar(labels, 'resource_group', at(b, 'workspaceInfo.ResourceGroupName'));
+  putScalar(labels, 'updated_fields', listText(updates?.['updatedFields']));
+  putScalar(labels, 'updated_by', at(updates, 'updatedBy.name'));
   return {
     kind: 'signals',
     signals: [
@@ -114,7 +115,7 @@ function normalise(body: unknown, ctx: NormaliseContext): NormaliseResult {
         severity: severity(p['severity'], SEVERITY),
         service: first(at(b, 'workspaceInfo.WorkspaceName')) ?? null,
         resource: first(at(p, 'Alerts.0.properties.compromisedEntity')) ?? null,
-        fingerprint: key(id),
+        fingerprint: idFingerprint(SOURCE, id),
         started_at: time(p['firstActivityTimeUtc']) ?? time(p['createdTimeUtc']) ?? ctx.receivedAt,
         ended_at:
           status === 'resolved'
@@ -125,33 +126,10 @@ function normalise(body: unknown, ctx: NormaliseContext): NormaliseResult {
             : null,
         summary: first(p['description'], name) ?? name,
         labels,
-        link: url(p['incidentUrl']),
+        link: httpLink(p['incidentUrl']),
       }),
     ],
   };
-}
-
-function list(v: unknown): string | undefined {
-  const parts = (arr(v) ?? [])
-    .slice(0, 100)
-    .map((x) => str(x))
-    .filter((x) => x !== undefined);
-  return parts.length === 0 ? undefined : parts.join(', ');
-}
-
-function url(v: unknown): string | null {
-  const s = str(v);
-  return s !== undefined && /^https?:\/\//i.test(s) ? s : null;
-}
-
-function put(out: Record<string, string>, key: string, v: unknown): void {
-  const s = typeof v === 'boolean' ? String(v) : str(v);
-  if (s !== undefined) out[key] = s.slice(0, 1000);
-}
-
-/** The intake takes fingerprints of at most 512 characters: a longer id is hashed. */
-function key(id: string): string {
-  return id.length <= 512 ? id : hashOf(SOURCE, id);
 }
 
 export const normaliser: Normaliser = {

@@ -1,96 +1,38 @@
 import { describe, expect, it } from 'vitest';
-import { checkSignal } from '../signal-check.js';
-import { NotReadableError, type NormaliseResult, type Signal } from '../signal.js';
+import { NotReadableError } from '../signal.js';
 import { normaliser } from './sentry.js';
-import { CONTEXT, hasShared, projectFixtures, sharedFixtures, sharedSources } from './testing.js';
+import {
+  allFixtures,
+  bodyOf,
+  core,
+  deepArray,
+  expectDetected,
+  expectNotDetected,
+  expectNotReadable,
+  expectOtherSourcesNotDetected,
+  expectPaired,
+  expectSafe,
+  fields,
+  fixtureTests,
+  hostileSweep,
+  nested,
+  readerFor,
+  SHALLOW_SWEEP,
+  UNREADABLE_BODIES,
+  type Core,
+  type Fields,
+  type Want,
+  type CountedWant,
+} from './harness.js';
+import { CONTEXT, hasShared, projectFixtures, sharedFixtures } from './testing.js';
 
 const SOURCE = 'sentry';
 const RECEIVED = CONTEXT.receivedAt;
-
-type Fields = Pick<
-  Signal,
-  | 'name'
-  | 'status'
-  | 'severity'
-  | 'service'
-  | 'resource'
-  | 'fingerprint'
-  | 'started_at'
-  | 'ended_at'
-  | 'link'
->;
-type Core = Pick<Signal, 'name' | 'status' | 'severity' | 'service' | 'resource' | 'fingerprint'>;
-type Control = { readonly control: string };
-
-const fields = (s: Signal): Fields => ({
-  name: s.name,
-  status: s.status,
-  severity: s.severity,
-  service: s.service,
-  resource: s.resource,
-  fingerprint: s.fingerprint,
-  started_at: s.started_at,
-  ended_at: s.ended_at,
-  link: s.link,
-});
-const core = ({ name, status, severity, service, resource, fingerprint }: Signal): Core => ({
-  name,
-  status,
-  severity,
-  service,
-  resource,
-  fingerprint,
-});
-
-function signalsOf(r: NormaliseResult): readonly Signal[] {
-  if (r.kind !== 'signals') throw new Error(`expected signals, got control: ${r.reason}`);
-  r.signals.forEach((s, i) => checkSignal(s, i, SOURCE));
-  return r.signals;
-}
-
-/** Either a result or NotReadableError; never another exception. */
-function expectSafe(body: unknown, headers: Record<string, string> = {}): void {
-  const ctx = { ...CONTEXT, headers };
-  expect(typeof normaliser.detect(body, ctx)).toBe('boolean');
-  try {
-    const r = normaliser.normalise(body, ctx);
-    if (r.kind === 'signals') r.signals.forEach((s, i) => checkSignal(s, i, SOURCE));
-    else expect(typeof r.reason).toBe('string');
-  } catch (err) {
-    expect(err).toBeInstanceOf(NotReadableError);
-  }
-}
-
-/** Copies of body with the value at each path (to depth 3) replaced by a wrong type. */
-function* mutations(body: unknown, depth = 3): Generator<unknown> {
-  const WRONG: unknown[] = [null, 42, -1, '', 'x', [], {}, true, 'x'.repeat(100_000)];
-  if (depth === 0 || typeof body !== 'object' || body === null) return;
-  const entries = Array.isArray(body) ? body.map((v, i) => [i, v] as const) : Object.entries(body);
-  for (const [k, v] of entries.slice(0, 40)) {
-    const copy = (x: unknown): unknown =>
-      Array.isArray(body)
-        ? Object.assign([...(body as unknown[])], { [k]: x })
-        : { ...body, [k]: x };
-    for (const w of WRONG) yield copy(w);
-    for (const m of mutations(v, depth - 1)) yield copy(m);
-  }
-}
-
-function nested(key: string, levels: number, leaf: unknown): unknown {
-  let v = leaf;
-  for (let i = 0; i < levels; i++) v = { [key]: v };
-  return v;
-}
-
-function deepArray(levels: number): unknown {
-  let v: unknown = [];
-  for (let i = 0; i < levels; i++) v = [v];
-  return v;
-}
+const { signalsOf, first } = readerFor(normaliser);
 
 // Project fixtures ------------------------------------------------------------------------
 
-const PROJECT: Record<string, readonly Fields[] | Control> = {
+const PROJECT: Record<string, Want<Fields>> = {
   'event-alert-triggered-checkout-fatal.json': [
     {
       name: 'Checkout fatal errors',
@@ -148,19 +90,7 @@ const PROJECT: Record<string, readonly Fields[] | Control> = {
 describe('sentry: project fixtures', () => {
   const fixtures = projectFixtures(SOURCE);
 
-  it('has an expectation for every fixture file', () => {
-    expect(fixtures.map((f) => f.file).sort()).toEqual(Object.keys(PROJECT).sort());
-  });
-
-  for (const { file, body } of fixtures) {
-    it(file, () => {
-      const want = PROJECT[file];
-      const got = normaliser.normalise(body, CONTEXT);
-      if (want !== undefined && 'control' in want)
-        expect(got).toEqual({ kind: 'control', reason: want.control });
-      else expect(signalsOf(got).map(fields)).toEqual(want);
-    });
-  }
+  fixtureTests(normaliser, fixtures, PROJECT, fields);
 
   it('keeps event tags, rule and culprit as labels', () => {
     const body = fixtures.find((f) => f.file === 'event-alert-triggered-checkout-fatal.json')?.body;
@@ -176,13 +106,10 @@ describe('sentry: project fixtures', () => {
   });
 
   it('gives firing and resolved of the same issue the same fingerprint', () => {
-    const of = (file: string) =>
-      signalsOf(normaliser.normalise(fixtures.find((f) => f.file === file)?.body, CONTEXT))[0];
-    const firing = of('issue-created-billing-worker.json');
-    const resolved = of('issue-resolved-billing-worker.json');
-    expect(firing?.status).toBe('firing');
-    expect(resolved?.status).toBe('resolved');
-    expect(resolved?.fingerprint).toBe(firing?.fingerprint);
+    expectPaired(
+      first(bodyOf(fixtures, 'issue-created-billing-worker.json')),
+      first(bodyOf(fixtures, 'issue-resolved-billing-worker.json')),
+    );
   });
 
   it('gives a metric alert and its resolve the same fingerprint', () => {
@@ -250,7 +177,7 @@ describe('sentry: control messages', () => {
 
 // Shared fixtures -------------------------------------------------------------------------
 
-const SHARED: Record<string, { count: number; signals: readonly Core[] } | Control> = {
+const SHARED: Record<string, CountedWant<Core>> = {
   'docs-issue-alert-event_alert-triggered.json': {
     count: 1,
     signals: [
@@ -296,23 +223,7 @@ const SHARED: Record<string, { count: number; signals: readonly Core[] } | Contr
 describe.runIf(hasShared)('sentry: shared fixtures', () => {
   const fixtures = sharedFixtures(SOURCE);
 
-  it('has an expectation for every shared fixture file', () => {
-    expect(fixtures.map((f) => f.file).sort()).toEqual(Object.keys(SHARED).sort());
-  });
-
-  for (const { file, body } of fixtures) {
-    it(file, () => {
-      const want = SHARED[file];
-      const got = normaliser.normalise(body, CONTEXT);
-      if (want === undefined || 'control' in want) {
-        expect(got).toEqual({ kind: 'control', reason: want?.control });
-        return;
-      }
-      const signals = signalsOf(got);
-      expect(signals).toHaveLength(want.count);
-      expect(signals.map(core)).toEqual(want.signals);
-    });
-  }
+  fixtureTests(normaliser, fixtures, SHARED, core, { shared: true });
 
   it('ends a resolved issue and metric alert at receive time (the bodies carry no end)', () => {
     for (const file of ['zulip-issue-resolved.json', 'docs-metric-alert-resolved.json']) {
@@ -322,11 +233,7 @@ describe.runIf(hasShared)('sentry: shared fixtures', () => {
   });
 
   it('does not detect the shared fixtures of other sources', () => {
-    for (const other of sharedSources().filter((s) => s !== SOURCE)) {
-      for (const { file, body } of sharedFixtures(other)) {
-        expect(normaliser.detect(body, CONTEXT), `${other}/${file}`).toBe(false);
-      }
-    }
+    expectOtherSourcesNotDetected(normaliser);
   });
 });
 
@@ -334,9 +241,7 @@ describe.runIf(hasShared)('sentry: shared fixtures', () => {
 
 describe('sentry: detect', () => {
   it('recognises every fixture of this source', () => {
-    for (const { file, body } of [...projectFixtures(SOURCE), ...sharedFixtures(SOURCE)]) {
-      expect(normaliser.detect(body, CONTEXT), file).toBe(true);
-    }
+    expectDetected(normaliser, allFixtures(SOURCE));
   });
 
   it('recognises the Sentry-Hook-Resource header', () => {
@@ -345,8 +250,7 @@ describe('sentry: detect', () => {
   });
 
   it('rejects empty and foreign bodies', () => {
-    for (const body of [null, {}, [], 'x', 42])
-      expect(normaliser.detect(body, CONTEXT)).toBe(false);
+    expectNotDetected(normaliser, [null, {}, [], 'x', 42]);
     const opsgenie = {
       action: 'Create',
       alert: { alertId: 'a1', message: 'down' },
@@ -358,8 +262,7 @@ describe('sentry: detect', () => {
       status: 'firing',
       alerts: [{ status: 'firing', labels: { alertname: 'X' } }],
     };
-    expect(normaliser.detect(opsgenie, CONTEXT)).toBe(false);
-    expect(normaliser.detect(alertmanager, CONTEXT)).toBe(false);
+    expectNotDetected(normaliser, [opsgenie, alertmanager]);
   });
 });
 
@@ -367,18 +270,11 @@ describe('sentry: detect', () => {
 
 describe('sentry: hostile input', () => {
   it('throws NotReadableError for bodies that are not Sentry webhooks', () => {
-    for (const body of [
-      null,
-      42,
-      'x',
-      [],
-      {},
-      { alerts: 'no' },
+    expectNotReadable(normaliser, [
+      ...UNREADABLE_BODIES,
       { action: 'created' },
       { action: 1, data: {} },
-    ]) {
-      expect(() => normaliser.normalise(body, CONTEXT)).toThrow(NotReadableError);
-    }
+    ]);
   });
 
   it('never throws anything but NotReadableError', () => {
@@ -393,16 +289,15 @@ describe('sentry: hostile input', () => {
       { action: 'critical', data: { metric_alert: nested('alert_rule', 10_000, 'x') } },
       { action: 'created', data: { issue: { id: 1, title: 'x'.repeat(5_000_000) } } },
     ];
+    const ctx = { ...CONTEXT, headers: { 'sentry-hook-resource': 'event_alert' } };
     for (const body of bodies) {
-      expectSafe(body);
-      expectSafe(body, { 'sentry-hook-resource': 'event_alert' });
+      expectSafe(normaliser, body);
+      expectSafe(normaliser, body, ctx);
     }
   });
 
   it('survives wrong types at every field of every fixture', () => {
-    for (const { body } of [...projectFixtures(SOURCE), ...sharedFixtures(SOURCE)]) {
-      for (const m of mutations(body)) expectSafe(m);
-    }
+    hostileSweep(normaliser, allFixtures(SOURCE), SHALLOW_SWEEP);
   });
 
   it('caps a huge title', () => {

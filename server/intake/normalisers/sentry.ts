@@ -9,11 +9,12 @@ import {
   type Severity,
   type Signal,
 } from '../signal.js';
+import { httpLink, putScalar } from './labels.js';
 import {
   arr,
   at,
   first,
-  hashOf,
+  idFingerprint,
   isObject,
   type JsonObject,
   obj,
@@ -108,16 +109,16 @@ function issue(
   if (title === undefined) throw new NotReadableError('data.issue.title is missing');
   if (id === undefined) throw new NotReadableError('data.issue.id is missing');
   const labels: Record<string, string> = {};
-  put(labels, 'short_id', it['shortId']);
-  put(labels, 'culprit', it['culprit']);
-  put(labels, 'level', it['level']);
-  put(labels, 'platform', it['platform']);
-  put(labels, 'issue_status', it['status']);
-  put(labels, 'substatus', it['substatus']);
-  put(labels, 'project_name', at(it, 'project.name'));
-  put(labels, 'resolution_type', data['resolution_type']);
-  put(labels, 'actor', at(root, 'actor.name'));
-  put(labels, 'action', action);
+  putScalar(labels, 'short_id', it['shortId']);
+  putScalar(labels, 'culprit', it['culprit']);
+  putScalar(labels, 'level', it['level']);
+  putScalar(labels, 'platform', it['platform']);
+  putScalar(labels, 'issue_status', it['status']);
+  putScalar(labels, 'substatus', it['substatus']);
+  putScalar(labels, 'project_name', at(it, 'project.name'));
+  putScalar(labels, 'resolution_type', data['resolution_type']);
+  putScalar(labels, 'actor', at(root, 'actor.name'));
+  putScalar(labels, 'action', action);
   return one(
     signal({
       source: SOURCE,
@@ -125,12 +126,12 @@ function issue(
       status,
       severity: severity(it['level'], LEVEL),
       service: first(at(it, 'project.slug'), at(it, 'project.name')) ?? null,
-      fingerprint: key(id),
+      fingerprint: idFingerprint(SOURCE, id),
       started_at: time(it['firstSeen']) ?? ctx.receivedAt,
       ended_at: status === 'resolved' ? ctx.receivedAt : null,
       summary: title,
       labels,
-      link: url(it['web_url'], it['permalink'], data['web_url']),
+      link: httpLink(it['web_url'], it['permalink'], data['web_url']),
     }),
   );
 }
@@ -146,15 +147,15 @@ function eventAlert(data: JsonObject, action: string, ctx: NormaliseContext): No
   const tags = tagsOf(event['tags']);
   const issueId = first(event['issue_id'], at(data, 'issue.id'));
   const labels: Record<string, string> = {};
-  for (const [k, v] of Object.entries(tags)) put(labels, `tag.${k}`, v);
-  put(labels, 'rule', rule);
-  put(labels, 'event_id', event['event_id']);
-  put(labels, 'culprit', event['culprit']);
-  put(labels, 'level', event['level']);
-  put(labels, 'platform', event['platform']);
-  put(labels, 'environment', first(event['environment'], tags['environment']));
-  put(labels, 'release', event['release']);
-  put(labels, 'issue_id', issueId);
+  for (const [k, v] of Object.entries(tags)) putScalar(labels, `tag.${k}`, v);
+  putScalar(labels, 'rule', rule);
+  putScalar(labels, 'event_id', event['event_id']);
+  putScalar(labels, 'culprit', event['culprit']);
+  putScalar(labels, 'level', event['level']);
+  putScalar(labels, 'platform', event['platform']);
+  putScalar(labels, 'environment', first(event['environment'], tags['environment']));
+  putScalar(labels, 'release', event['release']);
+  putScalar(labels, 'issue_id', issueId);
   const name = rule;
   return one(
     signal({
@@ -165,7 +166,7 @@ function eventAlert(data: JsonObject, action: string, ctx: NormaliseContext): No
       service: projectSlug(event) ?? null,
       resource: tags['server_name'] ?? null,
       // The issue id, so that the issue's own `resolved` webhook closes this alert.
-      fingerprint: key(issueId ?? `event:${first(event['event_id']) ?? name}`),
+      fingerprint: idFingerprint(SOURCE, issueId ?? `event:${first(event['event_id']) ?? name}`),
       started_at:
         time(event['datetime']) ??
         time(event['timestamp']) ??
@@ -173,7 +174,7 @@ function eventAlert(data: JsonObject, action: string, ctx: NormaliseContext): No
         ctx.receivedAt,
       summary: first(event['title'], event['message'], rule) ?? rule,
       labels,
-      link: url(event['web_url'], data['web_url']),
+      link: httpLink(event['web_url'], data['web_url']),
     }),
   );
 }
@@ -197,16 +198,16 @@ function metricAlert(data: JsonObject, action: string, ctx: NormaliseContext): N
     throw new NotReadableError('data.metric_alert.alert_rule.name is missing');
   if (id === undefined) throw new NotReadableError('data.metric_alert.id is missing');
   const labels: Record<string, string> = {};
-  put(labels, 'description', data['description_text']);
-  put(labels, 'aggregate', rule?.['aggregate']);
-  put(labels, 'query', rule?.['query']);
-  put(labels, 'dataset', rule?.['dataset']);
-  put(labels, 'time_window', rule?.['time_window']);
-  put(labels, 'environment', rule?.['environment']);
-  put(labels, 'alert_rule_id', rule?.['id']);
-  put(labels, 'identifier', alert['identifier']);
-  put(labels, 'incident_title', alert['title']);
-  put(labels, 'action', action);
+  putScalar(labels, 'description', data['description_text']);
+  putScalar(labels, 'aggregate', rule?.['aggregate']);
+  putScalar(labels, 'query', rule?.['query']);
+  putScalar(labels, 'dataset', rule?.['dataset']);
+  putScalar(labels, 'time_window', rule?.['time_window']);
+  putScalar(labels, 'environment', rule?.['environment']);
+  putScalar(labels, 'alert_rule_id', rule?.['id']);
+  putScalar(labels, 'identifier', alert['identifier']);
+  putScalar(labels, 'incident_title', alert['title']);
+  putScalar(labels, 'action', action);
   return one(
     signal({
       source: SOURCE,
@@ -216,7 +217,7 @@ function metricAlert(data: JsonObject, action: string, ctx: NormaliseContext): N
       severity: severity(action, METRIC_ACTION),
       service: first(...(arr(alert['projects']) ?? []), ...(arr(rule?.['projects']) ?? [])) ?? null,
       // Prefixed: metric alert incident ids and issue ids are separate sequences.
-      fingerprint: key(`metric_alert:${id}`),
+      fingerprint: idFingerprint(SOURCE, `metric_alert:${id}`),
       started_at:
         time(alert['date_started']) ??
         time(alert['date_detected']) ??
@@ -225,7 +226,7 @@ function metricAlert(data: JsonObject, action: string, ctx: NormaliseContext): N
       ended_at: status === 'resolved' ? (time(alert['date_closed']) ?? ctx.receivedAt) : null,
       summary: first(data['description_title'], data['description_text'], name) ?? name,
       labels,
-      link: url(data['web_url']),
+      link: httpLink(data['web_url']),
     }),
   );
 }
@@ -249,24 +250,6 @@ function tagsOf(v: unknown): Record<string, string> {
 function projectSlug(event: JsonObject): string | undefined {
   const m = /\/projects\/[^/]+\/([^/]+)\/events\//.exec(str(event['url']) ?? '');
   return m?.[1] ?? first(event['project']);
-}
-
-function url(...values: unknown[]): string | null {
-  for (const v of values) {
-    const s = str(v);
-    if (s !== undefined && /^https?:\/\//i.test(s)) return s;
-  }
-  return null;
-}
-
-function put(out: Record<string, string>, key: string, v: unknown): void {
-  const s = typeof v === 'boolean' ? String(v) : str(v);
-  if (s !== undefined) out[key] = s.slice(0, 1000);
-}
-
-/** The intake takes fingerprints of at most 512 characters: a longer id is hashed. */
-function key(id: string): string {
-  return id.length <= 512 ? id : hashOf(SOURCE, id);
 }
 
 export const normaliser: Normaliser = { source: SOURCE, detect, normalise };

@@ -7,6 +7,7 @@ import {
   type NormaliseResult,
   type Normaliser,
 } from '../signal.js';
+import { httpLink, putScalar, putScalarOrList } from './labels.js';
 import { first, hashOf, isObject, obj, signal, str, time } from './read.js';
 
 const SOURCE = 'splunk';
@@ -31,14 +32,14 @@ function normalise(body: unknown, ctx: NormaliseContext): NormaliseResult {
   const row = obj(b['result']) ?? {};
   const host = str(row['host']);
   const labels: Record<string, string> = {};
-  put(labels, 'search_name', name);
-  put(labels, 'sid', b['sid']);
-  put(labels, 'owner', b['owner']);
+  putScalar(labels, 'search_name', name);
+  putScalar(labels, 'sid', b['sid']);
+  putScalar(labels, 'owner', b['owner']);
   // The result row: its own fields, not Splunk's internal `_…` ones (`_raw` is the summary)
   // nor the date_* parts of `_time`.
   for (const [k, v] of Object.entries(row).slice(0, 200)) {
     if (k.startsWith('_') || k.startsWith('date_')) continue;
-    put(labels, `result.${k}`, Array.isArray(v) ? list(v) : v);
+    putScalarOrList(labels, `result.${k}`, v);
   }
   return {
     kind: 'signals',
@@ -55,28 +56,10 @@ function normalise(body: unknown, ctx: NormaliseContext): NormaliseResult {
         started_at: time(row['_time']) ?? ctx.receivedAt,
         summary: first(row['_raw'], name) ?? name,
         labels,
-        link: url(b['results_link']),
+        link: httpLink(b['results_link']),
       }),
     ],
   };
-}
-
-function list(v: unknown[]): string | undefined {
-  const parts = v
-    .slice(0, 100)
-    .map((x) => str(x))
-    .filter((x) => x !== undefined);
-  return parts.length === 0 ? undefined : parts.join(', ');
-}
-
-function url(v: unknown): string | null {
-  const s = str(v);
-  return s !== undefined && /^https?:\/\//i.test(s) ? s : null;
-}
-
-function put(out: Record<string, string>, key: string, v: unknown): void {
-  const s = typeof v === 'boolean' ? String(v) : str(v);
-  if (s !== undefined) out[key] = s.slice(0, 1000);
 }
 
 export const normaliser: Normaliser = { source: SOURCE, detect, normalise };

@@ -1,111 +1,34 @@
 import { describe, expect, it } from 'vitest';
-import { checkSignal } from '../signal-check.js';
-import { NotReadableError, type NormaliseResult, type Signal } from '../signal.js';
 import { normaliser } from './suricata.js';
-import { CONTEXT, hasShared, projectFixtures, sharedFixtures, sharedSources } from './testing.js';
+import {
+  allFixtures,
+  core,
+  deepArray,
+  expectDetected,
+  expectNotDetected,
+  expectNotReadable,
+  expectOtherSourcesNotDetected,
+  expectSafe,
+  fields,
+  fixtureTests,
+  hostileSweep,
+  nested,
+  readerFor,
+  SHALLOW_SWEEP_WITHOUT_EDGES,
+  UNREADABLE_BODIES,
+  type Core,
+  type Fields,
+  type Want,
+  type CountedWant,
+} from './harness.js';
+import { hasShared, projectFixtures, sharedFixtures } from './testing.js';
 
 const SOURCE = 'suricata';
-
-type Fields = Pick<
-  Signal,
-  | 'name'
-  | 'status'
-  | 'severity'
-  | 'service'
-  | 'resource'
-  | 'fingerprint'
-  | 'started_at'
-  | 'ended_at'
-  | 'link'
->;
-type Core = Pick<Signal, 'name' | 'status' | 'severity' | 'service' | 'resource' | 'fingerprint'>;
-type Control = { readonly control: string };
-
-const fields = (s: Signal): Fields => ({
-  name: s.name,
-  status: s.status,
-  severity: s.severity,
-  service: s.service,
-  resource: s.resource,
-  fingerprint: s.fingerprint,
-  started_at: s.started_at,
-  ended_at: s.ended_at,
-  link: s.link,
-});
-const core = ({ name, status, severity, service, resource, fingerprint }: Signal): Core => ({
-  name,
-  status,
-  severity,
-  service,
-  resource,
-  fingerprint,
-});
-
-const read = (body: unknown): NormaliseResult => normaliser.normalise(body, CONTEXT);
-
-function signalsOf(r: NormaliseResult): readonly Signal[] {
-  if (r.kind !== 'signals') throw new Error(`expected signals, got control: ${r.reason}`);
-  r.signals.forEach((s, i) => checkSignal(s, i, SOURCE));
-  return r.signals;
-}
-
-function only(body: unknown): Signal {
-  const [s, ...rest] = signalsOf(read(body));
-  expect(rest).toHaveLength(0);
-  if (s === undefined) throw new Error('no signal');
-  return s;
-}
-
-/** Either a result or NotReadableError; never another exception. */
-function expectSafe(body: unknown): void {
-  expect(typeof normaliser.detect(body, CONTEXT)).toBe('boolean');
-  try {
-    const r = read(body);
-    if (r.kind === 'signals') r.signals.forEach((s, i) => checkSignal(s, i, SOURCE));
-    else expect(typeof r.reason).toBe('string');
-  } catch (err) {
-    expect(err).toBeInstanceOf(NotReadableError);
-  }
-}
-
-/** Copies of body with the value at each path (to depth 3) replaced by a wrong type. */
-function* mutations(body: unknown, depth = 3): Generator<unknown> {
-  const WRONG: unknown[] = [null, 42, 'x', [], {}, true, 'x'.repeat(100_000)];
-  if (depth === 0 || typeof body !== 'object' || body === null) return;
-  const entries = Array.isArray(body)
-    ? body.map((v: unknown, i) => [String(i), v] as const)
-    : Object.entries(body);
-  for (const [k, v] of entries.slice(0, 40)) {
-    const copy = (x: unknown): unknown =>
-      Array.isArray(body)
-        ? Object.assign([...(body as unknown[])], { [k]: x })
-        : { ...body, [k]: x };
-    for (const w of WRONG) yield copy(w);
-    for (const m of mutations(v, depth - 1)) yield copy(m);
-  }
-}
-
-function nested(key: string, levels: number, leaf: unknown): unknown {
-  let v = leaf;
-  for (let i = 0; i < levels; i++) v = { [key]: v };
-  return v;
-}
-
-function deepArray(levels: number): unknown {
-  let v: unknown = [];
-  for (let i = 0; i < levels; i++) v = [v];
-  return v;
-}
-
-const project = (file: string): Record<string, unknown> => {
-  const body = projectFixtures(SOURCE).find((f) => f.file === file)?.body;
-  if (typeof body !== 'object' || body === null) throw new Error(`no fixture ${file}`);
-  return body as Record<string, unknown>;
-};
+const { run, only, project } = readerFor(normaliser);
 
 // Project fixtures ------------------------------------------------------------------------
 
-const PROJECT: Record<string, readonly Fields[] | Control> = {
+const PROJECT: Record<string, Want<Fields>> = {
   'eve-alert-http-exploit-blocked.json': [
     {
       name: 'ET EXPLOIT Apache log4j RCE Attempt (http ldap) (CVE-2021-44228)',
@@ -142,19 +65,7 @@ const PROJECT: Record<string, readonly Fields[] | Control> = {
 describe('suricata: project fixtures', () => {
   const fixtures = projectFixtures(SOURCE);
 
-  it('has an expectation for every fixture file', () => {
-    expect(fixtures.map((f) => f.file).sort()).toEqual(Object.keys(PROJECT).sort());
-  });
-
-  for (const { file, body } of fixtures) {
-    it(file, () => {
-      const want = PROJECT[file];
-      const got = read(body);
-      if (want !== undefined && 'control' in want) {
-        expect(got).toEqual({ kind: 'control', reason: want.control });
-      } else expect(signalsOf(got).map(fields)).toEqual(want);
-    });
-  }
+  fixtureTests(normaliser, fixtures, PROJECT, fields);
 
   it('keeps rule ids, category, action, addresses and the sensor as labels', () => {
     const s = only(project('eve-alert-http-exploit-blocked.json'));
@@ -215,7 +126,7 @@ describe('suricata: fingerprints and severity', () => {
   it('acknowledges every event type but alert', () => {
     const body = project('eve-flow-non-alert.json');
     for (const type of ['dns', 'http', 'tls', 'stats', 'fileinfo']) {
-      expect(read({ ...body, event_type: type })).toEqual({
+      expect(run({ ...body, event_type: type })).toEqual({
         kind: 'control',
         reason: `suricata ${type} event is not an alert`,
       });
@@ -225,7 +136,7 @@ describe('suricata: fingerprints and severity', () => {
 
 // Shared fixtures -------------------------------------------------------------------------
 
-const SHARED: Record<string, { count: number; signals: readonly Core[] } | Control> = {
+const SHARED: Record<string, CountedWant<Core>> = {
   'oisf-docs-eve-alert.json': {
     count: 1,
     signals: [
@@ -248,23 +159,7 @@ const SHARED: Record<string, { count: number; signals: readonly Core[] } | Contr
 describe.runIf(hasShared)('suricata: shared fixtures', () => {
   const fixtures = sharedFixtures(SOURCE);
 
-  it('has an expectation for every shared fixture file', () => {
-    expect(fixtures.map((f) => f.file).sort()).toEqual(Object.keys(SHARED).sort());
-  });
-
-  for (const { file, body } of fixtures) {
-    it(file, () => {
-      const want = SHARED[file];
-      const got = read(body);
-      if (want === undefined || 'control' in want) {
-        expect(got).toEqual({ kind: 'control', reason: want?.control });
-        return;
-      }
-      const signals = signalsOf(got);
-      expect(signals).toHaveLength(want.count);
-      expect(signals.map(core)).toEqual(want.signals);
-    });
-  }
+  fixtureTests(normaliser, fixtures, SHARED, core, { shared: true });
 
   it('reads a timestamp without a zone as UTC', () => {
     const s = only(fixtures.find((f) => f.file === 'oisf-docs-eve-alert.json')?.body);
@@ -272,11 +167,7 @@ describe.runIf(hasShared)('suricata: shared fixtures', () => {
   });
 
   it('does not detect the shared fixtures of other sources', () => {
-    for (const other of sharedSources().filter((s) => s !== SOURCE)) {
-      for (const { file, body } of sharedFixtures(other)) {
-        expect(normaliser.detect(body, CONTEXT), `${other}/${file}`).toBe(false);
-      }
-    }
+    expectOtherSourcesNotDetected(normaliser);
   });
 });
 
@@ -284,14 +175,11 @@ describe.runIf(hasShared)('suricata: shared fixtures', () => {
 
 describe('suricata: detect', () => {
   it('recognises every fixture of this source (alerts and other EVE events)', () => {
-    for (const { file, body } of [...projectFixtures(SOURCE), ...sharedFixtures(SOURCE)]) {
-      expect(normaliser.detect(body, CONTEXT), file).toBe(true);
-    }
+    expectDetected(normaliser, allFixtures(SOURCE));
   });
 
   it('rejects empty and foreign bodies', () => {
-    for (const body of [null, {}, [], 'x', 42])
-      expect(normaliser.detect(body, CONTEXT)).toBe(false);
+    expectNotDetected(normaliser, [null, {}, [], 'x', 42]);
     const datadog = {
       id: '7302015532081219583',
       event_type: 'query_alert_monitor',
@@ -299,7 +187,7 @@ describe('suricata: detect', () => {
       date: '1712000000000',
       org: { id: '123', name: 'acme' },
     };
-    expect(normaliser.detect(datadog, CONTEXT)).toBe(false);
+    expectNotDetected(normaliser, [datadog]);
   });
 });
 
@@ -307,19 +195,12 @@ describe('suricata: detect', () => {
 
 describe('suricata: hostile input', () => {
   it('throws NotReadableError for bodies that are not EVE events', () => {
-    for (const body of [
-      null,
-      42,
-      'x',
-      [],
-      {},
-      { alerts: 'no' },
+    expectNotReadable(normaliser, [
+      ...UNREADABLE_BODIES,
       { event_type: 42, src_ip: 'a', dest_ip: 'b' },
       { event_type: 'alert', src_ip: 'a', dest_ip: 'b' },
       { event_type: 'alert', alert: { category: 'c' } },
-    ]) {
-      expect(() => read(body), JSON.stringify(body)).toThrow(NotReadableError);
-    }
+    ]);
   });
 
   it('never throws anything but NotReadableError', () => {
@@ -339,12 +220,10 @@ describe('suricata: hostile input', () => {
         flow_id: 2 ** 60,
       },
     ];
-    for (const body of bodies) expectSafe(body);
+    for (const body of bodies) expectSafe(normaliser, body);
   });
 
   it('survives wrong types at every field of every fixture', () => {
-    for (const { body } of [...projectFixtures(SOURCE), ...sharedFixtures(SOURCE)]) {
-      for (const m of mutations(body)) expectSafe(m);
-    }
+    hostileSweep(normaliser, allFixtures(SOURCE), SHALLOW_SWEEP_WITHOUT_EDGES);
   });
 });

@@ -8,10 +8,10 @@ import {
   type Normaliser,
   type Severity,
 } from '../signal.js';
-import { at, first, hashOf, isObject, obj, severity, signal, str, time } from './read.js';
+import { labelWriter } from './labels.js';
+import { at, first, hashOf, obj, severity, signal, str, time } from './read.js';
 
 const SOURCE = 'suricata';
-const MAX_LABELS = 200;
 
 /** alert.severity: 1 is the highest priority a rule can carry, 3 and 4 the lowest. */
 const SEVERITY: Readonly<Record<string, Severity>> = {
@@ -21,44 +21,8 @@ const SEVERITY: Readonly<Record<string, Severity>> = {
   '4': 'info',
 };
 
-/** Label text: primitives as text, arrays of primitives joined with commas, nested values skipped. */
-function text(v: unknown): string | undefined {
-  if (typeof v === 'boolean') return String(v);
-  // An integer past 2^53 (nanosecond times, flow ids) lost digits in JSON.parse: not shown.
-  if (typeof v === 'number' && Number.isInteger(v) && !Number.isSafeInteger(v)) return undefined;
-  if (Array.isArray(v)) {
-    const parts = v
-      .slice(0, 100)
-      .map((x) => str(x))
-      .filter((s): s is string => s !== undefined);
-    return parts.length > 0 ? parts.join(',').slice(0, 1000) : undefined;
-  }
-  return str(v)?.slice(0, 1000);
-}
-
-function put(labels: Record<string, string>, key: string, v: unknown): void {
-  if (Object.keys(labels).length >= MAX_LABELS) return;
-  const t = text(v);
-  if (t !== undefined) labels[key] = t;
-}
-
-function putAll(labels: Record<string, string>, prefix: string, v: unknown, depth = 0): void {
-  if (!isObject(v) || depth > 3) return;
-  for (const [k, val] of Object.entries(v)) {
-    if (Object.keys(labels).length >= MAX_LABELS) return;
-    if (isObject(val)) putAll(labels, `${prefix}.${k}`, val, depth + 1);
-    else put(labels, `${prefix}.${k}`, val);
-  }
-}
-
-/** EVE writes "+0000"; a timestamp without any zone (as in the docs' example) is UTC. */
-function utc(v: unknown): string | undefined {
-  const s = str(v);
-  if (s !== undefined && /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?$/.test(s)) {
-    return time(`${s.replace(' ', 'T')}Z`);
-  }
-  return time(v);
-}
+/** Flow ids and other integers past 2^53 lost digits in JSON.parse: not shown. */
+const { put: putLabel, putNested } = labelWriter({ exactIntegers: true });
 
 function detect(body: unknown): boolean {
   const b = obj(body);
@@ -93,12 +57,12 @@ function normalise(body: unknown, ctx: NormaliseContext): NormaliseResult {
   const dest = str(b['dest_ip']);
 
   const labels: Record<string, string> = {};
-  put(labels, 'alert.action', alert['action']);
-  put(labels, 'alert.category', category);
-  put(labels, 'alert.gid', gid);
-  put(labels, 'alert.signature_id', sid);
-  put(labels, 'alert.rev', rev);
-  put(labels, 'alert.severity', alert['severity']);
+  putLabel(labels, 'alert.action', alert['action']);
+  putLabel(labels, 'alert.category', category);
+  putLabel(labels, 'alert.gid', gid);
+  putLabel(labels, 'alert.signature_id', sid);
+  putLabel(labels, 'alert.rev', rev);
+  putLabel(labels, 'alert.severity', alert['severity']);
   for (const key of [
     'src_ip',
     'src_port',
@@ -110,14 +74,14 @@ function normalise(body: unknown, ctx: NormaliseContext): NormaliseResult {
     'in_iface',
     'community_id',
   ]) {
-    put(labels, key, b[key]);
+    putLabel(labels, key, b[key]);
   }
   // EVE's `host` is the sensor's name, not the host under attack.
-  put(labels, 'sensor', b['host']);
-  put(labels, 'http.hostname', at(b, 'http.hostname'));
-  put(labels, 'http.url', at(b, 'http.url'));
-  put(labels, 'tls.sni', at(b, 'tls.sni'));
-  putAll(labels, 'alert.metadata', alert['metadata']);
+  putLabel(labels, 'sensor', b['host']);
+  putLabel(labels, 'http.hostname', at(b, 'http.hostname'));
+  putLabel(labels, 'http.url', at(b, 'http.url'));
+  putLabel(labels, 'tls.sni', at(b, 'tls.sni'));
+  putNested(labels, 'alert.metadata', alert['metadata']);
 
   const out = signal({
     source: SOURCE,
@@ -127,7 +91,7 @@ function normalise(body: unknown, ctx: NormaliseContext): NormaliseResult {
     // The rule's target when it names one (Suricata 6+ `alert.target`), else the destination.
     resource: first(at(alert, 'target.ip'), dest, src)?.slice(0, 500) ?? null,
     fingerprint: hashOf(SOURCE, `${gid}:${sid ?? name}:${rev ?? ''}`, src, dest),
-    started_at: utc(b['timestamp']) ?? ctx.receivedAt,
+    started_at: time(b['timestamp']) ?? ctx.receivedAt,
     summary: category !== undefined ? `${name} (${category})` : name,
     labels,
   });

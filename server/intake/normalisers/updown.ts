@@ -10,10 +10,10 @@ import {
   type Signal,
   type SignalStatus,
 } from '../signal.js';
+import { putLabel, putNested } from './labels.js';
 import { first, hashOf, isObject, obj, signal, str, time, type JsonObject } from './read.js';
 
 const SOURCE = 'updown';
-const MAX_LABELS = 200;
 const MAX_EVENTS = 1000;
 
 interface Kind {
@@ -48,34 +48,6 @@ const KINDS: Readonly<Record<string, Kind>> = {
     what: 'performance',
   },
 };
-
-/** Label text: primitives as text, arrays of primitives joined with commas, nested values skipped. */
-function text(v: unknown): string | undefined {
-  if (typeof v === 'boolean') return String(v);
-  if (Array.isArray(v)) {
-    const parts = v
-      .slice(0, 100)
-      .map((x) => str(x))
-      .filter((s): s is string => s !== undefined);
-    return parts.length > 0 ? parts.join(',').slice(0, 1000) : undefined;
-  }
-  return str(v)?.slice(0, 1000);
-}
-
-function put(labels: Record<string, string>, key: string, v: unknown): void {
-  if (Object.keys(labels).length >= MAX_LABELS) return;
-  const t = text(v);
-  if (t !== undefined) labels[key] = t;
-}
-
-function putAll(labels: Record<string, string>, prefix: string, v: unknown, depth = 0): void {
-  if (!isObject(v) || depth > 3) return;
-  for (const [k, val] of Object.entries(v)) {
-    if (Object.keys(labels).length >= MAX_LABELS) return;
-    if (isObject(val)) putAll(labels, `${prefix}.${k}`, val, depth + 1);
-    else put(labels, `${prefix}.${k}`, val);
-  }
-}
 
 /** The host of an absolute URL, else undefined. */
 function hostOf(url: string | undefined): string | undefined {
@@ -117,19 +89,19 @@ function read(e: JsonObject, ctx: NormaliseContext): Signal | null {
   }
 
   const labels: Record<string, string> = {};
-  put(labels, 'event', event);
-  put(labels, 'check.token', token);
-  put(labels, 'check.url', url);
-  put(labels, 'check.alias', check['alias']);
-  put(labels, 'check.error', check['error']);
-  put(labels, 'check.last_status', check['last_status']);
-  put(labels, 'check.uptime', check['uptime']);
-  put(labels, 'check.period', check['period']);
-  put(labels, 'downtime.id', downtime?.['id']);
-  put(labels, 'downtime.error', downtime?.['error']);
-  put(labels, 'downtime.duration', downtime?.['duration']);
-  put(labels, 'downtime.partial', downtime?.['partial']);
-  putAll(labels, 'ssl', e['ssl']);
+  putLabel(labels, 'event', event);
+  putLabel(labels, 'check.token', token);
+  putLabel(labels, 'check.url', url);
+  putLabel(labels, 'check.alias', check['alias']);
+  putLabel(labels, 'check.error', check['error']);
+  putLabel(labels, 'check.last_status', check['last_status']);
+  putLabel(labels, 'check.uptime', check['uptime']);
+  putLabel(labels, 'check.period', check['period']);
+  putLabel(labels, 'downtime.id', downtime?.['id']);
+  putLabel(labels, 'downtime.error', downtime?.['error']);
+  putLabel(labels, 'downtime.duration', downtime?.['duration']);
+  putLabel(labels, 'downtime.partial', downtime?.['partial']);
+  putNested(labels, 'ssl', e['ssl']);
 
   const instance = kind.key === undefined ? '' : `:${kind.key}`;
   return signal({

@@ -8,36 +8,10 @@ import {
   type NormaliseResult,
   type Normaliser,
 } from '../signal.js';
-import { arr, first, hashOf, isObject, obj, signal, str, time } from './read.js';
+import { hostLink, putLabel } from './labels.js';
+import { arr, first, hashOf, isObject, obj, prefixedId, signal, str, time } from './read.js';
 
 const SOURCE = 'uptime-kuma';
-const MAX_LABELS = 200;
-
-/** Label text: primitives as text, arrays of primitives joined with commas, nested values skipped. */
-function text(v: unknown): string | undefined {
-  if (typeof v === 'boolean') return String(v);
-  if (Array.isArray(v)) {
-    const parts = v
-      .slice(0, 100)
-      .map((x) => str(x))
-      .filter((s): s is string => s !== undefined);
-    return parts.length > 0 ? parts.join(',').slice(0, 1000) : undefined;
-  }
-  return str(v)?.slice(0, 1000);
-}
-
-function put(labels: Record<string, string>, key: string, v: unknown): void {
-  if (Object.keys(labels).length >= MAX_LABELS) return;
-  const t = text(v);
-  if (t !== undefined) labels[key] = t;
-}
-
-/** An absolute http(s) URL with a host; Kuma leaves "https://" in the url of non-HTTP monitors. */
-function absolute(v: unknown): string | undefined {
-  const s = str(v);
-  if (s === undefined || s.length > 2000 || !/^https?:\/\/[^/\s]+/i.test(s)) return undefined;
-  return s;
-}
 
 /** heartbeat.localDateTime with heartbeat.timezoneOffset, else heartbeat.time (UTC). */
 function beatTime(heartbeat: Record<string, unknown>): string | undefined {
@@ -48,9 +22,7 @@ function beatTime(heartbeat: Record<string, unknown>): string | undefined {
     const zone = /^([+-]\d{2}):?(\d{2})$/.exec(offset);
     if (zone !== null) return time(`${local.replace(' ', 'T')}${zone[1]}:${zone[2]}`);
   }
-  const utc = str(heartbeat['time']);
-  if (utc !== undefined && plain.test(utc)) return time(`${utc.replace(' ', 'T')}Z`);
-  return time(utc);
+  return time(str(heartbeat['time']));
 }
 
 /** heartbeat.status as a number (Kuma sends a number; a numeric string is accepted). */
@@ -102,24 +74,25 @@ function normalise(body: unknown, ctx: NormaliseContext): NormaliseResult {
   const id = str(monitor['id']);
   const name = first(monitor['name'], id === undefined ? undefined : `monitor ${id}`);
   if (name === undefined) throw new NotReadableError('monitor.name is missing');
-  const url = absolute(monitor['url']);
+  // Kuma leaves a bare "https://" in the url of non-HTTP monitors: not a link.
+  const url = hostLink(monitor['url']);
   const when = beatTime(heartbeat) ?? ctx.receivedAt;
 
   const labels: Record<string, string> = {};
-  put(labels, 'monitor.id', id);
-  put(labels, 'monitor.type', monitor['type']);
-  put(labels, 'monitor.pathName', monitor['pathName']);
-  put(labels, 'monitor.hostname', monitor['hostname']);
-  put(labels, 'monitor.port', monitor['port']);
-  put(labels, 'monitor.url', url);
-  put(labels, 'heartbeat.msg', heartbeat['msg']);
-  put(labels, 'heartbeat.ping', heartbeat['ping']);
-  put(labels, 'heartbeat.important', heartbeat['important']);
-  put(labels, 'heartbeat.duration', heartbeat['duration']);
+  putLabel(labels, 'monitor.id', id);
+  putLabel(labels, 'monitor.type', monitor['type']);
+  putLabel(labels, 'monitor.pathName', monitor['pathName']);
+  putLabel(labels, 'monitor.hostname', monitor['hostname']);
+  putLabel(labels, 'monitor.port', monitor['port']);
+  putLabel(labels, 'monitor.url', url);
+  putLabel(labels, 'heartbeat.msg', heartbeat['msg']);
+  putLabel(labels, 'heartbeat.ping', heartbeat['ping']);
+  putLabel(labels, 'heartbeat.important', heartbeat['important']);
+  putLabel(labels, 'heartbeat.duration', heartbeat['duration']);
   for (const tag of (arr(monitor['tags']) ?? []).slice(0, 50)) {
     const tagName = isObject(tag) ? str(tag['name']) : undefined;
     if (isObject(tag) && tagName !== undefined) {
-      put(labels, `tag.${tagName.slice(0, 100)}`, str(tag['value']) ?? 'true');
+      putLabel(labels, `tag.${tagName.slice(0, 100)}`, str(tag['value']) ?? 'true');
     }
   }
 
@@ -131,13 +104,12 @@ function normalise(body: unknown, ctx: NormaliseContext): NormaliseResult {
     severity: 'high',
     service: serviceOf(monitor)?.slice(0, 500) ?? null,
     resource: first(monitor['hostname'], url)?.slice(0, 500) ?? null,
-    fingerprint:
-      id !== undefined && id.length <= 200 ? `${SOURCE}:${id}` : hashOf(SOURCE, id ?? name),
+    fingerprint: id !== undefined ? prefixedId(SOURCE, id) : hashOf(SOURCE, name),
     started_at: when,
     ended_at: status === 'resolved' ? when : null,
     summary: first(b['msg'], heartbeat['msg']) ?? name,
     labels,
-    link: url ?? null,
+    link: url,
   });
   return { kind: 'signals', signals: [out] };
 }

@@ -7,10 +7,10 @@ import {
   type Normaliser,
   type Severity,
 } from '../signal.js';
-import { first, hashOf, obj, severity, signal, str, time } from './read.js';
+import { putLabel } from './labels.js';
+import { first, idFingerprint, obj, severity, signal, str, time } from './read.js';
 
 const SOURCE = 'vmware-vrealize';
-const MAX_LABELS = 200;
 
 const CRITICALITY: Readonly<Record<string, Severity>> = {
   alert_criticality_level_critical: 'critical',
@@ -18,25 +18,6 @@ const CRITICALITY: Readonly<Record<string, Severity>> = {
   alert_criticality_level_warning: 'warning',
   alert_criticality_level_info: 'info',
 };
-
-/** Label text: primitives as text, arrays of primitives joined with commas, nested values skipped. */
-function text(v: unknown): string | undefined {
-  if (typeof v === 'boolean') return String(v);
-  if (Array.isArray(v)) {
-    const parts = v
-      .slice(0, 100)
-      .map((x) => str(x))
-      .filter((s): s is string => s !== undefined);
-    return parts.length > 0 ? parts.join(',').slice(0, 1000) : undefined;
-  }
-  return str(v)?.slice(0, 1000);
-}
-
-function put(labels: Record<string, string>, key: string, v: unknown): void {
-  if (Object.keys(labels).length >= MAX_LABELS) return;
-  const t = text(v);
-  if (t !== undefined) labels[key] = t;
-}
 
 function detect(body: unknown): boolean {
   const b = obj(body);
@@ -75,9 +56,9 @@ function normalise(body: unknown, ctx: NormaliseContext): NormaliseResult {
     'Health',
     'Efficiency',
   ]) {
-    put(labels, key, b[key]);
+    putLabel(labels, key, b[key]);
   }
-  put(labels, 'updateDate', time(b['updateDate']));
+  putLabel(labels, 'updateDate', time(b['updateDate']));
 
   const out = signal({
     source: SOURCE,
@@ -85,7 +66,7 @@ function normalise(body: unknown, ctx: NormaliseContext): NormaliseResult {
     status: resolved ? 'resolved' : 'firing',
     severity: severity(b['criticality'], CRITICALITY),
     resource: first(b['resourceName'], b['resourceId'])?.slice(0, 500) ?? null,
-    fingerprint: id.length <= 200 ? id : hashOf(SOURCE, id),
+    fingerprint: idFingerprint(SOURCE, id, 200),
     started_at: time(b['startDate']) ?? ctx.receivedAt,
     // cancelDate is set on active alerts too; it is the end only once the alert is canceled.
     ended_at: resolved ? (time(b['cancelDate']) ?? time(b['updateDate']) ?? ctx.receivedAt) : null,

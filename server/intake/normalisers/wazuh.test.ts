@@ -1,10 +1,30 @@
 import { describe, expect, it } from 'vitest';
-import { checkSignal } from '../signal-check.js';
-import { NotReadableError, type NormaliseResult, type Signal } from '../signal.js';
 import { normaliser } from './wazuh.js';
-import { CONTEXT, hasShared, projectFixtures, sharedFixtures, sharedSources } from './testing.js';
+import {
+  allFixtures,
+  core,
+  deepArray,
+  expectDetected,
+  expectNotDetected,
+  expectNotReadable,
+  expectOtherSourcesNotDetected,
+  expectSafe,
+  fields,
+  fixtureTests,
+  hostileSweep,
+  nested,
+  readerFor,
+  SHALLOW_SWEEP_WITHOUT_EDGES,
+  UNREADABLE_BODIES,
+  type Core,
+  type Fields,
+  type Want,
+  type CountedWant,
+} from './harness.js';
+import { CONTEXT, hasShared, projectFixtures, sharedFixtures } from './testing.js';
 
 const SOURCE = 'wazuh';
+const { run, signalsOf, only, project } = readerFor(normaliser);
 
 /** Keep-derived messages are read on the explicit /v1/alerts/wazuh route only (§4). */
 const EXPLICIT_ONLY = new Set([
@@ -12,106 +32,9 @@ const EXPLICIT_ONLY = new Set([
   'keep-derived-rootcheck.json',
 ]);
 
-type Fields = Pick<
-  Signal,
-  | 'name'
-  | 'status'
-  | 'severity'
-  | 'service'
-  | 'resource'
-  | 'fingerprint'
-  | 'started_at'
-  | 'ended_at'
-  | 'link'
->;
-type Core = Pick<Signal, 'name' | 'status' | 'severity' | 'service' | 'resource' | 'fingerprint'>;
-type Control = { readonly control: string };
-
-const fields = (s: Signal): Fields => ({
-  name: s.name,
-  status: s.status,
-  severity: s.severity,
-  service: s.service,
-  resource: s.resource,
-  fingerprint: s.fingerprint,
-  started_at: s.started_at,
-  ended_at: s.ended_at,
-  link: s.link,
-});
-const core = ({ name, status, severity, service, resource, fingerprint }: Signal): Core => ({
-  name,
-  status,
-  severity,
-  service,
-  resource,
-  fingerprint,
-});
-
-const read = (body: unknown): NormaliseResult => normaliser.normalise(body, CONTEXT);
-
-function signalsOf(r: NormaliseResult): readonly Signal[] {
-  if (r.kind !== 'signals') throw new Error(`expected signals, got control: ${r.reason}`);
-  r.signals.forEach((s, i) => checkSignal(s, i, SOURCE));
-  return r.signals;
-}
-
-function only(body: unknown): Signal {
-  const [s, ...rest] = signalsOf(read(body));
-  expect(rest).toHaveLength(0);
-  if (s === undefined) throw new Error('no signal');
-  return s;
-}
-
-/** Either a result or NotReadableError; never another exception. */
-function expectSafe(body: unknown): void {
-  expect(typeof normaliser.detect(body, CONTEXT)).toBe('boolean');
-  try {
-    const r = read(body);
-    if (r.kind === 'signals') r.signals.forEach((s, i) => checkSignal(s, i, SOURCE));
-    else expect(typeof r.reason).toBe('string');
-  } catch (err) {
-    expect(err).toBeInstanceOf(NotReadableError);
-  }
-}
-
-/** Copies of body with the value at each path (to depth 3) replaced by a wrong type. */
-function* mutations(body: unknown, depth = 3): Generator<unknown> {
-  const WRONG: unknown[] = [null, 42, 'x', [], {}, true, 'x'.repeat(100_000)];
-  if (depth === 0 || typeof body !== 'object' || body === null) return;
-  const entries = Array.isArray(body)
-    ? body.map((v: unknown, i) => [String(i), v] as const)
-    : Object.entries(body);
-  for (const [k, v] of entries.slice(0, 40)) {
-    const copy = (x: unknown): unknown =>
-      Array.isArray(body)
-        ? Object.assign([...(body as unknown[])], { [k]: x })
-        : { ...body, [k]: x };
-    for (const w of WRONG) yield copy(w);
-    for (const m of mutations(v, depth - 1)) yield copy(m);
-  }
-}
-
-function nested(key: string, levels: number, leaf: unknown): unknown {
-  let v = leaf;
-  for (let i = 0; i < levels; i++) v = { [key]: v };
-  return v;
-}
-
-function deepArray(levels: number): unknown {
-  let v: unknown = [];
-  for (let i = 0; i < levels; i++) v = [v];
-  return v;
-}
-
-const project = (file: string): Record<string, unknown> => {
-  const body = projectFixtures(SOURCE).find((f) => f.file === file)?.body;
-  if (typeof body !== 'object' || body === null) throw new Error(`no fixture ${file}`);
-  return body as Record<string, unknown>;
-};
-
 // Project fixtures ------------------------------------------------------------------------
 
-const PROJECT: Record<string, readonly Fields[] | Control> = {
+const PROJECT: Record<string, Want<Fields>> = {
   'keep-derived-rootcheck.json': [
     {
       name: 'Host-based anomaly detection event (rootcheck).',
@@ -162,19 +85,7 @@ const PROJECT: Record<string, readonly Fields[] | Control> = {
 describe('wazuh: project fixtures', () => {
   const fixtures = projectFixtures(SOURCE);
 
-  it('has an expectation for every fixture file', () => {
-    expect(fixtures.map((f) => f.file).sort()).toEqual(Object.keys(PROJECT).sort());
-  });
-
-  for (const { file, body } of fixtures) {
-    it(file, () => {
-      const want = PROJECT[file];
-      const got = read(body);
-      if (want !== undefined && 'control' in want) {
-        expect(got).toEqual({ kind: 'control', reason: want.control });
-      } else expect(signalsOf(got).map(fields)).toEqual(want);
-    });
-  }
+  fixtureTests(normaliser, fixtures, PROJECT, fields);
 
   it('keeps rule, agent, compliance and data fields as labels; the summary is the log line', () => {
     const s = only(project('native-sshd-bruteforce-5712.json'));
@@ -276,7 +187,7 @@ describe('wazuh: fingerprints', () => {
 
 // Shared fixtures -------------------------------------------------------------------------
 
-const SHARED: Record<string, { count: number; signals: readonly Core[] } | Control> = {
+const SHARED: Record<string, CountedWant<Core>> = {
   'keep-custom-integration-output.json': {
     count: 1,
     signals: [
@@ -310,23 +221,7 @@ const SHARED: Record<string, { count: number; signals: readonly Core[] } | Contr
 describe.runIf(hasShared)('wazuh: shared fixtures', () => {
   const fixtures = sharedFixtures(SOURCE);
 
-  it('has an expectation for every shared fixture file', () => {
-    expect(fixtures.map((f) => f.file).sort()).toEqual(Object.keys(SHARED).sort());
-  });
-
-  for (const { file, body } of fixtures) {
-    it(file, () => {
-      const want = SHARED[file];
-      const got = read(body);
-      if (want === undefined || 'control' in want) {
-        expect(got).toEqual({ kind: 'control', reason: want?.control });
-        return;
-      }
-      const signals = signalsOf(got);
-      expect(signals).toHaveLength(want.count);
-      expect(signals.map(core)).toEqual(want.signals);
-    });
-  }
+  fixtureTests(normaliser, fixtures, SHARED, core, { shared: true });
 
   it('reads the times: "+0000" without colon, and Keep\'s "+01.00"', () => {
     const time = (file: string) => only(fixtures.find((f) => f.file === file)?.body).started_at;
@@ -335,23 +230,19 @@ describe.runIf(hasShared)('wazuh: shared fixtures', () => {
   });
 
   it('does not detect the shared fixtures of other sources', () => {
-    for (const other of sharedSources().filter((s) => s !== SOURCE)) {
-      for (const { file, body } of sharedFixtures(other)) {
-        expect(normaliser.detect(body, CONTEXT), `${other}/${file}`).toBe(false);
-      }
-    }
+    expectOtherSourcesNotDetected(normaliser);
   });
 });
 
 // Detection -------------------------------------------------------------------------------
 
 describe('wazuh: detect', () => {
-  const all = [...projectFixtures(SOURCE), ...sharedFixtures(SOURCE)];
+  const all = allFixtures(SOURCE);
 
   it('recognises every native alert fixture', () => {
     const native = all.filter((f) => !EXPLICIT_ONLY.has(f.file));
     expect(native.length).toBeGreaterThan(0);
-    for (const { file, body } of native) expect(normaliser.detect(body, CONTEXT), file).toBe(true);
+    expectDetected(normaliser, native);
   });
 
   it('leaves Keep-derived messages to the explicit route: not detected, but read', () => {
@@ -359,13 +250,12 @@ describe('wazuh: detect', () => {
     expect(keep.length).toBeGreaterThan(0);
     for (const { file, body } of keep) {
       expect(normaliser.detect(body, CONTEXT), file).toBe(false);
-      expect(signalsOf(read(body)), file).toHaveLength(1);
+      expect(signalsOf(run(body)), file).toHaveLength(1);
     }
   });
 
   it('rejects empty and foreign bodies', () => {
-    for (const body of [null, {}, [], 'x', 42])
-      expect(normaliser.detect(body, CONTEXT)).toBe(false);
+    expectNotDetected(normaliser, [null, {}, [], 'x', 42]);
     const falco = {
       rule: 'Terminal shell in container',
       priority: 'Notice',
@@ -374,8 +264,7 @@ describe('wazuh: detect', () => {
       time: '2026-01-01T00:00:00Z',
     };
     const noAgent = { rule: { level: 5, id: '5710', description: 'x' } };
-    expect(normaliser.detect(falco, CONTEXT)).toBe(false);
-    expect(normaliser.detect(noAgent, CONTEXT)).toBe(false);
+    expectNotDetected(normaliser, [falco, noAgent]);
   });
 });
 
@@ -383,20 +272,13 @@ describe('wazuh: detect', () => {
 
 describe('wazuh: hostile input', () => {
   it('throws NotReadableError for bodies that are not Wazuh alerts', () => {
-    for (const body of [
-      null,
-      42,
-      'x',
-      [],
-      {},
-      { alerts: 'no' },
+    expectNotReadable(normaliser, [
+      ...UNREADABLE_BODIES,
       { rule: 'Terminal shell in container', priority: 'Notice', output: 'x' },
       { rule: {}, agent: {} },
       { message: 'm', description: 'no rule lines here' },
       { message: 'm', description: 42 },
-    ]) {
-      expect(() => read(body), JSON.stringify(body)).toThrow(NotReadableError);
-    }
+    ]);
   });
 
   it('never throws anything but NotReadableError', () => {
@@ -419,12 +301,10 @@ describe('wazuh: hostile input', () => {
       { message: 'm', description: `Rule ID ${'x'.repeat(5_000_000)}` },
       { message: 'm', description: 'Rule ID 1\n'.repeat(100_000), created_at: {} },
     ];
-    for (const body of bodies) expectSafe(body);
+    for (const body of bodies) expectSafe(normaliser, body);
   });
 
   it('survives wrong types at every field of every fixture', () => {
-    for (const { body } of [...projectFixtures(SOURCE), ...sharedFixtures(SOURCE)]) {
-      for (const m of mutations(body)) expectSafe(m);
-    }
+    hostileSweep(normaliser, allFixtures(SOURCE), SHALLOW_SWEEP_WITHOUT_EDGES);
   });
 });

@@ -10,6 +10,7 @@ import {
   type Severity,
   type Signal,
 } from '../signal.js';
+import { putLabel, putNested } from './labels.js';
 import {
   COMMON_SEVERITY,
   arr,
@@ -26,7 +27,6 @@ import {
 } from './read.js';
 
 const SOURCE = 'wazuh';
-const MAX_LABELS = 200;
 
 /** Rule level 0–15 in the suggested bands: ≥12 critical, 8–11 high, 4–7 warning, 0–3 info. */
 function levelSeverity(level: number | undefined): Severity {
@@ -42,36 +42,6 @@ function levelOf(v: unknown): number | undefined {
   if (typeof v === 'number' && Number.isInteger(v) && v >= 0) return v;
   if (typeof v === 'string' && /^\s*\d{1,3}\s*$/.test(v)) return Number(v);
   return undefined;
-}
-
-/** Label text: primitives as text, arrays of primitives joined with commas, nested values skipped. */
-function text(v: unknown): string | undefined {
-  if (typeof v === 'boolean') return String(v);
-  if (Array.isArray(v)) {
-    const parts = v
-      .slice(0, 100)
-      .map((x) => str(x))
-      .filter((s): s is string => s !== undefined);
-    return parts.length > 0 ? parts.join(',').slice(0, 1000) : undefined;
-  }
-  return str(v)?.slice(0, 1000);
-}
-
-function put(labels: Record<string, string>, key: string, v: unknown): void {
-  if (Object.keys(labels).length >= MAX_LABELS) return;
-  const t = text(v);
-  if (t !== undefined) labels[key] = t;
-}
-
-/** Every primitive (or list of primitives) under an object, keys joined with dots, a few levels deep. */
-function putAll(labels: Record<string, string>, prefix: string, v: unknown, depth = 0): void {
-  if (!isObject(v) || depth > 3) return;
-  for (const [k, val] of Object.entries(v)) {
-    if (Object.keys(labels).length >= MAX_LABELS) return;
-    const key = `${prefix}.${k}`;
-    if (isObject(val)) putAll(labels, key, val, depth + 1);
-    else put(labels, key, val);
-  }
 }
 
 function firstLine(v: string | undefined): string | undefined {
@@ -97,24 +67,24 @@ function native(b: JsonObject, rule: JsonObject, ctx: NormaliseContext): Signal 
   if (srcip !== undefined && groups.some((g) => AUTH_GROUP.test(g))) parts.push(srcip);
 
   const labels: Record<string, string> = {};
-  put(labels, 'rule.id', ruleId);
-  put(labels, 'rule.level', level);
-  put(labels, 'rule.groups', groups);
-  put(labels, 'rule.firedtimes', rule['firedtimes']);
+  putLabel(labels, 'rule.id', ruleId);
+  putLabel(labels, 'rule.level', level);
+  putLabel(labels, 'rule.groups', groups);
+  putLabel(labels, 'rule.firedtimes', rule['firedtimes']);
   for (const key of ['pci_dss', 'gdpr', 'hipaa', 'nist_800_53', 'gpg13', 'tsc']) {
-    put(labels, `rule.${key}`, rule[key]);
+    putLabel(labels, `rule.${key}`, rule[key]);
   }
-  putAll(labels, 'rule.mitre', rule['mitre']);
-  put(labels, 'agent.id', agentId);
-  put(labels, 'agent.name', agent?.['name']);
-  put(labels, 'agent.ip', agent?.['ip']);
-  put(labels, 'manager.name', at(b, 'manager.name'));
-  put(labels, 'decoder.name', at(b, 'decoder.name'));
-  put(labels, 'predecoder.hostname', at(b, 'predecoder.hostname'));
-  put(labels, 'location', b['location']);
-  put(labels, 'id', b['id']);
-  putAll(labels, 'syscheck', b['syscheck']);
-  putAll(labels, 'data', b['data']);
+  putNested(labels, 'rule.mitre', rule['mitre']);
+  putLabel(labels, 'agent.id', agentId);
+  putLabel(labels, 'agent.name', agent?.['name']);
+  putLabel(labels, 'agent.ip', agent?.['ip']);
+  putLabel(labels, 'manager.name', at(b, 'manager.name'));
+  putLabel(labels, 'decoder.name', at(b, 'decoder.name'));
+  putLabel(labels, 'predecoder.hostname', at(b, 'predecoder.hostname'));
+  putLabel(labels, 'location', b['location']);
+  putLabel(labels, 'id', b['id']);
+  putNested(labels, 'syscheck', b['syscheck']);
+  putNested(labels, 'data', b['data']);
 
   return signal({
     source: SOURCE,
@@ -152,11 +122,11 @@ function keep(b: JsonObject, description: string, ctx: NormaliseContext): Signal
   const created = str(b['created_at'])?.replace(/([+-]\d{2})\.(\d{2})$/, '$1:$2');
 
   const labels: Record<string, string> = { format: 'keep' };
-  put(labels, 'rule.id', ruleId);
-  put(labels, 'rule.level', level);
-  put(labels, 'agent.id', agentId);
-  put(labels, 'agent.name', agentName);
-  put(labels, 'keep.severity', b['severity']);
+  putLabel(labels, 'rule.id', ruleId);
+  putLabel(labels, 'rule.level', level);
+  putLabel(labels, 'agent.id', agentId);
+  putLabel(labels, 'agent.name', agentName);
+  putLabel(labels, 'keep.severity', b['severity']);
 
   return signal({
     source: SOURCE,

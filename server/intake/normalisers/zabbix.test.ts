@@ -1,100 +1,36 @@
 import { describe, expect, it } from 'vitest';
-import { checkSignal } from '../signal-check.js';
-import { NotReadableError, type NormaliseResult, type Signal } from '../signal.js';
 import { normaliser } from './zabbix.js';
-import { CONTEXT, hasShared, projectFixtures, sharedFixtures, sharedSources } from './testing.js';
+import {
+  allFixtures,
+  core,
+  deepArray,
+  expectDetected,
+  expectNotDetected,
+  expectNotReadable,
+  expectOtherSourcesNotDetected,
+  expectPaired,
+  expectSafe,
+  fields,
+  fixtureTests,
+  hostileSweep,
+  nested,
+  readerFor,
+  SHALLOW_SWEEP,
+  UNREADABLE_BODIES,
+  type Core,
+  type Fields,
+  type Want,
+  type CountedWant,
+} from './harness.js';
+import { CONTEXT, hasShared, projectFixtures, sharedFixtures } from './testing.js';
 
 const SOURCE = 'zabbix';
 const RECEIVED = CONTEXT.receivedAt;
-
-type Fields = Pick<
-  Signal,
-  | 'name'
-  | 'status'
-  | 'severity'
-  | 'service'
-  | 'resource'
-  | 'fingerprint'
-  | 'started_at'
-  | 'ended_at'
-  | 'link'
->;
-type Core = Pick<Signal, 'name' | 'status' | 'severity' | 'service' | 'resource' | 'fingerprint'>;
-type Control = { readonly control: string };
-
-const fields = (s: Signal): Fields => ({
-  name: s.name,
-  status: s.status,
-  severity: s.severity,
-  service: s.service,
-  resource: s.resource,
-  fingerprint: s.fingerprint,
-  started_at: s.started_at,
-  ended_at: s.ended_at,
-  link: s.link,
-});
-const core = ({ name, status, severity, service, resource, fingerprint }: Signal): Core => ({
-  name,
-  status,
-  severity,
-  service,
-  resource,
-  fingerprint,
-});
-
-function signalsOf(r: NormaliseResult): readonly Signal[] {
-  if (r.kind !== 'signals') throw new Error(`expected signals, got control: ${r.reason}`);
-  r.signals.forEach((s, i) => checkSignal(s, i, SOURCE));
-  return r.signals;
-}
-
-const bodyOf = (file: string): unknown =>
-  projectFixtures(SOURCE).find((f) => f.file === file)?.body;
-const one = (body: unknown): Signal | undefined =>
-  signalsOf(normaliser.normalise(body, CONTEXT))[0];
-
-/** Either a result or NotReadableError; never another exception. */
-function expectSafe(body: unknown): void {
-  expect(typeof normaliser.detect(body, CONTEXT)).toBe('boolean');
-  try {
-    const r = normaliser.normalise(body, CONTEXT);
-    if (r.kind === 'signals') r.signals.forEach((s, i) => checkSignal(s, i, SOURCE));
-    else expect(typeof r.reason).toBe('string');
-  } catch (err) {
-    expect(err).toBeInstanceOf(NotReadableError);
-  }
-}
-
-/** Copies of body with the value at each path (to depth 3) replaced by a wrong type. */
-function* mutations(body: unknown, depth = 3): Generator<unknown> {
-  const WRONG: unknown[] = [null, 42, -1, '', 'x', [], {}, true, 'x'.repeat(100_000)];
-  if (depth === 0 || typeof body !== 'object' || body === null) return;
-  const entries = Array.isArray(body) ? body.map((v, i) => [i, v] as const) : Object.entries(body);
-  for (const [k, v] of entries.slice(0, 40)) {
-    const copy = (x: unknown): unknown =>
-      Array.isArray(body)
-        ? Object.assign([...(body as unknown[])], { [k]: x })
-        : { ...body, [k]: x };
-    for (const w of WRONG) yield copy(w);
-    for (const m of mutations(v, depth - 1)) yield copy(m);
-  }
-}
-
-function nested(key: string, levels: number, leaf: unknown): unknown {
-  let v = leaf;
-  for (let i = 0; i < levels; i++) v = { [key]: v };
-  return v;
-}
-
-function deepArray(levels: number): unknown {
-  let v: unknown = [];
-  for (let i = 0; i < levels; i++) v = [v];
-  return v;
-}
+const { first, project } = readerFor(normaliser);
 
 // Project fixtures ----------------------------------------------------------------------
 
-const PROJECT: Record<string, readonly Fields[] | Control> = {
+const PROJECT: Record<string, Want<Fields>> = {
   'problem-replication-lag.json': [
     {
       name: 'PostgreSQL replication lag is too high',
@@ -128,29 +64,17 @@ const PROJECT: Record<string, readonly Fields[] | Control> = {
 describe('zabbix: project fixtures', () => {
   const fixtures = projectFixtures(SOURCE);
 
-  it('has an expectation for every fixture file', () => {
-    expect(fixtures.map((f) => f.file).sort()).toEqual(Object.keys(PROJECT).sort());
-  });
-
-  for (const { file, body } of fixtures) {
-    it(file, () => {
-      const want = PROJECT[file];
-      const got = normaliser.normalise(body, CONTEXT);
-      if (want !== undefined && 'control' in want)
-        expect(got).toEqual({ kind: 'control', reason: want.control });
-      else expect(signalsOf(got).map(fields)).toEqual(want);
-    });
-  }
+  fixtureTests(normaliser, fixtures, PROJECT, fields);
 
   it('gives the problem and its recovery the same fingerprint', () => {
-    const a = one(bodyOf('problem-replication-lag.json'));
-    const b = one(bodyOf('resolved-replication-lag.json'));
-    expect([a?.status, b?.status]).toEqual(['firing', 'resolved']);
-    expect(b?.fingerprint).toBe(a?.fingerprint);
+    expectPaired(
+      first(project('problem-replication-lag.json')),
+      first(project('resolved-replication-lag.json')),
+    );
   });
 
   it('keeps the other template values and tags as labels, not unexpanded macros', () => {
-    const s = one(bodyOf('problem-replication-lag.json'));
+    const s = first(project('problem-replication-lag.json'));
     expect(s?.labels).toEqual({
       severity: 'High',
       item: 'Replication lag: 412 s',
@@ -165,7 +89,7 @@ describe('zabbix: project fixtures', () => {
   });
 
   it('maps every severity name and number', () => {
-    const body = bodyOf('problem-replication-lag.json') as object;
+    const body = project('problem-replication-lag.json') as object;
     const cases = [
       ['Disaster', 'critical'],
       ['High', 'high'],
@@ -176,16 +100,20 @@ describe('zabbix: project fixtures', () => {
       [5, 'critical'],
       [1, 'info'],
     ] as const;
-    for (const [severity, want] of cases) expect(one({ ...body, severity })?.severity).toBe(want);
+    for (const [severity, want] of cases) expect(first({ ...body, severity })?.severity).toBe(want);
   });
 
   it('accepts OK as a recovery and {EVENT.TAGS} as a string', () => {
     const body = {
-      ...(bodyOf('problem-replication-lag.json') as object),
+      ...(project('problem-replication-lag.json') as object),
       status: 'OK',
       tags: 'service:ledger, env:prod',
     };
-    expect(one(body)).toMatchObject({ status: 'resolved', service: 'ledger', ended_at: RECEIVED });
+    expect(first(body)).toMatchObject({
+      status: 'resolved',
+      service: 'ledger',
+      ended_at: RECEIVED,
+    });
   });
 
   it('ignores an empty eventid in the link and an empty service tag', () => {
@@ -197,20 +125,20 @@ describe('zabbix: project fixtures', () => {
       link: 'https://z/tr_events.php?triggerid=&eventid=',
       tags: 'service:, env:prod',
     };
-    const s = one(body);
+    const s = first(body);
     expect(s?.fingerprint).toMatch(/^[0-9a-f]{32}$/);
     expect(s?.service).toBeNull();
   });
 
   it('falls back to a hash of trigger id and host without an event id', () => {
-    const s = one({
+    const s = first({
       hostname: 'h1',
       trigger: 'Disk full',
       status: 'PROBLEM',
       severity: 'High',
       link: 'https://z/tr_events.php?triggerid=9',
     });
-    const again = one({
+    const again = first({
       hostname: 'h1',
       trigger: 'Disk full',
       status: 'RESOLVED',
@@ -225,7 +153,7 @@ describe('zabbix: project fixtures', () => {
 
 describe('zabbix: control messages', () => {
   it('acknowledges an unknown status', () => {
-    const body = { ...(bodyOf('problem-replication-lag.json') as object), status: 'DISCOVERED' };
+    const body = { ...(project('problem-replication-lag.json') as object), status: 'DISCOVERED' };
     expect(normaliser.normalise(body, CONTEXT)).toEqual({
       kind: 'control',
       reason: 'zabbix status discovered is not a state change',
@@ -235,7 +163,7 @@ describe('zabbix: control messages', () => {
 
 // Shared fixtures -----------------------------------------------------------------------
 
-const SHARED: Record<string, { count: number; signals: readonly Core[] } | Control> = {
+const SHARED: Record<string, CountedWant<Core>> = {
   'zulip-custom-webhook-problem.json': {
     count: 1,
     signals: [
@@ -255,34 +183,14 @@ const SHARED: Record<string, { count: number; signals: readonly Core[] } | Contr
 describe.runIf(hasShared)('zabbix: shared fixtures', () => {
   const fixtures = sharedFixtures(SOURCE);
 
-  it('has an expectation for every shared fixture file', () => {
-    expect(fixtures.map((f) => f.file).sort()).toEqual(Object.keys(SHARED).sort());
-  });
-
-  for (const { file, body } of fixtures) {
-    it(file, () => {
-      const want = SHARED[file];
-      const got = normaliser.normalise(body, CONTEXT);
-      if (want === undefined || 'control' in want) {
-        expect(got).toEqual({ kind: 'control', reason: want?.control });
-        return;
-      }
-      const signals = signalsOf(got);
-      expect(signals).toHaveLength(want.count);
-      expect(signals.map(core)).toEqual(want.signals);
-    });
-  }
+  fixtureTests(normaliser, fixtures, SHARED, core, { shared: true });
 
   it('uses receive time (the template carries no time)', () => {
-    expect(one(fixtures[0]?.body)?.started_at).toBe(RECEIVED);
+    expect(first(fixtures[0]?.body)?.started_at).toBe(RECEIVED);
   });
 
   it('does not detect the shared fixtures of other sources', () => {
-    for (const other of sharedSources().filter((s) => s !== SOURCE)) {
-      for (const { file, body } of sharedFixtures(other)) {
-        expect(normaliser.detect(body, CONTEXT), `${other}/${file}`).toBe(false);
-      }
-    }
+    expectOtherSourcesNotDetected(normaliser);
   });
 });
 
@@ -290,14 +198,11 @@ describe.runIf(hasShared)('zabbix: shared fixtures', () => {
 
 describe('zabbix: detect', () => {
   it('recognises every fixture of this source', () => {
-    for (const { file, body } of [...projectFixtures(SOURCE), ...sharedFixtures(SOURCE)]) {
-      expect(normaliser.detect(body, CONTEXT), file).toBe(true);
-    }
+    expectDetected(normaliser, allFixtures(SOURCE));
   });
 
   it('rejects empty and foreign bodies', () => {
-    for (const body of [null, {}, [], 'x', 42])
-      expect(normaliser.detect(body, CONTEXT)).toBe(false);
+    expectNotDetected(normaliser, [null, {}, [], 'x', 42]);
     const alertmanager = { version: '4', groupKey: 'k', status: 'firing', alerts: [] };
     const checkmk = {
       what: 'HOST',
@@ -308,8 +213,7 @@ describe('zabbix: detect', () => {
       output: 'x',
     };
     const riemann = { host: 'h', service: 's', state: 'critical', metric: 1 };
-    for (const body of [alertmanager, checkmk, riemann])
-      expect(normaliser.detect(body, CONTEXT)).toBe(false);
+    expectNotDetected(normaliser, [alertmanager, checkmk, riemann]);
   });
 });
 
@@ -318,19 +222,13 @@ describe('zabbix: detect', () => {
 describe('zabbix: hostile input', () => {
   it('throws NotReadableError for bodies that are not this format', () => {
     const bodies: unknown[] = [
-      null,
-      42,
-      'x',
-      [],
-      {},
-      { alerts: 'no' },
+      ...UNREADABLE_BODIES,
       { hostname: 'h', status: 'PROBLEM' },
       { trigger: 't' },
       { trigger: '{TRIGGER.NAME}', status: 'PROBLEM' },
       { trigger: ['t'], status: 'PROBLEM' },
     ];
-    for (const body of bodies)
-      expect(() => normaliser.normalise(body, CONTEXT)).toThrow(NotReadableError);
+    expectNotReadable(normaliser, bodies);
   });
 
   it('never throws anything but NotReadableError', () => {
@@ -345,12 +243,10 @@ describe('zabbix: hostile input', () => {
       { trigger: 't', status: 'PROBLEM', link: '?' + '&'.repeat(5_000_000) },
       { trigger: 'x'.repeat(5_000_000), status: 'PROBLEM', event_id: 'e'.repeat(5_000) },
     ];
-    for (const body of bodies) expectSafe(body);
+    for (const body of bodies) expectSafe(normaliser, body);
   });
 
   it('survives wrong types at every field of every fixture', () => {
-    for (const { body } of [...projectFixtures(SOURCE), ...sharedFixtures(SOURCE)]) {
-      for (const m of mutations(body)) expectSafe(m);
-    }
+    hostileSweep(normaliser, allFixtures(SOURCE), SHALLOW_SWEEP);
   });
 });

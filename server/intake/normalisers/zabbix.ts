@@ -12,7 +12,8 @@ import {
   type Severity,
   type SignalStatus,
 } from '../signal.js';
-import { arr, hashOf, isObject, obj, severity, signal, str, time } from './read.js';
+import { httpLink, labelSetter } from './labels.js';
+import { arr, hashOf, idFingerprint, isObject, obj, severity, signal, str, time } from './read.js';
 
 const SOURCE = 'zabbix';
 
@@ -53,6 +54,9 @@ function val(v: unknown): string | undefined {
   return s === undefined || MACRO.test(s) ? undefined : s;
 }
 
+/** Labels skip unexpanded macros too; booleans are written as text. */
+const putExpanded = labelSetter((v) => (typeof v === 'boolean' ? String(v) : val(v)));
+
 function detect(body: unknown): boolean {
   return (
     isObject(body) &&
@@ -83,11 +87,11 @@ function normalise(body: unknown, ctx: NormaliseContext): NormaliseResult {
   const tags = tagsOf(b['tags']);
   const labels: Record<string, string> = {};
   for (const [k, v] of Object.entries(b).slice(0, 200)) {
-    if (!MAPPED.has(k)) put(labels, k, v);
+    if (!MAPPED.has(k)) putExpanded(labels, k, v);
   }
-  for (const [k, v] of Object.entries(tags)) put(labels, `tag.${k}`, v);
-  if (eventId !== undefined) put(labels, 'event_id', eventId);
-  put(labels, 'trigger_id', triggerId);
+  for (const [k, v] of Object.entries(tags)) putExpanded(labels, `tag.${k}`, v);
+  if (eventId !== undefined) putExpanded(labels, 'event_id', eventId);
+  putExpanded(labels, 'trigger_id', triggerId);
   return {
     kind: 'signals',
     signals: [
@@ -99,12 +103,15 @@ function normalise(body: unknown, ctx: NormaliseContext): NormaliseResult {
         service: val(b['service']) ?? str(tags['service']) ?? null,
         resource: host ?? null,
         // {EVENT.ID}: a recovery carries the id of the problem event it ends.
-        fingerprint: eventId === undefined ? hashOf(SOURCE, triggerId ?? name, host) : key(eventId),
+        fingerprint:
+          eventId === undefined
+            ? hashOf(SOURCE, triggerId ?? name, host)
+            : idFingerprint(SOURCE, eventId),
         started_at: time(b['event_timestamp']) ?? ctx.receivedAt,
         ended_at: status === 'resolved' ? (time(b['recovery_timestamp']) ?? ctx.receivedAt) : null,
         summary: name,
         labels,
-        link: link !== undefined && /^https?:\/\//i.test(link) ? link : null,
+        link: httpLink(link),
       }),
     ],
   };
@@ -132,16 +139,6 @@ function tagsOf(v: unknown): Record<string, string> {
     if (k !== '') out[k] = i < 0 ? '' : part.slice(i + 1).trim();
   }
   return out;
-}
-
-function put(out: Record<string, string>, key: string, v: unknown): void {
-  const s = typeof v === 'boolean' ? String(v) : val(v);
-  if (s !== undefined) out[key] = s.slice(0, 1000);
-}
-
-/** The intake takes fingerprints of at most 512 characters: a longer id is hashed. */
-function key(id: string): string {
-  return id.length <= 512 ? id : hashOf(SOURCE, id);
 }
 
 export const normaliser: Normaliser = { source: SOURCE, detect, normalise };

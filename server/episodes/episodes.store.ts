@@ -1,0 +1,139 @@
+// SQL of episodes: the projection of episode.opened / joined / closed and signal.resolved.
+import type { Database } from 'better-sqlite3';
+import type { LedgerEvent, Projection } from '../ledger/index.js';
+
+export const EPISODE_OPENED = 'episode.opened';
+export const EPISODE_JOINED = 'episode.joined';
+export const EPISODE_CLOSED = 'episode.closed';
+const SIGNAL_RESOLVED = 'signal.resolved';
+
+export interface EpisodeRow {
+  readonly episode_id: string;
+  readonly service: string;
+  readonly status: 'open' | 'quiet' | 'closed';
+  readonly step: string;
+  readonly kind: string;
+  readonly t_open: string;
+  readonly t_quiet: string | null;
+  readonly t_close: string | null;
+  readonly alerts: string;
+  readonly firing: number;
+  readonly decision: string | null;
+  readonly outcome: string | null;
+  readonly result: string | null;
+  readonly action: string;
+  readonly handover_s: number | null;
+  readonly autonomy: string;
+  readonly confirmed: string;
+}
+
+const COLUMNS = `episode_id, service, status, step, kind, t_open, t_quiet, t_close, alerts, firing, decision, outcome, result, action, handover_s, autonomy, confirmed`;
+const text = (e: LedgerEvent, k: string): string => {
+  const v = e.data[k];
+  return typeof v === 'string' ? v : '';
+};
+
+export function createEpisodesStore(db: Database) {
+  const get = db.prepare<[string], EpisodeRow>(
+    `SELECT ${COLUMNS} FROM episodes WHERE episode_id = ?`,
+  );
+  const openOf = db.prepare<[string], EpisodeRow>(
+    `SELECT ${COLUMNS} FROM episodes WHERE service = ? AND status <> 'closed' ORDER BY first_seq LIMIT 1`,
+  );
+  const running = db.prepare<[], EpisodeRow>(
+    `SELECT ${COLUMNS} FROM episodes WHERE status <> 'closed' ORDER BY first_seq`,
+  );
+  const quietSince = db.prepare<[string], EpisodeRow>(
+    `SELECT ${COLUMNS} FROM episodes WHERE status = 'quiet' AND t_quiet <= ? ORDER BY t_quiet`,
+  );
+  const holding = db.prepare<[string, string], { episode_id: string }>(
+    `SELECT s.episode_id FROM episode_signals s JOIN episodes e USING (episode_id)
+     WHERE s.source = ? AND s.fingerprint = ? AND e.status <> 'closed' LIMIT 1`,
+  );
+  const insert = db.prepare<Record<string, unknown>>(
+    `INSERT INTO episodes (episode_id, service, status, step, kind, t_open, alerts, firing, autonomy, first_seq, last_seq)
+     VALUES (@episode_id, @service, 'open', 'intake', 'symptom', @t_open, @alerts, 1, @autonomy, @seq, @seq)`,
+  );
+  const addSignal = db.prepare<[string, string, string, string]>(
+    `INSERT OR IGNORE INTO episode_signals (episode_id, source, fingerprint, name) VALUES (?, ?, ?, ?)`,
+  );
+  const joined = db.prepare<{ name: string; seq: number; id: string }>(
+    `UPDATE episodes SET firing = firing + 1, status = 'open', t_quiet = NULL,
+       alerts = CASE WHEN EXISTS (SELECT 1 FROM json_each(alerts) WHERE value = @name) THEN alerts ELSE json_insert(alerts, '$[#]', @name) END,
+       last_seq = @seq
+     WHERE episode_id = @id`,
+  );
+  // Old values on the right: firing <= 1 means this resolve ends the last firing signal.
+  const resolved = db.prepare<{ ts: string; seq: number; id: string }>(
+    `UPDATE episodes SET firing = max(firing - 1, 0),
+       status = CASE WHEN firing <= 1 THEN 'quiet' ELSE status END,
+       t_quiet = CASE WHEN firing <= 1 THEN @ts ELSE t_quiet END,
+       last_seq = @seq
+     WHERE episode_id = @id`,
+  );
+  const closed = db.prepare<Record<string, unknown>>(
+    `UPDATE episodes SET status = 'closed', step = 'closed', t_close = @t_close, decision = @decision, outcome = @outcome,
+       result = @result, action = @action, handover_s = @handover_s, last_seq = @seq
+     WHERE episode_id = @episode_id`,
+  );
+
+  function apply(e: LedgerEvent): void {
+    if (e.type === EPISODE_OPENED) {
+      insert.run({
+        episode_id: text(e, 'episode_id'),
+        service: text(e, 'service'),
+        t_open: e.ts,
+        alerts: JSON.stringify([text(e, 'name')]),
+        autonomy: text(e, 'autonomy'),
+        seq: e.seq,
+      });
+      addSignal.run(
+        text(e, 'episode_id'),
+        text(e, 'source'),
+        text(e, 'fingerprint'),
+        text(e, 'name'),
+      );
+    } else if (e.type === EPISODE_JOINED) {
+      addSignal.run(
+        text(e, 'episode_id'),
+        text(e, 'source'),
+        text(e, 'fingerprint'),
+        text(e, 'name'),
+      );
+      joined.run({ name: text(e, 'name'), seq: e.seq, id: text(e, 'episode_id') });
+    } else if (e.type === SIGNAL_RESOLVED) {
+      const holder = holding.get(text(e, 'source'), text(e, 'fingerprint'));
+      if (holder) resolved.run({ ts: e.ts, seq: e.seq, id: holder.episode_id });
+    } else if (e.type === EPISODE_CLOSED) {
+      const d = e.data;
+      closed.run({
+        episode_id: text(e, 'episode_id'),
+        t_close: e.ts,
+        decision: d['decision'] ?? null,
+        outcome: d['outcome'] ?? null,
+        result: d['result'] ?? null,
+        action: d['action'] ?? '',
+        handover_s: d['handover_s'] ?? null,
+        seq: e.seq,
+      });
+    }
+  }
+
+  return {
+    get: (id: string): EpisodeRow | null => get.get(id) ?? null,
+    openOf: (service: string): EpisodeRow | null => openOf.get(service) ?? null,
+    running: (): EpisodeRow[] => running.all(),
+    quietSince: (iso: string): EpisodeRow[] => quietSince.all(iso),
+    /** The open episode that holds this signal, if any. */
+    holding: (source: string, fingerprint: string): string | null =>
+      holding.get(source, fingerprint)?.episode_id ?? null,
+    projection: {
+      name: 'episodes',
+      tables: ['episode_signals', 'episodes'],
+      // signal.resolved belongs to the signals projection; episodes only read it.
+      types: [EPISODE_OPENED, EPISODE_JOINED, EPISODE_CLOSED],
+      apply,
+    } satisfies Projection,
+  };
+}
+export type EpisodesStore = ReturnType<typeof createEpisodesStore>;
