@@ -6,6 +6,7 @@ import { createCoreDoctor } from './core-doctor.js';
 import { doctorRoutes } from './doctor/index.js';
 import { createEventsService, eventsRoutes } from './events/index.js';
 import { createEpisodesService, episodesRoutes } from './episodes/index.js';
+import { createImpactService, impactRoutes } from './impact/index.js';
 import { createIntakeService, intakeRoutes } from './intake/index.js';
 import { auth } from './http/auth.js';
 import { createHttpServer } from './http/server.js';
@@ -100,7 +101,13 @@ export async function buildApp(config: Config, options: AppOptions) {
     metrics.syslogDropped.set(syslog.stats().dropped);
   });
 
+  const impact = createImpactService({
+    store: rt.impactStore,
+    ledger: rt.ledger,
+    writer: rt.writer,
+  });
   const status = createStatusService({
+    impactSet: impact.isSet,
     config,
     fingerprint: rt.fingerprint,
     licence: rt.licence,
@@ -172,6 +179,7 @@ export async function buildApp(config: Config, options: AppOptions) {
       await v1.register(eventsRoutes, { events, mode: status.mode });
       await v1.register(intakeRoutes, { intake, mode: status.mode });
       await v1.register(episodesRoutes, { episodes });
+      await v1.register(impactRoutes, { impact });
       v1.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: '/v1' },

@@ -27,6 +27,7 @@ import {
 } from './ledger/install-key.js';
 import { createThreadRunner } from './ledger/verify-threads.js';
 import { createEpisodesStore } from './episodes/index.js';
+import { createImpactStore } from './impact/index.js';
 import { createIntakeStore } from './intake/index.js';
 import { createLicenceService, createLicenceStore } from './licence/index.js';
 import { systemClock, type Clock } from './shared/clock.js';
@@ -76,10 +77,12 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   const licenceStore = createLicenceStore(db);
   const intakeStore = createIntakeStore(db);
   const episodesStore = createEpisodesStore(db);
+  const impactStore = createImpactStore(db);
   projections.register(installStore.projection);
   projections.register(licenceStore.projection);
   projections.register(intakeStore.projection);
   projections.register(episodesStore.projection);
+  projections.register(impactStore.projection);
 
   const ledgerStore = createLedgerStore(db);
   const ledger = createLedgerService({
@@ -159,6 +162,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     installStore,
     intakeStore,
     episodesStore,
+    impactStore,
     ledgerStore,
     ledger,
     reader,

@@ -36,6 +36,12 @@ CREATE TABLE episodes (
   first_seq  INTEGER NOT NULL,
   last_seq   INTEGER NOT NULL
 );
+CREATE TABLE impact_figures (
+  id      INTEGER PRIMARY KEY CHECK (id = 1),
+  figures TEXT NOT NULL,   -- canonical JSON object of the specification's fields
+  set_by  TEXT NOT NULL,
+  set_at  TEXT NOT NULL
+);
 CREATE TABLE install_state (
   id            INTEGER PRIMARY KEY CHECK (id = 1),
   installed_at  TEXT NOT NULL,

@@ -14,8 +14,8 @@ import {
 import type { Principal } from '../shared/types.js';
 import { actorOf, WRONG_CREDENTIAL_DELAY_MS } from './auth.js';
 
-type Credential = 'anyone' | 'viewer' | 'ingest';
-type Method = 'GET' | 'POST';
+type Credential = 'anyone' | 'viewer' | 'admin' | 'ingest';
+type Method = 'GET' | 'POST' | 'PUT';
 
 interface RouteRow {
   readonly method: Method;
@@ -84,6 +84,23 @@ const ROUTES: readonly RouteRow[] = [
     route: '/v1/episodes/:id',
     credential: 'viewer',
     ok: 404, // let in; no such episode in a fresh install
+  },
+  { method: 'GET', url: '/v1/impact', credential: 'admin', ok: 200 },
+  {
+    method: 'PUT',
+    url: '/v1/impact',
+    credential: 'admin',
+    payload: {
+      currency: 'EUR',
+      engineer_hour: 90,
+      triage_min: 20,
+      fix_min: 30,
+      manual_resolve_min: 45,
+      downtime_hour: 5000,
+      callout: 150,
+      annual_cost: 0,
+    },
+    ok: 200,
   },
   { method: 'GET', url: '/metrics', credential: 'viewer', ok: 200 },
   { method: 'GET', url: '/v1/openapi.json', credential: 'anyone', ok: 200 },
@@ -161,11 +178,12 @@ describe('routes: credentials per endpoint', () => {
       });
     }
 
-    if (row.credential === 'viewer') {
-      it('the ingest token: 403 naming the viewer role', async () => {
+    if (row.credential === 'viewer' || row.credential === 'admin') {
+      const role = row.credential;
+      it(`the ingest token: 403 naming the ${role} role`, async () => {
         const body = expectError(await call(server, row, asIngest()), 403, 'role_required');
-        expect(body.role).toBe('viewer');
-        expect(body.message).toContain('viewer');
+        expect(body.role).toBe(role);
+        expect(body.message).toContain(role);
       });
     }
 

@@ -12,6 +12,8 @@ interface Deps {
   readonly startedAt: string;
   /** True once a connection works; the connectors domain provides it. */
   readonly hasWorkingConnection: () => boolean;
+  /** True once the caller has set impact figures. */
+  readonly impactSet?: () => boolean;
 }
 
 export function createStatusService(deps: Deps) {
@@ -84,7 +86,7 @@ export function createStatusService(deps: Deps) {
                 days_left: lic.days_left,
               },
         setup: setup(),
-        impact_set: false,
+        impact_set: deps.impactSet?.() ?? false,
         auth: { sso: false, methods: ['token'] },
         ledger: {
           seq: head.seq,
