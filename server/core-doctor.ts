@@ -4,6 +4,7 @@ import {
   dataVolumeCheck,
   ledgerCheck,
   licenceCheck,
+  investigationsCheck,
   mainCheck,
 } from './doctor/index.js';
 import type { Runtime } from './runtime.js';
@@ -24,5 +25,6 @@ export function createCoreDoctor(
   );
   doctor.register(dataVolumeCheck(rt.config.dataDir));
   doctor.register(licenceCheck(rt.licence, rt.fingerprint));
+  doctor.register(investigationsCheck(() => rt.episodesStore.running()));
   return doctor;
 }

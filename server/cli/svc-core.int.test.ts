@@ -208,6 +208,7 @@ describe('svc-core', () => {
         'Audit / ledger integrity',
         'Storage / data volume',
         'Licence / confirmation',
+        'Core / Investigations',
       ]);
       for (const c of report.checks) expect(['ok', 'warn', 'fail']).toContain(c.status);
       expect(json.code).toBe(report.status === 'fail' ? 1 : 0);
@@ -225,14 +226,17 @@ describe('svc-core', () => {
       const text = await runCli(env, ['doctor']);
       expect(text.code).toBe(json.code);
       const lines = text.stdout.trimEnd().split('\n');
-      expect(lines).toHaveLength(5);
+      expect(lines).toHaveLength(6);
       expect(lines[0]).toBe(
         'warn  Core / main: configuring: no working connection yet (add a connection (Connections) to reach operating)',
       );
       expect(lines[1]).toMatch(
         /^ok {4}Audit \/ ledger integrity: \d+ events verify; 0 segments sealed through seq 0$/,
       );
-      expect(lines[4]).toBe(`overall: ${report.status}`);
+      expect(lines[4]).toBe(
+        'ok    Core / Investigations: 0 episodes running, 0 with alerts still firing, 0 quiet',
+      );
+      expect(lines[5]).toBe(`overall: ${report.status}`);
     });
 
     it('after tampering: ledger-verify exits 1 naming the seq, doctor fails', async () => {

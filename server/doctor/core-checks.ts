@@ -130,3 +130,20 @@ export function licenceCheck(licence: LicenceService, fingerprint: Fingerprint):
     },
   };
 }
+
+/** Core / Investigations: informational, the running episodes and how many still fire. */
+export function investigationsCheck(running: () => readonly { status: string }[]): DoctorCheck {
+  return {
+    area: 'Core',
+    name: 'Investigations',
+    run(): CheckResult {
+      const all = running();
+      const firing = all.filter((e) => e.status === 'open').length;
+      return {
+        status: 'ok',
+        detail: `${String(all.length)} episodes running, ${String(firing)} with alerts still firing, ${String(all.length - firing)} quiet`,
+        hint: '',
+      };
+    },
+  };
+}

@@ -12,6 +12,7 @@ export {
   ledgerCheck,
   dataVolumeCheck,
   licenceCheck,
+  investigationsCheck,
   FREE_WARN,
   FREE_FAIL,
 } from './core-checks.js';

@@ -199,6 +199,7 @@ describe('GET /v1/status, /v1/doctor, /metrics, /v1/openapi.json', () => {
         'Audit/ledger integrity',
         'Storage/data volume',
         'Licence/confirmation',
+        'Core/Investigations',
       ]);
       const worst = report.checks.reduce<DoctorCheckBody['status']>(
         (w, c) => (rank[c.status] > rank[w] ? c.status : w),
