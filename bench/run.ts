@@ -45,6 +45,7 @@ export interface Benchmark {
 /** Every benchmark, in run order. Adding one is one line here. */
 const BENCHMARKS: readonly (() => Promise<{ default: Benchmark }>)[] = [
   () => import('./events-ingest.bench.js'),
+  () => import('./alert-intake.bench.js'),
   () => import('./ledger-verify.bench.js'),
 ];
 
