@@ -171,3 +171,48 @@ describe('episodes', () => {
     expect(bad.statusCode).toBe(400);
   });
 });
+
+describe('with SVC_ORCHESTRATE=0', () => {
+  it('alerts are still recorded and episodes opened; the status says investigation is off', async () => {
+    const off = await buildTestServer({ env: { SVC_ORCHESTRATE: '0' } });
+    try {
+      const res = await off.app.inject({
+        method: 'POST',
+        url: '/v1/alerts/alertmanager',
+        headers: asIngest(),
+        payload: {
+          version: '4',
+          groupKey: 'g',
+          status: 'firing',
+          alerts: [
+            {
+              status: 'firing',
+              fingerprint: 'orchestrate-off-1',
+              labels: { alertname: 'QueueBacklog', service: 'billing' },
+              annotations: { summary: 'backlog' },
+              startsAt: '2026-11-22T10:00:00Z',
+              endsAt: '0001-01-01T00:00:00Z',
+            },
+          ],
+        },
+      });
+      expect(res.statusCode, res.body).toBe(202);
+      const live = (
+        await off.app.inject({ method: 'GET', url: '/v1/live', headers: asAdmin() })
+      ).json<Live>();
+      expect(live.running).toEqual([
+        expect.objectContaining({ service: 'billing', alerts: ['QueueBacklog'] }),
+      ]);
+      const status = (await off.app.inject({ method: 'GET', url: '/v1/status' })).json<{
+        orchestrate: boolean;
+      }>();
+      expect(status.orchestrate).toBe(false);
+      const verify = (
+        await off.app.inject({ method: 'GET', url: '/v1/ledger/verify', headers: asAdmin() })
+      ).json<{ ok: boolean }>();
+      expect(verify.ok).toBe(true);
+    } finally {
+      await off.cleanup();
+    }
+  });
+});
