@@ -47,10 +47,6 @@ function checkPragmas(db: Db, readonly: boolean): void {
   }
 }
 
-export function sqliteVersion(db: Db): string {
-  return (db.prepare('select sqlite_version() as v').get() as { v: string }).v;
-}
-
 export function compareVersions(a: string, b: string): number {
   const pa = a.split('.').map(Number);
   const pb = b.split('.').map(Number);

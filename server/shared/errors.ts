@@ -43,7 +43,3 @@ export class NotOperatingError extends ServiceError {
 export class StorageUnavailableError extends ServiceError {
   override readonly kind = 'unavailable';
 }
-
-export function missingField(field: string): InvalidInputError {
-  return new InvalidInputError('invalid_input', `${field} is required`, { field });
-}

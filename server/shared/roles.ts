@@ -12,7 +12,3 @@ const rank: Record<Role, number> = { viewer: 1, responder: 2, admin: 3, owner: 4
 export function roleAtLeast(held: Role, needed: Role): boolean {
   return rank[held] >= rank[needed];
 }
-
-export function isRole(value: unknown): value is Role {
-  return typeof value === 'string' && value in rank;
-}
