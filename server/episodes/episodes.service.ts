@@ -87,9 +87,12 @@ export function createEpisodesService({ store, ledger, reader, writer, clock }: 
     holding: (source: string, fingerprint: string): string | null =>
       store.holding(source, fingerprint),
     /** Close every episode quiet for longer than the hold; returns how many closed. */
-    closeQuiet(): Promise<number> {
+    async closeQuiet(): Promise<number> {
+      const cutoff = (): string => new Date(clock.now() - FLAP_HOLD_MS).toISOString();
+      // A read first: the 15-second timer must not queue an empty write job each time.
+      if (store.quietSince(cutoff()).length === 0) return 0;
       return writer.transact(() => {
-        const due = store.quietSince(new Date(clock.now() - FLAP_HOLD_MS).toISOString());
+        const due = store.quietSince(cutoff());
         for (const ep of due) {
           ledger.append({
             type: EPISODE_CLOSED,

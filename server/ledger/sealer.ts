@@ -41,6 +41,9 @@ export function createSealer(deps: Deps) {
   let timer: NodeJS.Timeout | null = null;
   let inFlight = false;
   let lastRefusal: SealRefusedError | null = null;
+  // The last sealed seq, read once and again only after a seal: afterBatch runs per commit.
+  let sealedThrough: number | null = null;
+  const sealedSeq = (): number => (sealedThrough ??= store.lastSegment()?.last_seq ?? 0);
 
   /** Seal one segment (afterSeq, toSeq]; runs inside a writer job. */
   function sealSegment(afterSeq: number, toSeq: number): void {
@@ -139,16 +142,23 @@ export function createSealer(deps: Deps) {
       })
       .finally(() => {
         inFlight = false;
+        sealedThrough = null;
       });
   }
 
   return {
     /** Seal complete segments now (start-up: a crash may have left one unsealed). */
-    sealNow: (timed = false): number => writer.transactNow(() => sealDue(timed)),
+    sealNow(timed = false): number {
+      try {
+        return writer.transactNow(() => sealDue(timed));
+      } finally {
+        sealedThrough = null;
+      }
+    },
     /** After each committed batch: seal when a segment is full. */
     afterBatch(): void {
-      const from = store.lastSegment()?.last_seq ?? 0;
-      if (store.head().seq - from >= size) run(false);
+      // The ledger's committed head is current here: afterCommit callbacks ran before.
+      if (ledger.headSeq() - sealedSeq() >= size) run(false);
     },
     start(intervalMs = 30_000): void {
       timer = setInterval(() => {
