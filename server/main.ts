@@ -1,6 +1,6 @@
 // Headless entry (npm start, containers): configuration from the environment, graceful
 // stop on SIGTERM/SIGINT.
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, describeConfig, loadConfig } from './config.js';
 import { startServer } from './index.js';
 import { createLogger } from './logger.js';
 import { VERSION } from './version.js';
@@ -18,7 +18,16 @@ async function main(): Promise<void> {
   }
   const log = createLogger(config.logLevel);
   const server = await startServer(config, { log });
-  log.info({ url: server.url, data: config.dataDir, instance: config.instance }, 'service started');
+  // Every setting as it took effect, secrets masked: what an operator checks first.
+  log.info(
+    {
+      url: server.url,
+      data: config.dataDir,
+      instance: config.instance,
+      settings: describeConfig(process.env),
+    },
+    'service started',
+  );
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;
