@@ -8,10 +8,12 @@
 // flight, so everything a target did in a measured phase was answered and counted.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { freePort } from '../server/shared/testing/processes.js';
 import { ADMIN_TOKEN, testEnv } from '../server/shared/testing/test-server.js';
+
+export { freePort };
 import type { BenchContext } from './run.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -23,20 +25,6 @@ export interface Child {
   readonly pid: number | undefined;
   readonly output: () => string;
   stop(): Promise<void>;
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr !== null ? addr.port : 0;
-      srv.close(() => {
-        resolve(port);
-      });
-    });
-  });
 }
 
 /** Keep the last few KiB of a child's output for error messages; never let a pipe fill. */
