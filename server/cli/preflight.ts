@@ -7,7 +7,9 @@ import Database from 'better-sqlite3';
 import type { Config } from '../config.js';
 import { compareVersions, MIN_SQLITE } from '../db/open.js';
 import { freeShare } from '../doctor/core-checks.js';
-import { computeFingerprint } from '../install/fingerprint.js';
+import { computeFingerprint, databaseFile } from '../install/index.js';
+import { createLogger } from '../logger.js';
+import { createRuntime } from '../runtime.js';
 import type { CheckStatus } from '../doctor/index.js';
 
 export interface PreflightLine {
@@ -92,15 +94,7 @@ export async function preflight(
     fp.ok ? `fingerprint ${fp.fingerprint} (from ${fp.source})` : fp.problem,
   );
   const licenceFile = existsSync(config.files.licence);
-  add(
-    licenceFile || config.trial ? 'ok' : 'warn',
-    'licence: file',
-    licenceFile
-      ? `${config.files.licence} present`
-      : config.trial
-        ? 'offline trial (SVC_TRIAL=1)'
-        : `no licence file at ${config.files.licence}; start a trial or install one`,
-  );
+  add(...licenceLine(config, licenceFile));
 
   const gpu =
     existsSync('/dev/nvidia0') || existsSync('/dev/dri/renderD128') || existsSync('/dev/kfd');
@@ -146,4 +140,32 @@ export async function preflight(
   }
   if (options.deep) add('ok', 'deep: connectors', 'no connectors configured yet');
   return lines;
+}
+
+/** The licence an install already holds (its data folder), else what its start would do. */
+function licenceLine(config: Config, licenceFile: boolean): [CheckStatus, string, string] {
+  if (existsSync(databaseFile(config.dataDir))) {
+    const rt = createRuntime(config, { log: createLogger('silent'), mustExist: true });
+    try {
+      const v = rt.licence.view();
+      if (v !== null) {
+        const what = `${v.kind} (${v.tier}), expires ${v.expires_at}`;
+        if (!v.valid) return ['fail', 'licence: held', `expired: ${what}; install a licence`];
+        return [
+          v.in_grace || v.days_left <= 14 ? 'warn' : 'ok',
+          'licence: held',
+          `${what}, ${String(v.days_left)} days left`,
+        ];
+      }
+    } finally {
+      rt.close();
+    }
+  }
+  if (licenceFile) return ['ok', 'licence: file', `${config.files.licence} present`];
+  if (config.trial) return ['ok', 'licence: file', 'offline trial at first start (SVC_TRIAL=1)'];
+  return [
+    'warn',
+    'licence: file',
+    `no licence file at ${config.files.licence}; start a trial or install one`,
+  ];
 }

@@ -119,9 +119,22 @@ describe('svc-core', () => {
       check: 'licence: install identity',
       detail: `fingerprint ${fingerprintOf(MACHINE_ID, 'machine-id')} (from machine-id)`,
     });
-    expect(report.checks.find((c) => c.check === 'licence: file')).toMatchObject({
+    // A folder that ran holds its trial; preflight reports that, not what a start would do.
+    expect(report.checks.find((c) => c.check === 'licence: held')).toMatchObject({
       status: 'ok',
-      detail: 'offline trial (SVC_TRIAL=1)',
+      detail: expect.stringMatching(
+        /^trial \(trial\), expires \d{4}-.*Z, 90 days left$/,
+      ) as unknown,
+    });
+    const before = JSON.parse(
+      (await runCli(otherHost(MACHINE_ID), ['preflight', '--json'])).stdout,
+    ) as {
+      checks: { status: string; check: string; detail: string }[];
+    };
+    expect(before.checks.find((c) => c.check.startsWith('licence: f'))).toMatchObject({
+      status: 'ok',
+      check: 'licence: file',
+      detail: 'offline trial at first start (SVC_TRIAL=1)',
     });
     expect(report.checks.find((c) => c.check === 'host: node')?.status).toBe('ok');
 
