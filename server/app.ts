@@ -5,7 +5,14 @@ import type { Config } from './config.js';
 import { createCoreDoctor } from './core-doctor.js';
 import { doctorRoutes } from './doctor/index.js';
 import { createEventsService, eventsRoutes } from './events/index.js';
-import { createEpisodesService, episodesRoutes } from './episodes/index.js';
+import {
+  createEpisodeIndex,
+  createEpisodeList,
+  createEpisodeListStore,
+  createEpisodesService,
+  episodesRoutes,
+} from './episodes/index.js';
+import { createIncidentsService, incidentsRoutes } from './incidents/index.js';
 import { createImpactService, impactRoutes } from './impact/index.js';
 import { createIntakeService, intakeRoutes } from './intake/index.js';
 import { auth } from './http/auth.js';
@@ -121,8 +128,19 @@ export async function buildApp(config: Config, options: AppOptions) {
     writer: rt.writer,
     reserved: (type) => rt.projections.owns(type),
   });
+  const incidents = createIncidentsService({
+    store: rt.incidentsStore,
+    ledger: rt.ledger,
+    clock: rt.clock,
+    episodesOf: rt.episodesStore.ofIncident,
+  });
   const episodes = createEpisodesService({
     store: rt.episodesStore,
+    incidents,
+    noise: {
+      grouping: (s) => ({ key: JSON.stringify([['alertname', s.name]]), windowS: 300 }),
+      suppressions: () => [],
+    },
     ledger: rt.ledger,
     reader: rt.reader,
     writer: rt.writer,
@@ -137,6 +155,16 @@ export async function buildApp(config: Config, options: AppOptions) {
   closeQuiet();
   const closer = setInterval(closeQuiet, 15_000);
   closer.unref();
+  const list = createEpisodeList({
+    index: createEpisodeIndex(rt.db),
+    store: createEpisodeListStore(rt.db),
+    clock: rt.clock,
+    impact: () => {
+      const current = impact.get();
+      return current.set ? current.figures : null;
+    },
+    live: () => episodes.live(),
+  });
   const intake = createIntakeService({
     store: rt.intakeStore,
     episodes,
@@ -178,7 +206,8 @@ export async function buildApp(config: Config, options: AppOptions) {
       await v1.register(ledgerRoutes, { reader: rt.reader });
       await v1.register(eventsRoutes, { events, mode: status.mode });
       await v1.register(intakeRoutes, { intake, mode: status.mode });
-      await v1.register(episodesRoutes, { episodes });
+      await v1.register(episodesRoutes, { episodes, list });
+      await v1.register(incidentsRoutes, { incidents });
       await v1.register(impactRoutes, { impact });
       v1.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     },

@@ -28,6 +28,7 @@ import {
 import { createThreadRunner } from './ledger/verify-threads.js';
 import { createEpisodesStore } from './episodes/index.js';
 import { createImpactStore } from './impact/index.js';
+import { createIncidentsStore } from './incidents/index.js';
 import { createIntakeStore } from './intake/index.js';
 import { createLicenceService, createLicenceStore } from './licence/index.js';
 import { systemClock, type Clock } from './shared/clock.js';
@@ -78,11 +79,13 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   const intakeStore = createIntakeStore(db);
   const episodesStore = createEpisodesStore(db);
   const impactStore = createImpactStore(db);
+  const incidentsStore = createIncidentsStore(db);
   projections.register(installStore.projection);
   projections.register(licenceStore.projection);
   projections.register(intakeStore.projection);
   projections.register(episodesStore.projection);
   projections.register(impactStore.projection);
+  projections.register(incidentsStore.projection);
 
   const ledgerStore = createLedgerStore(db);
   const ledger = createLedgerService({
@@ -163,6 +166,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     intakeStore,
     episodesStore,
     impactStore,
+    incidentsStore,
     ledgerStore,
     ledger,
     reader,

@@ -1,7 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { actorOf } from '../http/auth.js';
 import { errorResponses } from '../http/common.schemas.js';
-import type { EpisodesService } from './episodes.service.js';
+import type { TEAM_VERDICTS } from './episodes.service.js';
+import { type EpisodesService } from './episodes.service.js';
+import { ListQuery } from './list.params.js';
+import type { EpisodeList } from './list.service.js';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) =>
   Type.Union([t, Type.Null()]);
@@ -16,6 +20,31 @@ const Running = Type.Object({
 });
 
 export const LiveBody = Type.Object({ seq: Type.Integer(), running: Type.Array(Running) });
+
+const EpisodeId = Type.String({ pattern: '^ep-[0-9TZ]+-[0-9a-f]+$', maxLength: 64 });
+
+const TeamBody = Type.Object(
+  {
+    verdict: Type.Union([
+      Type.Literal('same'),
+      Type.Literal('advice'),
+      Type.Literal('other'),
+      Type.Literal('none'),
+    ] satisfies { const: (typeof TEAM_VERDICTS)[number] }[]),
+    detail: Type.Optional(Type.String({ maxLength: 2000 })),
+    by: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
+
+const TeamAnswer = Type.Object({
+  episode_id: Type.String(),
+  verdict: Type.String(),
+  detail: Nullable(Type.String()),
+  by: Type.String(),
+  at: Type.String(),
+  seq: Type.Integer(),
+});
 
 const TimelineEvent = Type.Object({
   seq: Type.Integer(),
@@ -40,6 +69,11 @@ export const EpisodeBody = Type.Object({
   handover_s: Nullable(Type.Integer()),
   autonomy: Type.String(),
   kind: Type.String(),
+  incident_id: Nullable(Type.String()),
+  relation: Type.String(),
+  confidence: Type.String(),
+  suppressed: Type.Array(Type.Unknown()),
+  team: Nullable(Type.Object({ verdict: Type.String(), detail: Nullable(Type.String()) })),
   live: Type.Boolean(),
   status: Type.Optional(Type.String()),
   step: Type.Optional(Type.String()),
@@ -49,10 +83,40 @@ export const EpisodeBody = Type.Object({
   more: Type.Boolean(),
 });
 
-export const episodesRoutes: FastifyPluginAsyncTypebox<{ episodes: EpisodesService }> = async (
-  app,
-  { episodes },
-) => {
+const ListBody = Type.Object({
+  episodes: Type.Array(Type.Unknown()),
+  total: Type.Integer(),
+  limit: Type.Integer(),
+  offset: Type.Integer(),
+  sort: Type.String(),
+  running: Type.Array(Running),
+  seq: Type.Integer(),
+  facets: Type.Record(Type.String(), Type.Record(Type.String(), Type.Integer())),
+  latest: Type.Optional(Type.Integer()),
+  complete: Type.Optional(Type.Boolean()),
+  scorecard: Type.Optional(Type.Unknown()),
+  histogram: Type.Optional(Type.Array(Type.Unknown())),
+});
+
+export const episodesRoutes: FastifyPluginAsyncTypebox<{
+  episodes: EpisodesService;
+  list: EpisodeList;
+}> = async (app, { episodes, list }) => {
+  app.get(
+    '/episodes',
+    {
+      schema: {
+        summary:
+          'Closed episodes with filters, facet counts, optional scorecard and histogram; running episodes and seq',
+        tags: ['incidents'],
+        querystring: ListQuery,
+        response: { 200: ListBody, ...errorResponses },
+      },
+      onRequest: app.requireRole('viewer'),
+    },
+    async (req) => list.list(req.query),
+  );
+
   app.get(
     '/live',
     {
@@ -73,9 +137,7 @@ export const episodesRoutes: FastifyPluginAsyncTypebox<{ episodes: EpisodesServi
         summary:
           'An episode: its record when closed, its live view while running; after_seq for the timeline since',
         tags: ['incidents'],
-        params: Type.Object({
-          id: Type.String({ pattern: '^ep-[0-9TZ]+-[0-9a-f]+$', maxLength: 64 }),
-        }),
+        params: Type.Object({ id: EpisodeId }),
         querystring: Type.Object(
           { after_seq: Type.Optional(Type.Integer({ minimum: 0 })) },
           { additionalProperties: false },
@@ -85,5 +147,25 @@ export const episodesRoutes: FastifyPluginAsyncTypebox<{ episodes: EpisodesServi
       onRequest: app.requireRole('viewer'),
     },
     async (req) => episodes.get(req.params.id, req.query.after_seq),
+  );
+
+  app.post(
+    '/episodes/:id/team',
+    {
+      schema: {
+        summary:
+          "Record the team's verdict on an episode: same, advice, other (with detail) or none",
+        tags: ['incidents'],
+        params: Type.Object({ id: EpisodeId }),
+        body: TeamBody,
+        response: { 200: TeamAnswer, 404: errorResponses[400], ...errorResponses },
+      },
+      onRequest: app.requireRole('responder'),
+    },
+    async (req) => {
+      if (req.principal === null) throw new Error('requireRole let an anonymous call through');
+      const { by, ...verdict } = req.body;
+      return episodes.team(req.params.id, verdict, actorOf(req.principal, by));
+    },
   );
 };

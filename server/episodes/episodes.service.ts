@@ -5,12 +5,17 @@
 import { randomBytes } from 'node:crypto';
 import type { Writer } from '../db/writer.js';
 import type { LedgerReader, LedgerService } from '../ledger/index.js';
+import type { IncidentsService } from '../incidents/index.js';
 import type { Clock } from '../shared/clock.js';
-import { NotFoundError } from '../shared/errors.js';
+import { InvalidInputError, NotFoundError } from '../shared/errors.js';
+import type { Actor } from '../shared/types.js';
+import { TEAM_VERDICTS } from './enumerations.js';
 import {
   EPISODE_CLOSED,
   EPISODE_JOINED,
   EPISODE_OPENED,
+  EPISODE_SUPPRESSED,
+  EPISODE_TEAM,
   type EpisodeRow,
   type EpisodesStore,
 } from './episodes.store.js';
@@ -19,19 +24,40 @@ import {
 export const FLAP_HOLD_MS = 5 * 60 * 1000;
 const DEFAULT_AUTONOMY = 'shadow';
 
-interface Deps {
-  readonly store: EpisodesStore;
-  readonly ledger: LedgerService;
-  readonly reader: LedgerReader;
-  readonly writer: Writer;
-  readonly clock: Clock;
-}
-
-export interface FiringSignal {
+/** A signal as episodes see it: enough to place, group and suppress it. */
+export interface EpisodeSignal {
   readonly source: string;
   readonly fingerprint: string;
   readonly name: string;
   readonly service: string;
+  readonly severity: string;
+  readonly resource: string | null;
+  readonly labels: Readonly<Record<string, string>>;
+}
+
+/** Why a signal is recorded but not investigated (the policy's maintenance and inhibition). */
+export type Suppression =
+  | { kind: 'maintenance'; rule: string; until: string; reason: string | null }
+  | { kind: 'inhibition'; rule: string; by: { source: string; fingerprint: string; name: string } };
+
+/** What episodes need of the policy document, read for every signal. */
+export interface NoiseControl {
+  /** The incident grouping key of a signal (null: no grouping), and the window in seconds. */
+  grouping(signal: EpisodeSignal): { key: string | null; windowS: number };
+  suppressions(signal: EpisodeSignal): Suppression[];
+}
+
+export { TEAM_VERDICTS };
+export type TeamVerdict = (typeof TEAM_VERDICTS)[number];
+
+interface Deps {
+  readonly store: EpisodesStore;
+  readonly incidents: IncidentsService;
+  readonly noise: NoiseControl;
+  readonly ledger: LedgerService;
+  readonly reader: LedgerReader;
+  readonly writer: Writer;
+  readonly clock: Clock;
 }
 
 export interface Placement {
@@ -45,7 +71,8 @@ export function newEpisodeId(nowIso: string): string {
   return `ep-${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
-export function createEpisodesService({ store, ledger, reader, writer, clock }: Deps) {
+export function createEpisodesService(deps: Deps) {
+  const { store, incidents, noise, ledger, reader, writer, clock } = deps;
   function view(row: EpisodeRow) {
     return {
       episode_id: row.episode_id,
@@ -57,9 +84,14 @@ export function createEpisodesService({ store, ledger, reader, writer, clock }: 
     };
   }
 
+  function refreshIncidentOf(episodeId: string): void {
+    const incidentId = store.get(episodeId)?.incident_id;
+    if (incidentId !== undefined && incidentId !== null) incidents.refresh(incidentId);
+  }
+
   return {
     /** Which episode a firing signal belongs to; call inside the writer job, then record it. */
-    place(signal: FiringSignal): Placement {
+    place(signal: Pick<EpisodeSignal, 'source' | 'fingerprint' | 'service'>): Placement {
       const held =
         store.holding(signal.source, signal.fingerprint) ??
         store.openOf(signal.service)?.episode_id;
@@ -67,21 +99,55 @@ export function createEpisodesService({ store, ledger, reader, writer, clock }: 
         ? { episodeId: held, opened: false }
         : { episodeId: newEpisodeId(clock.nowIso()), opened: true };
     },
-    /** Append the episode event for a placement (after the signal's own event). */
-    record(placement: Placement, signal: FiringSignal): void {
+    /**
+     * Append the episode's events for a placement (after the signal's own event): opened or
+     * joined, the incident it opens or joins, and any suppression of the signal.
+     */
+    record(placement: Placement, signal: EpisodeSignal): void {
+      const id = placement.episodeId;
+      const grouping = placement.opened ? noise.grouping(signal) : null;
+      const incident = grouping === null ? null : incidents.place(grouping.key, grouping.windowS);
       ledger.append({
         type: placement.opened ? EPISODE_OPENED : EPISODE_JOINED,
         actor: 'system',
         data: {
-          episode_id: placement.episodeId,
+          episode_id: id,
           service: signal.service,
           source: signal.source,
           fingerprint: signal.fingerprint,
           name: signal.name,
           ...(placement.opened && { autonomy: DEFAULT_AUTONOMY }),
+          ...(incident !== null && {
+            incident_id: incident.incidentId,
+            relation: incident.opened ? 'root' : 'related',
+          }),
         },
-        trace_id: placement.episodeId,
+        trace_id: id,
       });
+      for (const s of noise.suppressions(signal)) {
+        ledger.append({
+          type: EPISODE_SUPPRESSED,
+          actor: 'system',
+          data: {
+            episode_id: id,
+            ...s,
+            source: signal.source,
+            fingerprint: signal.fingerprint,
+            name: signal.name,
+          },
+          reason:
+            s.kind === 'maintenance'
+              ? `the service is in maintenance window ${s.rule} until ${s.until}: recorded, not investigated`
+              : `inhibited by ${s.by.name} (rule ${s.rule}) while it fires`,
+          trace_id: id,
+        });
+      }
+      if (incident !== null) incidents.attach(incident, { episodeId: id, service: signal.service });
+      else refreshIncidentOf(id);
+    },
+    /** After a signal.resolved of an episode: its incident may now be monitoring. */
+    resolved(episodeId: string): void {
+      refreshIncidentOf(episodeId);
     },
     /** The open episode holding a signal, for the trace of its resolve. */
     holding: (source: string, fingerprint: string): string | null =>
@@ -108,6 +174,7 @@ export function createEpisodesService({ store, ledger, reader, writer, clock }: 
             reason: 'every alert of the episode ended by itself and stayed ended for the hold',
             trace_id: ep.episode_id,
           });
+          refreshIncidentOf(ep.episode_id);
         }
         return due.length;
       });
@@ -148,6 +215,11 @@ export function createEpisodesService({ store, ledger, reader, writer, clock }: 
         handover_s: row.handover_s,
         autonomy: row.autonomy,
         kind: row.kind,
+        incident_id: row.incident_id,
+        relation: row.relation,
+        confidence: row.confidence,
+        suppressed: JSON.parse(row.suppressed) as unknown[],
+        team: row.verdict === null ? null : { verdict: row.verdict, detail: row.verdict_detail },
       };
       if (row.status === 'closed') return { ...record, live: false, timeline, more: page.more };
       return {
@@ -159,6 +231,43 @@ export function createEpisodesService({ store, ledger, reader, writer, clock }: 
         hypotheses: [],
         timeline,
         more: page.more,
+      };
+    },
+    /** POST /v1/episodes/<id>/team: what the team did; `other` needs a detail. */
+    async team(
+      id: string,
+      body: { verdict: TeamVerdict; detail?: string | undefined },
+      actor: Actor,
+    ) {
+      const detail = body.detail?.trim() ?? '';
+      if (body.verdict === 'other' && detail === '') {
+        throw new InvalidInputError(
+          'invalid_input',
+          'verdict other needs a detail saying what the team did instead',
+          { field: 'detail' },
+        );
+      }
+      const event = await writer.transact(() => {
+        if (store.get(id) === null) throw new NotFoundError('not_found', `no episode ${id}`);
+        return ledger.append({
+          type: EPISODE_TEAM,
+          actor: actor.name,
+          data: {
+            episode_id: id,
+            verdict: body.verdict,
+            ...(detail !== '' && { detail }),
+            ...(actor.via !== undefined && { via: actor.via }),
+          },
+          trace_id: id,
+        });
+      });
+      return {
+        episode_id: id,
+        verdict: body.verdict,
+        detail: detail === '' ? null : detail,
+        by: actor.name,
+        at: event.ts,
+        seq: event.seq,
       };
     },
   };

@@ -5,6 +5,8 @@ import type { LedgerEvent, Projection } from '../ledger/index.js';
 export const EPISODE_OPENED = 'episode.opened';
 export const EPISODE_JOINED = 'episode.joined';
 export const EPISODE_CLOSED = 'episode.closed';
+export const EPISODE_SUPPRESSED = 'episode.suppressed';
+export const EPISODE_TEAM = 'episode.team';
 const SIGNAL_RESOLVED = 'signal.resolved';
 
 export interface EpisodeRow {
@@ -25,9 +27,34 @@ export interface EpisodeRow {
   readonly handover_s: number | null;
   readonly autonomy: string;
   readonly confirmed: string;
+  readonly incident_id: string | null;
+  readonly relation: string;
+  readonly confidence: string;
+  readonly restore_s: number | null;
+  readonly suppressed: string;
+  readonly verdict: string | null;
+  readonly verdict_detail: string | null;
 }
 
-const COLUMNS = `episode_id, service, status, step, kind, t_open, t_quiet, t_close, alerts, firing, decision, outcome, result, action, handover_s, autonomy, confirmed`;
+/** An episode as its incident shows it. */
+export interface IncidentEpisodeRow {
+  readonly episode_id: string;
+  readonly service: string;
+  readonly status: 'open' | 'quiet' | 'closed';
+  readonly relation: string;
+  readonly t_open: string;
+  readonly t_close: string | null;
+  readonly alerts: string;
+  readonly confirmed: string;
+  readonly decision: string | null;
+  readonly outcome: string | null;
+  readonly result: string | null;
+  readonly action: string;
+  readonly fix: string | null;
+}
+
+const COLUMNS = `episode_id, service, status, step, kind, t_open, t_quiet, t_close, alerts, firing, decision, outcome, result, action, handover_s, autonomy, confirmed,
+  incident_id, relation, confidence, restore_s, suppressed, verdict, verdict_detail`;
 const text = (e: LedgerEvent, k: string): string => {
   const v = e.data[k];
   return typeof v === 'string' ? v : '';
@@ -51,8 +78,8 @@ export function createEpisodesStore(db: Database) {
      WHERE s.source = ? AND s.fingerprint = ? AND e.status <> 'closed' LIMIT 1`,
   );
   const insert = db.prepare<Record<string, unknown>>(
-    `INSERT INTO episodes (episode_id, service, status, step, kind, t_open, alerts, firing, autonomy, first_seq, last_seq)
-     VALUES (@episode_id, @service, 'open', 'intake', 'symptom', @t_open, @alerts, 1, @autonomy, @seq, @seq)`,
+    `INSERT INTO episodes (episode_id, service, status, step, kind, t_open, alerts, firing, autonomy, incident_id, relation, first_seq, last_seq)
+     VALUES (@episode_id, @service, 'open', 'intake', 'symptom', @t_open, @alerts, 1, @autonomy, @incident_id, @relation, @seq, @seq)`,
   );
   const addSignal = db.prepare<[string, string, string, string]>(
     `INSERT OR IGNORE INTO episode_signals (episode_id, source, fingerprint, name) VALUES (?, ?, ?, ?)`,
@@ -73,8 +100,23 @@ export function createEpisodesStore(db: Database) {
   );
   const closed = db.prepare<Record<string, unknown>>(
     `UPDATE episodes SET status = 'closed', step = 'closed', t_close = @t_close, decision = @decision, outcome = @outcome,
-       result = @result, action = @action, handover_s = @handover_s, last_seq = @seq
+       result = @result, action = @action, handover_s = @handover_s, last_seq = @seq,
+       confidence = coalesce(@confidence, confidence), kind = coalesce(@kind, kind),
+       confirmed = coalesce(@confirmed, confirmed),
+       restore_s = CASE WHEN t_quiet IS NULL THEN NULL
+                   ELSE CAST(round((julianday(t_quiet) - julianday(t_open)) * 86400) AS INTEGER) END
      WHERE episode_id = @episode_id`,
+  );
+  const suppressed = db.prepare<{ entry: string; seq: number; id: string }>(
+    `UPDATE episodes SET suppressed = json_insert(suppressed, '$[#]', json(@entry)), last_seq = @seq
+     WHERE episode_id = @id`,
+  );
+  const team = db.prepare<{ verdict: string; detail: string | null; seq: number; id: string }>(
+    `UPDATE episodes SET verdict = @verdict, verdict_detail = @detail, last_seq = @seq WHERE episode_id = @id`,
+  );
+  const ofIncident = db.prepare<[string], IncidentEpisodeRow>(
+    `SELECT episode_id, service, status, relation, t_open, t_close, alerts, confirmed, decision, outcome, result, action, fix
+     FROM episodes WHERE incident_id = ? ORDER BY first_seq`,
   );
 
   function apply(e: LedgerEvent): void {
@@ -85,6 +127,8 @@ export function createEpisodesStore(db: Database) {
         t_open: e.ts,
         alerts: JSON.stringify([text(e, 'name')]),
         autonomy: text(e, 'autonomy'),
+        incident_id: text(e, 'incident_id') || null,
+        relation: text(e, 'relation') || 'root',
         seq: e.seq,
       });
       addSignal.run(
@@ -114,7 +158,26 @@ export function createEpisodesStore(db: Database) {
         result: d['result'] ?? null,
         action: d['action'] ?? '',
         handover_s: d['handover_s'] ?? null,
+        // The close states the final diagnosis when there is one.
+        confidence: typeof d['confidence'] === 'string' ? d['confidence'] : null,
+        kind: typeof d['kind'] === 'string' ? d['kind'] : null,
+        confirmed: Array.isArray(d['confirmed']) ? JSON.stringify(d['confirmed']) : null,
         seq: e.seq,
+      });
+    } else if (e.type === EPISODE_SUPPRESSED) {
+      const { episode_id: _id, ...entry } = e.data;
+      suppressed.run({
+        entry: JSON.stringify({ ...entry, at: e.ts, seq: e.seq }),
+        seq: e.seq,
+        id: text(e, 'episode_id'),
+      });
+    } else if (e.type === EPISODE_TEAM) {
+      const detail = e.data['detail'];
+      team.run({
+        verdict: text(e, 'verdict'),
+        detail: typeof detail === 'string' ? detail : null,
+        seq: e.seq,
+        id: text(e, 'episode_id'),
       });
     }
   }
@@ -123,6 +186,8 @@ export function createEpisodesStore(db: Database) {
     get: (id: string): EpisodeRow | null => get.get(id) ?? null,
     openOf: (service: string): EpisodeRow | null => openOf.get(service) ?? null,
     running: (): EpisodeRow[] => running.all(),
+    /** The episodes of an incident, root first. */
+    ofIncident: (incidentId: string): IncidentEpisodeRow[] => ofIncident.all(incidentId),
     quietSince: (iso: string): EpisodeRow[] => quietSince.all(iso),
     /** The open episode that holds this signal, if any. */
     holding: (source: string, fingerprint: string): string | null =>
@@ -131,7 +196,7 @@ export function createEpisodesStore(db: Database) {
       name: 'episodes',
       tables: ['episode_signals', 'episodes'],
       // signal.resolved belongs to the signals projection; episodes only read it.
-      types: [EPISODE_OPENED, EPISODE_JOINED, EPISODE_CLOSED],
+      types: [EPISODE_OPENED, EPISODE_JOINED, EPISODE_CLOSED, EPISODE_SUPPRESSED, EPISODE_TEAM],
       apply,
     } satisfies Projection,
   };

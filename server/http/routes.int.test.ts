@@ -14,7 +14,7 @@ import {
 import type { Principal } from '../shared/types.js';
 import { actorOf, WRONG_CREDENTIAL_DELAY_MS } from './auth.js';
 
-type Credential = 'anyone' | 'viewer' | 'admin' | 'ingest';
+type Credential = 'anyone' | 'viewer' | 'responder' | 'admin' | 'ingest';
 type Method = 'GET' | 'POST' | 'PUT';
 
 interface RouteRow {
@@ -84,6 +84,35 @@ const ROUTES: readonly RouteRow[] = [
     route: '/v1/episodes/:id',
     credential: 'viewer',
     ok: 404, // let in; no such episode in a fresh install
+  },
+  {
+    method: 'GET',
+    url: '/v1/episodes?scorecard=1&histogram=day&group=incident',
+    route: '/v1/episodes',
+    credential: 'viewer',
+    ok: 200,
+  },
+  {
+    method: 'POST',
+    url: '/v1/episodes/ep-20260101T000000Z-000000/team',
+    route: '/v1/episodes/:id/team',
+    credential: 'responder',
+    payload: { verdict: 'same' },
+    ok: 404, // let in; no such episode in a fresh install
+  },
+  {
+    method: 'GET',
+    url: '/v1/incidents?status=open',
+    route: '/v1/incidents',
+    credential: 'viewer',
+    ok: 200,
+  },
+  {
+    method: 'GET',
+    url: '/v1/incidents/in-20260101T000000Z-000000',
+    route: '/v1/incidents/:id',
+    credential: 'viewer',
+    ok: 404, // let in; no such incident in a fresh install
   },
   { method: 'GET', url: '/v1/impact', credential: 'admin', ok: 200 },
   {
@@ -178,7 +207,11 @@ describe('routes: credentials per endpoint', () => {
       });
     }
 
-    if (row.credential === 'viewer' || row.credential === 'admin') {
+    if (
+      row.credential === 'viewer' ||
+      row.credential === 'responder' ||
+      row.credential === 'admin'
+    ) {
       const role = row.credential;
       it(`the ingest token: 403 naming the ${role} role`, async () => {
         const body = expectError(await call(server, row, asIngest()), 403, 'role_required');

@@ -90,13 +90,13 @@ describe('POST /v1/alerts/<source>', () => {
     });
     const episode = body.signals[0]?.episode_id ?? '';
     expect(episode).toMatch(/^ep-/);
-    expect(head()).toBe(before + 2); // signal.fired and episode.opened
+    expect(head()).toBe(before + 3); // signal.fired, episode.opened and incident.opened
 
     const again = (
       await post('prometheus', group('firing', 'fp-latency-1', { job: 'checkout' }))
     ).json<Result>();
     expect(again).toMatchObject({ accepted: 1, duplicates: 1 });
-    expect(head()).toBe(before + 2);
+    expect(head()).toBe(before + 3);
 
     const resolved = (
       await post('alertmanager', group('resolved', 'fp-latency-1', { job: 'checkout' }))
@@ -135,16 +135,21 @@ describe('POST /v1/alerts/<source>', () => {
     expect(text).toMatch(/svc_intake_signals_total\{source="alertmanager",outcome="duplicate"\} 1/);
 
     const events = server.runtime.ledgerStore
-      .range(before, head(), 10)
+      .range(before, head(), 20)
       .map((e) => [e.type, e.trace_id, e.actor]);
-    // The signal's events carry its episode's id; the resolve left the episode quiet, so
-    // the alert firing again rejoined it.
+    const incident = server.runtime.episodesStore.get(episode)?.incident_id ?? '';
+    expect(incident).toMatch(/^in-/);
+    // The signal's events carry its episode's id; the resolve left the episode quiet (and
+    // its incident monitoring), so the alert firing again rejoined it.
     expect(events).toEqual([
       ['signal.fired', episode, 'source:alertmanager'],
       ['episode.opened', episode, 'system'],
+      ['incident.opened', incident, 'system'],
       ['signal.resolved', episode, 'source:alertmanager'],
+      ['incident.status', incident, 'system'],
       ['signal.fired', episode, 'source:alertmanager'],
       ['episode.joined', episode, 'system'],
+      ['incident.status', incident, 'system'],
     ]);
   });
 

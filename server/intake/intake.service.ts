@@ -24,8 +24,18 @@ export interface EpisodePlacer {
   };
   record(
     placement: { episodeId: string; opened: boolean },
-    signal: { source: string; fingerprint: string; name: string; service: string },
+    signal: {
+      source: string;
+      fingerprint: string;
+      name: string;
+      service: string;
+      severity: string;
+      resource: string | null;
+      labels: Readonly<Record<string, string>>;
+    },
   ): void;
+  /** After the resolve of a signal the episode holds. */
+  resolved(episodeId: string): void;
   holding(source: string, fingerprint: string): string | null;
 }
 
@@ -144,6 +154,7 @@ export function createIntakeService({ store, episodes, ledger, writer, clock, on
             trace_id: episodeId ?? s.fingerprint,
           });
           if (placement !== null) episodes.record(placement, s);
+          else if (episodeId !== null) episodes.resolved(episodeId);
           return {
             ...compact(s),
             outcome: s.status === 'firing' ? ('fired' as const) : ('resolved' as const),

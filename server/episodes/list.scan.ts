@@ -1,0 +1,290 @@
+// One pass over the index, newest first, that selects the rows, counts every facet with all
+// filters but its own, and gathers what the scorecard and the histogram need. A row failing
+// exactly one facet filter counts only in that facet; a row failing two counts nowhere.
+import { FACETS, type Facet, type IndexColumns, type EpisodeIndex } from './list.index.js';
+import type { Selection } from './list.params.js';
+
+/** What the scorecard is computed from: exactly the selected rows. */
+export interface ScanStats {
+  readonly results: Map<string, number>;
+  readonly restore: Float64Array;
+  readonly handover: Float64Array;
+  readonly within90: number;
+  readonly actions: { ran: number; verified: number; taken_back: number; not_verified: number };
+  readonly incidents: number;
+  readonly incidentsEndedByService: number;
+  /** episodes no person had to own; episodes whose action was verified */
+  readonly unowned: number;
+  readonly verified: number;
+}
+
+export interface HistogramDay {
+  day: string;
+  total: number;
+  failures: number;
+  symptoms: number;
+  proven: number;
+  mitigated: number;
+  escalated: number;
+}
+
+export interface ScanResult {
+  /** selected positions, in list order (after sort), before paging */
+  readonly picked: Int32Array;
+  readonly facets: Record<Facet, Record<string, number>>;
+  /** matches before the `latest` cut */
+  readonly complete: boolean;
+  readonly stats: ScanStats;
+  readonly histogram: HistogramDay[] | null;
+}
+
+const NONE = -1;
+const DAY_MS = 86_400_000;
+const MAX_FACET_VALUES = 1000;
+
+/** Results that end an episode without anyone taking it over. */
+const ENDED_RESULTS = ['resolved', 'restored', 'cleared'];
+
+/** The k-th smallest of a[0..n) (Hoare's selection; reorders a). */
+export function kth(a: Float64Array, n: number, k: number): number {
+  let lo = 0;
+  let hi = n - 1;
+  while (lo < hi) {
+    const pivot = a[(lo + hi) >>> 1]!;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i]! < pivot) i++;
+      while (a[j]! > pivot) j--;
+      if (i <= j) {
+        const t = a[i]!;
+        a[i] = a[j]!;
+        a[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return a[k]!;
+  }
+  return a[k]!;
+}
+
+export function median(a: Float64Array): number | null {
+  const n = a.length;
+  if (n === 0) return null;
+  const work = a.slice();
+  if (n % 2 === 1) return kth(work, n, (n - 1) / 2);
+  const lower = kth(work, n, n / 2 - 1);
+  const upper = kth(work, n, n / 2);
+  return (lower + upper) / 2;
+}
+
+export function scan(index: EpisodeIndex, sel: Selection, only: Uint8Array | null): ScanResult {
+  const c: IndexColumns = index.columns();
+  const { dict } = index;
+  const limitRows = sel.latest ?? Number.POSITIVE_INFINITY;
+
+  // Filters: a lookup per active facet, by code.
+  const active: { bit: number; codes: Uint32Array; allowed: Uint8Array }[] = [];
+  FACETS.forEach((f, bit) => {
+    const wanted = sel.facets[f];
+    if (wanted === undefined) return;
+    const allowed = new Uint8Array(dict[f].values.length);
+    for (const v of wanted) {
+      const code = dict[f].find(v);
+      if (code >= 0) allowed[code] = 1;
+    }
+    active.push({ bit, codes: c.facet[f], allowed });
+  });
+  const counts = FACETS.map((f) => new Float64Array(dict[f].values.length));
+  const population = new Float64Array(FACETS.length);
+  const wantConfirmed = sel.confirmed === null ? -1 : sel.confirmed ? 1 : 0;
+
+  const picked = new Int32Array(Math.min(c.size, limitRows));
+  let matched = 0;
+  for (let i = 0; i < c.size; i++) {
+    const p = c.order[i]!;
+    const t = c.tOpen[p]!;
+    if (t >= sel.to) continue;
+    if (t < sel.from) break; // newest first: the rest are older still
+    if (only !== null && only[p] !== 1) continue;
+    if (wantConfirmed !== -1 && c.confirmed[p] !== wantConfirmed) continue;
+    let failed = NONE;
+    let failures = 0;
+    for (const a of active) {
+      if (a.allowed[a.codes[p]!] !== 1) {
+        failed = a.bit;
+        if (++failures > 1) break;
+      }
+    }
+    if (failures > 1) continue;
+    if (failures === 1) {
+      if (++population[failed]! <= limitRows) {
+        const f = FACETS[failed]!;
+        counts[failed]![c.facet[f][p]!]! += 1;
+      }
+    } else {
+      matched += 1;
+      if (matched <= limitRows) picked[matched - 1] = p;
+      for (let k = 0; k < FACETS.length; k++) {
+        if (++population[k]! <= limitRows) counts[k]![c.facet[FACETS[k]!][p]!]! += 1;
+      }
+    }
+    // With `latest`, stop once every count holds its newest N.
+    if (matched > limitRows && population.every((n) => n > limitRows)) break;
+  }
+  const selected = picked.subarray(0, Math.min(matched, limitRows));
+
+  const facets = {} as Record<Facet, Record<string, number>>;
+  FACETS.forEach((f, k) => {
+    const entries: [string, number][] = [];
+    counts[k]!.forEach((n, code) => {
+      if (n > 0 && code !== 0) entries.push([dict[f].values[code]!, n]);
+    });
+    entries.sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+    const shown = Object.fromEntries(entries.slice(0, MAX_FACET_VALUES));
+    // A value the filter names stays visible at 0, so that it can be unticked.
+    for (const v of sel.facets[f] ?? []) shown[v] ??= 0;
+    facets[f] = shown;
+  });
+
+  return {
+    picked: sortPicked(index, selected, sel),
+    facets,
+    complete: matched <= limitRows,
+    stats: stats(index, selected),
+    histogram: sel.histogram ? histogram(index, selected) : null,
+  };
+}
+
+function stats(index: EpisodeIndex, rows: Int32Array): ScanStats {
+  const c = index.columns();
+  const { dict } = index;
+  const results = new Float64Array(dict.result.values.length);
+  const restore = new Float64Array(rows.length);
+  const handover = new Float64Array(rows.length);
+  let nRestore = 0;
+  let nHandover = 0;
+  let within90 = 0;
+  const verifiedCode = dict.action.find('verified');
+  const takenBackCode = dict.action.find('taken_back');
+  const notVerifiedCode = dict.action.find('not_verified');
+  const actions = { ran: 0, verified: 0, taken_back: 0, not_verified: 0 };
+  const endedCodes = new Uint8Array(dict.result.values.length);
+  for (const r of ENDED_RESULTS) {
+    const code = dict.result.find(r);
+    if (code >= 0) endedCodes[code] = 1;
+  }
+  // Per incident: 1 = ended by the service so far, 2 = a person was needed.
+  const incidentState = new Uint8Array(c.maxIncident + 1);
+  let incidents = 0;
+  let endedByService = 0;
+  let unowned = 0;
+  for (const p of rows) {
+    const result = c.facet.result[p]!;
+    results[result]! += 1;
+    if (c.restore[p] !== NONE) restore[nRestore++] = c.restore[p]!;
+    const h = c.handover[p]!;
+    if (h !== NONE) {
+      handover[nHandover++] = h;
+      if (h <= 90) within90 += 1;
+    } else {
+      unowned += 1;
+    }
+    const a = c.action[p]!;
+    if (a !== 0) actions.ran += 1;
+    if (a === verifiedCode) actions.verified += 1;
+    else if (a === takenBackCode) actions.taken_back += 1;
+    else if (a === notVerifiedCode) actions.not_verified += 1;
+    const byService = h === NONE && endedCodes[result] === 1;
+    const inc = c.incident[p]!;
+    if (inc === NONE) {
+      incidents += 1;
+      if (byService) endedByService += 1;
+    } else if (incidentState[inc] === 0) {
+      incidents += 1;
+      incidentState[inc] = byService ? 1 : 2;
+      if (byService) endedByService += 1;
+    } else if (incidentState[inc] === 1 && !byService) {
+      incidentState[inc] = 2;
+      endedByService -= 1;
+    }
+  }
+  const byResult = new Map<string, number>();
+  results.forEach((n, code) => {
+    if (n > 0) byResult.set(dict.result.values[code]!, n);
+  });
+  return {
+    results: byResult,
+    restore: restore.subarray(0, nRestore),
+    handover: handover.subarray(0, nHandover),
+    within90,
+    actions,
+    incidents,
+    incidentsEndedByService: endedByService,
+    unowned,
+    verified: actions.verified,
+  };
+}
+
+function histogram(index: EpisodeIndex, rows: Int32Array): HistogramDay[] {
+  const c = index.columns();
+  const { dict } = index;
+  const failure = dict.kind.find('failure');
+  const symptom = dict.kind.find('symptom');
+  const proven = dict.confidence.find('proven');
+  const mitigated = dict.outcome.find('mitigated');
+  const escalated = dict.outcome.find('escalated');
+  const days = new Map<number, HistogramDay>();
+  for (const p of rows) {
+    const d = Math.floor(c.tOpen[p]! / DAY_MS);
+    let day = days.get(d);
+    if (day === undefined) {
+      day = {
+        day: new Date(d * DAY_MS).toISOString().slice(0, 10),
+        total: 0,
+        failures: 0,
+        symptoms: 0,
+        proven: 0,
+        mitigated: 0,
+        escalated: 0,
+      };
+      days.set(d, day);
+    }
+    day.total += 1;
+    const kind = c.facet.kind[p];
+    if (kind === failure) day.failures += 1;
+    else if (kind === symptom) day.symptoms += 1;
+    if (c.facet.confidence[p] === proven) day.proven += 1;
+    const outcome = c.facet.outcome[p];
+    if (outcome === mitigated) day.mitigated += 1;
+    else if (outcome === escalated) day.escalated += 1;
+  }
+  return [...days.entries()].sort((a, b) => a[0] - b[0]).map(([, day]) => day);
+}
+
+/** The selected rows in the order asked; they arrive newest first. */
+function sortPicked(index: EpisodeIndex, rows: Int32Array, sel: Selection): Int32Array {
+  const { field, descending } = sel.sort;
+  if (field === 't_open') return descending ? rows : rows.slice().reverse();
+  const c = index.columns();
+  const key = (p: number): number | string => {
+    switch (field) {
+      case 't_close':
+        return c.tClose[p]!;
+      case 'duration':
+        return c.tClose[p]! - c.tOpen[p]!;
+      case 'handover_s':
+        return c.handover[p]!;
+      default:
+        return index.dict[field].values[c.facet[field][p]!]!;
+    }
+  };
+  const sign = descending ? -1 : 1;
+  const keyed = Array.from(rows, (p, i) => ({ p, i, k: key(p) }));
+  // Ties keep the newest-first order.
+  keyed.sort((a, b) => (a.k < b.k ? -sign : a.k > b.k ? sign : a.i - b.i));
+  return Int32Array.from(keyed, (e) => e.p);
+}

@@ -1,0 +1,123 @@
+// Closed episodes written through the ledger, as the orchestrator will close them, so that
+// list tests see real projection rows: for tests only.
+import type { Writer } from '../db/writer.js';
+import type { LedgerService } from '../ledger/index.js';
+import { newIncidentId } from '../incidents/index.js';
+import { newEpisodeId } from './episodes.service.js';
+
+export interface SeedEpisode {
+  readonly service: string;
+  readonly t_open: string;
+  readonly t_close: string;
+  readonly alerts?: readonly string[];
+  readonly decision?: string;
+  readonly outcome?: string;
+  readonly result?: string;
+  readonly action?: string;
+  readonly handover_s?: number | null;
+  readonly confidence?: string;
+  readonly kind?: string;
+  readonly confirmed?: readonly string[];
+  /** join this incident (an id from an earlier seed) instead of opening one */
+  readonly incident?: string;
+  /** seconds after t_open when its alerts ended (restore_s) */
+  readonly restore_s?: number;
+}
+
+interface Deps {
+  readonly ledger: LedgerService;
+  readonly writer: Writer;
+  readonly clock: { set(iso: string): void };
+}
+
+/** Returns [episode id, incident id] per seed. */
+export function seedEpisodes(
+  { ledger, writer, clock }: Deps,
+  seeds: readonly SeedEpisode[],
+): [string, string][] {
+  return writer.transactNow(() =>
+    seeds.map((s) => {
+      const id = newEpisodeId(s.t_open);
+      const incident = s.incident ?? newIncidentId(s.t_open);
+      const alerts = s.alerts ?? ['SeededAlert'];
+      clock.set(s.t_open);
+      ledger.append({
+        type: 'episode.opened',
+        actor: 'system',
+        data: {
+          episode_id: id,
+          service: s.service,
+          source: 'seed',
+          fingerprint: `${id}-0`,
+          name: alerts[0],
+          autonomy: 'shadow',
+          incident_id: incident,
+          relation: s.incident === undefined ? 'root' : 'related',
+        },
+        trace_id: id,
+      });
+      ledger.append({
+        type: s.incident === undefined ? 'incident.opened' : 'incident.joined',
+        actor: 'system',
+        data: { incident_id: incident, episode_id: id, service: s.service },
+        trace_id: incident,
+      });
+      alerts.slice(1).forEach((name, i) => {
+        ledger.append({
+          type: 'episode.joined',
+          actor: 'system',
+          data: {
+            episode_id: id,
+            service: s.service,
+            source: 'seed',
+            fingerprint: `${id}-${String(i + 1)}`,
+            name,
+          },
+          trace_id: id,
+        });
+      });
+      if (s.restore_s !== undefined) {
+        clock.set(new Date(Date.parse(s.t_open) + s.restore_s * 1000).toISOString());
+        for (let i = 0; i < alerts.length; i++) {
+          ledger.append({
+            type: 'signal.resolved',
+            actor: 'source:seed',
+            data: {
+              source: 'seed',
+              fingerprint: `${id}-${String(i)}`,
+              name: alerts[i],
+              status: 'resolved',
+              severity: 'warning',
+              service: s.service,
+              resource: null,
+              started_at: s.t_open,
+              ended_at: new Date(Date.parse(s.t_open) + s.restore_s * 1000).toISOString(),
+              summary: '',
+              labels: {},
+              link: null,
+            },
+            trace_id: id,
+          });
+        }
+      }
+      clock.set(s.t_close);
+      ledger.append({
+        type: 'episode.closed',
+        actor: 'system',
+        data: {
+          episode_id: id,
+          decision: s.decision ?? 'settled',
+          outcome: s.outcome ?? 'cleared',
+          result: s.result ?? 'resolved',
+          action: s.action ?? '',
+          handover_s: s.handover_s ?? null,
+          ...(s.confidence !== undefined && { confidence: s.confidence }),
+          ...(s.kind !== undefined && { kind: s.kind }),
+          ...(s.confirmed !== undefined && { confirmed: s.confirmed }),
+        },
+        trace_id: id,
+      });
+      return [id, incident];
+    }),
+  );
+}

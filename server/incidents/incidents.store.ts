@@ -1,0 +1,137 @@
+// SQL of incidents: the projection of incident.opened / joined / status.
+import type { Database } from 'better-sqlite3';
+import type { LedgerEvent, Projection } from '../ledger/index.js';
+
+export const INCIDENT_OPENED = 'incident.opened';
+export const INCIDENT_JOINED = 'incident.joined';
+export const INCIDENT_STATUS = 'incident.status';
+
+export const INCIDENT_STATUSES = ['open', 'mitigating', 'monitoring', 'resolved'] as const;
+export type IncidentStatus = (typeof INCIDENT_STATUSES)[number];
+
+export interface IncidentRow {
+  readonly incident_id: string;
+  readonly root_episode_id: string;
+  readonly status: IncidentStatus;
+  readonly group_key: string | null;
+  readonly t_open: string;
+  readonly t_resolved: string | null;
+  readonly services: string;
+  readonly history: string;
+  readonly episodes: number;
+}
+
+/** One line of an incident's history, in the order it happened. */
+export interface HistoryEntry {
+  readonly at: string;
+  readonly seq: number;
+  readonly event: 'opened' | 'joined' | 'status';
+  readonly episode_id?: string;
+  readonly service?: string;
+  readonly from?: IncidentStatus;
+  readonly to?: IncidentStatus;
+  readonly why?: string | null;
+}
+
+const COLUMNS = `i.incident_id, i.root_episode_id, i.status, i.group_key, i.t_open, i.t_resolved, i.services, i.history,
+  (SELECT count(*) FROM episodes e WHERE e.incident_id = i.incident_id) AS episodes`;
+const text = (e: LedgerEvent, k: string): string => {
+  const v = e.data[k];
+  return typeof v === 'string' ? v : '';
+};
+
+export function createIncidentsStore(db: Database) {
+  const get = db.prepare<[string], IncidentRow>(
+    `SELECT ${COLUMNS} FROM incidents i WHERE i.incident_id = ?`,
+  );
+  const joinable = db.prepare<[string, string], { incident_id: string }>(
+    `SELECT incident_id FROM incidents
+     WHERE group_key = ? AND status <> 'resolved' AND t_open >= ? ORDER BY t_open LIMIT 1`,
+  );
+  const insert = db.prepare<Record<string, unknown>>(
+    `INSERT INTO incidents (incident_id, root_episode_id, status, group_key, t_open, services, history, first_seq, last_seq)
+     VALUES (@incident_id, @episode_id, 'open', @group_key, @ts, json_array(@service), json_array(json(@entry)), @seq, @seq)`,
+  );
+  const joined = db.prepare<Record<string, unknown>>(
+    `UPDATE incidents SET
+       services = CASE WHEN EXISTS (SELECT 1 FROM json_each(services) WHERE value = @service)
+                  THEN services ELSE json_insert(services, '$[#]', @service) END,
+       history = json_insert(history, '$[#]', json(@entry)), last_seq = @seq
+     WHERE incident_id = @incident_id`,
+  );
+  const status = db.prepare<Record<string, unknown>>(
+    `UPDATE incidents SET status = @to,
+       t_resolved = CASE WHEN @to = 'resolved' THEN @ts ELSE NULL END,
+       history = json_insert(history, '$[#]', json(@entry)), last_seq = @seq
+     WHERE incident_id = @incident_id`,
+  );
+
+  function apply(e: LedgerEvent): void {
+    const incidentId = text(e, 'incident_id');
+    if (e.type === INCIDENT_OPENED || e.type === INCIDENT_JOINED) {
+      const entry: HistoryEntry = {
+        at: e.ts,
+        seq: e.seq,
+        event: e.type === INCIDENT_OPENED ? 'opened' : 'joined',
+        episode_id: text(e, 'episode_id'),
+        service: text(e, 'service'),
+      };
+      const row = {
+        incident_id: incidentId,
+        episode_id: text(e, 'episode_id'),
+        service: text(e, 'service'),
+        entry: JSON.stringify(entry),
+        seq: e.seq,
+      };
+      if (e.type === INCIDENT_OPENED) {
+        const key = e.data['group_key'];
+        insert.run({ ...row, group_key: typeof key === 'string' ? key : null, ts: e.ts });
+      } else {
+        joined.run(row);
+      }
+    } else if (e.type === INCIDENT_STATUS) {
+      const entry: HistoryEntry = {
+        at: e.ts,
+        seq: e.seq,
+        event: 'status',
+        from: text(e, 'from') as IncidentStatus,
+        to: text(e, 'to') as IncidentStatus,
+        why: e.reason,
+      };
+      status.run({
+        incident_id: incidentId,
+        to: text(e, 'to'),
+        ts: e.ts,
+        entry: JSON.stringify(entry),
+        seq: e.seq,
+      });
+    }
+  }
+
+  return {
+    get: (id: string): IncidentRow | null => get.get(id) ?? null,
+    /** The unresolved incident of this grouping key opened at or after `sinceIso`, if any. */
+    joinable: (groupKey: string, sinceIso: string): string | null =>
+      joinable.get(groupKey, sinceIso)?.incident_id ?? null,
+    list(statuses: readonly IncidentStatus[], limit: number, offset: number) {
+      const marks = statuses.map(() => '?').join(', ');
+      const where = statuses.length > 0 ? `WHERE i.status IN (${marks})` : '';
+      const rows = db
+        .prepare<unknown[], IncidentRow>(
+          `SELECT ${COLUMNS} FROM incidents i ${where} ORDER BY i.t_open DESC, i.incident_id DESC LIMIT ? OFFSET ?`,
+        )
+        .all(...statuses, limit, offset);
+      const total = db
+        .prepare<unknown[], { n: number }>(`SELECT count(*) AS n FROM incidents i ${where}`)
+        .get(...statuses)?.n;
+      return { rows, total: total ?? 0 };
+    },
+    projection: {
+      name: 'incidents',
+      tables: ['incidents'],
+      types: [INCIDENT_OPENED, INCIDENT_JOINED, INCIDENT_STATUS],
+      apply,
+    } satisfies Projection,
+  };
+}
+export type IncidentsStore = ReturnType<typeof createIncidentsStore>;

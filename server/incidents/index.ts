@@ -1,0 +1,17 @@
+export {
+  createIncidentsStore,
+  type IncidentsStore,
+  type IncidentStatus,
+  INCIDENT_STATUSES,
+  INCIDENT_OPENED,
+  INCIDENT_JOINED,
+  INCIDENT_STATUS,
+} from './incidents.store.js';
+export {
+  createIncidentsService,
+  derivedStatus,
+  newIncidentId,
+  type IncidentsService,
+  type IncidentPlacement,
+} from './incidents.service.js';
+export { incidentsRoutes } from './incidents.routes.js';
