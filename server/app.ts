@@ -21,6 +21,7 @@ import { ensureDataDir, lockDataDir } from './install/data-dir.js';
 import { categoryOf, ledgerRoutes, SEALED_TYPE } from './ledger/index.js';
 import { createMetrics, metricsRoutes } from './metrics/index.js';
 import { loadOrCreateAdminToken } from './access/admin-token.js';
+import { createNoiseControl, createPolicyService, policyRoutes } from './policy/index.js';
 import { createRuntime, type Runtime } from './runtime.js';
 import type { Clock } from './shared/clock.js';
 import { createStatusService, healthRoutes, statusRoutes } from './status/index.js';
@@ -34,7 +35,7 @@ export interface AppOptions {
 }
 
 /** First-start and every-start events; a crash before the last stop is recorded, not hidden. */
-function recordStart(rt: Runtime): void {
+function recordStart(rt: Runtime, loadPolicy: () => void): void {
   const { config, ledger, installStore, licence, fingerprint } = rt;
   rt.writer.transactNow(() => {
     if (installStore.get() === null) {
@@ -64,6 +65,7 @@ function recordStart(rt: Runtime): void {
     });
     if (config.trial)
       licence.startTrialIfNone('system', fingerprint.ok ? fingerprint.fingerprint : null);
+    loadPolicy();
   });
 }
 
@@ -98,7 +100,24 @@ export async function buildApp(config: Config, options: AppOptions) {
     rt.sealer?.afterBatch();
   });
 
-  recordStart(rt);
+  let policy: ReturnType<typeof createPolicyService>;
+  try {
+    // A policy file that does not read refuses the start, naming the file and the field.
+    policy = createPolicyService({
+      store: rt.policyStore,
+      ledger: rt.ledger,
+      writer: rt.writer,
+      clock: rt.clock,
+      file: config.files.policy,
+    });
+  } catch (err) {
+    rt.close();
+    unlock();
+    throw err;
+  }
+  recordStart(rt, () => {
+    policy.load();
+  });
   rt.sealer?.sealNow();
   rt.sealer?.start();
   metrics.ledgerSeq.set(rt.ledgerStore.head().seq);
@@ -137,10 +156,11 @@ export async function buildApp(config: Config, options: AppOptions) {
   const episodes = createEpisodesService({
     store: rt.episodesStore,
     incidents,
-    noise: {
-      grouping: (s) => ({ key: JSON.stringify([['alertname', s.name]]), windowS: 300 }),
-      suppressions: () => [],
-    },
+    noise: createNoiseControl({
+      policy,
+      clock: rt.clock,
+      firing: () => rt.intakeStore.firing(),
+    }),
     ledger: rt.ledger,
     reader: rt.reader,
     writer: rt.writer,
@@ -209,6 +229,7 @@ export async function buildApp(config: Config, options: AppOptions) {
       await v1.register(episodesRoutes, { episodes, list });
       await v1.register(incidentsRoutes, { incidents });
       await v1.register(impactRoutes, { impact });
+      await v1.register(policyRoutes, { policy });
       v1.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: '/v1' },

@@ -31,6 +31,7 @@ import { createImpactStore } from './impact/index.js';
 import { createIncidentsStore } from './incidents/index.js';
 import { createIntakeStore } from './intake/index.js';
 import { createLicenceService, createLicenceStore } from './licence/index.js';
+import { createPolicyStore } from './policy/index.js';
 import { systemClock, type Clock } from './shared/clock.js';
 
 /** Migrations sit beside the source in development and beside the bundle in dist/. */
@@ -80,12 +81,14 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   const episodesStore = createEpisodesStore(db);
   const impactStore = createImpactStore(db);
   const incidentsStore = createIncidentsStore(db);
+  const policyStore = createPolicyStore(db);
   projections.register(installStore.projection);
   projections.register(licenceStore.projection);
   projections.register(intakeStore.projection);
   projections.register(episodesStore.projection);
   projections.register(impactStore.projection);
   projections.register(incidentsStore.projection);
+  projections.register(policyStore.projection);
 
   const ledgerStore = createLedgerStore(db);
   const ledger = createLedgerService({
@@ -167,6 +170,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     episodesStore,
     impactStore,
     incidentsStore,
+    policyStore,
     ledgerStore,
     ledger,
     reader,

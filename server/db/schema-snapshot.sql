@@ -1,6 +1,10 @@
 CREATE INDEX episode_signals_by_signal ON episode_signals (source, fingerprint);
+CREATE INDEX episodes_changed ON episodes (last_seq) WHERE status = 'closed';
+CREATE INDEX episodes_incident ON episodes (incident_id);
 CREATE INDEX episodes_open ON episodes (service) WHERE status <> 'closed';
 CREATE INDEX episodes_t_open ON episodes (t_open);
+CREATE INDEX incidents_grouping ON incidents (group_key, t_open) WHERE status <> 'resolved';
+CREATE INDEX incidents_status ON incidents (status, t_open);
 CREATE INDEX ledger_actor ON ledger (actor);
 CREATE INDEX ledger_category ON ledger (category);
 CREATE INDEX ledger_trace ON ledger (trace_id) WHERE trace_id IS NOT NULL;
@@ -35,12 +39,24 @@ CREATE TABLE episodes (
   confirmed  TEXT NOT NULL DEFAULT '[]',
   first_seq  INTEGER NOT NULL,
   last_seq   INTEGER NOT NULL
-);
+, incident_id TEXT, relation TEXT NOT NULL DEFAULT 'root', confidence TEXT NOT NULL DEFAULT 'unproven', restore_s INTEGER, suppressed TEXT NOT NULL DEFAULT '[]', verdict TEXT, verdict_detail TEXT, note TEXT, diagnosis TEXT, fix TEXT);
 CREATE TABLE impact_figures (
   id      INTEGER PRIMARY KEY CHECK (id = 1),
   figures TEXT NOT NULL,   -- canonical JSON object of the specification's fields
   set_by  TEXT NOT NULL,
   set_at  TEXT NOT NULL
+);
+CREATE TABLE incidents (
+  incident_id     TEXT PRIMARY KEY,
+  root_episode_id TEXT NOT NULL,
+  status          TEXT NOT NULL CHECK (status IN ('open', 'mitigating', 'monitoring', 'resolved')),
+  group_key       TEXT,            -- canonical JSON of the grouping values; NULL: never joined
+  t_open          TEXT NOT NULL,
+  t_resolved      TEXT,
+  services        TEXT NOT NULL,   -- JSON array, in order of joining
+  history         TEXT NOT NULL,   -- JSON array of {at, seq, from, to, why}
+  first_seq       INTEGER NOT NULL,
+  last_seq        INTEGER NOT NULL
 );
 CREATE TABLE install_state (
   id            INTEGER PRIMARY KEY CHECK (id = 1),
@@ -81,6 +97,15 @@ CREATE TABLE licence_state (
   expires_at  TEXT NOT NULL,
   grace_days  INTEGER NOT NULL,
   fingerprint TEXT
+);
+CREATE TABLE policy_state (
+  source   TEXT PRIMARY KEY CHECK (source IN ('api', 'file')),
+  document TEXT NOT NULL,   -- canonical JSON of the whole document (defaults filled in)
+  file     TEXT,            -- the file's path; NULL for 'api'
+  sha256   TEXT NOT NULL,   -- hex SHA-256 of document
+  set_by   TEXT NOT NULL,
+  set_at   TEXT NOT NULL,
+  seq      INTEGER NOT NULL -- the ledger event this row comes from
 );
 CREATE TABLE schema_migrations (id TEXT PRIMARY KEY, applied_at TEXT NOT NULL);
 CREATE TABLE signals (

@@ -22,7 +22,21 @@ export interface SignalRow {
 export const SIGNAL_FIRED = 'signal.fired';
 export const SIGNAL_RESOLVED = 'signal.resolved';
 
+/** A firing signal as noise control reads it. */
+export interface FiringSignalRow {
+  readonly source: string;
+  readonly fingerprint: string;
+  readonly name: string;
+  readonly severity: string;
+  readonly service: string;
+  readonly resource: string | null;
+  readonly labels: Readonly<Record<string, string>>;
+}
+
 export function createIntakeStore(db: Database) {
+  const firing = db.prepare<[], Omit<FiringSignalRow, 'labels'> & { labels: string }>(
+    `SELECT source, fingerprint, name, severity, service, resource, labels FROM signals WHERE status = 'firing'`,
+  );
   const get = db.prepare<[string, string], SignalRow>(
     `SELECT fingerprint, source, name, status, severity, service, resource, started_at, ended_at, summary, link, fired FROM signals WHERE source = ? AND fingerprint = ?`,
   );
@@ -70,6 +84,12 @@ export function createIntakeStore(db: Database) {
       get.get(source, fingerprint) ?? null,
     counts: (): Record<string, number> =>
       Object.fromEntries(counts.all().map((r) => [r.status, r.n])),
+    /** Every signal firing now (inhibition reads it only when the policy has rules). */
+    *firing(): Generator<FiringSignalRow> {
+      for (const r of firing.iterate()) {
+        yield { ...r, labels: JSON.parse(r.labels) as Record<string, string> };
+      }
+    },
     projection: {
       name: 'signals',
       tables: ['signals'],

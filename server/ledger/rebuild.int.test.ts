@@ -87,9 +87,9 @@ describe('svc-core rebuild', () => {
   });
 
   it('the live projections are what the server wrote', () => {
-    // installed, started, trial, 3 events, 3 signal events, 2 episode events, stopped, started,
-    // stopped
-    expect(head).toBe(14);
+    // installed, started, trial, 3 events, 3 signal events, 2 episode events, 1 incident
+    // event, stopped, started, stopped
+    expect(head).toBe(15);
     expect(Object.keys(original)).toEqual([
       'install_state',
       'licence_state',
@@ -97,6 +97,8 @@ describe('svc-core rebuild', () => {
       'episode_signals',
       'episodes',
       'impact_figures',
+      'incidents',
+      'policy_state',
     ]);
     expect(original['episodes']).toEqual([
       expect.objectContaining({
@@ -139,7 +141,7 @@ describe('svc-core rebuild', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
-      `check: replayed ${String(head)} events into install_state, licence_state, signals, episode_signals, episodes, impact_figures; rebuilt state equals the live one (nothing changed)\n`,
+      `check: replayed ${String(head)} events into install_state, licence_state, signals, episode_signals, episodes, impact_figures, incidents, policy_state; rebuilt state equals the live one (nothing changed)\n`,
     );
     expect(dump(dir).dump).toEqual(original);
   });
@@ -152,7 +154,7 @@ describe('svc-core rebuild', () => {
     const check = await runCli(testEnv(dir, join(dir, 'machine-id')), ['rebuild', '--check']);
     expect(check.code).toBe(1);
     expect(check.stdout).toBe(
-      `check: replayed ${String(head)} events into install_state, licence_state, signals, episode_signals, episodes, impact_figures; differs in licence_state (nothing changed)\n`,
+      `check: replayed ${String(head)} events into install_state, licence_state, signals, episode_signals, episodes, impact_figures, incidents, policy_state; differs in licence_state (nothing changed)\n`,
     );
     expect(dump(dir).dump['licence_state']).toEqual([expect.objectContaining({ services: 1 })]);
 
@@ -160,7 +162,7 @@ describe('svc-core rebuild', () => {
     expect(fix.stderr).toBe('');
     expect(fix.code).toBe(0);
     expect(fix.stdout).toBe(
-      `rebuild: replayed ${String(head)} events into install_state, licence_state, signals, episode_signals, episodes, impact_figures; differs in licence_state\n`,
+      `rebuild: replayed ${String(head)} events into install_state, licence_state, signals, episode_signals, episodes, impact_figures, incidents, policy_state; differs in licence_state\n`,
     );
     const after = dump(dir);
     expect(after.dump).toEqual(original);

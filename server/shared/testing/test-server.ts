@@ -39,6 +39,8 @@ export function testEnv(
     SVC_SYSLOG: 'off',
     SVC_MACHINE_ID_FILE: machineIdFile,
     SVC_INSTANCE: 'test',
+    // Never the host's /etc/svc/policy.json: a test that wants a policy file writes this one.
+    SVC_POLICY: join(dir, 'policy.json'),
     SVC_LOG_LEVEL: 'silent',
     ...extra,
   };

@@ -1,0 +1,39 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { actorOf } from '../http/auth.js';
+import { ErrorBody, errorResponses } from '../http/common.schemas.js';
+import { PolicyInput, PolicyView } from './policy.schemas.js';
+import type { PolicyService } from './policy.service.js';
+
+export const policyRoutes: FastifyPluginAsyncTypebox<{ policy: PolicyService }> = async (
+  app,
+  { policy },
+) => {
+  app.get(
+    '/policy',
+    {
+      schema: {
+        summary: 'The policy document (grouping, maintenance windows, inhibition)',
+        tags: ['policy'],
+        response: { 200: PolicyView, ...errorResponses },
+      },
+      onRequest: app.requireRole('viewer'),
+    },
+    async () => policy.get(),
+  );
+  app.put(
+    '/policy',
+    {
+      schema: {
+        summary: 'Replace the policy document; 409 when it is managed in a file',
+        tags: ['policy'],
+        body: PolicyInput,
+        response: { 200: PolicyView, ...errorResponses, 409: ErrorBody },
+      },
+      onRequest: app.requireRole('admin'),
+    },
+    async (req) => {
+      if (req.principal === null) throw new Error('requireRole let an anonymous call through');
+      return policy.put(req.body, actorOf(req.principal));
+    },
+  );
+};

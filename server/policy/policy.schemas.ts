@@ -1,0 +1,219 @@
+// The policy document (GET/PUT /v1/policy): noise control for now (grouping, maintenance
+// windows, inhibition); later issues add sections to this same document.
+//
+// Adding a section is one entry in SECTIONS: its schema, its default and, where a schema
+// cannot say everything, a check (unique names, time order). The document schema, the PUT
+// body, the defaults and the checks are all derived from that table.
+import { Type, type Static, type TSchema } from 'typebox';
+import { Value } from 'typebox/value';
+import { IsoTime } from '../http/common.schemas.js';
+import { InvalidInputError } from '../shared/errors.js';
+
+/** Keys of matchers, `by` and `equal`: a signal field name or a label name. */
+export const KEY_PATTERN = '^[A-Za-z_][A-Za-z0-9_.-]{0,99}$';
+
+const KeyName = Type.String({
+  pattern: KEY_PATTERN,
+  description: 'alertname, service, severity, source, resource, or a label name',
+});
+
+/** key → value; `*` in a value matches any run of characters; case-sensitive otherwise. */
+export const Matchers = Type.Record(
+  Type.String({ pattern: KEY_PATTERN }),
+  Type.String({ minLength: 1, maxLength: 500 }),
+  {
+    minProperties: 1,
+    maxProperties: 32,
+    additionalProperties: false,
+    description: 'every key must be present on the signal and match its value (* wildcard)',
+  },
+);
+export type Matchers = Static<typeof Matchers>;
+
+const RuleName = Type.String({ minLength: 1, maxLength: 100, description: 'unique in its list' });
+
+export const Grouping = Type.Object(
+  {
+    window_s: Type.Integer({
+      minimum: 0,
+      maximum: 86_400,
+      description: "seconds after an incident's first episode in which others may join it",
+    }),
+    by: Type.Array(KeyName, {
+      maxItems: 16,
+      uniqueItems: true,
+      description: 'keys whose values the opening alerts must share; [] = no grouping',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type Grouping = Static<typeof Grouping>;
+
+export const MaintenanceWindow = Type.Object(
+  {
+    name: RuleName,
+    services: Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+      minItems: 1,
+      maxItems: 100,
+      description: 'service names; * is a wildcard',
+    }),
+    starts: { ...IsoTime, description: 'ISO 8601 with a zone; inclusive' },
+    ends: { ...IsoTime, description: 'ISO 8601 with a zone; exclusive, after starts' },
+    reason: Type.Optional(Type.String({ maxLength: 500 })),
+    match: Type.Optional(Matchers),
+  },
+  { additionalProperties: false },
+);
+export type MaintenanceWindow = Static<typeof MaintenanceWindow>;
+
+export const InhibitRule = Type.Object(
+  {
+    name: RuleName,
+    source: Matchers,
+    target: Matchers,
+    equal: Type.Optional(
+      Type.Array(KeyName, {
+        maxItems: 16,
+        uniqueItems: true,
+        description: 'keys whose values must be present and equal on source and target',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type InhibitRule = Static<typeof InhibitRule>;
+
+/** A semantic check of one section; calls `fail` with the field path below the section. */
+type Check<T> = (
+  value: T,
+  fail: (path: readonly (string | number)[], why: string) => never,
+) => void;
+
+function section<S extends TSchema>(
+  schema: S,
+  fallback: Static<S>,
+  check?: Check<Static<S>>,
+): { readonly schema: S; readonly fallback: Static<S>; readonly check?: Check<Static<S>> } {
+  return { schema, fallback, ...(check !== undefined && { check }) };
+}
+
+function uniqueNames(list: readonly { name: string }[], fail: Parameters<Check<unknown>>[1]) {
+  const seen = new Set<string>();
+  list.forEach((item, i) => {
+    if (seen.has(item.name)) fail([i, 'name'], `is not unique: ${item.name} comes twice`);
+    seen.add(item.name);
+  });
+}
+
+// ────────────────────────────────────────────────────────────────────────────────────────
+// THE SECTIONS. One entry per section of the document.
+// ────────────────────────────────────────────────────────────────────────────────────────
+const SECTIONS = {
+  grouping: section(Grouping, { window_s: 300, by: ['alertname'] }),
+  maintenance: section(Type.Array(MaintenanceWindow, { maxItems: 500 }), [], (list, fail) => {
+    uniqueNames(list, fail);
+    list.forEach((w, i) => {
+      const starts = Date.parse(w.starts);
+      const ends = Date.parse(w.ends);
+      if (!Number.isFinite(starts)) fail([i, 'starts'], 'is not a valid timestamp');
+      if (!Number.isFinite(ends)) fail([i, 'ends'], 'is not a valid timestamp');
+      if (ends <= starts) fail([i, 'ends'], 'must be after starts');
+    });
+  }),
+  inhibit: section(Type.Array(InhibitRule, { maxItems: 200 }), [], uniqueNames),
+};
+
+type Sections = typeof SECTIONS;
+type SchemasOf<T extends Record<string, { schema: TSchema }>> = { [K in keyof T]: T[K]['schema'] };
+
+const schemas = Object.fromEntries(
+  Object.entries(SECTIONS).map(([name, s]) => [name, s.schema]),
+) as SchemasOf<Sections>;
+
+/** The whole document, every section present: what GET answers and what is stored. */
+export const Policy = Type.Object(schemas, { additionalProperties: false });
+export type Policy = Static<typeof Policy>;
+
+/** The PUT body and the file: every section optional; a missing one takes its default. */
+export const PolicyInput = Type.Partial(Policy, { additionalProperties: false });
+export type PolicyInput = Static<typeof PolicyInput>;
+
+export const DEFAULT_POLICY: Policy = Object.fromEntries(
+  Object.entries(SECTIONS).map(([name, s]) => [name, s.fallback]),
+) as Policy;
+
+export const PolicySource = { Default: 'default', Api: 'api', File: 'file' } as const;
+export type PolicySource = (typeof PolicySource)[keyof typeof PolicySource];
+
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+
+export const PolicyView = Type.Object({
+  policy: Policy,
+  source: Type.Union([
+    Type.Literal(PolicySource.Default),
+    Type.Literal(PolicySource.Api),
+    Type.Literal(PolicySource.File),
+  ]),
+  file: Nullable(Type.String({ description: 'the file that manages the policy (SVC_POLICY)' })),
+  sha256: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'of the canonical JSON' }),
+  set_by: Nullable(Type.String()),
+  set_at: Nullable(Type.String()),
+});
+export type PolicyView = Static<typeof PolicyView>;
+
+interface SchemaError {
+  readonly keyword: string;
+  readonly instancePath: string;
+  readonly params: { requiredProperties?: unknown; additionalProperties?: unknown };
+  readonly message: string;
+}
+
+const fieldOf = (path: readonly (string | number)[]): string =>
+  path.length === 0 ? 'document' : path.join('.');
+
+function pathOf(e: SchemaError): (string | number)[] {
+  const path =
+    e.instancePath === ''
+      ? []
+      : e.instancePath
+          .slice(1)
+          .split('/')
+          .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const leaf = [e.params.requiredProperties, e.params.additionalProperties]
+    .filter(Array.isArray)
+    .map((a) => a[0] as unknown)
+    .find((v) => typeof v === 'string');
+  return leaf === undefined ? path : [...path, leaf];
+}
+
+function messageOf(e: SchemaError, field: string): string {
+  if (e.keyword === 'required') return `${field} is required`;
+  if (e.keyword === 'additionalProperties' || e.keyword === 'boolean')
+    return `${field} is not a known field`;
+  return `${field} ${e.message}`;
+}
+
+/**
+ * Validate a document (a PUT body or the parsed file) and fill in the defaults of missing
+ * sections. Throws InvalidInputError with `field` set to the dotted path, the form the
+ * HTTP layer gives schema failures (`maintenance.0.ends`).
+ */
+export function checkPolicy(input: unknown): Policy {
+  const first = Value.Errors(PolicyInput, input)[0] as SchemaError | undefined;
+  if (first !== undefined) {
+    const field = fieldOf(pathOf(first));
+    throw new InvalidInputError('invalid_input', messageOf(first, field), { field });
+  }
+  const given = input as Record<string, unknown>;
+  const policy: Record<string, unknown> = {};
+  for (const [name, s] of Object.entries(SECTIONS)) {
+    const value = structuredClone(given[name] ?? s.fallback);
+    const check = s.check as Check<unknown> | undefined;
+    check?.(value, (path, why) => {
+      const field = fieldOf([name, ...path]);
+      throw new InvalidInputError('invalid_input', `${field} ${why}`, { field });
+    });
+    policy[name] = value;
+  }
+  return policy as Policy;
+}
