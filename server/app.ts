@@ -23,6 +23,7 @@ import { createMetrics, metricsRoutes } from './metrics/index.js';
 import { loadOrCreateAdminToken } from './access/admin-token.js';
 import { createNoiseControl, createPolicyService, policyRoutes } from './policy/index.js';
 import { createRuntime, type Runtime } from './runtime.js';
+import { searchRoutes } from './search/index.js';
 import type { Clock } from './shared/clock.js';
 import { createStatusService, healthRoutes, statusRoutes } from './status/index.js';
 import { createSyslogForwarder } from './syslog/syslog.js';
@@ -228,6 +229,7 @@ export async function buildApp(config: Config, options: AppOptions) {
       await v1.register(intakeRoutes, { intake, mode: status.mode });
       await v1.register(episodesRoutes, { episodes, list });
       await v1.register(incidentsRoutes, { incidents });
+      await v1.register(searchRoutes);
       await v1.register(impactRoutes, { impact });
       await v1.register(policyRoutes, { policy });
       v1.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -13,7 +13,7 @@ export {
   type Placement,
 } from './episodes.service.js';
 export { episodesRoutes } from './episodes.routes.js';
-export { createEpisodeIndex, type EpisodeIndex } from './list.index.js';
+export { createEpisodeIndex, FACETS, type EpisodeIndex } from './list.index.js';
 export { createEpisodeListStore, EPISODE_QUERY_FIELDS } from './list.query.js';
 export { createEpisodeList, type EpisodeList } from './list.service.js';
 export { type EpisodeSignal, type NoiseControl, type Suppression } from './episodes.service.js';

@@ -114,6 +114,7 @@ const ROUTES: readonly RouteRow[] = [
     credential: 'viewer',
     ok: 404, // let in; no such incident in a fresh install
   },
+  { method: 'GET', url: '/v1/search/fields', credential: 'viewer', ok: 200 },
   { method: 'GET', url: '/v1/policy', credential: 'viewer', ok: 200 },
   { method: 'PUT', url: '/v1/policy', credential: 'admin', payload: {}, ok: 200 },
   { method: 'GET', url: '/v1/impact', credential: 'admin', ok: 200 },

@@ -1,0 +1,59 @@
+// GET /v1/search/fields: what the query language can name in each list, so that consoles and
+// scripts build queries (and suggestions) from the server's own field table.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { EPISODE_QUERY_FIELDS, FACETS } from '../episodes/index.js';
+import { errorResponses } from '../http/common.schemas.js';
+import { LEDGER_QUERY_FIELDS } from '../ledger/index.js';
+import type { QueryFields } from '../shared/query-language.js';
+
+const Field = Type.Object({
+  name: Type.String(),
+  type: Type.String(),
+  values: Type.Optional(Type.Array(Type.String())),
+  multi: Type.Optional(Type.Boolean()),
+});
+const List = Type.Object({
+  fields: Type.Array(Field),
+  facets: Type.Array(Type.String()),
+  /** `data.<key>:<value>` matches inside the event data */
+  data: Type.Boolean(),
+  /** the field `last:` and `opened<` compare with */
+  time: Type.String(),
+  /** bare words match any of these */
+  text: Type.Array(Type.String()),
+});
+
+function describe(spec: QueryFields, facets: readonly string[]) {
+  return {
+    fields: Object.entries(spec.fields).map(([name, f]) => ({
+      name,
+      type: f.type,
+      ...(f.values !== undefined && { values: [...f.values] }),
+      ...(f.multi !== undefined && { multi: true }),
+    })),
+    facets: [...facets],
+    data: spec.dataColumn !== undefined,
+    time: spec.timeColumn,
+    text: [...spec.textColumns],
+  };
+}
+
+export const searchRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const body = {
+    episodes: describe(EPISODE_QUERY_FIELDS, FACETS),
+    ledger: describe(LEDGER_QUERY_FIELDS, []),
+  };
+  app.get(
+    '/search/fields',
+    {
+      schema: {
+        summary: 'The fields of each list for the query language, with enumerated values',
+        tags: ['incidents'],
+        response: { 200: Type.Object({ episodes: List, ledger: List }), ...errorResponses },
+      },
+      onRequest: app.requireRole('viewer'),
+    },
+    async () => body,
+  );
+};
