@@ -93,7 +93,18 @@ describe('the lab: Prometheus → Alertmanager → the service', () => {
       ).json()) as {
         running: { episode_id: string; service: string; alerts: string[]; status: string }[];
       };
+    const get = async <T>(path: string): Promise<T> =>
+      (await (
+        await fetch(`${svc.url}${path}`, {
+          headers: { authorization: `Bearer ${svc.adminToken}` },
+        })
+      ).json()) as T;
+    type List = { running: { episode_id: string; status: string }[]; seq: number };
     const running = (await live()).running;
+    const listed = await get<List>('/v1/episodes?scorecard=1');
+    expect(listed.running).toEqual([
+      expect.objectContaining({ episode_id: fired.trace_id, status: 'open' }),
+    ]);
     expect(running).toEqual([
       expect.objectContaining({
         episode_id: fired.trace_id,
@@ -116,6 +127,15 @@ describe('the lab: Prometheus → Alertmanager → the service', () => {
     expect((await live()).running).toEqual([
       expect.objectContaining({ episode_id: fired.trace_id, status: 'quiet' }),
     ]);
+    const after = await get<List>('/v1/episodes');
+    expect(after.running).toEqual([
+      expect.objectContaining({ episode_id: fired.trace_id, status: 'quiet' }),
+    ]);
+    expect(after.seq).toBeGreaterThan(listed.seq);
+    // Its incident waits in monitoring for the flap hold (closing after it is tested with a
+    // fake clock in server/incidents).
+    const incidents = await get<{ incidents: { status: string }[] }>('/v1/incidents');
+    expect(incidents.incidents).toEqual([expect.objectContaining({ status: 'monitoring' })]);
 
     const verify = await fetch(`${svc.url}/v1/ledger/verify`, {
       headers: { authorization: `Bearer ${svc.adminToken}` },

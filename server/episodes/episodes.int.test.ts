@@ -207,6 +207,21 @@ describe('with SVC_ORCHESTRATE=0', () => {
         orchestrate: boolean;
       }>();
       expect(status.orchestrate).toBe(false);
+      // The lists and incidents keep working; nothing records an investigation step.
+      const list = (
+        await off.app.inject({ method: 'GET', url: '/v1/episodes?scorecard=1', headers: asAdmin() })
+      ).json<{ running: unknown[]; total: number }>();
+      expect(list).toMatchObject({ total: 0, running: [expect.anything()] });
+      const incidents = (
+        await off.app.inject({ method: 'GET', url: '/v1/incidents', headers: asAdmin() })
+      ).json<{ total: number }>();
+      expect(incidents.total).toBe(1);
+      const steps = off.runtime.reader
+        .list({ order: 'asc', limit: 500 })
+        .events.filter(
+          (e) => e.type.startsWith('episode.') && !['episode.opened'].includes(e.type),
+        );
+      expect(steps).toEqual([]);
       const verify = (
         await off.app.inject({ method: 'GET', url: '/v1/ledger/verify', headers: asAdmin() })
       ).json<{ ok: boolean }>();
