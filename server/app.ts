@@ -227,11 +227,11 @@ export async function buildApp(config: Config, options: AppOptions) {
       await v1.register(ledgerRoutes, { reader: rt.reader });
       await v1.register(eventsRoutes, { events, mode: status.mode });
       await v1.register(intakeRoutes, { intake, mode: status.mode });
-      await v1.register(episodesRoutes, { episodes, list });
-      await v1.register(incidentsRoutes, { incidents });
-      await v1.register(searchRoutes);
-      await v1.register(impactRoutes, { impact });
-      await v1.register(policyRoutes, { policy });
+      await v1.register(episodesRoutes, { episodes, list, mode: status.mode });
+      await v1.register(incidentsRoutes, { incidents, mode: status.mode });
+      await v1.register(searchRoutes, { mode: status.mode });
+      await v1.register(impactRoutes, { impact, mode: status.mode });
+      await v1.register(policyRoutes, { policy, mode: status.mode });
       v1.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: '/v1' },

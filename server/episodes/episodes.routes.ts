@@ -6,6 +6,8 @@ import type { TEAM_VERDICTS } from './episodes.service.js';
 import { type EpisodesService } from './episodes.service.js';
 import { ListQuery } from './list.params.js';
 import type { EpisodeList } from './list.service.js';
+import { requireMode } from '../http/operating-gate.js';
+import type { Mode } from '../shared/mode.js';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) =>
   Type.Union([t, Type.Null()]);
@@ -101,7 +103,10 @@ const ListBody = Type.Object({
 export const episodesRoutes: FastifyPluginAsyncTypebox<{
   episodes: EpisodesService;
   list: EpisodeList;
-}> = async (app, { episodes, list }) => {
+  mode: () => Mode;
+}> = async (app, { episodes, list, mode }) => {
+  // Episodes are open from configuring on (architecture: modes); the credential comes first.
+  const open = requireMode(mode, 'configuring');
   app.get(
     '/episodes',
     {
@@ -112,7 +117,7 @@ export const episodesRoutes: FastifyPluginAsyncTypebox<{
         querystring: ListQuery,
         response: { 200: ListBody, ...errorResponses },
       },
-      onRequest: app.requireRole('viewer'),
+      onRequest: [app.requireRole('viewer'), open],
     },
     async (req) => list.list(req.query),
   );
@@ -125,7 +130,7 @@ export const episodesRoutes: FastifyPluginAsyncTypebox<{
         tags: ['incidents'],
         response: { 200: LiveBody, ...errorResponses },
       },
-      onRequest: app.requireRole('viewer'),
+      onRequest: [app.requireRole('viewer'), open],
     },
     async () => episodes.live(),
   );
@@ -144,7 +149,7 @@ export const episodesRoutes: FastifyPluginAsyncTypebox<{
         ),
         response: { 200: EpisodeBody, 404: errorResponses[400], ...errorResponses },
       },
-      onRequest: app.requireRole('viewer'),
+      onRequest: [app.requireRole('viewer'), open],
     },
     async (req) => episodes.get(req.params.id, req.query.after_seq),
   );
@@ -160,7 +165,7 @@ export const episodesRoutes: FastifyPluginAsyncTypebox<{
         body: TeamBody,
         response: { 200: TeamAnswer, 404: errorResponses[400], ...errorResponses },
       },
-      onRequest: app.requireRole('responder'),
+      onRequest: [app.requireRole('responder'), open],
     },
     async (req) => {
       if (req.principal === null) throw new Error('requireRole let an anonymous call through');

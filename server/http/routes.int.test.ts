@@ -521,6 +521,20 @@ describe('mode gating: setup (no licence)', () => {
     },
   );
 
+  it.each([
+    '/v1/live',
+    '/v1/episodes',
+    '/v1/episodes/ep-20260101T000000Z-000000',
+    '/v1/incidents',
+    '/v1/search/fields',
+    '/v1/policy',
+    '/v1/impact',
+  ])('GET %s answers 503 until a licence is there', async (url) => {
+    const res = await server.app.inject({ method: 'GET', url, headers: asAdmin() });
+    expect(res.statusCode, res.body).toBe(503);
+    expect(res.json()).toStrictEqual({ error: 'not operating yet', mode: 'setup' });
+  });
+
   it('doctor fails on main while in setup', async () => {
     const report = (
       await server.app.inject({ method: 'GET', url: '/v1/doctor', headers: asAdmin() })

@@ -3,11 +3,14 @@ import { errorResponses } from '../http/common.schemas.js';
 import { actorOf } from '../http/auth.js';
 import { ImpactBody, ImpactFigures } from './impact.schemas.js';
 import type { ImpactService } from './impact.service.js';
+import { requireMode } from '../http/operating-gate.js';
+import type { Mode } from '../shared/mode.js';
 
-export const impactRoutes: FastifyPluginAsyncTypebox<{ impact: ImpactService }> = async (
-  app,
-  { impact },
-) => {
+export const impactRoutes: FastifyPluginAsyncTypebox<{
+  impact: ImpactService;
+  mode: () => Mode;
+}> = async (app, { impact, mode }) => {
+  const open = requireMode(mode, 'configuring');
   app.get(
     '/impact',
     {
@@ -16,7 +19,7 @@ export const impactRoutes: FastifyPluginAsyncTypebox<{ impact: ImpactService }> 
         tags: ['impact'],
         response: { 200: ImpactBody, ...errorResponses },
       },
-      onRequest: app.requireRole('admin'),
+      onRequest: [app.requireRole('admin'), open],
     },
     async () => impact.get(),
   );
@@ -29,7 +32,7 @@ export const impactRoutes: FastifyPluginAsyncTypebox<{ impact: ImpactService }> 
         body: ImpactFigures,
         response: { 200: ImpactBody, ...errorResponses },
       },
-      onRequest: app.requireRole('admin'),
+      onRequest: [app.requireRole('admin'), open],
     },
     async (req) => {
       if (req.principal === null) throw new Error('requireRole let an anonymous call through');

@@ -4,6 +4,8 @@ import { errorResponses } from '../http/common.schemas.js';
 import { InvalidInputError } from '../shared/errors.js';
 import { INCIDENT_STATUSES, type IncidentStatus } from './incidents.store.js';
 import type { IncidentsService } from './incidents.service.js';
+import { requireMode } from '../http/operating-gate.js';
+import type { Mode } from '../shared/mode.js';
 
 const Status = Type.String({ description: INCIDENT_STATUSES.join(' | ') });
 
@@ -50,10 +52,11 @@ export function parseStatuses(csv: string | undefined): IncidentStatus[] {
   return [...new Set(values)] as IncidentStatus[];
 }
 
-export const incidentsRoutes: FastifyPluginAsyncTypebox<{ incidents: IncidentsService }> = async (
-  app,
-  { incidents },
-) => {
+export const incidentsRoutes: FastifyPluginAsyncTypebox<{
+  incidents: IncidentsService;
+  mode: () => Mode;
+}> = async (app, { incidents, mode }) => {
+  const open = requireMode(mode, 'configuring');
   app.get(
     '/incidents',
     {
@@ -78,7 +81,7 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ incidents: IncidentsSe
           ...errorResponses,
         },
       },
-      onRequest: app.requireRole('viewer'),
+      onRequest: [app.requireRole('viewer'), open],
     },
     async (req) =>
       incidents.list(parseStatuses(req.query.status), req.query.limit, req.query.offset),
@@ -94,7 +97,7 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ incidents: IncidentsSe
         }),
         response: { 200: IncidentBody, 404: errorResponses[400], ...errorResponses },
       },
-      onRequest: app.requireRole('viewer'),
+      onRequest: [app.requireRole('viewer'), open],
     },
     async (req) => incidents.get(req.params.id),
   );

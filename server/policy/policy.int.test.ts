@@ -341,7 +341,7 @@ describe('GET and PUT /v1/policy', () => {
             : null,
       },
     });
-    await app.register(policyRoutes, { prefix: '/v1', policy: rt.policy });
+    await app.register(policyRoutes, { prefix: '/v1', policy: rt.policy, mode: () => 'operating' });
     await app.ready();
     opened.push({ close: () => void app.close() });
     const as = (token: string | null) =>

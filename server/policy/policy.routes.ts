@@ -3,11 +3,14 @@ import { actorOf } from '../http/auth.js';
 import { ErrorBody, errorResponses } from '../http/common.schemas.js';
 import { PolicyInput, PolicyView } from './policy.schemas.js';
 import type { PolicyService } from './policy.service.js';
+import { requireMode } from '../http/operating-gate.js';
+import type { Mode } from '../shared/mode.js';
 
-export const policyRoutes: FastifyPluginAsyncTypebox<{ policy: PolicyService }> = async (
-  app,
-  { policy },
-) => {
+export const policyRoutes: FastifyPluginAsyncTypebox<{
+  policy: PolicyService;
+  mode: () => Mode;
+}> = async (app, { policy, mode }) => {
+  const open = requireMode(mode, 'configuring');
   app.get(
     '/policy',
     {
@@ -16,7 +19,7 @@ export const policyRoutes: FastifyPluginAsyncTypebox<{ policy: PolicyService }> 
         tags: ['policy'],
         response: { 200: PolicyView, ...errorResponses },
       },
-      onRequest: app.requireRole('viewer'),
+      onRequest: [app.requireRole('viewer'), open],
     },
     async () => policy.get(),
   );
@@ -29,7 +32,7 @@ export const policyRoutes: FastifyPluginAsyncTypebox<{ policy: PolicyService }> 
         body: PolicyInput,
         response: { 200: PolicyView, ...errorResponses, 409: ErrorBody },
       },
-      onRequest: app.requireRole('admin'),
+      onRequest: [app.requireRole('admin'), open],
     },
     async (req) => {
       if (req.principal === null) throw new Error('requireRole let an anonymous call through');

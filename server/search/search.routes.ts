@@ -6,6 +6,8 @@ import { EPISODE_QUERY_FIELDS, FACETS } from '../episodes/index.js';
 import { errorResponses } from '../http/common.schemas.js';
 import { LEDGER_QUERY_FIELDS } from '../ledger/index.js';
 import type { QueryFields } from '../shared/query-language.js';
+import { requireMode } from '../http/operating-gate.js';
+import type { Mode } from '../shared/mode.js';
 
 const Field = Type.Object({
   name: Type.String(),
@@ -39,7 +41,11 @@ function describe(spec: QueryFields, facets: readonly string[]) {
   };
 }
 
-export const searchRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const searchRoutes: FastifyPluginAsyncTypebox<{ mode: () => Mode }> = async (
+  app,
+  { mode },
+) => {
+  const open = requireMode(mode, 'configuring');
   const body = {
     episodes: describe(EPISODE_QUERY_FIELDS, FACETS),
     ledger: describe(LEDGER_QUERY_FIELDS, []),
@@ -52,7 +58,7 @@ export const searchRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['incidents'],
         response: { 200: Type.Object({ episodes: List, ledger: List }), ...errorResponses },
       },
-      onRequest: app.requireRole('viewer'),
+      onRequest: [app.requireRole('viewer'), open],
     },
     async () => body,
   );
