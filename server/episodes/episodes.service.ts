@@ -106,6 +106,8 @@ export function createEpisodesService(deps: Deps) {
     record(placement: Placement, signal: EpisodeSignal): void {
       const id = placement.episodeId;
       const grouping = placement.opened ? noise.grouping(signal) : null;
+      // Only a join to a quiet episode can change its incident's status (back to open).
+      const wasQuiet = !placement.opened && store.get(id)?.status === 'quiet';
       const incident = grouping === null ? null : incidents.place(grouping.key, grouping.windowS);
       ledger.append({
         type: placement.opened ? EPISODE_OPENED : EPISODE_JOINED,
@@ -143,7 +145,7 @@ export function createEpisodesService(deps: Deps) {
         });
       }
       if (incident !== null) incidents.attach(incident, { episodeId: id, service: signal.service });
-      else refreshIncidentOf(id);
+      else if (wasQuiet) refreshIncidentOf(id);
     },
     /** After a signal.resolved of an episode: its incident may now be monitoring. */
     resolved(episodeId: string): void {
