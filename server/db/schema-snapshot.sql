@@ -2,6 +2,7 @@ CREATE INDEX episode_signals_by_signal ON episode_signals (source, fingerprint);
 CREATE INDEX episodes_changed ON episodes (last_seq) WHERE status = 'closed';
 CREATE INDEX episodes_incident ON episodes (incident_id);
 CREATE INDEX episodes_open ON episodes (service) WHERE status <> 'closed';
+CREATE INDEX episodes_quiet ON episodes (t_quiet) WHERE status = 'quiet';
 CREATE INDEX episodes_t_open ON episodes (t_open);
 CREATE INDEX incidents_grouping ON incidents (group_key, t_open) WHERE status <> 'resolved';
 CREATE INDEX incidents_status ON incidents (status, t_open);

@@ -34,7 +34,8 @@ export interface ScanResult {
   readonly facets: Record<Facet, Record<string, number>>;
   /** matches before the `latest` cut */
   readonly complete: boolean;
-  readonly stats: ScanStats;
+  /** only with scorecard=1 */
+  readonly stats: ScanStats | null;
   readonly histogram: HistogramDay[] | null;
 }
 
@@ -71,10 +72,11 @@ export function kth(a: Float64Array, n: number, k: number): number {
   return a[k]!;
 }
 
+/** The median of a; reorders it (the scan's arrays belong to one answer). */
 export function median(a: Float64Array): number | null {
   const n = a.length;
   if (n === 0) return null;
-  const work = a.slice();
+  const work = a;
   if (n % 2 === 1) return kth(work, n, (n - 1) / 2);
   const lower = kth(work, n, n / 2 - 1);
   const upper = kth(work, n, n / 2);
@@ -98,19 +100,40 @@ export function scan(index: EpisodeIndex, sel: Selection, only: Uint8Array | nul
     }
     active.push({ bit, codes: c.facet[f], allowed });
   });
-  const counts = FACETS.map((f) => new Float64Array(dict[f].values.length));
+  const counts = FACETS.map((f) => new Int32Array(dict[f].values.length));
   const population = new Float64Array(FACETS.length);
   const wantConfirmed = sel.confirmed === null ? -1 : sel.confirmed ? 1 : 0;
+  // Columns and counters fetched once: a look-up by name per row and facet was most of the
+  // scan's time over a million rows.
+  const cols = FACETS.map((f) => c.facet[f]);
+  const [s0, s1, s2, s3, s4, s5] = cols as [
+    Uint32Array,
+    Uint32Array,
+    Uint32Array,
+    Uint32Array,
+    Uint32Array,
+    Uint32Array,
+  ];
+  const [n0, n1, n2, n3, n4, n5] = counts as [
+    Int32Array,
+    Int32Array,
+    Int32Array,
+    Int32Array,
+    Int32Array,
+    Int32Array,
+  ];
+  const bounded = sel.latest !== null;
+  const { order, tOpen, confirmed } = c;
 
   const picked = new Int32Array(Math.min(c.size, limitRows));
   let matched = 0;
   for (let i = 0; i < c.size; i++) {
-    const p = c.order[i]!;
-    const t = c.tOpen[p]!;
+    const p = order[i]!;
+    const t = tOpen[p]!;
     if (t >= sel.to) continue;
     if (t < sel.from) break; // newest first: the rest are older still
     if (only !== null && only[p] !== 1) continue;
-    if (wantConfirmed !== -1 && c.confirmed[p] !== wantConfirmed) continue;
+    if (wantConfirmed !== -1 && confirmed[p] !== wantConfirmed) continue;
     let failed = NONE;
     let failures = 0;
     for (const a of active) {
@@ -121,16 +144,23 @@ export function scan(index: EpisodeIndex, sel: Selection, only: Uint8Array | nul
     }
     if (failures > 1) continue;
     if (failures === 1) {
-      if (++population[failed]! <= limitRows) {
-        const f = FACETS[failed]!;
-        counts[failed]![c.facet[f][p]!]! += 1;
-      }
-    } else {
-      matched += 1;
-      if (matched <= limitRows) picked[matched - 1] = p;
-      for (let k = 0; k < FACETS.length; k++) {
-        if (++population[k]! <= limitRows) counts[k]![c.facet[FACETS[k]!][p]!]! += 1;
-      }
+      if (!bounded || ++population[failed]! <= limitRows) counts[failed]![cols[failed]![p]!]! += 1;
+      continue;
+    }
+    matched += 1;
+    if (!bounded) {
+      picked[matched - 1] = p;
+      n0[s0[p]!]! += 1;
+      n1[s1[p]!]! += 1;
+      n2[s2[p]!]! += 1;
+      n3[s3[p]!]! += 1;
+      n4[s4[p]!]! += 1;
+      n5[s5[p]!]! += 1;
+      continue;
+    }
+    if (matched <= limitRows) picked[matched - 1] = p;
+    for (let k = 0; k < FACETS.length; k++) {
+      if (++population[k]! <= limitRows) counts[k]![cols[k]![p]!]! += 1;
     }
     // With `latest`, stop once every count holds its newest N.
     if (matched > limitRows && population.every((n) => n > limitRows)) break;
@@ -154,7 +184,7 @@ export function scan(index: EpisodeIndex, sel: Selection, only: Uint8Array | nul
     picked: sortPicked(index, selected, sel),
     facets,
     complete: matched <= limitRows,
-    stats: stats(index, selected),
+    stats: sel.scorecard ? stats(index, selected) : null,
     histogram: sel.histogram ? histogram(index, selected) : null,
   };
 }
@@ -162,6 +192,13 @@ export function scan(index: EpisodeIndex, sel: Selection, only: Uint8Array | nul
 function stats(index: EpisodeIndex, rows: Int32Array): ScanStats {
   const c = index.columns();
   const { dict } = index;
+  const resultCol = c.facet.result;
+  const {
+    restore: restoreCol,
+    handover: handoverCol,
+    action: actionCol,
+    incident: incidentCol,
+  } = c;
   const results = new Float64Array(dict.result.values.length);
   const restore = new Float64Array(rows.length);
   const handover = new Float64Array(rows.length);
@@ -183,23 +220,24 @@ function stats(index: EpisodeIndex, rows: Int32Array): ScanStats {
   let endedByService = 0;
   let unowned = 0;
   for (const p of rows) {
-    const result = c.facet.result[p]!;
+    const result = resultCol[p]!;
     results[result]! += 1;
-    if (c.restore[p] !== NONE) restore[nRestore++] = c.restore[p]!;
-    const h = c.handover[p]!;
+    const r = restoreCol[p]!;
+    if (r !== NONE) restore[nRestore++] = r;
+    const h = handoverCol[p]!;
     if (h !== NONE) {
       handover[nHandover++] = h;
       if (h <= 90) within90 += 1;
     } else {
       unowned += 1;
     }
-    const a = c.action[p]!;
+    const a = actionCol[p]!;
     if (a !== 0) actions.ran += 1;
     if (a === verifiedCode) actions.verified += 1;
     else if (a === takenBackCode) actions.taken_back += 1;
     else if (a === notVerifiedCode) actions.not_verified += 1;
     const byService = h === NONE && endedCodes[result] === 1;
-    const inc = c.incident[p]!;
+    const inc = incidentCol[p]!;
     if (inc === NONE) {
       incidents += 1;
       if (byService) endedByService += 1;
@@ -238,8 +276,12 @@ function histogram(index: EpisodeIndex, rows: Int32Array): HistogramDay[] {
   const mitigated = dict.outcome.find('mitigated');
   const escalated = dict.outcome.find('escalated');
   const days = new Map<number, HistogramDay>();
+  const { tOpen } = c;
+  const kindCol = c.facet.kind;
+  const confidenceCol = c.facet.confidence;
+  const outcomeCol = c.facet.outcome;
   for (const p of rows) {
-    const d = Math.floor(c.tOpen[p]! / DAY_MS);
+    const d = Math.floor(tOpen[p]! / DAY_MS);
     let day = days.get(d);
     if (day === undefined) {
       day = {
@@ -254,11 +296,11 @@ function histogram(index: EpisodeIndex, rows: Int32Array): HistogramDay[] {
       days.set(d, day);
     }
     day.total += 1;
-    const kind = c.facet.kind[p];
+    const kind = kindCol[p];
     if (kind === failure) day.failures += 1;
     else if (kind === symptom) day.symptoms += 1;
-    if (c.facet.confidence[p] === proven) day.proven += 1;
-    const outcome = c.facet.outcome[p];
+    if (confidenceCol[p] === proven) day.proven += 1;
+    const outcome = outcomeCol[p];
     if (outcome === mitigated) day.mitigated += 1;
     else if (outcome === escalated) day.escalated += 1;
   }

@@ -65,19 +65,20 @@ export function createEpisodeList({ index, store, clock, impact, live }: Deps) {
   }
 
   /** One representative per incident, in list order (episodes without one stand alone). */
-  function groups(picked: Int32Array): number[] {
-    const c = index.columns();
-    const seen = new Uint8Array(c.maxIncident + 1);
-    const out: number[] = [];
+  function groups(picked: Int32Array): Int32Array {
+    const { incident, maxIncident } = index.columns();
+    const seen = new Uint8Array(maxIncident + 1);
+    const out = new Int32Array(picked.length);
+    let n = 0;
     for (const p of picked) {
-      const inc = c.incident[p]!;
+      const inc = incident[p]!;
       if (inc >= 0) {
         if (seen[inc] === 1) continue;
         seen[inc] = 1;
       }
-      out.push(p);
+      out[n++] = p;
     }
-    return out;
+    return out.subarray(0, n);
   }
 
   function incidentRow(r: Row) {
@@ -102,8 +103,11 @@ export function createEpisodeList({ index, store, clock, impact, live }: Deps) {
       index.refresh();
       const result = scan(index, sel, textMask(sel));
       const rowids = index.columns().rowids;
-      const ordered = sel.group ? groups(result.picked) : Array.from(result.picked);
-      const page = ordered.slice(sel.offset, sel.offset + sel.limit).map((p) => rowids[p]!);
+      const ordered = sel.group ? groups(result.picked) : result.picked;
+      const page = Array.from(
+        ordered.subarray(sel.offset, sel.offset + sel.limit),
+        (p) => rowids[p]!,
+      );
       const rows = store.rows(page);
       const { seq, running } = live();
       return {
@@ -116,7 +120,7 @@ export function createEpisodeList({ index, store, clock, impact, live }: Deps) {
         seq,
         facets: result.facets,
         ...(sel.latest !== null && { latest: sel.latest, complete: result.complete }),
-        ...(sel.scorecard && { scorecard: scorecard(result.stats, impact()) }),
+        ...(result.stats !== null && { scorecard: scorecard(result.stats, impact()) }),
         ...(result.histogram !== null && { histogram: result.histogram }),
       };
     },

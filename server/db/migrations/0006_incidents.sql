@@ -29,3 +29,5 @@ ALTER TABLE episodes ADD COLUMN fix TEXT;
 CREATE INDEX episodes_incident ON episodes (incident_id);
 -- The list's in-memory index catches up on closed episodes changed after the seq it holds.
 CREATE INDEX episodes_changed ON episodes (last_seq) WHERE status = 'closed';
+-- The closer's 15-second look for quiet episodes must not scan every closed one.
+CREATE INDEX episodes_quiet ON episodes (t_quiet) WHERE status = 'quiet';
