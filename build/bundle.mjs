@@ -1,6 +1,8 @@
-// Bundles the server, the svc-core CLI and the Electron main process with esbuild.
+// Bundles the server, the svc-core CLI and the Electron main process with esbuild, and the
+// console (renderer/) with Vite into dist/console, which the server serves at `/`.
 // Packages stay external (node_modules ships beside dist/), native modules above all.
 import { build } from 'esbuild';
+import { build as buildConsole } from 'vite';
 import { cpSync, mkdirSync, rmSync } from 'node:fs';
 
 const common = {
@@ -43,3 +45,5 @@ await Promise.all([
 cpSync('server/db/migrations', 'dist/migrations', { recursive: true });
 // The verify worker sits beside each entry that starts it (dist/ and dist/main/).
 cpSync('dist/verify-worker.mjs', 'dist/main/verify-worker.mjs');
+// The console last: Vite empties only its own folder.
+await buildConsole({ configFile: 'renderer/vite.config.ts', logLevel: 'warn' });

@@ -2,6 +2,7 @@
 import swagger from '@fastify/swagger';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
+import { consoleDir, consoleRoutes } from './console/index.js';
 import { createCoreDoctor } from './core-doctor.js';
 import { doctorRoutes } from './doctor/index.js';
 import { createEventsService, eventsRoutes } from './events/index.js';
@@ -219,6 +220,7 @@ export async function buildApp(config: Config, options: AppOptions) {
     metrics.httpDuration.observe({ method: req.method, route }, reply.elapsedTime / 1000);
   });
   await app.register(healthRoutes);
+  await app.register(consoleRoutes, { dir: consoleDir() });
   await app.register(metricsRoutes, { metrics });
   await app.register(
     async (v1) => {

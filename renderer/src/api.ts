@@ -1,0 +1,190 @@
+// The one typed client of the /v1 API. Every call carries the session token; an answer that
+// is not 2xx becomes an ApiError with the server's code, message and the field it names.
+
+const SESSION_KEY = 'svc.session';
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly field: string | undefined;
+  readonly position: number | undefined;
+
+  constructor(status: number, body: Record<string, unknown>) {
+    super(typeof body['message'] === 'string' ? body['message'] : `HTTP ${String(status)}`);
+    this.status = status;
+    this.code = typeof body['error'] === 'string' ? body['error'] : 'error';
+    this.field = typeof body['field'] === 'string' ? body['field'] : undefined;
+    this.position = typeof body['position'] === 'number' ? body['position'] : undefined;
+  }
+}
+
+export const session = {
+  get: (): string | null => localStorage.getItem(SESSION_KEY),
+  set: (token: string): void => localStorage.setItem(SESSION_KEY, token),
+  clear: (): void => localStorage.removeItem(SESSION_KEY),
+};
+
+async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  const token = session.get();
+  if (token !== null) headers['authorization'] = `Bearer ${token}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(path, {
+    method,
+    headers,
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  const parsed = (text === '' ? {} : JSON.parse(text)) as unknown;
+  if (!res.ok) {
+    if (res.status === 401 && token !== null) session.clear();
+    throw new ApiError(res.status, (parsed ?? {}) as Record<string, unknown>);
+  }
+  return parsed as T;
+}
+
+export interface Status {
+  version: string;
+  instance: string;
+  mode: 'setup' | 'configuring' | 'operating';
+  licence: { tier: string; valid: boolean; expires_at: string; days_left: number } | null;
+  setup: {
+    steps: { id: string; title: string; done: boolean; hint: string }[];
+    done: number;
+    of: number;
+  };
+  orchestrate: boolean;
+  impact_set: boolean;
+  ledger: { seq: number; segments: number };
+}
+
+export interface RunningEpisode {
+  episode_id: string;
+  service: string;
+  alerts: string[];
+  status: string;
+  step: string;
+  t_open: string;
+}
+
+export interface Live {
+  seq: number;
+  running: RunningEpisode[];
+}
+
+export interface EpisodeRow {
+  episode_id: string;
+  service: string;
+  t_open: string;
+  t_close: string | null;
+  alerts: string[];
+  confirmed: unknown[];
+  decision: string;
+  outcome: string;
+  result: string;
+  action: string;
+  handover_s: number | null;
+  autonomy: string;
+  kind: string;
+  confidence: string;
+  duration_s: number | null;
+  incident_id: string | null;
+  verdict: string | null;
+  suppressed: boolean;
+  related?: number;
+  related_ids?: string[];
+  services?: string[];
+}
+
+export interface Scorecard {
+  episodes: number;
+  results: Record<string, number>;
+  incidents: number;
+  share_ended_by_3am: number | null;
+  restore_s: { median: number | null };
+  handover_s: { median: number | null; within_90: number | null };
+  actions: { ran: number; verified: number; taken_back: number; not_verified: number };
+  minutes_saved: number | null;
+}
+
+export interface HistogramDay {
+  day: string;
+  total: number;
+  failures: number;
+  symptoms: number;
+  proven: number;
+  mitigated: number;
+  escalated: number;
+}
+
+export interface EpisodeList {
+  episodes: EpisodeRow[];
+  total: number;
+  limit: number;
+  offset: number;
+  sort: string;
+  running: RunningEpisode[];
+  seq: number;
+  facets: Record<string, Record<string, number>>;
+  latest?: number;
+  complete?: boolean;
+  scorecard?: Scorecard;
+  histogram?: HistogramDay[];
+}
+
+export interface TimelineEvent {
+  seq: number;
+  ts: string;
+  type: string;
+  actor: string;
+  data: Record<string, unknown>;
+  reason: string | null;
+}
+
+export interface Episode extends Omit<EpisodeRow, 'suppressed' | 'duration_s' | 'verdict'> {
+  live: boolean;
+  status?: string;
+  step?: string;
+  relation: string;
+  suppressed: { kind: string; rule: string; until?: string; at?: string }[];
+  team: { verdict: string; detail: string | null } | null;
+  findings?: unknown[];
+  hypotheses?: unknown[];
+  timeline: TimelineEvent[];
+  more: boolean;
+}
+
+export interface LedgerPage {
+  events: (TimelineEvent & { hash?: string })[];
+  more: boolean;
+  head: { seq: number; hash: string | null };
+}
+
+export interface Me {
+  name: string;
+  role: string;
+  kind: string;
+}
+
+export const api = {
+  status: () => call<Status>('GET', '/v1/status'),
+  live: () => call<Live>('GET', '/v1/live'),
+  me: () => call<Me>('GET', '/v1/me'),
+  login: (token: string) =>
+    call<{ token: string; session: { name: string; role: string } }>('POST', '/v1/login', {
+      token,
+    }),
+  logout: () => call<{ ended: boolean }>('POST', '/v1/auth/logout', {}),
+  episodes: (query: string) =>
+    call<EpisodeList>('GET', `/v1/episodes${query === '' ? '' : `?${query}`}`),
+  episode: (id: string) => call<Episode>('GET', `/v1/episodes/${encodeURIComponent(id)}`),
+  team: (id: string, verdict: string, detail?: string) =>
+    call<{ verdict: string }>('POST', `/v1/episodes/${encodeURIComponent(id)}/team`, {
+      verdict,
+      ...(detail !== undefined && detail !== '' && { detail }),
+    }),
+  ledger: (query: string) =>
+    call<LedgerPage>('GET', `/v1/ledger${query === '' ? '' : `?${query}`}`),
+  verify: () => call<Record<string, unknown>>('GET', '/v1/ledger/verify'),
+  doctor: () => call<Record<string, unknown>>('GET', '/v1/doctor'),
+};

@@ -1,0 +1,129 @@
+// The frame: sign-in gate, top bar (instance, mode, live seq, halt), and the page of the path.
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, ApiError, session } from './api.js';
+import { Link } from './parts.js';
+import { keys, useLive } from './queries.js';
+import { navigate, useLocation } from './router.js';
+import { AuditPage } from './pages/audit.js';
+import { EpisodePage } from './pages/episode.js';
+import { EpisodesPage } from './pages/episodes.js';
+import { LivePage } from './pages/live.js';
+import { SignInPage } from './pages/sign-in.js';
+import { StatusPage } from './pages/status.js';
+
+const PAGES = [
+  { path: '/live', title: 'Live' },
+  { path: '/episodes', title: 'Episodes' },
+  { path: '/audit', title: 'Audit' },
+  { path: '/status', title: 'Status' },
+] as const;
+
+function TopBar({ path }: { path: string }) {
+  const qc = useQueryClient();
+  const status = useQuery({ queryKey: keys.status, queryFn: api.status });
+  const me = useQuery({ queryKey: keys.me, queryFn: api.me });
+  const live = useLive(true);
+  return (
+    <header className="topbar">
+      <div className="brand">
+        <strong>Incident response</strong>
+        {status.data && (
+          <span className="instance" title="instance name and mode">
+            {status.data.instance} ·{' '}
+            <span className={`mode mode-${status.data.mode}`}>{status.data.mode}</span>
+          </span>
+        )}
+      </div>
+      <nav aria-label="pages">
+        {PAGES.map((p) => (
+          <span key={p.path} className={path.startsWith(p.path) ? 'current' : undefined}>
+            <Link to={p.path}>{p.title}</Link>
+          </span>
+        ))}
+      </nav>
+      <div className="right">
+        <span className="seq" title="the ledger's last seq; pages refresh when it moves">
+          {live.isError ? '● disconnected' : `● seq ${live.data?.seq.toLocaleString('en') ?? '…'}`}
+        </span>
+        {me.data && (
+          <span className="me">
+            {me.data.name} ({me.data.role})
+          </span>
+        )}
+        <button
+          type="button"
+          className="halt"
+          disabled
+          title="Halting all actions arrives with the autonomy capability; nothing acts yet"
+        >
+          ■ Halt
+        </button>
+        <button
+          type="button"
+          className="quiet"
+          onClick={() => {
+            void api
+              .logout()
+              .catch(() => undefined)
+              .finally(() => {
+                session.clear();
+                qc.clear();
+                navigate('/sign-in');
+              });
+          }}
+        >
+          Sign out
+        </button>
+      </div>
+    </header>
+  );
+}
+
+function SetupBanner() {
+  const status = useQuery({ queryKey: keys.status, queryFn: api.status });
+  if (status.data === undefined || status.data.mode === 'operating') return null;
+  const next = status.data.setup.steps.find((s) => !s.done);
+  return (
+    <div className="banner" role="status">
+      Mode <strong>{status.data.mode}</strong>: set-up {status.data.setup.done} of{' '}
+      {status.data.setup.of}
+      {next && (
+        <>
+          {' '}
+          · next: <strong>{next.title}</strong> — {next.hint} <Link to="/status">Set-up</Link>
+        </>
+      )}
+    </div>
+  );
+}
+
+function Page({ path }: { path: string }) {
+  if (path === '/' || path === '/live') return <LivePage />;
+  if (path === '/episodes') return <EpisodesPage />;
+  if (path.startsWith('/episodes/')) return <EpisodePage id={decodeURIComponent(path.slice(10))} />;
+  if (path === '/audit') return <AuditPage />;
+  if (path === '/status') return <StatusPage />;
+  return (
+    <main className="page">
+      <h1>Not found</h1>
+      <p>
+        Nothing lives at {path}. <Link to="/live">Go to Live</Link>
+      </p>
+    </main>
+  );
+}
+
+export function App() {
+  const { path } = useLocation();
+  const me = useQuery({ queryKey: keys.me, queryFn: api.me, enabled: session.get() !== null });
+  const signedOut =
+    session.get() === null || (me.error instanceof ApiError && me.error.status === 401);
+  if (signedOut || path === '/sign-in') return <SignInPage />;
+  return (
+    <div className="frame">
+      <TopBar path={path} />
+      <SetupBanner />
+      <Page path={path} />
+    </div>
+  );
+}

@@ -1,0 +1,102 @@
+// Audit log: the ledger, newest first, filtered with the query language; verify on demand.
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { api } from '../api.js';
+import { ErrorNote, Time } from '../parts.js';
+import { keys } from '../queries.js';
+import { navigate, useLocation } from '../router.js';
+
+export function AuditPage() {
+  const { params } = useLocation();
+  const query = new URLSearchParams(params);
+  if (!query.has('limit')) query.set('limit', '100');
+  const text = query.toString();
+  const page = useQuery({
+    queryKey: keys.ledger(text),
+    queryFn: () => api.ledger(text),
+    placeholderData: keepPreviousData,
+  });
+  const [verify, setVerify] = useState<{
+    busy: boolean;
+    result: Record<string, unknown> | null;
+    error: unknown;
+  }>({
+    busy: false,
+    result: null,
+    error: null,
+  });
+  return (
+    <main className="page">
+      <h1>
+        Audit log{' '}
+        <span className="count">head seq {page.data?.head.seq.toLocaleString('en') ?? '…'}</span>
+      </h1>
+      <div className="filters">
+        <form
+          role="search"
+          className="query-bar"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const value = new FormData(e.currentTarget).get('query');
+            const next = new URLSearchParams(params);
+            if (typeof value === 'string' && value.trim() !== '') next.set('query', value.trim());
+            else next.delete('query');
+            navigate(`/audit?${next.toString()}`);
+          }}
+        >
+          <input
+            name="query"
+            className="grow"
+            defaultValue={params.get('query') ?? ''}
+            placeholder="query, e.g. type:signal.* actor:admin-token"
+          />
+          <button type="submit">Filter</button>
+        </form>
+        <button
+          type="button"
+          disabled={verify.busy}
+          onClick={() => {
+            setVerify({ busy: true, result: null, error: null });
+            api
+              .verify()
+              .then((result) => setVerify({ busy: false, result, error: null }))
+              .catch((error: unknown) => setVerify({ busy: false, result: null, error }));
+          }}
+        >
+          {verify.busy ? 'Verifying…' : 'Verify the ledger'}
+        </button>
+      </div>
+      {verify.result && (
+        <p className={verify.result['ok'] === true ? 'ok' : 'error'} role="status" data-verify>
+          {verify.result['ok'] === true ? '✓ Verified' : '✗ Verification failed'}:{' '}
+          {JSON.stringify(verify.result)}
+        </p>
+      )}
+      <ErrorNote error={verify.error ?? page.error} />
+      <table className="table" aria-label="ledger events">
+        <thead>
+          <tr>
+            <th className="num">Seq</th>
+            <th>Time</th>
+            <th>Type</th>
+            <th>Actor</th>
+            <th>Reason</th>
+          </tr>
+        </thead>
+        <tbody>
+          {page.data?.events.map((e) => (
+            <tr key={e.seq}>
+              <td className="num">{e.seq}</td>
+              <td>
+                <Time iso={e.ts} />
+              </td>
+              <td>{e.type}</td>
+              <td>{e.actor}</td>
+              <td>{e.reason ?? ''}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </main>
+  );
+}

@@ -1,0 +1,141 @@
+// One episode: its record or live view, the suppressions, the timeline by seq, and the
+// team's verdict form.
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { api } from '../api.js';
+import { ErrorNote, Link, Time } from '../parts.js';
+import { keys } from '../queries.js';
+
+const VERDICTS = [
+  ['same', 'Did what it said'],
+  ['advice', 'Followed its advice'],
+  ['other', 'Did something else'],
+  ['none', 'Did nothing'],
+] as const;
+
+function VerdictForm({ id, current }: { id: string; current: string | null }) {
+  const qc = useQueryClient();
+  const [verdict, setVerdict] = useState(current ?? 'same');
+  const [detail, setDetail] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  return (
+    <form
+      className="verdict"
+      onSubmit={(e) => {
+        e.preventDefault();
+        setError(null);
+        api
+          .team(id, verdict, detail.trim())
+          .then(() => qc.invalidateQueries({ queryKey: keys.episode(id) }))
+          .catch((err: unknown) => {
+            setError(err);
+          });
+      }}
+    >
+      <fieldset>
+        <legend>What the team did</legend>
+        {VERDICTS.map(([value, label]) => (
+          <label key={value}>
+            <input
+              type="radio"
+              name="verdict"
+              value={value}
+              checked={verdict === value}
+              onChange={() => setVerdict(value)}
+            />{' '}
+            {label}
+          </label>
+        ))}
+      </fieldset>
+      <label>
+        Detail {verdict === 'other' ? '(required)' : '(optional)'}
+        <textarea
+          name="detail"
+          value={detail}
+          maxLength={2000}
+          onChange={(e) => setDetail(e.target.value)}
+        />
+      </label>
+      <button type="submit">Record verdict</button>
+      <ErrorNote error={error} />
+    </form>
+  );
+}
+
+export function EpisodePage({ id }: { id: string }) {
+  const episode = useQuery({ queryKey: keys.episode(id), queryFn: () => api.episode(id) });
+  const e = episode.data;
+  return (
+    <main className="page">
+      <p>
+        <Link to="/episodes">← Episodes</Link>
+      </p>
+      <ErrorNote error={episode.error} />
+      {e && (
+        <>
+          <h1>
+            {e.service} <span className="count">{e.alerts.join(', ')}</span>
+          </h1>
+          <dl className="facts">
+            <dt>Status</dt>
+            <dd>
+              {e.live ? `${e.status ?? ''} (running, step ${e.step ?? ''})` : `closed: ${e.result}`}
+            </dd>
+            <dt>Opened</dt>
+            <dd>
+              <Time iso={e.t_open} />
+            </dd>
+            <dt>Closed</dt>
+            <dd>
+              <Time iso={e.t_close} />
+            </dd>
+            <dt>Decision / outcome</dt>
+            <dd>
+              {e.decision || '—'} / {e.outcome || '—'}
+            </dd>
+            <dt>Confidence</dt>
+            <dd>{e.confidence}</dd>
+            <dt>Causes</dt>
+            <dd>
+              {e.confirmed.length === 0 ? 'none confirmed' : e.confirmed.map(String).join(', ')}
+            </dd>
+            <dt>Incident</dt>
+            <dd>
+              {e.incident_id ?? '—'} ({e.relation})
+            </dd>
+            <dt>Autonomy</dt>
+            <dd>{e.autonomy}</dd>
+            <dt>Team verdict</dt>
+            <dd>
+              {e.team ? `${e.team.verdict}${e.team.detail ? `: ${e.team.detail}` : ''}` : 'pending'}
+            </dd>
+            <dt>Id</dt>
+            <dd>
+              <code>{e.episode_id}</code>
+            </dd>
+          </dl>
+          {e.suppressed.length > 0 && (
+            <div className="banner" role="note">
+              Suppressed:{' '}
+              {e.suppressed
+                .map((s) => `${s.kind} ${s.rule}${s.until ? ` until ${s.until}` : ''}`)
+                .join('; ')}{' '}
+              — recorded, not investigated.
+            </div>
+          )}
+          <h2>Timeline</h2>
+          <ol className="timeline">
+            {e.timeline.map((t) => (
+              <li key={t.seq}>
+                <span className="seqno">#{t.seq}</span> <Time iso={t.ts} />{' '}
+                <strong>{t.type}</strong> by {t.actor}
+                {t.reason && <span className="muted"> — {t.reason}</span>}
+              </li>
+            ))}
+          </ol>
+          <VerdictForm id={e.episode_id} current={e.team?.verdict ?? null} />
+        </>
+      )}
+    </main>
+  );
+}

@@ -1,0 +1,344 @@
+// Episodes: the table with every filter of GET /v1/episodes, a query bar, facets with counts,
+// the scorecard strip and the per-day histogram. The page's URL holds every filter, so a
+// view is a link; the API gets the same parameters.
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { api, ApiError, type HistogramDay, type Scorecard } from '../api.js';
+import { Empty, ErrorNote, Link, Time, duration } from '../parts.js';
+import { keys } from '../queries.js';
+import { navigate, useLocation } from '../router.js';
+
+const FACETS = ['service', 'result', 'decision', 'outcome', 'confidence', 'kind'] as const;
+const RANGES = ['24h', '7d', '30d', '90d', '1y', 'all'] as const;
+const LIMIT = 50;
+
+function withParam(params: URLSearchParams, key: string, value: string | null): string {
+  const next = new URLSearchParams(params);
+  if (value === null || value === '') next.delete(key);
+  else next.set(key, value);
+  if (key !== 'offset') next.delete('offset');
+  const text = next.toString();
+  return `/episodes${text === '' ? '' : `?${text}`}`;
+}
+
+function QueryBar({ params, error }: { params: URLSearchParams; error: unknown }) {
+  const [text, setText] = useState(params.get('query') ?? '');
+  useEffect(() => {
+    setText(params.get('query') ?? '');
+  }, [params]);
+  const bad = error instanceof ApiError && error.code === 'bad_query' ? error : null;
+  return (
+    <form
+      className="query-bar"
+      role="search"
+      onSubmit={(e) => {
+        e.preventDefault();
+        navigate(withParam(params, 'query', text.trim()));
+      }}
+    >
+      <label className="grow">
+        <span className="visually-hidden">Query</span>
+        <input
+          name="query"
+          placeholder="query, e.g. service:payments -decision:settled duration>5m"
+          value={text}
+          aria-invalid={bad !== null}
+          aria-describedby={bad !== null ? 'query-error' : undefined}
+          onChange={(e) => {
+            setText(e.target.value);
+          }}
+        />
+      </label>
+      <button type="submit">Search</button>
+      {bad !== null && (
+        <p id="query-error" className="error" role="alert">
+          ⚠ {bad.message}
+          {bad.position !== undefined && (
+            <>
+              <br />
+              <code className="caret">
+                {text}
+                {'\n'}
+                {' '.repeat(bad.position)}^
+              </code>
+            </>
+          )}
+        </p>
+      )}
+    </form>
+  );
+}
+
+function Facets({
+  params,
+  facets,
+}: {
+  params: URLSearchParams;
+  facets: Record<string, Record<string, number>>;
+}) {
+  return (
+    <aside className="facets" aria-label="facets">
+      {FACETS.map((f) => {
+        const chosen = new Set((params.get(f) ?? '').split(',').filter((v) => v !== ''));
+        const values = Object.entries(facets[f] ?? {});
+        return (
+          <fieldset key={f}>
+            <legend>{f}</legend>
+            {values.length === 0 && <span className="muted">none</span>}
+            {values.slice(0, 12).map(([value, count]) => (
+              <label key={value} className="facet">
+                <input
+                  type="checkbox"
+                  checked={chosen.has(value)}
+                  onChange={() => {
+                    const next = new Set(chosen);
+                    if (next.has(value)) next.delete(value);
+                    else next.add(value);
+                    navigate(withParam(params, f, [...next].join(',')), { replace: true });
+                  }}
+                />
+                <span className="value">{value}</span>
+                <span className="num">{count.toLocaleString('en')}</span>
+              </label>
+            ))}
+          </fieldset>
+        );
+      })}
+    </aside>
+  );
+}
+
+function ScorecardStrip({ card }: { card: Scorecard }) {
+  const pct = (x: number | null) => (x === null ? '—' : `${String(Math.round(x * 100))} %`);
+  const tiles: [string, string][] = [
+    ['episodes', card.episodes.toLocaleString('en')],
+    ['incidents', card.incidents.toLocaleString('en')],
+    ['ended without a person', pct(card.share_ended_by_3am)],
+    ['median restore', duration(card.restore_s.median)],
+    ['median handover', duration(card.handover_s.median)],
+    ['handed over within 90 s', pct(card.handover_s.within_90)],
+    ['actions verified', `${String(card.actions.verified)} of ${String(card.actions.ran)}`],
+    [
+      'minutes saved',
+      card.minutes_saved === null ? 'set impact figures' : card.minutes_saved.toLocaleString('en'),
+    ],
+  ];
+  return (
+    <section className="scorecard" aria-label="scorecard">
+      {tiles.map(([label, value]) => (
+        <div key={label} className="tile">
+          <span className="value">{value}</span>
+          <span className="label">{label}</span>
+        </div>
+      ))}
+    </section>
+  );
+}
+
+/** Per-day totals as SVG bars; each bar has its numbers in a title for pointer and reader. */
+function Histogram({ days }: { days: HistogramDay[] }) {
+  if (days.length === 0) return null;
+  const shown = days.slice(-90);
+  const max = Math.max(...shown.map((d) => d.total), 1);
+  const w = 8;
+  const h = 60;
+  return (
+    <figure className="histogram">
+      <svg
+        viewBox={`0 0 ${String(shown.length * (w + 2))} ${String(h)}`}
+        role="img"
+        aria-label={`episodes per day, ${shown[0]!.day} to ${shown[shown.length - 1]!.day}`}
+        preserveAspectRatio="none"
+      >
+        {shown.map((d, i) => {
+          const bar = (d.total / max) * (h - 2);
+          const proven = (d.proven / max) * (h - 2);
+          return (
+            <g key={d.day}>
+              <title>{`${d.day}: ${String(d.total)} episodes, ${String(d.proven)} proven, ${String(d.mitigated)} mitigated, ${String(d.escalated)} escalated`}</title>
+              <rect x={i * (w + 2)} y={h - bar} width={w} height={bar} className="bar" />
+              <rect
+                x={i * (w + 2)}
+                y={h - proven}
+                width={w}
+                height={proven}
+                className="bar proven"
+              />
+            </g>
+          );
+        })}
+      </svg>
+      <figcaption>
+        Per day: all episodes, <span className="swatch proven" /> proven causes
+      </figcaption>
+    </figure>
+  );
+}
+
+export function EpisodesPage() {
+  const { params } = useLocation();
+  const apiParams = new URLSearchParams(params);
+  apiParams.set('scorecard', '1');
+  apiParams.set('histogram', 'day');
+  if (!apiParams.has('limit')) apiParams.set('limit', String(LIMIT));
+  const query = apiParams.toString();
+  const list = useQuery({
+    queryKey: keys.episodes(query),
+    queryFn: () => api.episodes(query),
+    placeholderData: keepPreviousData,
+  });
+  const data = list.data;
+  const sort = params.get('sort') ?? '-t_open';
+  const offset = Number(params.get('offset') ?? '0');
+  const sortBy = (field: string) =>
+    navigate(withParam(params, 'sort', sort === `-${field}` ? field : `-${field}`), {
+      replace: true,
+    });
+  const header = (field: string, label: string, numeric = false) => (
+    <th
+      className={numeric ? 'num' : undefined}
+      aria-sort={sort === field ? 'ascending' : sort === `-${field}` ? 'descending' : 'none'}
+    >
+      <button type="button" className="sort" onClick={() => sortBy(field)}>
+        {label} {sort === field ? '▲' : sort === `-${field}` ? '▼' : ''}
+      </button>
+    </th>
+  );
+  return (
+    <main className="page episodes">
+      <h1>
+        Episodes{' '}
+        <span className="count">
+          {data
+            ? `${data.total.toLocaleString('en')} closed · ${String(data.running.length)} running`
+            : ''}
+        </span>
+      </h1>
+      <div className="filters">
+        <QueryBar params={params} error={list.error} />
+        <label>
+          Text
+          <input
+            name="q"
+            defaultValue={params.get('q') ?? ''}
+            placeholder="id, service, alert, cause"
+            onKeyDown={(e) => {
+              if (e.key === 'Enter') navigate(withParam(params, 'q', e.currentTarget.value.trim()));
+            }}
+          />
+        </label>
+        <label>
+          Range
+          <select
+            name="range"
+            value={params.get('range') ?? 'all'}
+            onChange={(e) => {
+              navigate(
+                withParam(params, 'range', e.target.value === 'all' ? null : e.target.value),
+                { replace: true },
+              );
+            }}
+          >
+            {RANGES.map((r) => (
+              <option key={r} value={r}>
+                {r}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Cause
+          <select
+            name="confirmed"
+            value={params.get('confirmed') ?? ''}
+            onChange={(e) => {
+              navigate(withParam(params, 'confirmed', e.target.value), { replace: true });
+            }}
+          >
+            <option value="">any</option>
+            <option value="yes">confirmed</option>
+            <option value="no">not confirmed</option>
+          </select>
+        </label>
+        {[...params.keys()].length > 0 && (
+          <Link to="/episodes" className="clear">
+            Clear filters
+          </Link>
+        )}
+      </div>
+      {!(list.error instanceof ApiError && list.error.code === 'bad_query') && (
+        <ErrorNote error={list.error} />
+      )}
+      {data?.scorecard && <ScorecardStrip card={data.scorecard} />}
+      {data?.histogram && <Histogram days={data.histogram} />}
+      <div className="with-rail">
+        {data && <Facets params={params} facets={data.facets} />}
+        <section className="results">
+          {data && data.episodes.length === 0 && (
+            <Empty>No closed episode matches. Running ones are on Live.</Empty>
+          )}
+          {data && data.episodes.length > 0 && (
+            <table className="table" aria-label="closed episodes">
+              <thead>
+                <tr>
+                  {header('t_open', 'Started')}
+                  {header('service', 'Service')}
+                  <th>Alerts</th>
+                  {header('result', 'Result')}
+                  {header('decision', 'Decision')}
+                  {header('confidence', 'Confidence')}
+                  {header('duration', 'Duration', true)}
+                  <th>Verdict</th>
+                  <th>Episode</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.episodes.map((e) => (
+                  <tr key={e.episode_id}>
+                    <td>
+                      <Time iso={e.t_open} />
+                    </td>
+                    <td>{e.service}</td>
+                    <td>{e.alerts.join(', ')}</td>
+                    <td>{e.result}</td>
+                    <td>{e.decision}</td>
+                    <td>{e.confidence}</td>
+                    <td className="num">{duration(e.duration_s)}</td>
+                    <td>{e.verdict ?? '—'}</td>
+                    <td>
+                      <Link to={`/episodes/${e.episode_id}`}>{e.episode_id}</Link>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+          {data && data.total > LIMIT && (
+            <nav className="pager" aria-label="pages">
+              <button
+                type="button"
+                disabled={offset === 0}
+                onClick={() =>
+                  navigate(withParam(params, 'offset', String(Math.max(0, offset - LIMIT))))
+                }
+              >
+                ← Newer
+              </button>
+              <span>
+                {String(offset + 1)}–{String(Math.min(offset + LIMIT, data.total))} of{' '}
+                {data.total.toLocaleString('en')}
+              </span>
+              <button
+                type="button"
+                disabled={offset + LIMIT >= data.total}
+                onClick={() => navigate(withParam(params, 'offset', String(offset + LIMIT)))}
+              >
+                Older →
+              </button>
+            </nav>
+          )}
+        </section>
+      </div>
+    </main>
+  );
+}

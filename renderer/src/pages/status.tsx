@@ -1,0 +1,84 @@
+// Status and doctor: mode, licence, set-up steps with their hints, and each doctor check.
+import { useQuery } from '@tanstack/react-query';
+import { api } from '../api.js';
+import { ErrorNote } from '../parts.js';
+import { keys } from '../queries.js';
+
+interface Check {
+  check: string;
+  status: 'ok' | 'warn' | 'fail';
+  detail: string;
+  hint?: string;
+}
+
+const GLYPH = { ok: '✓', warn: '!', fail: '✗' } as const;
+
+export function StatusPage() {
+  const status = useQuery({ queryKey: keys.status, queryFn: api.status });
+  const doctor = useQuery({ queryKey: keys.doctor, queryFn: api.doctor });
+  const s = status.data;
+  const checks = (doctor.data?.['checks'] ?? []) as Check[];
+  return (
+    <main className="page">
+      <h1>Status</h1>
+      <ErrorNote error={status.error ?? doctor.error} />
+      {s && (
+        <dl className="facts">
+          <dt>Instance</dt>
+          <dd>{s.instance}</dd>
+          <dt>Version</dt>
+          <dd>{s.version}</dd>
+          <dt>Mode</dt>
+          <dd>{s.mode}</dd>
+          <dt>Licence</dt>
+          <dd>
+            {s.licence
+              ? `${s.licence.tier}, ${s.licence.valid ? 'valid' : 'not valid'}, ${String(s.licence.days_left)} days left`
+              : 'none'}
+          </dd>
+          <dt>Ledger</dt>
+          <dd>
+            seq {s.ledger.seq.toLocaleString('en')}, {s.ledger.segments} sealed segments
+          </dd>
+        </dl>
+      )}
+      {s && (
+        <>
+          <h2>
+            Set-up{' '}
+            <span className="count">
+              {s.setup.done} of {s.setup.of}
+            </span>
+          </h2>
+          <ol className="steps">
+            {s.setup.steps.map((step) => (
+              <li key={step.id} className={step.done ? 'ok' : 'todo'}>
+                {step.done ? '✓' : '○'} <strong>{step.title}</strong>
+                {!step.done && step.hint !== '' && <span className="muted"> — {step.hint}</span>}
+              </li>
+            ))}
+          </ol>
+        </>
+      )}
+      <h2>Doctor</h2>
+      <table className="table" aria-label="doctor checks">
+        <tbody>
+          {checks.map((c) => (
+            <tr key={c.check} className={`check-${c.status}`}>
+              <td>
+                <span className={`badge ${c.status}`}>
+                  {GLYPH[c.status]} {c.status}
+                </span>
+              </td>
+              <td>{c.check}</td>
+              <td>
+                {c.detail}
+                {c.hint && <div className="muted">{c.hint}</div>}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </main>
+  );
+}

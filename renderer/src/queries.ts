@@ -1,0 +1,40 @@
+// Query keys in one place, and the live heartbeat: GET /v1/live is polled (it is cheap), and
+// every other list refetches only when its `seq` moves.
+import { useQuery, useQueryClient, keepPreviousData } from '@tanstack/react-query';
+import { useEffect } from 'react';
+import { api } from './api.js';
+
+export const keys = {
+  status: ['status'] as const,
+  me: ['me'] as const,
+  live: ['live'] as const,
+  episodes: (query: string) => ['episodes', query] as const,
+  episode: (id: string) => ['episode', id] as const,
+  ledger: (query: string) => ['ledger', query] as const,
+  doctor: ['doctor'] as const,
+};
+
+/** Under a second from an alert's 202 to the Live page. */
+const HEARTBEAT_MS = 700;
+
+export function useLive(enabled: boolean) {
+  const qc = useQueryClient();
+  const live = useQuery({
+    queryKey: keys.live,
+    queryFn: api.live,
+    enabled,
+    refetchInterval: HEARTBEAT_MS,
+    refetchIntervalInBackground: true,
+    placeholderData: keepPreviousData,
+  });
+  const seq = live.data?.seq;
+  useEffect(() => {
+    if (seq === undefined) return;
+    // Everything that shows ledger-derived state is stale once seq moves.
+    void qc.invalidateQueries({ queryKey: ['episodes'] });
+    void qc.invalidateQueries({ queryKey: ['episode'] });
+    void qc.invalidateQueries({ queryKey: ['ledger'] });
+    void qc.invalidateQueries({ queryKey: keys.status });
+  }, [seq, qc]);
+  return live;
+}

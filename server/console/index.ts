@@ -1,0 +1,1 @@
+export { consoleRoutes, consoleDir } from './console.routes.js';
