@@ -2,6 +2,7 @@
 import swagger from '@fastify/swagger';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
+import { brandingRoutes, createBrandingService } from './branding/index.js';
 import { consoleDir, consoleRoutes } from './console/index.js';
 import { createCoreDoctor } from './core-doctor.js';
 import { doctorRoutes } from './doctor/index.js';
@@ -21,7 +22,12 @@ import { createHttpServer } from './http/server.js';
 import { ensureDataDir, lockDataDir } from './install/data-dir.js';
 import { categoryOf, ledgerRoutes, SEALED_TYPE } from './ledger/index.js';
 import { createMetrics, metricsRoutes } from './metrics/index.js';
-import { loadOrCreateAdminToken } from './access/admin-token.js';
+import {
+  createSessionsService,
+  createSessionsStore,
+  loadOrCreateAdminToken,
+  sessionsRoutes,
+} from './access/index.js';
 import { createNoiseControl, createPolicyService, policyRoutes } from './policy/index.js';
 import { createRuntime, type Runtime } from './runtime.js';
 import { searchRoutes } from './search/index.js';
@@ -134,6 +140,11 @@ export async function buildApp(config: Config, options: AppOptions) {
     ledger: rt.ledger,
     writer: rt.writer,
   });
+  const branding = createBrandingService({
+    store: rt.brandingStore,
+    ledger: rt.ledger,
+    writer: rt.writer,
+  });
   const status = createStatusService({
     impactSet: impact.isSet,
     config,
@@ -198,6 +209,15 @@ export async function buildApp(config: Config, options: AppOptions) {
     },
   });
 
+  const sessions = createSessionsService({
+    store: createSessionsStore(rt.db),
+    ledger: rt.ledger,
+    writer: rt.writer,
+    clock: rt.clock,
+    log,
+  });
+  sessions.start();
+
   const app = createHttpServer({ log });
   await app.register(swagger, {
     openapi: {
@@ -210,6 +230,7 @@ export async function buildApp(config: Config, options: AppOptions) {
   await app.register(auth, {
     adminToken: admin.token,
     ingestToken: config.tokens.ingest,
+    sessions,
     ...(options.wrongCredentialDelayMs !== undefined && {
       delayMs: options.wrongCredentialDelayMs,
     }),
@@ -225,6 +246,14 @@ export async function buildApp(config: Config, options: AppOptions) {
   await app.register(
     async (v1) => {
       await v1.register(statusRoutes, { status });
+      // Sign-in works in every mode: a person must be able to reach the set-up.
+      await v1.register(sessionsRoutes, {
+        sessions,
+        adminToken: admin.token,
+        ...(options.wrongCredentialDelayMs !== undefined && {
+          delayMs: options.wrongCredentialDelayMs,
+        }),
+      });
       await v1.register(doctorRoutes, { doctor });
       await v1.register(ledgerRoutes, { reader: rt.reader });
       await v1.register(eventsRoutes, { events, mode: status.mode });
@@ -232,6 +261,7 @@ export async function buildApp(config: Config, options: AppOptions) {
       await v1.register(episodesRoutes, { episodes, list, mode: status.mode });
       await v1.register(incidentsRoutes, { incidents, mode: status.mode });
       await v1.register(searchRoutes, { mode: status.mode });
+      await v1.register(brandingRoutes, { branding, mode: status.mode });
       await v1.register(impactRoutes, { impact, mode: status.mode });
       await v1.register(policyRoutes, { policy, mode: status.mode });
       v1.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
@@ -243,6 +273,7 @@ export async function buildApp(config: Config, options: AppOptions) {
   async function close(): Promise<void> {
     closing ??= (async () => {
       clearInterval(closer);
+      sessions.stop();
       await app.close();
       await rt.writer.close();
       try {

@@ -26,6 +26,7 @@ import {
   publicKeyFromDataDir,
 } from './ledger/install-key.js';
 import { createThreadRunner } from './ledger/verify-threads.js';
+import { createBrandingStore } from './branding/index.js';
 import { createEpisodesStore } from './episodes/index.js';
 import { createImpactStore } from './impact/index.js';
 import { createIncidentsStore } from './incidents/index.js';
@@ -82,6 +83,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   const impactStore = createImpactStore(db);
   const incidentsStore = createIncidentsStore(db);
   const policyStore = createPolicyStore(db);
+  const brandingStore = createBrandingStore(db);
   projections.register(installStore.projection);
   projections.register(licenceStore.projection);
   projections.register(intakeStore.projection);
@@ -89,6 +91,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   projections.register(impactStore.projection);
   projections.register(incidentsStore.projection);
   projections.register(policyStore.projection);
+  projections.register(brandingStore.projection);
 
   const ledgerStore = createLedgerStore(db);
   const ledger = createLedgerService({
@@ -171,6 +174,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     impactStore,
     incidentsStore,
     policyStore,
+    brandingStore,
     ledgerStore,
     ledger,
     reader,

@@ -11,8 +11,19 @@ CREATE INDEX ledger_category ON ledger (category);
 CREATE INDEX ledger_trace ON ledger (trace_id) WHERE trace_id IS NOT NULL;
 CREATE INDEX ledger_ts ON ledger (ts);
 CREATE INDEX ledger_type ON ledger (type);
+CREATE INDEX sessions_ended ON sessions (ended_at) WHERE ended_at IS NOT NULL;
+CREATE INDEX sessions_open ON sessions (idle_expires_at) WHERE ended_at IS NULL;
+CREATE INDEX sessions_user ON sessions (user_id) WHERE ended_at IS NULL;
 CREATE INDEX signals_service ON signals (service, status);
 CREATE INDEX signals_status ON signals (status);
+CREATE TABLE branding_state (
+  id       INTEGER PRIMARY KEY CHECK (id = 1),
+  document TEXT NOT NULL,   -- canonical JSON of the whole document (defaults filled in)
+  sha256   TEXT NOT NULL,   -- hex SHA-256 of document
+  set_by   TEXT NOT NULL,
+  set_at   TEXT NOT NULL,
+  seq      INTEGER NOT NULL -- the ledger event this row comes from
+);
 CREATE TABLE episode_signals (
   episode_id  TEXT NOT NULL,
   source      TEXT NOT NULL,
@@ -109,6 +120,20 @@ CREATE TABLE policy_state (
   seq      INTEGER NOT NULL -- the ledger event this row comes from
 );
 CREATE TABLE schema_migrations (id TEXT PRIMARY KEY, applied_at TEXT NOT NULL);
+CREATE TABLE sessions (
+  id              TEXT PRIMARY KEY,          -- ses-<hex>: safe to log and show, not a credential
+  token_hash      TEXT NOT NULL UNIQUE,      -- SHA-256 hex of the svs_… token
+  user_id         TEXT NOT NULL,
+  name            TEXT NOT NULL,
+  role            TEXT NOT NULL CHECK (role IN ('viewer', 'responder', 'admin', 'owner')),
+  method          TEXT NOT NULL,             -- admin-token; later code, password, sso, ldap
+  created_at      TEXT NOT NULL,
+  last_seen_at    TEXT NOT NULL,             -- updated at most once a minute
+  idle_expires_at TEXT NOT NULL,             -- min(last_seen_at + 12 h, expires_at)
+  expires_at      TEXT NOT NULL,             -- created_at + 7 days
+  ended_at        TEXT,
+  ended_why       TEXT                       -- logout | expired
+);
 CREATE TABLE signals (
   source       TEXT NOT NULL,
   fingerprint  TEXT NOT NULL,

@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  ADMIN_TOKEN,
   asAdmin,
   asIngest,
   bearer,
@@ -115,6 +116,18 @@ const ROUTES: readonly RouteRow[] = [
     ok: 404, // let in; no such incident in a fresh install
   },
   { method: 'GET', url: '/v1/search/fields', credential: 'viewer', ok: 200 },
+  {
+    method: 'POST',
+    url: '/v1/login',
+    credential: 'anyone',
+    payload: { token: ADMIN_TOKEN },
+    ok: 200,
+  },
+  // The admin token has no session to end: 409 not_a_session.
+  { method: 'POST', url: '/v1/auth/logout', credential: 'viewer', ok: 409 },
+  { method: 'GET', url: '/v1/me', credential: 'viewer', ok: 200 },
+  { method: 'GET', url: '/v1/branding', credential: 'anyone', ok: 200 },
+  { method: 'PUT', url: '/v1/branding', credential: 'admin', payload: { name: 'Ops' }, ok: 200 },
   { method: 'GET', url: '/v1/policy', credential: 'viewer', ok: 200 },
   { method: 'PUT', url: '/v1/policy', credential: 'admin', payload: {}, ok: 200 },
   { method: 'GET', url: '/v1/impact', credential: 'admin', ok: 200 },

@@ -1,0 +1,26 @@
+export { adminTokenFile, loadOrCreateAdminToken } from './admin-token.js';
+export {
+  createSessionsStore,
+  SessionEnd,
+  type SessionRecord,
+  type SessionsStore,
+} from './sessions.store.js';
+export {
+  createSessionsService,
+  FIRST_OWNER,
+  hashSessionToken,
+  SESSION_IDLE_MS,
+  SESSION_KEEP_ENDED_MS,
+  SESSION_MAX_MS,
+  SESSION_SWEEP_MS,
+  SESSION_TOKEN_PREFIX,
+  SESSION_TOUCH_MS,
+  SIGNED_IN,
+  SIGNED_OUT,
+  SignInMethod,
+  type Me,
+  type SessionIdentity,
+  type SessionsService,
+  type SessionView,
+} from './sessions.service.js';
+export { LoginBody, LoginReply, MeBody, SessionBody, sessionsRoutes } from './sessions.routes.js';

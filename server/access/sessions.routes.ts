@@ -1,0 +1,138 @@
+// Sign-in and sessions: POST /v1/login (the admin token signs in the first owner),
+// POST /v1/auth/logout, GET /v1/me. Open in every mode: sign-in works during setup.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { bearerOf, WRONG_CREDENTIAL_DELAY_MS } from '../http/auth.js';
+import { ErrorBody, errorResponses, IsoTime } from '../http/common.schemas.js';
+import { ConflictError, UnauthenticatedError } from '../shared/errors.js';
+import { Role } from '../shared/roles.js';
+import type { Secret } from '../shared/secret.js';
+import { FIRST_OWNER, SignInMethod, type SessionsService } from './sessions.service.js';
+
+const RoleBody = Type.Union([
+  Type.Literal(Role.Viewer),
+  Type.Literal(Role.Responder),
+  Type.Literal(Role.Admin),
+  Type.Literal(Role.Owner),
+]);
+
+export const LoginBody = Type.Object(
+  { token: Type.String({ minLength: 1, maxLength: 1024, description: 'the admin token' }) },
+  { additionalProperties: false },
+);
+
+export const SessionBody = Type.Object({
+  id: Type.String({ description: 'safe to show and log; not a credential' }),
+  user_id: Type.String(),
+  name: Type.String(),
+  role: RoleBody,
+  method: Type.String({ description: 'how the person signed in: admin-token' }),
+  created_at: IsoTime,
+  expires_at: IsoTime,
+  idle_expires_at: IsoTime,
+});
+
+export const LoginReply = Type.Object({
+  token: Type.String({ description: 'svs_…: send as Authorization: Bearer <token>' }),
+  session: SessionBody,
+});
+
+export const MeBody = Type.Object({
+  name: Type.String(),
+  role: RoleBody,
+  user_id: Type.Union([Type.String(), Type.Null()]),
+  kind: Type.Union([Type.Literal('session'), Type.Literal('admin-token')]),
+  session: Type.Union([
+    Type.Object({
+      id: Type.String(),
+      created_at: IsoTime,
+      expires_at: IsoTime,
+      idle_expires_at: IsoTime,
+    }),
+    Type.Null(),
+  ]),
+});
+
+const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
+
+export const sessionsRoutes: FastifyPluginAsyncTypebox<{
+  sessions: SessionsService;
+  adminToken: Secret;
+  delayMs?: number;
+}> = async (app, { sessions, adminToken, delayMs = WRONG_CREDENTIAL_DELAY_MS }) => {
+  // As in the auth plugin: digests of equal length, compared in constant time.
+  const adminDigest = digest(adminToken.reveal());
+  const isAdminToken = (given: string): boolean => timingSafeEqual(digest(given), adminDigest);
+
+  app.post(
+    '/login',
+    {
+      schema: {
+        summary: 'Sign in with the admin token: a session for the first owner',
+        tags: ['access'],
+        security: [],
+        body: LoginBody,
+        response: { 200: LoginReply, ...errorResponses },
+      },
+      // No body at all is a missing token, answered like `{}`: 400 naming `token`.
+      preValidation: async (req) => {
+        (req as { body: unknown }).body ??= {};
+      },
+    },
+    async (req, reply) => {
+      if (!isAdminToken(req.body.token)) {
+        await sleep(delayMs);
+        throw new UnauthenticatedError('bad_token', 'the token is not valid');
+      }
+      const signedIn = await sessions.signIn(FIRST_OWNER, SignInMethod.AdminToken);
+      return reply.header('cache-control', 'no-store').send(signedIn);
+    },
+  );
+
+  app.post(
+    '/auth/logout',
+    {
+      schema: {
+        summary: 'Sign out: end the calling session',
+        tags: ['access'],
+        response: {
+          200: Type.Object({ ended: Type.Literal(true) }),
+          409: ErrorBody,
+          ...errorResponses,
+        },
+      },
+      onRequest: app.requireRole('viewer'),
+    },
+    async (req) => {
+      if (req.principal === null) throw new Error('requireRole let an anonymous call through');
+      if (req.principal.kind !== 'session') {
+        throw new ConflictError(
+          'no_session',
+          'the admin token is not a session, so there is nothing to sign out',
+          { why: 'not_a_session' },
+        );
+      }
+      // Already ended by a concurrent logout or expiry: ended all the same.
+      await sessions.signOut(bearerOf(req) ?? '');
+      return { ended: true as const };
+    },
+  );
+
+  app.get(
+    '/me',
+    {
+      schema: {
+        summary: 'The caller: name, role and session',
+        tags: ['access'],
+        response: { 200: MeBody, ...errorResponses },
+      },
+      onRequest: app.requireRole('viewer'),
+    },
+    async (req) => {
+      if (req.principal === null) throw new Error('requireRole let an anonymous call through');
+      return sessions.me(req.principal, bearerOf(req));
+    },
+  );
+};
