@@ -89,6 +89,10 @@ function stopper(child: ChildProcess, dir: string): () => Promise<void> {
 
 export async function startService(
   env: Record<string, string>,
+  options: {
+    /** Runs on the folder (data in `<dir>/data`, machine id written) before the service starts. */
+    prepare?: (dir: string) => Promise<void>;
+  } = {},
 ): Promise<Proc & { adminToken: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'lab-svc-'));
   const server = join(ROOT, 'dist', 'server.mjs');
@@ -96,6 +100,7 @@ export async function startService(
   const port = await freePort();
   const url = `http://127.0.0.1:${String(port)}`;
   writeFileSync(join(dir, 'machine-id'), '7a1c3e5f9b2d4c6e8f0a1b3c5d7e9f21\n');
+  await options.prepare?.(dir);
   const adminToken = 'lab-admin-token-0123456789abcdef';
   const clean = Object.fromEntries(
     Object.entries(process.env).filter(([k]) => !k.startsWith('SVC_')),

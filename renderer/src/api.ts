@@ -18,10 +18,27 @@ export class ApiError extends Error {
   }
 }
 
+const sessionListeners = new Set<() => void>();
+const changed = (): void => {
+  for (const l of sessionListeners) l();
+};
+
+/** The session token, kept across reloads; pages re-render when it changes. */
 export const session = {
   get: (): string | null => localStorage.getItem(SESSION_KEY),
-  set: (token: string): void => localStorage.setItem(SESSION_KEY, token),
-  clear: (): void => localStorage.removeItem(SESSION_KEY),
+  set: (token: string): void => {
+    localStorage.setItem(SESSION_KEY, token);
+    changed();
+  },
+  clear: (): void => {
+    if (localStorage.getItem(SESSION_KEY) === null) return;
+    localStorage.removeItem(SESSION_KEY);
+    changed();
+  },
+  subscribe: (listener: () => void): (() => void) => {
+    sessionListeners.add(listener);
+    return () => sessionListeners.delete(listener);
+  },
 };
 
 async function call<T>(method: string, path: string, body?: unknown): Promise<T> {

@@ -1,5 +1,6 @@
 // The frame: sign-in gate, top bar (instance, mode, live seq, halt), and the page of the path.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useSyncExternalStore } from 'react';
 import { api, ApiError, session } from './api.js';
 import { Link } from './parts.js';
 import { keys, useLive } from './queries.js';
@@ -98,7 +99,8 @@ function SetupBanner() {
 }
 
 function Page({ path }: { path: string }) {
-  if (path === '/' || path === '/live') return <LivePage />;
+  // Signed in at /sign-in (a bookmark, or just now): Live.
+  if (path === '/' || path === '/live' || path === '/sign-in') return <LivePage />;
   if (path === '/episodes') return <EpisodesPage />;
   if (path.startsWith('/episodes/')) return <EpisodePage id={decodeURIComponent(path.slice(10))} />;
   if (path === '/audit') return <AuditPage />;
@@ -115,10 +117,10 @@ function Page({ path }: { path: string }) {
 
 export function App() {
   const { path } = useLocation();
-  const me = useQuery({ queryKey: keys.me, queryFn: api.me, enabled: session.get() !== null });
-  const signedOut =
-    session.get() === null || (me.error instanceof ApiError && me.error.status === 401);
-  if (signedOut || path === '/sign-in') return <SignInPage />;
+  const token = useSyncExternalStore(session.subscribe, session.get);
+  const me = useQuery({ queryKey: [...keys.me, token], queryFn: api.me, enabled: token !== null });
+  const signedOut = token === null || (me.error instanceof ApiError && me.error.status === 401);
+  if (signedOut) return <SignInPage />;
   return (
     <div className="frame">
       <TopBar path={path} />

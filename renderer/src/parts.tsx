@@ -50,8 +50,10 @@ export function Empty({ children }: { children: ReactNode }) {
 export function duration(seconds: number | null | undefined): string {
   if (seconds === null || seconds === undefined) return '—';
   if (seconds < 60) return `${String(Math.round(seconds))} s`;
-  if (seconds < 3600)
-    return `${String(Math.floor(seconds / 60))} min ${String(Math.round(seconds % 60))} s`;
+  if (seconds < 3600) {
+    const rest = Math.round(seconds % 60);
+    return `${String(Math.floor(seconds / 60))} min${rest === 0 ? '' : ` ${String(rest)} s`}`;
+  }
   const h = Math.floor(seconds / 3600);
   return `${String(h)} h ${String(Math.round((seconds % 3600) / 60))} min`;
 }

@@ -15,7 +15,7 @@ export const keys = {
 };
 
 /** Under a second from an alert's 202 to the Live page. */
-const HEARTBEAT_MS = 700;
+const HEARTBEAT_MS = 500;
 
 export function useLive(enabled: boolean) {
   const qc = useQueryClient();

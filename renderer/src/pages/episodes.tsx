@@ -142,10 +142,13 @@ function Histogram({ days }: { days: HistogramDay[] }) {
   const max = Math.max(...shown.map((d) => d.total), 1);
   const w = 8;
   const h = 60;
+  // At least 60 slots, newest at the right, so that a few days stay thin bars.
+  const slots = Math.max(shown.length, 60);
+  const x0 = (slots - shown.length) * (w + 2);
   return (
     <figure className="histogram">
       <svg
-        viewBox={`0 0 ${String(shown.length * (w + 2))} ${String(h)}`}
+        viewBox={`0 0 ${String(slots * (w + 2))} ${String(h)}`}
         role="img"
         aria-label={`episodes per day, ${shown[0]!.day} to ${shown[shown.length - 1]!.day}`}
         preserveAspectRatio="none"
@@ -156,9 +159,9 @@ function Histogram({ days }: { days: HistogramDay[] }) {
           return (
             <g key={d.day}>
               <title>{`${d.day}: ${String(d.total)} episodes, ${String(d.proven)} proven, ${String(d.mitigated)} mitigated, ${String(d.escalated)} escalated`}</title>
-              <rect x={i * (w + 2)} y={h - bar} width={w} height={bar} className="bar" />
+              <rect x={x0 + i * (w + 2)} y={h - bar} width={w} height={bar} className="bar" />
               <rect
-                x={i * (w + 2)}
+                x={x0 + i * (w + 2)}
                 y={h - proven}
                 width={w}
                 height={proven}

@@ -21,9 +21,9 @@ export function SignInPage() {
           api
             .login(token.trim())
             .then((answer) => {
-              session.set(answer.token);
               qc.clear();
-              navigate('/live', { replace: true });
+              if (window.location.pathname === '/sign-in') navigate('/live', { replace: true });
+              session.set(answer.token);
             })
             .catch((err: unknown) => {
               setError(err);
