@@ -2,7 +2,7 @@
 // alert appear on Live without a reload, filter episodes by facet and by query (a bad query
 // explained inline), open an episode, verify the ledger. Screenshots of each page land in
 // e2e/screenshots.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -159,6 +159,13 @@ describe('the console in Chromium', () => {
     await page.getByRole('heading', { name: 'Timeline' }).waitFor();
     expect(await page.getByText('episode.closed').count()).toBeGreaterThan(0);
     await shoot(page, '07-episode');
+    await page.getByRole('link', { name: /^in-/ }).click();
+    await page.getByRole('heading', { name: /Incident/ }).waitFor();
+    await page.getByRole('heading', { name: 'History' }).waitFor();
+    expect(
+      await page.getByRole('table', { name: 'episodes of the incident' }).textContent(),
+    ).toContain('search');
+    await shoot(page, '07b-incident');
   });
 
   it('verifies the ledger from the audit page', async () => {
@@ -169,6 +176,28 @@ describe('the console in Chromium', () => {
     await result.waitFor();
     expect(await result.textContent()).toContain('Verified');
     await shoot(page, '08-audit-verified');
+
+    const headSeq = async (): Promise<number> =>
+      (
+        (await (
+          await fetch(`${svc.url}/v1/ledger?limit=1`, {
+            headers: { authorization: `Bearer ${svc.adminToken}` },
+          })
+        ).json()) as { head: { seq: number } }
+      ).head.seq;
+    const before = await headSeq();
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: /Export/ }).click(),
+    ]);
+    const lines = readFileSync(await download.path(), 'utf8')
+      .trim()
+      .split('\n');
+    const seqs = lines.map((l) => (JSON.parse(l) as { seq: number }).seq);
+    // Every event from the first, none twice, none skipped, up to at least the head at the click.
+    expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => i + 1));
+    expect(seqs.length).toBeGreaterThanOrEqual(before);
+    expect(seqs.length).toBeLessThanOrEqual(await headSeq());
   });
 
   it('shows status, set-up and doctor', async () => {

@@ -171,6 +171,38 @@ export interface Episode extends Omit<EpisodeRow, 'suppressed' | 'duration_s' | 
   more: boolean;
 }
 
+export interface Incident {
+  incident_id: string;
+  status: string;
+  root_episode_id: string;
+  services: string[];
+  lifecycle: { status: string; opened_at: string; resolved_at: string | null; duration_s: number };
+  episodes: {
+    episode_id: string;
+    service: string;
+    relation: string;
+    status: string;
+    t_open: string;
+    t_close: string | null;
+    alerts: string[];
+    decision: string;
+    outcome: string;
+    result: string;
+  }[];
+  causes: { episode_id: string; cause: unknown }[];
+  fixes: { episode_id: string; fix: string; action: string }[];
+  history: {
+    at: string;
+    seq: number;
+    event: string;
+    episode_id?: string;
+    service?: string;
+    from?: string;
+    to?: string;
+    why?: string | null;
+  }[];
+}
+
 export interface LedgerPage {
   events: (TimelineEvent & { hash?: string })[];
   more: boolean;
@@ -181,6 +213,34 @@ export interface Me {
   name: string;
   role: string;
   kind: string;
+}
+
+export type BrandingTheme = 'light' | 'dark' | 'system';
+
+export interface SupportLink {
+  label: string;
+  url: string;
+}
+
+/** GET /v1/branding (no credential needed) and the PUT answer: an empty logo slot is null. */
+export interface Branding {
+  name: string;
+  logos: { light: string | null; dark: string | null; mark: string | null };
+  theme: BrandingTheme;
+  /** #rrggbb, lower case. */
+  accent: string;
+  support: SupportLink[];
+  set_by: string | null;
+  set_at: string | null;
+}
+
+/** PUT /v1/branding replaces the whole document: a missing field takes its default. */
+export interface BrandingInput {
+  name?: string;
+  logos?: { light?: string | null; dark?: string | null; mark?: string | null };
+  theme?: BrandingTheme;
+  accent?: string;
+  support?: SupportLink[];
 }
 
 export const api = {
@@ -194,7 +254,12 @@ export const api = {
   logout: () => call<{ ended: boolean }>('POST', '/v1/auth/logout', {}),
   episodes: (query: string) =>
     call<EpisodeList>('GET', `/v1/episodes${query === '' ? '' : `?${query}`}`),
-  episode: (id: string) => call<Episode>('GET', `/v1/episodes/${encodeURIComponent(id)}`),
+  episode: (id: string, afterSeq?: number) =>
+    call<Episode>(
+      'GET',
+      `/v1/episodes/${encodeURIComponent(id)}${afterSeq === undefined ? '' : `?after_seq=${String(afterSeq)}`}`,
+    ),
+  incident: (id: string) => call<Incident>('GET', `/v1/incidents/${encodeURIComponent(id)}`),
   team: (id: string, verdict: string, detail?: string) =>
     call<{ verdict: string }>('POST', `/v1/episodes/${encodeURIComponent(id)}/team`, {
       verdict,
@@ -204,4 +269,6 @@ export const api = {
     call<LedgerPage>('GET', `/v1/ledger${query === '' ? '' : `?${query}`}`),
   verify: () => call<Record<string, unknown>>('GET', '/v1/ledger/verify'),
   doctor: () => call<Record<string, unknown>>('GET', '/v1/doctor'),
+  branding: () => call<Branding>('GET', '/v1/branding'),
+  putBranding: (body: BrandingInput) => call<Branding>('PUT', '/v1/branding', body),
 };

@@ -8,6 +8,7 @@ import { navigate, useLocation } from './router.js';
 import { AuditPage } from './pages/audit.js';
 import { EpisodePage } from './pages/episode.js';
 import { EpisodesPage } from './pages/episodes.js';
+import { IncidentPage } from './pages/incident.js';
 import { LivePage } from './pages/live.js';
 import { SignInPage } from './pages/sign-in.js';
 import { StatusPage } from './pages/status.js';
@@ -103,6 +104,8 @@ function Page({ path }: { path: string }) {
   if (path === '/' || path === '/live' || path === '/sign-in') return <LivePage />;
   if (path === '/episodes') return <EpisodesPage />;
   if (path.startsWith('/episodes/')) return <EpisodePage id={decodeURIComponent(path.slice(10))} />;
+  if (path.startsWith('/incidents/'))
+    return <IncidentPage id={decodeURIComponent(path.slice(11))} />;
   if (path === '/audit') return <AuditPage />;
   if (path === '/status') return <StatusPage />;
   return (

@@ -10,6 +10,7 @@ export const keys = {
   live: ['live'] as const,
   episodes: (query: string) => ['episodes', query] as const,
   episode: (id: string) => ['episode', id] as const,
+  incident: (id: string) => ['incident', id] as const,
   ledger: (query: string) => ['ledger', query] as const,
   doctor: ['doctor'] as const,
 };
@@ -33,6 +34,7 @@ export function useLive(enabled: boolean) {
     // Everything that shows ledger-derived state is stale once seq moves.
     void qc.invalidateQueries({ queryKey: ['episodes'] });
     void qc.invalidateQueries({ queryKey: ['episode'] });
+    void qc.invalidateQueries({ queryKey: ['incident'] });
     void qc.invalidateQueries({ queryKey: ['ledger'] });
     void qc.invalidateQueries({ queryKey: keys.status });
   }, [seq, qc]);

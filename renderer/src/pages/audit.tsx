@@ -6,6 +6,71 @@ import { ErrorNote, Time } from '../parts.js';
 import { keys } from '../queries.js';
 import { navigate, useLocation } from '../router.js';
 
+/** Oldest first, 2,000 at a time after the last seq seen, until `more` is false. */
+async function exportEvents(filter: URLSearchParams, progress: (n: number) => void): Promise<Blob> {
+  const lines: string[] = [];
+  let after = 0;
+  for (;;) {
+    const q = new URLSearchParams(filter);
+    for (const k of ['limit', 'offset', 'order', 'after_seq', 'latest']) q.delete(k);
+    q.set('order', 'asc');
+    q.set('limit', '2000');
+    q.set('after_seq', String(after));
+    const page = await api.ledger(q.toString());
+    for (const e of page.events) lines.push(JSON.stringify(e));
+    progress(lines.length);
+    const last = page.events.at(-1);
+    if (!page.more || last === undefined) break;
+    after = last.seq;
+  }
+  return new Blob(lines.length === 0 ? [] : [`${lines.join('\n')}\n`], {
+    type: 'application/x-ndjson',
+  });
+}
+
+function ExportButton({ filter }: { filter: URLSearchParams }) {
+  const [state, setState] = useState<{ busy: boolean; count: number; error: unknown }>({
+    busy: false,
+    count: 0,
+    error: null,
+  });
+  return (
+    <>
+      <button
+        type="button"
+        disabled={state.busy}
+        onClick={() => {
+          setState({ busy: true, count: 0, error: null });
+          exportEvents(filter, (count) => {
+            setState((s) => ({ ...s, count }));
+          })
+            .then((blob) => {
+              const a = document.createElement('a');
+              a.href = URL.createObjectURL(blob);
+              a.download = `ledger-${new Date().toISOString().replace(/[:.]/g, '')}.jsonl`;
+              a.click();
+              setTimeout(() => {
+                URL.revokeObjectURL(a.href);
+              }, 10_000);
+              setState((s) => ({ ...s, busy: false }));
+            })
+            .catch((error: unknown) => {
+              setState((s) => ({ ...s, busy: false, error }));
+            });
+        }}
+      >
+        {state.busy ? `Exporting… ${state.count.toLocaleString('en')}` : 'Export (JSON lines)'}
+      </button>
+      {!state.busy && state.count > 0 && (
+        <span className="muted" role="status">
+          exported {state.count.toLocaleString('en')} events
+        </span>
+      )}
+      <ErrorNote error={state.error} />
+    </>
+  );
+}
+
 export function AuditPage() {
   const { params } = useLocation();
   const query = new URLSearchParams(params);
@@ -65,6 +130,7 @@ export function AuditPage() {
         >
           {verify.busy ? 'Verifying…' : 'Verify the ledger'}
         </button>
+        <ExportButton filter={params} />
       </div>
       {verify.result && (
         <p className={verify.result['ok'] === true ? 'ok' : 'error'} role="status" data-verify>

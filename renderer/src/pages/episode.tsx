@@ -2,7 +2,7 @@
 // team's verdict form.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api } from '../api.js';
+import { api, type Episode } from '../api.js';
 import { ErrorNote, Link, Time } from '../parts.js';
 import { keys } from '../queries.js';
 
@@ -62,8 +62,25 @@ function VerdictForm({ id, current }: { id: string; current: string | null }) {
   );
 }
 
+/**
+ * A running episode's timeline grows: after the first read, ask only for the events after the
+ * last seq held and merge them by seq (GET /v1/episodes/<id>?after_seq=N).
+ */
+async function fetchEpisode(id: string, held: Episode | undefined): Promise<Episode> {
+  const last = held?.timeline.at(-1)?.seq;
+  if (held === undefined || !held.live || last === undefined || held.more) return api.episode(id);
+  const fresh = await api.episode(id, last);
+  const bySeq = new Map(held.timeline.map((t) => [t.seq, t] as const));
+  for (const t of fresh.timeline) bySeq.set(t.seq, t);
+  return { ...fresh, timeline: [...bySeq.values()].sort((a, b) => a.seq - b.seq) };
+}
+
 export function EpisodePage({ id }: { id: string }) {
-  const episode = useQuery({ queryKey: keys.episode(id), queryFn: () => api.episode(id) });
+  const qc = useQueryClient();
+  const episode = useQuery({
+    queryKey: keys.episode(id),
+    queryFn: () => fetchEpisode(id, qc.getQueryData<Episode>(keys.episode(id))),
+  });
   const e = episode.data;
   return (
     <main className="page">
@@ -101,7 +118,12 @@ export function EpisodePage({ id }: { id: string }) {
             </dd>
             <dt>Incident</dt>
             <dd>
-              {e.incident_id ?? '—'} ({e.relation})
+              {e.incident_id === null ? (
+                '—'
+              ) : (
+                <Link to={`/incidents/${e.incident_id}`}>{e.incident_id}</Link>
+              )}{' '}
+              ({e.relation})
             </dd>
             <dt>Autonomy</dt>
             <dd>{e.autonomy}</dd>
