@@ -20,7 +20,10 @@ function useNow(intervalMs: number): number {
 export function LivePage() {
   const live = useLive(true);
   const now = useNow(1000);
-  const running = live.data?.running ?? [];
+  // Attention first: firing before quiet, oldest first within each (the server keeps its order).
+  const running = [...(live.data?.running ?? [])].sort(
+    (a, b) => Number(a.status !== 'open') - Number(b.status !== 'open'),
+  );
   return (
     <main className="page">
       <h1>
