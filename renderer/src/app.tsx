@@ -45,7 +45,11 @@ function TopBar({ path }: { path: string }) {
       </nav>
       <div className="right">
         <span className="seq" title="the ledger's last seq; pages refresh when it moves">
-          {live.isError ? '● disconnected' : `● seq ${live.data?.seq.toLocaleString('en') ?? '…'}`}
+          {live.error instanceof ApiError && live.error.status === 503
+            ? '● not operating yet'
+            : live.isError
+              ? '● disconnected'
+              : `● seq ${live.data?.seq.toLocaleString('en') ?? '…'}`}
         </span>
         {me.data && (
           <span className="me">
@@ -100,6 +104,9 @@ function SetupBanner() {
 }
 
 function Page({ path }: { path: string }) {
+  const status = useQuery({ queryKey: keys.status, queryFn: api.status });
+  // Without a licence almost nothing answers: lead to the set-up instead.
+  if (status.data?.mode === 'setup') return <StatusPage />;
   // Signed in at /sign-in (a bookmark, or just now): Live.
   if (path === '/' || path === '/live' || path === '/sign-in') return <LivePage />;
   if (path === '/episodes') return <EpisodesPage />;
