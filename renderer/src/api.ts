@@ -10,7 +10,13 @@ export class ApiError extends Error {
   readonly position: number | undefined;
 
   constructor(status: number, body: Record<string, unknown>) {
-    super(typeof body['message'] === 'string' ? body['message'] : `HTTP ${String(status)}`);
+    super(
+      typeof body['message'] === 'string'
+        ? body['message']
+        : typeof body['mode'] === 'string'
+          ? `not available while the service is in ${body['mode']} mode: finish the set-up first`
+          : `HTTP ${String(status)}`,
+    );
     this.status = status;
     this.code = typeof body['error'] === 'string' ? body['error'] : 'error';
     this.field = typeof body['field'] === 'string' ? body['field'] : undefined;

@@ -2,6 +2,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useSyncExternalStore } from 'react';
 import { api, ApiError, session } from './api.js';
+import { BrandingEffect, BrandMark } from './branding.js';
 import { Link } from './parts.js';
 import { keys, useLive } from './queries.js';
 import { navigate, useLocation } from './router.js';
@@ -11,6 +12,7 @@ import { EpisodesPage } from './pages/episodes.js';
 import { IncidentPage } from './pages/incident.js';
 import { LivePage } from './pages/live.js';
 import { SignInPage } from './pages/sign-in.js';
+import { SettingsPage } from './pages/settings.js';
 import { StatusPage } from './pages/status.js';
 
 const PAGES = [
@@ -18,6 +20,7 @@ const PAGES = [
   { path: '/episodes', title: 'Episodes' },
   { path: '/audit', title: 'Audit' },
   { path: '/status', title: 'Status' },
+  { path: '/settings', title: 'Settings' },
 ] as const;
 
 function TopBar({ path }: { path: string }) {
@@ -28,7 +31,7 @@ function TopBar({ path }: { path: string }) {
   return (
     <header className="topbar">
       <div className="brand">
-        <strong>Incident response</strong>
+        <BrandMark />
         {status.data && (
           <span className="instance" title="instance name and mode">
             {status.data.instance} ·{' '}
@@ -115,6 +118,7 @@ function Page({ path }: { path: string }) {
     return <IncidentPage id={decodeURIComponent(path.slice(11))} />;
   if (path === '/audit') return <AuditPage />;
   if (path === '/status') return <StatusPage />;
+  if (path === '/settings') return <SettingsPage />;
   return (
     <main className="page">
       <h1>Not found</h1>
@@ -130,9 +134,16 @@ export function App() {
   const token = useSyncExternalStore(session.subscribe, session.get);
   const me = useQuery({ queryKey: [...keys.me, token], queryFn: api.me, enabled: token !== null });
   const signedOut = token === null || (me.error instanceof ApiError && me.error.status === 401);
-  if (signedOut) return <SignInPage />;
+  if (signedOut)
+    return (
+      <>
+        <BrandingEffect />
+        <SignInPage />
+      </>
+    );
   return (
     <div className="frame">
+      <BrandingEffect />
       <TopBar path={path} />
       <SetupBanner />
       <Page path={path} />
