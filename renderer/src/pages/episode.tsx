@@ -145,6 +145,16 @@ export function EpisodePage({ id }: { id: string }) {
               — recorded, not investigated.
             </div>
           )}
+          {e.live && (
+            <>
+              <h2>Findings and hypotheses</h2>
+              <p className="muted">
+                {(e.findings ?? []).length} findings, {(e.hypotheses ?? []).length} hypotheses
+                {(e.findings ?? []).length === 0 &&
+                  ' — nothing read yet: investigation arrives with its own capability'}
+              </p>
+            </>
+          )}
           <h2>Timeline</h2>
           <ol className="timeline">
             {e.timeline.map((t) => (
