@@ -200,6 +200,13 @@ describe('the console in Chromium', () => {
     expect(seqs.length).toBeLessThanOrEqual(await headSeq());
   });
 
+  it('shows the firing alert on the wall display', async () => {
+    await page.goto(`${svc.url}/wall`);
+    await page.getByText('▲ 1 firing').waitFor();
+    expect(await page.getByText('QueueBacklog').count()).toBe(1);
+    await shoot(page, '08b-wall');
+  });
+
   it('shows status, set-up and doctor', async () => {
     await page.getByRole('link', { name: 'Status' }).click();
     await page.getByRole('heading', { name: 'Doctor' }).waitFor();

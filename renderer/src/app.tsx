@@ -13,6 +13,7 @@ import { IncidentPage } from './pages/incident.js';
 import { LivePage } from './pages/live.js';
 import { SignInPage } from './pages/sign-in.js';
 import { SettingsPage } from './pages/settings.js';
+import { WallPage } from './pages/wall.js';
 import { StatusPage } from './pages/status.js';
 
 const PAGES = [
@@ -134,6 +135,13 @@ export function App() {
   const token = useSyncExternalStore(session.subscribe, session.get);
   const me = useQuery({ queryKey: [...keys.me, token], queryFn: api.me, enabled: token !== null });
   const signedOut = token === null || (me.error instanceof ApiError && me.error.status === 401);
+  if (!signedOut && path === '/wall')
+    return (
+      <>
+        <BrandingEffect />
+        <WallPage />
+      </>
+    );
   if (signedOut)
     return (
       <>

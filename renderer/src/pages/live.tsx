@@ -29,6 +29,10 @@ export function LivePage() {
       <h1>
         Live <span className="count">{running.length} running</span>
       </h1>
+      <p>
+        <Link to="/wall">Wall display</Link>
+        <span className="muted"> — large type for a screen across the room</span>
+      </p>
       <ErrorNote error={live.error} />
       {live.data && running.length === 0 && (
         <Empty>Nothing is running. Alerts that arrive show here at once.</Empty>
