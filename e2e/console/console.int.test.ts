@@ -136,6 +136,9 @@ describe('the console in Chromium', () => {
       .poll(() => rowsOf('Service'))
       .toEqual(['payments', 'payments', 'payments', 'payments']);
     await shoot(page, '05-episodes-facet');
+    await page.getByLabel('one row per incident').check();
+    await expect.poll(() => page.url()).toMatch(/group=incident/);
+    await page.getByRole('columnheader', { name: 'Related' }).waitFor();
   });
 
   it('filters episodes by a query, and explains a bad one inline', async () => {
@@ -208,6 +211,8 @@ describe('the console in Chromium', () => {
   });
 
   it('shows status, set-up and doctor', async () => {
+    // The wall display has no navigation: back to a page that has it.
+    await page.goto(`${svc.url}/live`);
     await page.getByRole('link', { name: 'Status' }).click();
     await page.getByRole('heading', { name: 'Doctor' }).waitFor();
     await page.getByRole('table', { name: 'doctor checks' }).getByRole('row').first().waitFor();

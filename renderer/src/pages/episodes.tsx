@@ -213,7 +213,7 @@ export function EpisodesPage() {
         Episodes{' '}
         <span className="count">
           {data
-            ? `${data.total.toLocaleString('en')} closed · ${String(data.running.length)} running`
+            ? `${data.total.toLocaleString('en')} ${params.get('group') === 'incident' ? 'incidents' : 'closed'}${data.complete === false ? ` (the newest ${String(data.latest)} only)` : ''} · ${String(data.running.length)} running`
             : ''}
         </span>
       </h1>
@@ -263,6 +263,56 @@ export function EpisodesPage() {
             <option value="no">not confirmed</option>
           </select>
         </label>
+        <label>
+          Since
+          <input
+            type="date"
+            name="since"
+            value={params.get('since') ?? ''}
+            onChange={(e) => {
+              navigate(withParam(params, 'since', e.target.value), { replace: true });
+            }}
+          />
+        </label>
+        <label>
+          Until
+          <input
+            type="date"
+            name="until"
+            value={params.get('until') ?? ''}
+            onChange={(e) => {
+              navigate(withParam(params, 'until', e.target.value), { replace: true });
+            }}
+          />
+        </label>
+        <label>
+          Newest
+          <select
+            name="latest"
+            value={params.get('latest') ?? ''}
+            onChange={(e) => {
+              navigate(withParam(params, 'latest', e.target.value), { replace: true });
+            }}
+          >
+            <option value="">all</option>
+            <option value="100">100</option>
+            <option value="1000">1,000</option>
+            <option value="5000">5,000</option>
+          </select>
+        </label>
+        <label className="inline">
+          <input
+            type="checkbox"
+            name="group"
+            checked={params.get('group') === 'incident'}
+            onChange={(e) => {
+              navigate(withParam(params, 'group', e.target.checked ? 'incident' : null), {
+                replace: true,
+              });
+            }}
+          />
+          one row per incident
+        </label>
         {[...params.keys()].length > 0 && (
           <Link to="/episodes" className="clear">
             Clear filters
@@ -287,6 +337,7 @@ export function EpisodesPage() {
                   {header('t_open', 'Started')}
                   {header('service', 'Service')}
                   <th>Alerts</th>
+                  {params.get('group') === 'incident' && <th>Related</th>}
                   {header('result', 'Result')}
                   {header('decision', 'Decision')}
                   {header('confidence', 'Confidence')}
@@ -303,6 +354,13 @@ export function EpisodesPage() {
                     </td>
                     <td>{e.service}</td>
                     <td>{e.alerts.join(', ')}</td>
+                    {params.get('group') === 'incident' && (
+                      <td>
+                        {e.related === 0 || e.related === undefined
+                          ? '—'
+                          : `+${String(e.related)} (${(e.services ?? []).join(', ')})`}
+                      </td>
+                    )}
                     <td>{e.result}</td>
                     <td>{e.decision}</td>
                     <td>{e.confidence}</td>
