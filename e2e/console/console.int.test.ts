@@ -13,6 +13,13 @@ import { startService, type Proc } from '../lab/processes.js';
 import { launch, SCREENSHOTS, shoot } from './browser.js';
 
 const INGEST = 'lab-ingest-token-0123456789abcdef';
+/** Runs in the page (as text: e2e has no DOM types): note when a `billing` cell appears. */
+const WATCH_FOR_BILLING = `new MutationObserver((records, observer) => {
+  if ([...document.querySelectorAll('td')].some((td) => td.textContent === 'billing')) {
+    window.shownAt = Date.now();
+    observer.disconnect();
+  }
+}).observe(document.body, { childList: true, subtree: true, characterData: true })`;
 const day = (d: number, h: number): string => new Date(Date.UTC(2026, 10, d, h)).toISOString();
 const later = (iso: string, s: number): string =>
   new Date(Date.parse(iso) + s * 1000).toISOString();
@@ -113,14 +120,18 @@ describe('the console in Chromium', () => {
   });
 
   it('shows an alert on Live without a reload', async () => {
-    const started = performance.now();
+    // The page notes when the row appears (a MutationObserver, on the same wall clock as this
+    // process), so the figure is not rounded up by the locator's polling.
+    await page.evaluate(WATCH_FOR_BILLING);
+    const started = Date.now();
     await alert('firing');
-    const acknowledged = performance.now();
+    const acknowledged = Date.now();
     await page.getByRole('cell', { name: 'billing' }).waitFor({ timeout: 10_000 });
-    const shown = performance.now();
+    const shown = await page.evaluate<number | undefined>('window.shownAt');
+    expect(typeof shown).toBe('number');
     // Recorded, not asserted: docs/performance.md reports it.
-    timings['live_after_202_ms'] = Math.round(shown - acknowledged);
-    timings['live_after_post_ms'] = Math.round(shown - started);
+    timings['live_after_202_ms'] = (shown ?? 0) - acknowledged;
+    timings['live_after_post_ms'] = (shown ?? 0) - started;
     await expect(page.getByRole('cell', { name: 'QueueBacklog' }).count()).resolves.toBe(1);
     await shoot(page, '03-live-running');
   });
