@@ -4,6 +4,7 @@ import {
   dataVolumeCheck,
   ledgerCheck,
   licenceCheck,
+  intakeCheck,
   investigationsCheck,
   mainCheck,
 } from './doctor/index.js';
@@ -26,5 +27,12 @@ export function createCoreDoctor(
   doctor.register(dataVolumeCheck(rt.config.dataDir));
   doctor.register(licenceCheck(rt.licence, rt.fingerprint));
   doctor.register(investigationsCheck(() => rt.episodesStore.running()));
+  doctor.register(
+    intakeCheck(
+      () => rt.reader.list({ type: 'signal.', limit: 1 }).events[0]?.ts ?? null,
+      rt.config.tokens.ingest !== null,
+      () => rt.clock.now(),
+    ),
+  );
   return doctor;
 }

@@ -222,6 +222,7 @@ describe('svc-core', () => {
         'Storage / data volume',
         'Licence / confirmation',
         'Core / Investigations',
+        'Core / Alert intake',
       ]);
       for (const c of report.checks) expect(['ok', 'warn', 'fail']).toContain(c.status);
       expect(json.code).toBe(report.status === 'fail' ? 1 : 0);
@@ -239,7 +240,7 @@ describe('svc-core', () => {
       const text = await runCli(env, ['doctor']);
       expect(text.code).toBe(json.code);
       const lines = text.stdout.trimEnd().split('\n');
-      expect(lines).toHaveLength(6);
+      expect(lines).toHaveLength(7);
       expect(lines[0]).toBe(
         'warn  Core / main: configuring: no working connection yet (add a connection (Connections) to reach operating)',
       );
@@ -249,7 +250,8 @@ describe('svc-core', () => {
       expect(lines[4]).toBe(
         'ok    Core / Investigations: 0 episodes running, 0 with alerts still firing, 0 quiet',
       );
-      expect(lines[5]).toBe(`overall: ${report.status}`);
+      expect(lines[5]).toMatch(/^(ok|warn) {2,4}Core \/ Alert intake: /);
+      expect(lines[6]).toBe(`overall: ${report.status}`);
     });
 
     it('after tampering: ledger-verify exits 1 naming the seq, doctor fails', async () => {

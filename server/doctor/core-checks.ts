@@ -147,3 +147,51 @@ export function investigationsCheck(running: () => readonly { status: string }[]
     },
   };
 }
+
+/** How long without an alert before the doctor asks whether the sources still send. */
+export const INTAKE_QUIET_WARN_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Alert intake ran recently: the newest signal event's time, against the clock. Silence is
+ * a warning, not a failure: a calm estate sends nothing, but a broken webhook looks the same.
+ */
+export function intakeCheck(
+  lastSignalAt: () => string | null,
+  ingestOn: boolean,
+  now: () => number,
+): DoctorCheck {
+  return {
+    area: 'Core',
+    name: 'Alert intake',
+    run(): CheckResult {
+      if (!ingestOn) {
+        return {
+          status: 'warn',
+          detail: 'ingestion is off: no SVC_INGEST_TOKEN is configured',
+          hint: 'set SVC_INGEST_TOKEN (or SVC_INGEST_TOKEN_FILE) and give it to the alert sources',
+        };
+      }
+      const last = lastSignalAt();
+      if (last === null) {
+        return {
+          status: 'warn',
+          detail: 'no alert has arrived yet',
+          hint: "point a source's webhook at POST /v1/alerts/<source> with the ingest token (docs/intake.md)",
+        };
+      }
+      const ago = now() - Date.parse(last);
+      const hours = Math.floor(ago / 3_600_000);
+      const when =
+        hours >= 1
+          ? `${String(hours)} h ago`
+          : `${String(Math.max(0, Math.round(ago / 60_000)))} min ago`;
+      return ago > INTAKE_QUIET_WARN_MS
+        ? {
+            status: 'warn',
+            detail: `the last alert arrived ${when} (${last})`,
+            hint: 'check that the sources still send: a broken webhook and a calm estate look the same',
+          }
+        : { status: 'ok', detail: `the last alert arrived ${when}`, hint: '' };
+    },
+  };
+}

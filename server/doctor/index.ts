@@ -12,6 +12,7 @@ export {
   ledgerCheck,
   dataVolumeCheck,
   licenceCheck,
+  intakeCheck,
   investigationsCheck,
   FREE_WARN,
   FREE_FAIL,

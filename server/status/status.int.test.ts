@@ -200,6 +200,7 @@ describe('GET /v1/status, /v1/doctor, /metrics, /v1/openapi.json', () => {
         'Storage/data volume',
         'Licence/confirmation',
         'Core/Investigations',
+        'Core/Alert intake',
       ]);
       const worst = report.checks.reduce<DoctorCheckBody['status']>(
         (w, c) => (rank[c.status] > rank[w] ? c.status : w),
