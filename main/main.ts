@@ -45,7 +45,7 @@ async function start(): Promise<void> {
     bind: '127.0.0.1',
     version: app.getVersion(),
   });
-  server = await startServer(config);
+  server = await startServer(config, { env: process.env });
   url = consoleUrl(server.url, config.http.port);
   installSecurity(new URL(url).origin);
   openWindow();

@@ -1,8 +1,15 @@
 // The server: the runtime plus HTTP routes, registered explicitly, in dependency order.
+import { join } from 'node:path';
 import swagger from '@fastify/swagger';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { brandingRoutes, createBrandingService } from './branding/index.js';
+import {
+  connectorsRoutes,
+  createConnectorsService,
+  createRegistry,
+  KINDS,
+} from './connectors/index.js';
 import { consoleDir, consoleRoutes } from './console/index.js';
 import { createCoreDoctor } from './core-doctor.js';
 import { doctorRoutes } from './doctor/index.js';
@@ -40,6 +47,8 @@ export interface AppOptions {
   readonly clock?: Clock;
   /** Wait before answering a wrong credential (0.5 s; tests may shorten it). */
   readonly wrongCredentialDelayMs?: number;
+  /** The environment that connectors' `{env}` secret references read (process.env in production). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** First-start and every-start events; a crash before the last stop is recorded, not hidden. */
@@ -109,6 +118,7 @@ export async function buildApp(config: Config, options: AppOptions) {
   });
 
   let policy: ReturnType<typeof createPolicyService>;
+  let connectors: ReturnType<typeof createConnectorsService>;
   try {
     // A policy file that does not read refuses the start, naming the file and the field.
     policy = createPolicyService({
@@ -118,6 +128,19 @@ export async function buildApp(config: Config, options: AppOptions) {
       clock: rt.clock,
       file: config.files.policy,
     });
+    // A connectors file that does not read refuses the start too.
+    connectors = createConnectorsService({
+      registry: createRegistry(KINDS),
+      store: rt.connectorsStore,
+      ledger: rt.ledger,
+      writer: rt.writer,
+      clock: rt.clock,
+      log,
+      env: options.env ?? {},
+      secretsDir: join(config.dataDir, 'secrets'),
+      file: config.files.connectors,
+      defaultConcurrency: config.connectorConcurrency,
+    });
   } catch (err) {
     rt.close();
     unlock();
@@ -126,6 +149,7 @@ export async function buildApp(config: Config, options: AppOptions) {
   recordStart(rt, () => {
     policy.load();
   });
+  connectors.start();
   rt.sealer?.sealNow();
   rt.sealer?.start();
   metrics.ledgerSeq.set(rt.ledgerStore.head().seq);
@@ -152,7 +176,7 @@ export async function buildApp(config: Config, options: AppOptions) {
     licence: rt.licence,
     ledgerStore: rt.ledgerStore,
     startedAt,
-    hasWorkingConnection: () => false,
+    hasWorkingConnection: connectors.hasWorkingConnection,
   });
   const doctor = createCoreDoctor(rt, status);
   const events = createEventsService({
@@ -262,6 +286,7 @@ export async function buildApp(config: Config, options: AppOptions) {
       await v1.register(incidentsRoutes, { incidents, mode: status.mode });
       await v1.register(searchRoutes, { mode: status.mode });
       await v1.register(brandingRoutes, { branding, mode: status.mode });
+      await v1.register(connectorsRoutes, { connectors, mode: status.mode });
       await v1.register(impactRoutes, { impact, mode: status.mode });
       await v1.register(policyRoutes, { policy, mode: status.mode });
       v1.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
@@ -275,6 +300,7 @@ export async function buildApp(config: Config, options: AppOptions) {
       clearInterval(closer);
       sessions.stop();
       await app.close();
+      await connectors.close();
       await rt.writer.close();
       try {
         rt.writer.transactNow(() =>

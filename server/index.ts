@@ -13,10 +13,14 @@ export interface RunningServer {
 
 export async function startServer(
   config: Config,
-  options: { log?: Logger } = {},
+  options: {
+    log?: Logger;
+    /** The environment secret references `{env}` read from (connectors). */
+    env?: Readonly<Record<string, string | undefined>>;
+  } = {},
 ): Promise<RunningServer> {
   const log = options.log ?? createLogger(config.logLevel);
-  const built = await buildApp(config, { log });
+  const built = await buildApp(config, { log, ...(options.env && { env: options.env }) });
   try {
     await built.app.listen({ port: config.http.port, host: config.http.bind });
   } catch (err) {

@@ -17,7 +17,7 @@ async function main(): Promise<void> {
     throw err;
   }
   const log = createLogger(config.logLevel);
-  const server = await startServer(config, { log });
+  const server = await startServer(config, { log, env: process.env });
   // Every setting as it took effect, secrets masked: what an operator checks first.
   log.info(
     {

@@ -27,6 +27,7 @@ import {
 } from './ledger/install-key.js';
 import { createThreadRunner } from './ledger/verify-threads.js';
 import { createBrandingStore } from './branding/index.js';
+import { createConnectorsStore } from './connectors/index.js';
 import { createEpisodesStore } from './episodes/index.js';
 import { createImpactStore } from './impact/index.js';
 import { createIncidentsStore } from './incidents/index.js';
@@ -84,6 +85,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   const incidentsStore = createIncidentsStore(db);
   const policyStore = createPolicyStore(db);
   const brandingStore = createBrandingStore(db);
+  const connectorsStore = createConnectorsStore(db);
   projections.register(installStore.projection);
   projections.register(licenceStore.projection);
   projections.register(intakeStore.projection);
@@ -92,6 +94,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   projections.register(incidentsStore.projection);
   projections.register(policyStore.projection);
   projections.register(brandingStore.projection);
+  projections.register(connectorsStore.projection);
 
   const ledgerStore = createLedgerStore(db);
   const ledger = createLedgerService({
@@ -175,6 +178,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     incidentsStore,
     policyStore,
     brandingStore,
+    connectorsStore,
     ledgerStore,
     ledger,
     reader,

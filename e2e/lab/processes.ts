@@ -119,6 +119,7 @@ export async function startService(
       SVC_LOG_LEVEL: 'warn',
       SVC_MACHINE_ID_FILE: join(dir, 'machine-id'),
       SVC_POLICY: join(dir, 'policy.json'),
+      SVC_CONNECTORS: join(dir, 'connectors.json'),
       SVC_ADMIN_TOKEN: adminToken,
       ...env,
     },

@@ -24,6 +24,14 @@ CREATE TABLE branding_state (
   set_at   TEXT NOT NULL,
   seq      INTEGER NOT NULL -- the ledger event this row comes from
 );
+CREATE TABLE connectors (
+  name     TEXT PRIMARY KEY,
+  kind     TEXT NOT NULL,
+  document TEXT NOT NULL,   -- canonical JSON {kind, settings, max_in_flight?, timeout_s?}
+  set_by   TEXT NOT NULL,
+  set_at   TEXT NOT NULL,
+  seq      INTEGER NOT NULL -- the ledger event this row comes from
+);
 CREATE TABLE episode_signals (
   episode_id  TEXT NOT NULL,
   source      TEXT NOT NULL,

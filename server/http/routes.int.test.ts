@@ -127,6 +127,30 @@ const ROUTES: readonly RouteRow[] = [
   { method: 'POST', url: '/v1/auth/logout', credential: 'viewer', ok: 409 },
   { method: 'GET', url: '/v1/me', credential: 'viewer', ok: 200 },
   { method: 'GET', url: '/v1/branding', credential: 'anyone', ok: 200 },
+  { method: 'GET', url: '/v1/connectors/catalogue', credential: 'viewer', ok: 200 },
+  { method: 'GET', url: '/v1/connectors', credential: 'viewer', ok: 200 },
+  {
+    method: 'PUT',
+    url: '/v1/connectors/contract-probe',
+    route: '/v1/connectors/:name',
+    credential: 'admin',
+    payload: { kind: 'http', settings: { url: 'http://127.0.0.1:9/' } },
+    ok: 200,
+  },
+  {
+    method: 'DELETE',
+    url: '/v1/connectors/nothing-here',
+    route: '/v1/connectors/:name',
+    credential: 'admin',
+    ok: 404, // let in; no such connector
+  },
+  {
+    method: 'POST',
+    url: '/v1/connectors/test',
+    credential: 'admin',
+    payload: { kind: 'http', settings: { url: 'http://127.0.0.1:9/' }, timeout_s: 2 },
+    ok: 200, // the check ran; it failed (nothing listens), which is an answer, not an error
+  },
   { method: 'PUT', url: '/v1/branding', credential: 'admin', payload: { name: 'Ops' }, ok: 200 },
   { method: 'GET', url: '/v1/policy', credential: 'viewer', ok: 200 },
   { method: 'PUT', url: '/v1/policy', credential: 'admin', payload: {}, ok: 200 },

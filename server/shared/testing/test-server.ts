@@ -41,6 +41,7 @@ export function testEnv(
     SVC_INSTANCE: 'test',
     // Never the host's /etc/svc/policy.json: a test that wants a policy file writes this one.
     SVC_POLICY: join(dir, 'policy.json'),
+    SVC_CONNECTORS: join(dir, 'connectors.json'),
     SVC_LOG_LEVEL: 'silent',
     ...extra,
   };
@@ -59,6 +60,7 @@ export async function buildTestServer(
     log: createLogger(config.logLevel),
     ...(options.clock && { clock: options.clock }),
     wrongCredentialDelayMs: options.delayMs ?? 500,
+    env,
   });
   let stopped = false;
   const stop = async (): Promise<void> => {

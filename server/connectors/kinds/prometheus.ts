@@ -1,0 +1,283 @@
+// The prometheus connector kind: PromQL instant and range queries, scrape targets (for
+// discovery), label names and values, and firing alerts, over Prometheus' HTTP API v1.
+// Uses global fetch with the caller's AbortSignal; bodies are bounded; redirects are not
+// followed (so credentials never travel to another address).
+import type { ConnectorClient, ConnectorKind, HealthResult, ResolvedSettings } from '../kind.js';
+import {
+  clip,
+  parseAlerts,
+  parseBuildInfo,
+  parseInstant,
+  parseRange,
+  parseStringList,
+  parseTargets,
+  unwrap,
+} from './prometheus.parse.js';
+import {
+  elapsedMs,
+  networkErrorText,
+  readBodyLimited,
+  readSecret,
+  readString,
+  readUrl,
+} from './settings.js';
+
+/** Answers above this many bytes (after decompression) are refused. */
+export const MAX_RESPONSE_BYTES = 20 * 1024 * 1024;
+/** Prometheus refuses range queries of more than 11,000 points per series. */
+const MAX_RANGE_POINTS = 11_000;
+const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+
+const OPERATIONS = ['query', 'range_query', 'targets', 'labels', 'alerts'] as const;
+
+/** A time argument: ISO-8601 text or Unix seconds; sent to Prometheus as Unix seconds. */
+function timeArg(raw: unknown, name: string): string {
+  let ms: number;
+  if (typeof raw === 'number') ms = raw * 1000;
+  else if (typeof raw === 'string' && /^\d+(\.\d+)?$/.test(raw)) ms = Number(raw) * 1000;
+  else if (typeof raw === 'string') ms = Date.parse(raw);
+  else throw new Error(`argument ${name} must be an ISO-8601 time or Unix seconds`);
+  if (!Number.isFinite(ms)) throw new Error(`argument ${name} is not a valid time`);
+  return String(ms / 1000);
+}
+
+function queryArg(args: Readonly<Record<string, unknown>>): string {
+  const query = args['query'];
+  if (typeof query !== 'string' || query.trim() === '')
+    throw new Error('argument query must be a non-empty PromQL expression');
+  return query;
+}
+
+function matchArg(raw: unknown): string[] {
+  if (raw === undefined) return [];
+  if (typeof raw === 'string') return raw === '' ? [] : [raw];
+  if (Array.isArray(raw) && raw.every((m) => typeof m === 'string')) return raw;
+  throw new Error('argument match must be a series selector or a list of them');
+}
+
+interface Fetched {
+  readonly status: number;
+  readonly body: string;
+}
+
+function createPrometheusClient(settings: ResolvedSettings): ConnectorClient {
+  const base = readUrl(settings, 'url');
+  const bearer = readSecret(settings, 'bearer_token');
+  const basicUser = readString(settings, 'basic_user');
+  const basicPassword = readSecret(settings, 'basic_password');
+  if (bearer !== undefined && (basicUser !== undefined || basicPassword !== undefined))
+    throw new Error('set either bearer_token or basic_user/basic_password, not both');
+  if (basicPassword !== undefined && basicUser === undefined)
+    throw new Error('basic_password needs basic_user');
+  const root = base.href.replace(/\/+$/, '');
+  const origin = base.origin;
+
+  /** Built per request, so the secret is revealed only into the outgoing header. */
+  function headers(extra: Record<string, string> = {}): Record<string, string> {
+    const h: Record<string, string> = { accept: 'application/json', ...extra };
+    if (bearer !== undefined) h['authorization'] = `Bearer ${bearer.reveal()}`;
+    else if (basicUser !== undefined) {
+      const pair = `${basicUser}:${basicPassword?.reveal() ?? ''}`;
+      h['authorization'] = `Basic ${Buffer.from(pair, 'utf8').toString('base64')}`;
+    }
+    return h;
+  }
+
+  async function fetchText(
+    path: string,
+    params: URLSearchParams | null,
+    method: 'GET' | 'POST',
+    what: string,
+    signal: AbortSignal,
+  ): Promise<Fetched> {
+    let url = `${root}${path}`;
+    const init: RequestInit = { method, signal, redirect: 'manual' };
+    if (method === 'POST' && params !== null) {
+      init.headers = headers({ 'content-type': 'application/x-www-form-urlencoded' });
+      init.body = params.toString();
+    } else {
+      init.headers = headers();
+      if (params !== null && params.size > 0) url += `?${params.toString()}`;
+    }
+    try {
+      const res = await fetch(url, init);
+      if (res.status >= 300 && res.status < 400) {
+        await res.body?.cancel().catch(() => undefined);
+        const to = res.headers.get('location');
+        throw new Error(
+          `${what}: Prometheus at ${origin} redirects (HTTP ${String(res.status)}${to === null ? '' : ` to ${clip(to, 100)}`}); set url to the final address`,
+        );
+      }
+      return { status: res.status, body: await readBodyLimited(res, MAX_RESPONSE_BYTES, what) };
+    } catch (err) {
+      signal.throwIfAborted();
+      if (err instanceof Error && err.message.startsWith(what)) throw err;
+      throw new Error(`${what}: cannot reach Prometheus at ${origin}: ${networkErrorText(err)}`);
+    }
+  }
+
+  async function api(
+    path: string,
+    params: URLSearchParams | null,
+    method: 'GET' | 'POST',
+    what: string,
+    signal: AbortSignal,
+  ): Promise<unknown> {
+    const { status, body } = await fetchText(path, params, method, what, signal);
+    return unwrap(status, body, what);
+  }
+
+  async function query(args: Readonly<Record<string, unknown>>, signal: AbortSignal) {
+    const q = queryArg(args);
+    const what = `prometheus query ${JSON.stringify(clip(q))}`;
+    const params = new URLSearchParams({ query: q });
+    if (args['time'] !== undefined) params.set('time', timeArg(args['time'], 'time'));
+    return parseInstant(await api('/api/v1/query', params, 'POST', what, signal), what);
+  }
+
+  async function rangeQuery(args: Readonly<Record<string, unknown>>, signal: AbortSignal) {
+    const q = queryArg(args);
+    const what = `prometheus range query ${JSON.stringify(clip(q))}`;
+    const start = timeArg(args['start'], 'start');
+    const end = timeArg(args['end'], 'end');
+    const step = args['step_s'];
+    if (typeof step !== 'number' || !Number.isFinite(step) || step <= 0)
+      throw new Error('argument step_s must be a positive number of seconds');
+    const span = Number(end) - Number(start);
+    if (span < 0) throw new Error('argument end is before start');
+    if (span / step + 1 > MAX_RANGE_POINTS)
+      throw new Error(
+        `range of ${String(span)} s at step ${String(step)} s exceeds ${String(MAX_RANGE_POINTS)} points; use a larger step_s`,
+      );
+    const params = new URLSearchParams({ query: q, start, end, step: String(step) });
+    return parseRange(await api('/api/v1/query_range', params, 'POST', what, signal), what);
+  }
+
+  async function targets(signal: AbortSignal) {
+    const what = 'prometheus targets';
+    const params = new URLSearchParams({ state: 'active' });
+    return parseTargets(await api('/api/v1/targets', params, 'GET', what, signal), what);
+  }
+
+  async function labels(args: Readonly<Record<string, unknown>>, signal: AbortSignal) {
+    const name = args['name'];
+    const params = new URLSearchParams();
+    for (const m of matchArg(args['match'])) params.append('match[]', m);
+    if (name === undefined) {
+      const what = 'prometheus label names';
+      return parseStringList(await api('/api/v1/labels', params, 'GET', what, signal), what);
+    }
+    if (typeof name !== 'string' || !LABEL_NAME.test(name))
+      throw new Error('argument name must be a label name');
+    const what = `prometheus values of label ${name}`;
+    return parseStringList(
+      await api(`/api/v1/label/${name}/values`, params, 'GET', what, signal),
+      what,
+    );
+  }
+
+  async function alerts(args: Readonly<Record<string, unknown>>, signal: AbortSignal) {
+    const what = 'prometheus alerts';
+    const includePending = args['include_pending'] === true;
+    return parseAlerts(
+      await api('/api/v1/alerts', null, 'GET', what, signal),
+      what,
+      includePending,
+    );
+  }
+
+  async function health(signal: AbortSignal): Promise<HealthResult> {
+    const started = performance.now();
+    const what = 'prometheus health';
+    const info = await fetchText('/api/v1/status/buildinfo', null, 'GET', what, signal);
+    if (info.status === 200) {
+      try {
+        const { version } = parseBuildInfo(unwrap(info.status, info.body, what), what);
+        const ms = elapsedMs(started);
+        return { ok: true, detail: `Prometheus ${version}, ${String(ms)} ms`, duration_ms: ms };
+      } catch (err) {
+        const ms = elapsedMs(started);
+        return { ok: false, detail: (err as Error).message, duration_ms: ms };
+      }
+    }
+    if (info.status === 404 || info.status === 405) {
+      // Not every Prometheus-compatible server has buildinfo; readiness is enough.
+      const ready = await fetchText('/-/ready', null, 'GET', what, signal);
+      const ms = elapsedMs(started);
+      return ready.status === 200
+        ? { ok: true, detail: `Prometheus ready, ${String(ms)} ms`, duration_ms: ms }
+        : {
+            ok: false,
+            detail: `HTTP ${String(ready.status)} from /-/ready in ${String(ms)} ms`,
+            duration_ms: ms,
+          };
+    }
+    const ms = elapsedMs(started);
+    const hint =
+      info.status === 401 || info.status === 403
+        ? ': check bearer_token or basic_user/basic_password'
+        : '';
+    return {
+      ok: false,
+      detail: `HTTP ${String(info.status)} from /api/v1/status/buildinfo in ${String(ms)} ms${hint}`,
+      duration_ms: ms,
+    };
+  }
+
+  return {
+    health,
+    async call(op, args, signal) {
+      switch (op) {
+        case 'query':
+          return query(args, signal);
+        case 'range_query':
+          return rangeQuery(args, signal);
+        case 'targets':
+          return targets(signal);
+        case 'labels':
+          return labels(args, signal);
+        case 'alerts':
+          return alerts(args, signal);
+        default:
+          throw new Error(`prometheus has no operation ${JSON.stringify(op)}`);
+      }
+    },
+  };
+}
+
+export const prometheusKind: ConnectorKind = {
+  kind: 'prometheus',
+  title: 'Prometheus',
+  description:
+    'PromQL instant and range queries, scrape targets for discovery, and firing alerts from a Prometheus server (HTTP API v1).',
+  capabilities: ['query', 'discover', 'poll_alerts'],
+  settings: [
+    {
+      name: 'url',
+      type: 'url',
+      required: true,
+      description:
+        'Base URL of Prometheus, e.g. http://prometheus:9090 (include a path prefix if it is served under one).',
+    },
+    {
+      name: 'bearer_token',
+      type: 'secret',
+      required: false,
+      description: 'Bearer token sent as Authorization (e.g. behind an authenticating proxy).',
+    },
+    {
+      name: 'basic_user',
+      type: 'string',
+      required: false,
+      description: 'User name for HTTP basic authentication (with basic_password).',
+    },
+    {
+      name: 'basic_password',
+      type: 'secret',
+      required: false,
+      description: 'Password for HTTP basic authentication.',
+    },
+  ],
+  operations: OPERATIONS,
+  create: createPrometheusClient,
+};
