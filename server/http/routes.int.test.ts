@@ -16,7 +16,7 @@ import type { Principal } from '../shared/types.js';
 import { actorOf, WRONG_CREDENTIAL_DELAY_MS } from './auth.js';
 
 type Credential = 'anyone' | 'viewer' | 'responder' | 'admin' | 'ingest';
-type Method = 'GET' | 'POST' | 'PUT';
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 interface RouteRow {
   readonly method: Method;
