@@ -178,7 +178,7 @@ export async function buildApp(config: Config, options: AppOptions) {
     startedAt,
     hasWorkingConnection: connectors.hasWorkingConnection,
   });
-  const doctor = createCoreDoctor(rt, status);
+  const doctor = createCoreDoctor(rt, status, undefined, () => connectors.list().connectors);
   const events = createEventsService({
     ledger: rt.ledger,
     writer: rt.writer,

@@ -1,11 +1,13 @@
 // The doctor with the spine's checks, shared by the server and `svc-core doctor`.
 import {
+  connectionsCheck,
   createDoctor,
   dataVolumeCheck,
   ledgerCheck,
   licenceCheck,
   intakeCheck,
   investigationsCheck,
+  type ConnectionState,
   mainCheck,
 } from './doctor/index.js';
 import type { Runtime } from './runtime.js';
@@ -15,6 +17,7 @@ export function createCoreDoctor(
   rt: Runtime,
   status: StatusService,
   problems: () => readonly string[] = () => [],
+  connections: () => readonly ConnectionState[] = () => [],
 ) {
   const doctor = createDoctor({ clock: rt.clock });
   doctor.register(mainCheck(status.mode, problems));
@@ -34,5 +37,6 @@ export function createCoreDoctor(
       () => rt.clock.now(),
     ),
   );
+  doctor.register(connectionsCheck(connections));
   return doctor;
 }

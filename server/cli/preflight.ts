@@ -37,9 +37,23 @@ function tcpReach(host: string, port: number, timeoutMs = 3000): Promise<string 
   });
 }
 
+/** What --deep reports of one connector. */
+export interface ConnectionHealthLine {
+  readonly name: string;
+  readonly kind: string;
+  readonly ok: boolean;
+  readonly detail: string;
+  readonly duration_ms: number;
+}
+
 export async function preflight(
   config: Config,
-  options: { deep: boolean; nodeVersion?: string },
+  options: {
+    deep: boolean;
+    nodeVersion?: string;
+    /** --deep: each connector's health (null: no data folder yet). */
+    connections?: () => Promise<readonly ConnectionHealthLine[] | null>;
+  },
 ): Promise<PreflightLine[]> {
   const lines: PreflightLine[] = [];
   const add = (status: CheckStatus, check: string, detail: string): void => {
@@ -138,7 +152,18 @@ export async function preflight(
         : `${u.hostname}:${String(port)}: ${problem}`,
     );
   }
-  if (options.deep) add('ok', 'deep: connectors', 'no connectors configured yet');
+  if (options.deep) {
+    const health = (await options.connections?.()) ?? null;
+    if (health === null) add('ok', 'deep: connectors', 'no data folder yet: no connectors');
+    else if (health.length === 0) add('warn', 'deep: connectors', 'no connectors configured');
+    for (const h of health ?? []) {
+      add(
+        h.ok ? 'ok' : 'fail',
+        `deep: ${h.name}`,
+        `${h.kind}: ${h.detail} (${String(h.duration_ms)} ms)`,
+      );
+    }
+  }
   return lines;
 }
 

@@ -4,6 +4,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fingerprintOf } from '../install/fingerprint.js';
 import { buildTestServer, testEnv, type TestServer } from '../shared/testing/test-server.js';
@@ -191,6 +193,55 @@ describe('svc-core', () => {
   });
 
   describe('on a ledger', () => {
+    it('connectors list and check, doctor and preflight --deep ask each connector', async () => {
+      const target = createServer((_req, res) => {
+        res.writeHead(200).end('ok');
+      });
+      await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+      const port = (target.address() as AddressInfo).port;
+      try {
+        for (const [name, url] of [
+          ['web', `http://127.0.0.1:${String(port)}/`],
+          ['gone', 'http://127.0.0.1:9/'],
+        ] as const) {
+          const res = await s.app.inject({
+            method: 'PUT',
+            url: `/v1/connectors/${name}`,
+            headers: { authorization: `Bearer ${env['SVC_ADMIN_TOKEN'] ?? ''}` },
+            payload: { kind: 'http', settings: { url }, timeout_s: 2 },
+          });
+          expect(res.statusCode, res.body).toBe(200);
+        }
+        const list = await runCli(env, ['connectors', 'list']);
+        expect(list.code).toBe(0);
+        expect(list.stdout).toContain('kind prometheus: query, discover, poll_alerts');
+        expect(list.stdout).toMatch(/^web \(http\)$/m);
+        const check = await runCli(env, ['connectors', 'check']);
+        expect(check.code).toBe(1);
+        expect(check.stdout).toMatch(/^ok {4}web \(http\): HTTP 200 in \d+ ms/m);
+        expect(check.stdout).toMatch(/^fail {2}gone \(http\): /m);
+        const deep = await runCli(env, ['preflight', '--deep', '--json']);
+        const report = JSON.parse(deep.stdout) as PreflightJson;
+        expect(report.checks.find((c) => c.check === 'deep: web')?.status).toBe('ok');
+        expect(report.checks.find((c) => c.check === 'deep: gone')?.status).toBe('fail');
+        const doctor = JSON.parse((await runCli(env, ['doctor', '--json'])).stdout) as DoctorJson;
+        const health = doctor.checks.find((c) => c.check === 'health');
+        expect(health?.status).toBe('warn');
+        expect(health?.detail).toMatch(/web \(http\): ok, HTTP 200 in \d+ ms in \d+ ms/);
+        const bad = await runCli(env, ['connectors', 'frob']);
+        expect(bad.code).toBe(2);
+      } finally {
+        for (const name of ['web', 'gone']) {
+          await s.app.inject({
+            method: 'DELETE',
+            url: `/v1/connectors/${name}`,
+            headers: { authorization: `Bearer ${env['SVC_ADMIN_TOKEN'] ?? ''}` },
+          });
+        }
+        await new Promise<void>((resolve) => target.close(() => resolve()));
+      }
+    });
+
     it('ledger-verify: exit 0 and a summary while the server runs', async () => {
       const head = s.runtime.ledger.head().seq;
       const r = await runCli(env, ['ledger-verify']);
@@ -223,6 +274,7 @@ describe('svc-core', () => {
         'Licence / confirmation',
         'Core / Investigations',
         'Core / Alert intake',
+        'Connections / health',
       ]);
       for (const c of report.checks) expect(['ok', 'warn', 'fail']).toContain(c.status);
       expect(json.code).toBe(report.status === 'fail' ? 1 : 0);
@@ -240,7 +292,7 @@ describe('svc-core', () => {
       const text = await runCli(env, ['doctor']);
       expect(text.code).toBe(json.code);
       const lines = text.stdout.trimEnd().split('\n');
-      expect(lines).toHaveLength(7);
+      expect(lines).toHaveLength(8);
       expect(lines[0]).toBe(
         'warn  Core / main: configuring: no working connection yet (add a connection (Connections) to reach operating)',
       );
@@ -251,7 +303,10 @@ describe('svc-core', () => {
         'ok    Core / Investigations: 0 episodes running, 0 with alerts still firing, 0 quiet',
       );
       expect(lines[5]).toMatch(/^(ok|warn) {2,4}Core \/ Alert intake: /);
-      expect(lines[6]).toBe(`overall: ${report.status}`);
+      expect(lines[6]).toBe(
+        'warn  Connections / health: no connections configured (add a connection to a monitoring tool or host (Connections, or PUT /v1/connectors/<name>))',
+      );
+      expect(lines[7]).toBe(`overall: ${report.status}`);
     });
 
     it('after tampering: ledger-verify exits 1 naming the seq, doctor fails', async () => {

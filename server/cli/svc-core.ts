@@ -1,10 +1,18 @@
 // svc-core: the command line of the service (version, health, fingerprint, ledger-verify,
 // doctor, preflight, rebuild). Exit 0 on success, 1 on a failed check, 2 on bad usage.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config.js';
+import {
+  checkAll,
+  createConnectorsService,
+  createRegistry,
+  KINDS,
+  type ConnectionHealth,
+} from '../connectors/index.js';
 import { createCoreDoctor } from '../core-doctor.js';
-import { lockDataDir } from '../install/data-dir.js';
+import { databaseFile, lockDataDir } from '../install/data-dir.js';
 import { computeFingerprint } from '../install/fingerprint.js';
 import { rebuildProjections } from '../ledger/index.js';
 import { createLogger } from '../logger.js';
@@ -20,7 +28,11 @@ const USAGE = `usage: svc-core <command> [options]
   ledger-verify [--checkpoint FILE] [--json]
                                   verify the ledger; non-zero exit and the seq on failure
   doctor [--json]                 health check by check
-  preflight [--deep] [--json]     can this host run the service; non-zero on any fail
+  preflight [--deep] [--json]     can this host run the service; non-zero on any fail;
+                                  --deep also asks each connector
+  connectors list                 connector kinds with their capabilities, and the
+                                  configured connectors
+  connectors check [--json]       health of each connector; non-zero if any fails
   rebuild [--check]               rebuild projections from the ledger (service stopped);
                                   --check compares only and changes nothing`;
 
@@ -36,9 +48,46 @@ function runtime(cfg: Config) {
 
 const mark = (s: string): string => s.padEnd(5);
 
+/** The configured connectors of this data folder (or the SVC_CONNECTORS file), built read-only. */
+function connectorsOf(rt: ReturnType<typeof runtime>) {
+  const service = createConnectorsService({
+    registry: createRegistry(KINDS),
+    store: rt.connectorsStore,
+    ledger: rt.ledger,
+    writer: rt.writer,
+    clock: rt.clock,
+    log: rt.log,
+    env: process.env,
+    secretsDir: join(rt.config.dataDir, 'secrets'),
+    file: rt.config.files.connectors,
+    defaultConcurrency: rt.config.connectorConcurrency,
+  });
+  service.runtime.rebuild();
+  return service;
+}
+
+/** Health of every connector of an existing data folder; null when there is none yet. */
+async function connectionHealth(cfg: Config): Promise<ConnectionHealth[] | null> {
+  if (!existsSync(databaseFile(cfg.dataDir))) return null;
+  const rt = runtime(cfg);
+  try {
+    const connectors = connectorsOf(rt);
+    try {
+      return await checkAll(connectors);
+    } finally {
+      await connectors.close();
+    }
+  } finally {
+    rt.close();
+  }
+}
+
+const healthLine = (h: ConnectionHealth): string =>
+  `${mark(h.ok ? 'ok' : 'fail')} ${h.name} (${h.kind}): ${h.detail} [${String(h.duration_ms)} ms]`;
+
 export async function run(argv: readonly string[], out: Out): Promise<number> {
   const [command, ...rest] = argv;
-  const { values } = parseArgs({
+  const { values, positionals } = parseArgs({
     args: rest,
     options: {
       json: { type: 'boolean', default: false },
@@ -47,7 +96,7 @@ export async function run(argv: readonly string[], out: Out): Promise<number> {
       url: { type: 'string' },
       checkpoint: { type: 'string' },
     },
-    allowPositionals: false,
+    allowPositionals: command === 'connectors',
   });
   switch (command) {
     case 'version':
@@ -103,16 +152,23 @@ export async function run(argv: readonly string[], out: Out): Promise<number> {
     }
     case 'doctor': {
       const rt = runtime(config());
+      const connectors = connectorsOf(rt);
       try {
+        const health = await checkAll(connectors);
         const status = createStatusService({
           config: rt.config,
           fingerprint: rt.fingerprint,
           licence: rt.licence,
           ledgerStore: rt.ledgerStore,
           startedAt: rt.clock.nowIso(),
-          hasWorkingConnection: () => false,
+          hasWorkingConnection: () => health.some((h) => h.ok),
         });
-        const report = await createCoreDoctor(rt, status).report(true);
+        const report = await createCoreDoctor(
+          rt,
+          status,
+          undefined,
+          () => connectors.list().connectors,
+        ).report(true);
         if (values.json) out.log(JSON.stringify(report, null, 2));
         else {
           for (const c of report.checks)
@@ -123,11 +179,50 @@ export async function run(argv: readonly string[], out: Out): Promise<number> {
         }
         return report.status === 'fail' ? 1 : 0;
       } finally {
+        await connectors.close();
         rt.close();
       }
     }
+    case 'connectors': {
+      const [sub] = positionals;
+      const cfg = config();
+      if (sub === 'list') {
+        for (const k of KINDS) out.log(`kind ${k.kind}: ${k.capabilities.join(', ')} — ${k.title}`);
+        if (!existsSync(databaseFile(cfg.dataDir))) {
+          out.log('no data folder yet: no connectors configured');
+          return 0;
+        }
+        const rt = runtime(cfg);
+        const connectors = connectorsOf(rt);
+        try {
+          const list = connectors.list();
+          if (list.file !== null) out.log(`managed in ${list.file}`);
+          if (list.connectors.length === 0) out.log('no connectors configured');
+          for (const c of list.connectors) {
+            out.log(`${c.name} (${c.kind})${c.problem === null ? '' : `: problem: ${c.problem}`}`);
+          }
+          return 0;
+        } finally {
+          await connectors.close();
+          rt.close();
+        }
+      }
+      if (sub === 'check') {
+        const health = (await connectionHealth(cfg)) ?? [];
+        if (values.json) out.log(JSON.stringify({ connectors: health }, null, 2));
+        else if (health.length === 0) out.log('no connectors configured');
+        else for (const h of health) out.log(healthLine(h));
+        return health.some((h) => !h.ok) ? 1 : 0;
+      }
+      out.error(`svc-core connectors: use list or check\n${USAGE}`);
+      return 2;
+    }
     case 'preflight': {
-      const lines = await preflight(config(), { deep: values.deep });
+      const cfg = config();
+      const lines = await preflight(cfg, {
+        deep: values.deep,
+        connections: () => connectionHealth(cfg),
+      });
       if (values.json)
         out.log(
           JSON.stringify(

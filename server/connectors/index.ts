@@ -53,3 +53,4 @@ export {
   type SettingView,
   type TestInput,
 } from './connectors.schemas.js';
+export { checkAll, type ConnectionHealth } from './check-all.js';

@@ -195,3 +195,48 @@ export function intakeCheck(
     },
   };
 }
+
+/** What the doctor reads of a connection: its load problem and its last health check. */
+export interface ConnectionState {
+  readonly name: string;
+  readonly kind: string;
+  readonly problem: string | null;
+  readonly last_health: { ok: boolean; detail: string; duration_ms: number } | null;
+}
+
+/**
+ * Every connection's health with its duration. None configured is a warning (nothing can be
+ * checked); some failing is a warning (the others still work); all failing is a failure.
+ */
+export function connectionsCheck(connections: () => readonly ConnectionState[]): DoctorCheck {
+  return {
+    area: 'Connections',
+    name: 'health',
+    run(): CheckResult {
+      const all = connections();
+      if (all.length === 0) {
+        return {
+          status: 'warn',
+          detail: 'no connections configured',
+          hint: 'add a connection to a monitoring tool or host (Connections, or PUT /v1/connectors/<name>)',
+        };
+      }
+      const line = (c: ConnectionState): string =>
+        c.problem !== null
+          ? `${c.name} (${c.kind}): ${c.problem}`
+          : c.last_health === null
+            ? `${c.name} (${c.kind}): not checked yet`
+            : `${c.name} (${c.kind}): ${c.last_health.ok ? 'ok' : 'failed'}, ${c.last_health.detail} in ${String(c.last_health.duration_ms)} ms`;
+      const failing = all.filter((c) => c.problem !== null || c.last_health?.ok === false);
+      const status = failing.length === 0 ? 'ok' : failing.length === all.length ? 'fail' : 'warn';
+      return {
+        status,
+        detail: all.map(line).join('; '),
+        hint:
+          status === 'ok'
+            ? ''
+            : `check ${failing.map((c) => c.name).join(', ')}: the detail says what failed (POST /v1/connectors/test tries a change before saving)`,
+      };
+    },
+  };
+}

@@ -201,6 +201,7 @@ describe('GET /v1/status, /v1/doctor, /metrics, /v1/openapi.json', () => {
         'Licence/confirmation',
         'Core/Investigations',
         'Core/Alert intake',
+        'Connections/health',
       ]);
       const worst = report.checks.reduce<DoctorCheckBody['status']>(
         (w, c) => (rank[c.status] > rank[w] ? c.status : w),

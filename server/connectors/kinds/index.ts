@@ -1,9 +1,18 @@
 // Every connector kind this build knows, in catalogue order.
 import type { ConnectorKind } from '../kind.js';
+import { alertmanagerKind } from './alertmanager.js';
+import { gitKind } from './git.js';
 import { httpKind } from './http.js';
 import { prometheusKind } from './prometheus.js';
 
+export { alertmanagerKind } from './alertmanager.js';
+export { gitKind } from './git.js';
 export { httpKind } from './http.js';
 export { prometheusKind } from './prometheus.js';
 
-export const KINDS: readonly ConnectorKind[] = [prometheusKind, httpKind];
+export const KINDS: readonly ConnectorKind[] = [
+  prometheusKind,
+  alertmanagerKind,
+  httpKind,
+  gitKind,
+];

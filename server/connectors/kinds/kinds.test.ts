@@ -7,12 +7,14 @@ import { KINDS, httpKind, prometheusKind } from './index.js';
 
 describe('the catalogue', () => {
   it('lists each kind once, with known capabilities and unique setting names', () => {
-    expect(KINDS.map((k) => k.kind)).toEqual(['prometheus', 'http']);
+    expect(KINDS.map((k) => k.kind)).toEqual(['prometheus', 'alertmanager', 'http', 'git']);
     for (const kind of KINDS) {
       for (const c of kind.capabilities) expect(CAPABILITIES).toContain(c);
       const names = kind.settings.map((s) => s.name);
       expect(new Set(names).size).toBe(names.length);
-      expect(kind.settings.find((s) => s.name === 'url')).toMatchObject({ required: true });
+      // Where it is: a url for the servers, a path for a local git clone.
+      const where = kind.kind === 'git' ? 'path' : 'url';
+      expect(kind.settings.find((s) => s.name === where)).toMatchObject({ required: true });
       expect(kind.operations.length).toBeGreaterThan(0);
     }
     expect(httpKind.settings.find((s) => s.name === 'insecure_skip_verify')?.description).toMatch(
