@@ -7,6 +7,7 @@ import { brandingRoutes, createBrandingService } from './branding/index.js';
 import {
   connectorsRoutes,
   createConnectorsService,
+  createPoller,
   createRegistry,
   KINDS,
 } from './connectors/index.js';
@@ -242,6 +243,22 @@ export async function buildApp(config: Config, options: AppOptions) {
   });
   sessions.start();
 
+  const poller = createPoller({
+    sources: () =>
+      connectors
+        .list()
+        .connectors.filter(
+          (c) => c.problem === null && (c.kind === 'alertmanager' || c.kind === 'prometheus'),
+        ),
+    call: (name, op, args) => connectors.call(name, op, args),
+    receive: (body) => intake.receive('alertmanager', body, {}),
+    intervalS: config.poll.intervalS,
+    workers: config.poll.workers,
+    clock: rt.clock,
+    log,
+  });
+  poller.start();
+
   const app = createHttpServer({ log });
   await app.register(swagger, {
     openapi: {
@@ -299,6 +316,7 @@ export async function buildApp(config: Config, options: AppOptions) {
     closing ??= (async () => {
       clearInterval(closer);
       sessions.stop();
+      await poller.stop();
       await app.close();
       await connectors.close();
       await rt.writer.close();
@@ -321,6 +339,16 @@ export async function buildApp(config: Config, options: AppOptions) {
     return closing;
   }
 
-  return { app, runtime: rt, metrics, status, doctor, episodes, adminToken: admin.token, close };
+  return {
+    app,
+    runtime: rt,
+    metrics,
+    status,
+    doctor,
+    episodes,
+    poller,
+    adminToken: admin.token,
+    close,
+  };
 }
 export type BuiltApp = Awaited<ReturnType<typeof buildApp>>;

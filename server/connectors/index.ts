@@ -54,3 +54,4 @@ export {
   type TestInput,
 } from './connectors.schemas.js';
 export { checkAll, type ConnectionHealth } from './check-all.js';
+export { createPoller, labelsFingerprint, type Poller } from './poller.js';
