@@ -7,6 +7,7 @@ import { Link } from './parts.js';
 import { keys, useLive } from './queries.js';
 import { navigate, useLocation } from './router.js';
 import { AuditPage } from './pages/audit.js';
+import { ConnectionsPage } from './pages/connections.js';
 import { EpisodePage } from './pages/episode.js';
 import { EpisodesPage } from './pages/episodes.js';
 import { IncidentPage } from './pages/incident.js';
@@ -20,6 +21,7 @@ const PAGES = [
   { path: '/live', title: 'Live' },
   { path: '/episodes', title: 'Episodes' },
   { path: '/audit', title: 'Audit' },
+  { path: '/connections', title: 'Connections' },
   { path: '/status', title: 'Status' },
   { path: '/settings', title: 'Settings' },
 ] as const;
@@ -118,6 +120,7 @@ function Page({ path }: { path: string }) {
   if (path.startsWith('/incidents/'))
     return <IncidentPage id={decodeURIComponent(path.slice(11))} />;
   if (path === '/audit') return <AuditPage />;
+  if (path === '/connections') return <ConnectionsPage />;
   if (path === '/status') return <StatusPage />;
   if (path === '/settings') return <SettingsPage />;
   return (
