@@ -22,6 +22,7 @@ import {
   createEpisodesService,
   episodesRoutes,
 } from './episodes/index.js';
+import { createEstateService, estateRoutes } from './estate/index.js';
 import { createIncidentsService, incidentsRoutes } from './incidents/index.js';
 import { createImpactService, impactRoutes } from './impact/index.js';
 import { createIntakeService, intakeRoutes } from './intake/index.js';
@@ -179,6 +180,16 @@ export async function buildApp(config: Config, options: AppOptions) {
     startedAt,
     hasWorkingConnection: connectors.hasWorkingConnection,
   });
+  const estate = createEstateService({
+    store: rt.estateStore,
+    ledger: rt.ledger,
+    writer: rt.writer,
+    clock: rt.clock,
+    connectors: () => connectors.list().connectors,
+    call: (name, op, args) => connectors.call(name, op, args),
+    timeoutS: config.discoverTimeoutS,
+    log,
+  });
   const doctor = createCoreDoctor(rt, status, undefined, () => connectors.list().connectors);
   const events = createEventsService({
     ledger: rt.ledger,
@@ -224,6 +235,7 @@ export async function buildApp(config: Config, options: AppOptions) {
     live: () => episodes.live(),
   });
   const intake = createIntakeService({
+    resolveService: (labels) => estate.resolve(labels)?.service ?? null,
     store: rt.intakeStore,
     episodes,
     ledger: rt.ledger,
@@ -304,6 +316,7 @@ export async function buildApp(config: Config, options: AppOptions) {
       await v1.register(searchRoutes, { mode: status.mode });
       await v1.register(brandingRoutes, { branding, mode: status.mode });
       await v1.register(connectorsRoutes, { connectors, mode: status.mode });
+      await v1.register(estateRoutes, { estate, mode: status.mode });
       await v1.register(impactRoutes, { impact, mode: status.mode });
       await v1.register(policyRoutes, { policy, mode: status.mode });
       v1.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

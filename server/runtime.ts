@@ -29,6 +29,7 @@ import { createThreadRunner } from './ledger/verify-threads.js';
 import { createBrandingStore } from './branding/index.js';
 import { createConnectorsStore } from './connectors/index.js';
 import { createEpisodesStore } from './episodes/index.js';
+import { createEstateStore } from './estate/index.js';
 import { createImpactStore } from './impact/index.js';
 import { createIncidentsStore } from './incidents/index.js';
 import { createIntakeStore } from './intake/index.js';
@@ -86,6 +87,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   const policyStore = createPolicyStore(db);
   const brandingStore = createBrandingStore(db);
   const connectorsStore = createConnectorsStore(db);
+  const estateStore = createEstateStore(db);
   projections.register(installStore.projection);
   projections.register(licenceStore.projection);
   projections.register(intakeStore.projection);
@@ -95,6 +97,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   projections.register(policyStore.projection);
   projections.register(brandingStore.projection);
   projections.register(connectorsStore.projection);
+  projections.register(estateStore.projection);
 
   const ledgerStore = createLedgerStore(db);
   const ledger = createLedgerService({
@@ -179,6 +182,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     policyStore,
     brandingStore,
     connectorsStore,
+    estateStore,
     ledgerStore,
     ledger,
     reader,

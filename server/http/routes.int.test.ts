@@ -127,6 +127,17 @@ const ROUTES: readonly RouteRow[] = [
   { method: 'POST', url: '/v1/auth/logout', credential: 'viewer', ok: 409 },
   { method: 'GET', url: '/v1/me', credential: 'viewer', ok: 200 },
   { method: 'GET', url: '/v1/branding', credential: 'anyone', ok: 200 },
+  { method: 'POST', url: '/v1/discover', credential: 'admin', ok: 202 },
+  {
+    method: 'GET',
+    url: '/v1/jobs/job-none',
+    route: '/v1/jobs/:id',
+    credential: 'viewer',
+    ok: 404, // let in; no such job
+  },
+  { method: 'GET', url: '/v1/estate', credential: 'viewer', ok: 200 },
+  { method: 'GET', url: '/v1/estate/overrides', credential: 'viewer', ok: 200 },
+  { method: 'PUT', url: '/v1/estate/overrides', credential: 'admin', payload: {}, ok: 200 },
   { method: 'GET', url: '/v1/connectors/catalogue', credential: 'viewer', ok: 200 },
   { method: 'GET', url: '/v1/connectors', credential: 'viewer', ok: 200 },
   {

@@ -46,6 +46,8 @@ interface Deps {
   readonly writer: Writer;
   readonly clock: Clock;
   readonly onSignal?: (source: string, status: string) => void;
+  /** The estate's service for an alert's labels, when it knows one (it wins over the labels). */
+  readonly resolveService?: (labels: Readonly<Record<string, string>>) => string | null;
 }
 
 /** Until the estate exists, the service comes from these labels, first found wins. */
@@ -105,7 +107,14 @@ export function read(
   return { normaliser, result: run(normaliser, body, ctx) };
 }
 
-export function createIntakeService({ store, episodes, ledger, writer, clock, onSignal }: Deps) {
+export function createIntakeService(deps: Deps) {
+  const { store, episodes, ledger, writer, clock, onSignal } = deps;
+  const serviceFor = (s: Signal): string => {
+    const known = deps.resolveService?.(
+      s.service !== null && s.service !== '' ? { ...s.labels, service: s.service } : s.labels,
+    );
+    return known ?? serviceOf(s);
+  };
   return {
     async receive(
       sourceName: string,
@@ -133,7 +142,7 @@ export function createIntakeService({ store, episodes, ledger, writer, clock, on
       }
       const signals = result.signals.map((s, i) => ({
         ...checkSignal(s, i, normaliser.source),
-        service: serviceOf(s),
+        service: serviceFor(s),
       }));
       // One writer job: every signal of the body commits, or none does.
       const accepted = await writer.transact(() =>

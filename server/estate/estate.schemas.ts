@@ -1,0 +1,129 @@
+// Wire shapes of the estate: GET /v1/estate, GET/PUT /v1/estate/overrides, POST /v1/discover
+// and GET /v1/jobs/<id>.
+import { Type, type Static } from 'typebox';
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) =>
+  Type.Union([t, Type.Null()]);
+
+const ServiceName = Type.String({ minLength: 1, maxLength: 200 });
+
+/** How a service or link was made: which connector and how, or `{connector: null, how: 'override'}`. */
+export const Origin = Type.Object({
+  connector: Nullable(Type.String()),
+  how: Type.String(),
+});
+export type Origin = Static<typeof Origin>;
+
+export const EstateOverrides = Type.Object(
+  {
+    services: Type.Optional(
+      Type.Record(
+        Type.String(),
+        Type.Object(
+          {
+            aliases: Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 100 }),
+            kind: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+          },
+          { additionalProperties: false },
+        ),
+        { description: 'hand-made services by name, each with the label values that mean it' },
+      ),
+    ),
+    links: Type.Optional(
+      Type.Array(
+        Type.Object({ from: ServiceName, to: ServiceName }, { additionalProperties: false }),
+        { maxItems: 1000, description: 'placed links: from depends on to' },
+      ),
+    ),
+    ignore: Type.Optional(
+      Type.Array(ServiceName, { maxItems: 1000, description: 'service names to leave out' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type EstateOverridesInput = Static<typeof EstateOverrides>;
+
+/** The overrides with every section present. */
+export interface Overrides {
+  readonly services: Readonly<Record<string, { aliases: string[]; kind?: string }>>;
+  readonly links: readonly { from: string; to: string }[];
+  readonly ignore: readonly string[];
+}
+
+export const OverridesView = Type.Object({
+  overrides: Type.Object({
+    services: Type.Record(
+      Type.String(),
+      Type.Object({ aliases: Type.Array(Type.String()), kind: Type.Optional(Type.String()) }),
+    ),
+    links: Type.Array(Type.Object({ from: Type.String(), to: Type.String() })),
+    ignore: Type.Array(Type.String()),
+  }),
+  set_by: Nullable(Type.String()),
+  set_at: Nullable(Type.String()),
+});
+export type OverridesView = Static<typeof OverridesView>;
+
+export const EstateService = Type.Object({
+  name: Type.String(),
+  kind: Nullable(Type.String()),
+  hosts: Type.Array(Type.String()),
+  origins: Type.Array(Origin),
+});
+export type EstateService = Static<typeof EstateService>;
+
+export const EstateLink = Type.Object({ from: Type.String(), to: Type.String(), origin: Origin });
+export type EstateLink = Static<typeof EstateLink>;
+
+export const ConnectorStatus = { Ok: 'ok', Stale: 'stale', Failed: 'failed' } as const;
+export type ConnectorStatus = (typeof ConnectorStatus)[keyof typeof ConnectorStatus];
+
+export const EstateView = Type.Object({
+  services: Type.Array(EstateService),
+  links: Type.Array(EstateLink),
+  connectors: Type.Record(
+    Type.String(),
+    Type.Object({
+      status: Type.Union([Type.Literal('ok'), Type.Literal('stale'), Type.Literal('failed')]),
+      at: Type.String({ description: 'the last discovery attempt' }),
+      detail: Nullable(Type.String()),
+    }),
+  ),
+  problems: Type.Array(
+    Type.Object({
+      what: Type.String({ description: 'link_unknown_service, connector_failed, …' }),
+      detail: Type.String(),
+    }),
+  ),
+  unlinked: Type.Array(Type.String(), { description: 'services with no link either way' }),
+});
+export type EstateView = Static<typeof EstateView>;
+
+export const JobStatus = { Running: 'running', Done: 'done', Failed: 'failed' } as const;
+export type JobStatus = (typeof JobStatus)[keyof typeof JobStatus];
+
+export const JobView = Type.Object({
+  id: Type.String(),
+  kind: Type.Literal('discover'),
+  status: Type.Union([Type.Literal('running'), Type.Literal('done'), Type.Literal('failed')]),
+  progress: Type.Object({ done: Type.Integer(), total: Type.Integer() }),
+  started_at: Type.String(),
+  finished_at: Nullable(Type.String()),
+  result: Nullable(
+    Type.Object({
+      services: Type.Integer({ description: 'services in the estate after the run' }),
+      links: Type.Integer({ description: 'links in the estate after the run' }),
+      per_connector: Type.Record(
+        Type.String(),
+        Type.Object({
+          status: Type.Union([Type.Literal('ok'), Type.Literal('failed')]),
+          detail: Nullable(Type.String()),
+        }),
+      ),
+    }),
+  ),
+});
+export type JobView = Static<typeof JobView>;
+
+export const JobIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+export const JobAccepted = Type.Object({ job_id: Type.String() });

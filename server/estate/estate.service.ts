@@ -1,0 +1,281 @@
+// The estate: discovery jobs that read each Prometheus connector's targets, the merged view
+// of what was found plus the hand-made overrides, and resolveService over both.
+import { randomBytes } from 'node:crypto';
+import type { Writer } from '../db/writer.js';
+import type { LedgerService } from '../ledger/index.js';
+import type { Clock } from '../shared/clock.js';
+import { InvalidInputError, NotFoundError } from '../shared/errors.js';
+import type { Actor } from '../shared/types.js';
+import {
+  buildEstate,
+  findingsFromTargets,
+  overridesOf,
+  resolveService,
+  type Estate,
+  type Resolution,
+  type TargetLike,
+} from './estate.model.js';
+import type {
+  EstateOverridesInput,
+  EstateView,
+  JobView,
+  Overrides,
+  OverridesView,
+} from './estate.schemas.js';
+import {
+  ESTATE_DISCOVER_FAILED,
+  ESTATE_DISCOVERED,
+  ESTATE_OVERRIDES_SET,
+  type EstateStore,
+} from './estate.store.js';
+
+/** A configured connector as discovery sees it; `problem` set means it could not be built. */
+export interface DiscoverySource {
+  readonly name: string;
+  readonly kind: string;
+  readonly problem?: string | null;
+}
+
+interface Deps {
+  readonly store: EstateStore;
+  readonly ledger: LedgerService;
+  readonly writer: Writer;
+  readonly clock: Clock;
+  /** The configured connectors (connectors.list().connectors). */
+  readonly connectors: () => readonly DiscoverySource[];
+  /** One connector operation (connectors.call). */
+  readonly call: (
+    name: string,
+    op: string,
+    args?: Readonly<Record<string, unknown>>,
+  ) => Promise<unknown>;
+  /** SVC_DISCOVER_TIMEOUT_S: the limit for each connector. */
+  readonly timeoutS: number;
+  readonly log?: { error(obj: object, msg: string): void };
+  readonly newId?: () => string;
+}
+
+/** How many finished jobs are kept in memory. */
+export const JOBS_KEPT = 50;
+
+const viaOf = (actor: Actor) => (actor.via !== undefined ? { via: actor.via } : {});
+
+function withTimeout<T>(p: Promise<T>, seconds: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(new Error(`${what} did not answer within ${String(seconds)} s`));
+    }, seconds * 1000);
+  });
+  return Promise.race([p, limit]).finally(() => {
+    clearTimeout(timer);
+  });
+}
+
+function checkTargets(answer: unknown): TargetLike[] {
+  if (!Array.isArray(answer)) throw new Error('targets: the answer is not a list');
+  return (answer as unknown[]).map((t) => {
+    const r = (typeof t === 'object' && t !== null ? t : {}) as Record<string, unknown>;
+    const labels = (
+      typeof r['labels'] === 'object' && r['labels'] !== null ? r['labels'] : {}
+    ) as Record<string, string>;
+    return {
+      job: typeof r['job'] === 'string' ? r['job'] : '',
+      instance: typeof r['instance'] === 'string' ? r['instance'] : '',
+      labels,
+    };
+  });
+}
+
+/** Extra checks a schema cannot make: a placed link joins two different services. */
+export function checkOverrides(input: EstateOverridesInput): Overrides {
+  const links = input.links ?? [];
+  links.forEach((l, i) => {
+    if (l.from === l.to) {
+      throw new InvalidInputError(
+        'invalid_input',
+        `links.${String(i)}: a service cannot depend on itself`,
+        {
+          field: `links.${String(i)}.to`,
+        },
+      );
+    }
+  });
+  for (const name of Object.keys(input.services ?? {})) {
+    if (name.trim() === '' || name.length > 200) {
+      throw new InvalidInputError('invalid_input', 'a service name must be 1 to 200 characters', {
+        field: `services.${name}`,
+      });
+    }
+  }
+  return { services: input.services ?? {}, links, ignore: input.ignore ?? [] };
+}
+
+export function createEstateService(deps: Deps) {
+  const { store, ledger, writer, clock, timeoutS } = deps;
+  const newId = deps.newId ?? (() => `job-${randomBytes(6).toString('hex')}`);
+  const jobs = new Map<string, JobView>();
+  let running: string | null = null;
+
+  const overrides = (): Overrides => overridesOf(store.overrides()?.document ?? null);
+  const estate = (): Estate => buildEstate(store.services(), store.links(), overrides());
+  let cached: { at: number; estate: Estate; overrides: Overrides } | null = null;
+
+  function overridesView(): OverridesView {
+    const row = store.overrides();
+    const o = overrides();
+    return {
+      overrides: { services: { ...o.services }, links: [...o.links], ignore: [...o.ignore] },
+      set_by: row?.set_by ?? null,
+      set_at: row?.set_at ?? null,
+    };
+  }
+
+  function remember(job: JobView): void {
+    jobs.set(job.id, job);
+    while (jobs.size > JOBS_KEPT) {
+      const oldest = [...jobs.values()].find((j) => j.status !== 'running');
+      if (oldest === undefined) break;
+      jobs.delete(oldest.id);
+    }
+  }
+
+  async function discoverOne(source: DiscoverySource, actor: Actor, jobId: string) {
+    const record = (type: string, data: Record<string, unknown>) =>
+      writer.transact(() =>
+        ledger.append({
+          type,
+          actor: actor.name,
+          data: { ...data, job_id: jobId, ...viaOf(actor) },
+        }),
+      );
+    try {
+      if (source.problem !== undefined && source.problem !== null) throw new Error(source.problem);
+      const answer = await withTimeout(
+        deps.call(source.name, 'targets', {}),
+        timeoutS,
+        `connector ${source.name}`,
+      );
+      const found = findingsFromTargets(source.name, checkTargets(answer));
+      await record(ESTATE_DISCOVERED, { connector: source.name, ...found });
+      return { status: 'ok' as const, detail: null };
+    } catch (err) {
+      const detail = (err as Error).message || String(err);
+      await record(ESTATE_DISCOVER_FAILED, { connector: source.name, detail });
+      return { status: 'failed' as const, detail };
+    }
+  }
+
+  async function run(job: JobView, sources: readonly DiscoverySource[], actor: Actor) {
+    const perConnector: Record<string, { status: 'ok' | 'failed'; detail: string | null }> = {};
+    let done = 0;
+    let current = job;
+    const update = (patch: Partial<JobView>) => {
+      current = { ...current, ...patch };
+      jobs.set(current.id, current);
+    };
+    try {
+      await Promise.all(
+        sources.map(async (s) => {
+          perConnector[s.name] = await discoverOne(s, actor, job.id);
+          done += 1;
+          update({ progress: { done, total: sources.length } });
+        }),
+      );
+      const after = estate();
+      update({
+        status: 'done',
+        finished_at: clock.nowIso(),
+        result: {
+          services: after.services.length,
+          links: after.links.length,
+          per_connector: perConnector,
+        },
+      });
+    } catch (err) {
+      deps.log?.error({ err, job: job.id }, 'discovery failed');
+      update({ status: 'failed', finished_at: clock.nowIso(), result: null });
+    } finally {
+      running = null;
+    }
+  }
+
+  return {
+    /**
+     * POST /v1/discover: start a discovery job over every Prometheus connector and return its
+     * id at once. While one runs, the running job's id is returned again.
+     */
+    discover(actor: Actor): { job_id: string; done: Promise<void> } {
+      if (running !== null) {
+        return { job_id: running, done: Promise.resolve() };
+      }
+      const sources = deps.connectors().filter((c) => c.kind === 'prometheus');
+      const job: JobView = {
+        id: newId(),
+        kind: 'discover',
+        status: 'running',
+        progress: { done: 0, total: sources.length },
+        started_at: clock.nowIso(),
+        finished_at: null,
+        result: null,
+      };
+      remember(job);
+      running = job.id;
+      const done = run(job, sources, actor);
+      return { job_id: job.id, done };
+    },
+    /** GET /v1/jobs/<id>: 404 when unknown or forgotten. */
+    job(id: string): JobView {
+      const job = jobs.get(id);
+      if (job === undefined) throw new NotFoundError('job_not_found', `no job ${id}`);
+      return job;
+    },
+    /** GET /v1/estate. */
+    view(): EstateView {
+      const e = estate();
+      const configured = new Set(deps.connectors().map((c) => c.name));
+      const connectors: EstateView['connectors'] = {};
+      const problems = [...e.problems];
+      for (const c of store.connectors()) {
+        let status: 'ok' | 'stale' | 'failed' = c.status;
+        let detail = c.detail;
+        if (c.status === 'failed' && c.found_at !== null) {
+          status = 'stale';
+          detail = `${c.detail ?? 'failed'}; showing what was found at ${c.found_at}`;
+        } else if (c.status === 'ok' && !configured.has(c.connector)) {
+          status = 'stale';
+          detail = 'the connector is no longer configured';
+        }
+        if (c.status === 'failed')
+          problems.push({ what: 'connector_failed', detail: `${c.connector}: ${c.detail ?? ''}` });
+        connectors[c.connector] = { status, at: c.at, detail };
+      }
+      return { ...e, problems, connectors };
+    },
+    /** GET /v1/estate/overrides. */
+    overrides: overridesView,
+    /** PUT /v1/estate/overrides: replace the whole document. */
+    async putOverrides(input: EstateOverridesInput, actor: Actor): Promise<OverridesView> {
+      const checked = checkOverrides(input);
+      await writer.transact(() =>
+        ledger.append({
+          type: ESTATE_OVERRIDES_SET,
+          actor: actor.name,
+          data: { overrides: checked, ...viaOf(actor) },
+        }),
+      );
+      return overridesView();
+    },
+    /**
+     * Which service an alert's labels mean (see resolveService). Intake asks for every alert,
+     * so the estate is read again only after an estate event.
+     */
+    resolve(labels: Readonly<Record<string, string>>): Resolution | null {
+      if (cached === null || cached.at !== store.changes()) {
+        cached = { at: store.changes(), estate: estate(), overrides: overrides() };
+      }
+      return resolveService(labels, cached.estate, cached.overrides);
+    },
+  };
+}
+export type EstateService = ReturnType<typeof createEstateService>;

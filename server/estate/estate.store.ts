@@ -1,0 +1,184 @@
+import type { Database } from 'better-sqlite3';
+import type { Projection } from '../ledger/index.js';
+import { canonicalJson } from '../shared/canonical-json.js';
+import type { Origin } from './estate.schemas.js';
+
+/** What one connector found: {connector, services, links, job_id?}; replaces its earlier findings. */
+export const ESTATE_DISCOVERED = 'estate.discovered';
+/** A connector could not be read: {connector, detail, job_id?}; its earlier findings stay. */
+export const ESTATE_DISCOVER_FAILED = 'estate.discover_failed';
+/** PUT /v1/estate/overrides: {overrides, via?}. */
+export const ESTATE_OVERRIDES_SET = 'config.estate_overrides';
+
+export interface FoundService {
+  readonly name: string;
+  readonly kind: string | null;
+  readonly hosts: readonly string[];
+  readonly origin: Origin;
+}
+export interface FoundLink {
+  readonly from: string;
+  readonly to: string;
+  readonly origin: Origin;
+}
+
+export interface ServiceRow {
+  readonly connector: string;
+  readonly name: string;
+  readonly kind: string | null;
+  readonly hosts: string[];
+  readonly origins: Origin[];
+  readonly last_seen: string;
+}
+export interface LinkRow {
+  readonly connector: string;
+  readonly from: string;
+  readonly to: string;
+  readonly origin: Origin;
+}
+export interface ConnectorRow {
+  readonly connector: string;
+  readonly status: 'ok' | 'failed';
+  readonly at: string;
+  readonly detail: string | null;
+  readonly found_at: string | null;
+}
+
+const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? (v as unknown[]) : []);
+const record = (v: unknown): Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+const originOf = (v: unknown, connector: string): Origin => {
+  const o = record(v);
+  return {
+    connector: typeof o['connector'] === 'string' ? o['connector'] : connector,
+    how: text(o['how']),
+  };
+};
+
+export function createEstateStore(db: Database) {
+  let changes = 0;
+  const services = db.prepare<
+    [],
+    {
+      connector: string;
+      name: string;
+      kind: string | null;
+      hosts: string;
+      origins: string;
+      last_seen: string;
+    }
+  >(
+    'SELECT connector, name, kind, hosts, origins, last_seen FROM estate_services ORDER BY name, connector',
+  );
+  const links = db.prepare<
+    [],
+    { connector: string; from_service: string; to_service: string; origin: string }
+  >(
+    'SELECT connector, from_service, to_service, origin FROM estate_links ORDER BY from_service, to_service, connector',
+  );
+  const connectors = db.prepare<[], ConnectorRow>(
+    'SELECT connector, status, at, detail, found_at FROM estate_connectors ORDER BY connector',
+  );
+  const overrides = db.prepare<[], { document: string; set_by: string; set_at: string }>(
+    'SELECT document, set_by, set_at FROM estate_overrides WHERE id = 1',
+  );
+  const dropServices = db.prepare<[string]>('DELETE FROM estate_services WHERE connector = ?');
+  const dropLinks = db.prepare<[string]>('DELETE FROM estate_links WHERE connector = ?');
+  const putService = db.prepare<[string, string, string | null, string, string, string]>(
+    `INSERT INTO estate_services (connector, name, kind, hosts, origins, last_seen)
+     VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (connector, name) DO UPDATE SET
+       kind = coalesce(excluded.kind, kind), hosts = excluded.hosts, origins = excluded.origins`,
+  );
+  const findService = db.prepare<[string, string], { hosts: string; origins: string }>(
+    'SELECT hosts, origins FROM estate_services WHERE connector = ? AND name = ?',
+  );
+  const putLink = db.prepare<[string, string, string, string]>(
+    'INSERT OR IGNORE INTO estate_links (connector, from_service, to_service, origin) VALUES (?, ?, ?, ?)',
+  );
+  const putConnector = db.prepare<[string, string, string, string | null, string | null]>(
+    `INSERT INTO estate_connectors (connector, status, at, detail, found_at) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (connector) DO UPDATE SET status = excluded.status, at = excluded.at,
+       detail = excluded.detail, found_at = coalesce(excluded.found_at, found_at)`,
+  );
+  const putOverrides = db.prepare<[string, string, string]>(
+    'INSERT OR REPLACE INTO estate_overrides (id, document, set_by, set_at) VALUES (1, ?, ?, ?)',
+  );
+
+  /** One service of one connector; a name found twice merges its hosts and origins. */
+  function addService(connector: string, raw: unknown, at: string): void {
+    const s = record(raw);
+    const name = text(s['name']);
+    if (name === '') return;
+    const hosts = list(s['hosts']).filter((h): h is string => typeof h === 'string');
+    const origin = originOf(s['origin'], connector);
+    const kind = typeof s['kind'] === 'string' ? s['kind'] : null;
+    const before = findService.get(connector, name);
+    const allHosts = new Set([...(before ? (JSON.parse(before.hosts) as string[]) : []), ...hosts]);
+    const origins = before ? (JSON.parse(before.origins) as Origin[]) : [];
+    if (!origins.some((o) => o.connector === origin.connector && o.how === origin.how))
+      origins.push(origin);
+    putService.run(
+      connector,
+      name,
+      kind,
+      JSON.stringify([...allHosts].sort()),
+      JSON.stringify(origins),
+      at,
+    );
+  }
+
+  return {
+    services: (): ServiceRow[] =>
+      services.all().map((r) => ({
+        ...r,
+        hosts: JSON.parse(r.hosts) as string[],
+        origins: JSON.parse(r.origins) as Origin[],
+      })),
+    links: (): LinkRow[] =>
+      links.all().map((r) => ({
+        connector: r.connector,
+        from: r.from_service,
+        to: r.to_service,
+        origin: JSON.parse(r.origin) as Origin,
+      })),
+    connectors: (): ConnectorRow[] => connectors.all(),
+    /** Moves whenever an estate event is applied (a rolled-back one too: only a cache reads it). */
+    changes: (): number => changes,
+    overrides(): { document: Record<string, unknown>; set_by: string; set_at: string } | null {
+      const row = overrides.get();
+      return row ? { ...row, document: JSON.parse(row.document) as Record<string, unknown> } : null;
+    },
+    projection: {
+      name: 'estate',
+      tables: ['estate_services', 'estate_links', 'estate_connectors', 'estate_overrides'],
+      types: [ESTATE_DISCOVERED, ESTATE_DISCOVER_FAILED, ESTATE_OVERRIDES_SET],
+      apply(e) {
+        changes += 1;
+        if (e.type === ESTATE_OVERRIDES_SET) {
+          putOverrides.run(canonicalJson(e.data['overrides'] ?? {}), e.actor, e.ts);
+          return;
+        }
+        const connector = text(e.data['connector']);
+        if (connector === '') return;
+        if (e.type === ESTATE_DISCOVER_FAILED) {
+          putConnector.run(connector, 'failed', e.ts, text(e.data['detail']) || null, null);
+        } else if (e.type === ESTATE_DISCOVERED) {
+          dropServices.run(connector);
+          dropLinks.run(connector);
+          for (const s of list(e.data['services'])) addService(connector, s, e.ts);
+          for (const raw of list(e.data['links'])) {
+            const l = record(raw);
+            const from = text(l['from']);
+            const to = text(l['to']);
+            if (from === '' || to === '') continue;
+            putLink.run(connector, from, to, canonicalJson(originOf(l['origin'], connector)));
+          }
+          putConnector.run(connector, 'ok', e.ts, null, e.ts);
+        }
+      },
+    } satisfies Projection,
+  };
+}
+export type EstateStore = ReturnType<typeof createEstateStore>;

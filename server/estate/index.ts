@@ -1,0 +1,26 @@
+export {
+  createEstateStore,
+  type EstateStore,
+  ESTATE_DISCOVERED,
+  ESTATE_DISCOVER_FAILED,
+  ESTATE_OVERRIDES_SET,
+} from './estate.store.js';
+export {
+  createEstateService,
+  checkOverrides,
+  JOBS_KEPT,
+  type EstateService,
+  type DiscoverySource,
+} from './estate.service.js';
+export {
+  resolveService,
+  findingsFromTargets,
+  buildEstate,
+  hostOf,
+  overridesOf,
+  NO_OVERRIDES,
+  type Resolution,
+  type TargetLike,
+} from './estate.model.js';
+export type { Overrides, EstateView, JobView, OverridesView } from './estate.schemas.js';
+export { estateRoutes } from './estate.routes.js';
