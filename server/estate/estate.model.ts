@@ -166,39 +166,69 @@ export function resolveService(
   estate: { readonly services: readonly Pick<EstateService, 'name' | 'hosts'>[] },
   overrides: Overrides = NO_OVERRIDES,
 ): Resolution | null {
+  return createResolver(estate, overrides)(labels);
+}
+
+/**
+ * resolveService with its look-ups built once: intake asks for every alert, so aliases,
+ * names and host owners are maps, and an alert costs a few map reads whatever the estate's size.
+ */
+export function createResolver(
+  estate: { readonly services: readonly Pick<EstateService, 'name' | 'hosts'>[] },
+  overrides: Overrides = NO_OVERRIDES,
+): (labels: Readonly<Record<string, string>>) => Resolution | null {
   const ignored = new Set(overrides.ignore);
-  const keys = [
-    ...SERVICE_LABELS,
-    ...Object.keys(labels)
-      .filter((k) => !(SERVICE_LABELS as readonly string[]).includes(k))
-      .sort(),
-  ];
-  for (const key of keys) {
-    const value = labels[key];
-    if (value === undefined || value === '') continue;
-    for (const [name, o] of Object.entries(overrides.services).sort(([a], [b]) =>
-      a.localeCompare(b),
-    )) {
-      if (!ignored.has(name) && o.aliases.includes(value))
-        return { service: name, by: `alias ${key}` };
-    }
+  // An alias belongs to the first service (by name) that lists it.
+  const aliasOwner = new Map<string, string>();
+  for (const [name, o] of Object.entries(overrides.services).sort(([x], [y]) =>
+    x.localeCompare(y),
+  )) {
+    if (ignored.has(name)) continue;
+    for (const alias of o.aliases) if (!aliasOwner.has(alias)) aliasOwner.set(alias, name);
   }
   const known = estate.services.filter((s) => !ignored.has(s.name));
   const names = new Set([...known.map((s) => s.name), ...Object.keys(overrides.services)]);
   for (const n of ignored) names.delete(n);
-  for (const key of SERVICE_LABELS) {
-    const value = labels[key];
-    if (value !== undefined && names.has(value)) return { service: value, by: `label ${key}` };
+  const hostOwners = new Map<string, Set<string>>();
+  for (const svc of known) {
+    for (const h of svc.hosts) {
+      const owners = hostOwners.get(h) ?? new Set<string>();
+      owners.add(svc.name);
+      hostOwners.set(h, owners);
+    }
   }
-  for (const key of HOST_LABELS) {
-    const value = labels[key];
-    if (value === undefined || value === '') continue;
-    const host = hostOf(value);
-    const owners = known.filter((s) => s.hosts.includes(host) || s.hosts.includes(value));
-    if (owners.length === 1 && owners[0] !== undefined)
-      return { service: owners[0].name, by: `host ${key}` };
-  }
-  return null;
+  const serviceLabels = SERVICE_LABELS as readonly string[];
+
+  return (labels) => {
+    if (aliasOwner.size > 0) {
+      const keys = [
+        ...SERVICE_LABELS,
+        ...Object.keys(labels)
+          .filter((k) => !serviceLabels.includes(k))
+          .sort(),
+      ];
+      for (const key of keys) {
+        const value = labels[key];
+        if (value === undefined || value === '') continue;
+        const owner = aliasOwner.get(value);
+        if (owner !== undefined) return { service: owner, by: `alias ${key}` };
+      }
+    }
+    for (const key of SERVICE_LABELS) {
+      const value = labels[key];
+      if (value !== undefined && names.has(value)) return { service: value, by: `label ${key}` };
+    }
+    for (const key of HOST_LABELS) {
+      const value = labels[key];
+      if (value === undefined || value === '') continue;
+      const owners = new Set([
+        ...(hostOwners.get(hostOf(value)) ?? []),
+        ...(hostOwners.get(value) ?? []),
+      ]);
+      if (owners.size === 1) return { service: [...owners][0] ?? '', by: `host ${key}` };
+    }
+    return null;
+  };
 }
 
 /** A stored overrides document with every section present. */

@@ -10,7 +10,7 @@ import {
   buildEstate,
   findingsFromTargets,
   overridesOf,
-  resolveService,
+  createResolver,
   type Estate,
   type Resolution,
   type TargetLike,
@@ -119,7 +119,10 @@ export function createEstateService(deps: Deps) {
 
   const overrides = (): Overrides => overridesOf(store.overrides()?.document ?? null);
   const estate = (): Estate => buildEstate(store.services(), store.links(), overrides());
-  let cached: { at: number; estate: Estate; overrides: Overrides } | null = null;
+  let cached: {
+    at: number;
+    resolve: (labels: Readonly<Record<string, string>>) => Resolution | null;
+  } | null = null;
 
   function overridesView(): OverridesView {
     const row = store.overrides();
@@ -272,9 +275,9 @@ export function createEstateService(deps: Deps) {
      */
     resolve(labels: Readonly<Record<string, string>>): Resolution | null {
       if (cached === null || cached.at !== store.changes()) {
-        cached = { at: store.changes(), estate: estate(), overrides: overrides() };
+        cached = { at: store.changes(), resolve: createResolver(estate(), overrides()) };
       }
-      return resolveService(labels, cached.estate, cached.overrides);
+      return cached.resolve(labels);
     },
   };
 }

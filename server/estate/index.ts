@@ -14,6 +14,7 @@ export {
 } from './estate.service.js';
 export {
   resolveService,
+  createResolver,
   findingsFromTargets,
   buildEstate,
   hostOf,
