@@ -23,9 +23,12 @@ function withParam(params: URLSearchParams, key: string, value: string | null): 
 
 function QueryBar({ params, error }: { params: URLSearchParams; error: unknown }) {
   const [text, setText] = useState(params.get('query') ?? '');
+  // Follow the URL's query (back, forward, a link), not every render: `params` is a new
+  // object each time, and a live refresh must never wipe what is being typed.
+  const fromUrl = params.get('query') ?? '';
   useEffect(() => {
-    setText(params.get('query') ?? '');
-  }, [params]);
+    setText(fromUrl);
+  }, [fromUrl]);
   const bad = error instanceof ApiError && error.code === 'bad_query' ? error : null;
   return (
     <form
