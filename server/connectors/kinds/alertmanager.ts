@@ -3,18 +3,10 @@
 // bodies are bounded; redirects are not followed (so credentials never travel to another
 // address). Read-only: it creates no silences.
 import type { ConnectorClient, ConnectorKind, HealthResult, ResolvedSettings } from '../kind.js';
-import { clip, parseAlerts, parseSilences, parseStatus, unwrap } from './alertmanager.parse.js';
-import {
-  elapsedMs,
-  networkErrorText,
-  readBodyLimited,
-  readSecret,
-  readString,
-  readUrl,
-} from './settings.js';
+import { parseAlerts, parseSilences, parseStatus, unwrap } from './alertmanager.parse.js';
+import { elapsedMs } from './settings.js';
+import { AUTH_SETTINGS, createHttpApi } from './http-api.js';
 
-/** Answers above this many bytes (after decompression) are refused. */
-export const MAX_RESPONSE_BYTES = 20 * 1024 * 1024;
 const MAX_FILTERS = 50;
 const MAX_FILTER_LENGTH = 1000;
 
@@ -45,71 +37,15 @@ function filterArg(raw: unknown): string[] {
   });
 }
 
-interface Fetched {
-  readonly status: number;
-  readonly body: string;
-}
-
 function createAlertmanagerClient(settings: ResolvedSettings): ConnectorClient {
-  const base = readUrl(settings, 'url');
-  const bearer = readSecret(settings, 'bearer_token');
-  const basicUser = readString(settings, 'basic_user');
-  const basicPassword = readSecret(settings, 'basic_password');
-  if (bearer !== undefined && (basicUser !== undefined || basicPassword !== undefined))
-    throw new Error('set either bearer_token or basic_user/basic_password, not both');
-  if (basicPassword !== undefined && basicUser === undefined)
-    throw new Error('basic_password needs basic_user');
-  const root = base.href.replace(/\/+$/, '');
-  const origin = base.origin;
-
-  /** Built per request, so the secret is revealed only into the outgoing header. */
-  function headers(): Record<string, string> {
-    const h: Record<string, string> = { accept: 'application/json' };
-    if (bearer !== undefined) h['authorization'] = `Bearer ${bearer.reveal()}`;
-    else if (basicUser !== undefined) {
-      const pair = `${basicUser}:${basicPassword?.reveal() ?? ''}`;
-      h['authorization'] = `Basic ${Buffer.from(pair, 'utf8').toString('base64')}`;
-    }
-    return h;
-  }
-
-  async function fetchText(
-    path: string,
-    params: URLSearchParams | null,
-    what: string,
-    signal: AbortSignal,
-  ): Promise<Fetched> {
-    let url = `${root}${path}`;
-    if (params !== null && params.size > 0) url += `?${params.toString()}`;
-    try {
-      const res = await fetch(url, {
-        method: 'GET',
-        headers: headers(),
-        signal,
-        redirect: 'manual',
-      });
-      if (res.status >= 300 && res.status < 400) {
-        await res.body?.cancel().catch(() => undefined);
-        const to = res.headers.get('location');
-        throw new Error(
-          `${what}: Alertmanager at ${origin} redirects (HTTP ${String(res.status)}${to === null ? '' : ` to ${clip(to, 100)}`}); set url to the final address`,
-        );
-      }
-      return { status: res.status, body: await readBodyLimited(res, MAX_RESPONSE_BYTES, what) };
-    } catch (err) {
-      signal.throwIfAborted();
-      if (err instanceof Error && err.message.startsWith(what)) throw err;
-      throw new Error(`${what}: cannot reach Alertmanager at ${origin}: ${networkErrorText(err)}`);
-    }
-  }
-
+  const http = createHttpApi(settings, 'Alertmanager');
   async function api(
     path: string,
     params: URLSearchParams | null,
     what: string,
     signal: AbortSignal,
   ): Promise<unknown> {
-    const { status, body } = await fetchText(path, params, what, signal);
+    const { status, body } = await http.fetchText(path, params, 'GET', what, signal);
     return unwrap(status, body, what);
   }
 
@@ -139,7 +75,7 @@ function createAlertmanagerClient(settings: ResolvedSettings): ConnectorClient {
   async function health(signal: AbortSignal): Promise<HealthResult> {
     const started = performance.now();
     const what = 'alertmanager health';
-    const res = await fetchText('/api/v2/status', null, what, signal);
+    const res = await http.fetchText('/api/v2/status', null, 'GET', what, signal);
     const ms = elapsedMs(started);
     if (res.status === 200) {
       try {
@@ -193,24 +129,7 @@ export const alertmanagerKind: ConnectorKind = {
       description:
         'Base URL of Alertmanager, e.g. http://alertmanager:9093 (include a path prefix if it is served under one).',
     },
-    {
-      name: 'bearer_token',
-      type: 'secret',
-      required: false,
-      description: 'Bearer token sent as Authorization (e.g. behind an authenticating proxy).',
-    },
-    {
-      name: 'basic_user',
-      type: 'string',
-      required: false,
-      description: 'User name for HTTP basic authentication (with basic_password).',
-    },
-    {
-      name: 'basic_password',
-      type: 'secret',
-      required: false,
-      description: 'Password for HTTP basic authentication.',
-    },
+    ...AUTH_SETTINGS,
   ],
   operations: OPERATIONS,
   create: createAlertmanagerClient,

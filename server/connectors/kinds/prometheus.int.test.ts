@@ -9,7 +9,8 @@ import { freePort, startPrometheus, until, type Proc } from '../../../e2e/lab/pr
 import { Secret } from '../../shared/secret.js';
 import type { ConnectorClient } from '../kind.js';
 import type { Alert, InstantSample, RangeSeries, Target } from './prometheus.parse.js';
-import { MAX_RESPONSE_BYTES, prometheusKind } from './prometheus.js';
+import { MAX_RESPONSE_BYTES } from './http-api.js';
+import { prometheusKind } from './prometheus.js';
 
 const RULES = `groups:
   - name: lab

@@ -13,17 +13,9 @@ import {
   parseTargets,
   unwrap,
 } from './prometheus.parse.js';
-import {
-  elapsedMs,
-  networkErrorText,
-  readBodyLimited,
-  readSecret,
-  readString,
-  readUrl,
-} from './settings.js';
+import { elapsedMs } from './settings.js';
+import { AUTH_SETTINGS, createHttpApi } from './http-api.js';
 
-/** Answers above this many bytes (after decompression) are refused. */
-export const MAX_RESPONSE_BYTES = 20 * 1024 * 1024;
 /** Prometheus refuses range queries of more than 11,000 points per series. */
 const MAX_RANGE_POINTS = 11_000;
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
@@ -55,67 +47,8 @@ function matchArg(raw: unknown): string[] {
   throw new Error('argument match must be a series selector or a list of them');
 }
 
-interface Fetched {
-  readonly status: number;
-  readonly body: string;
-}
-
 function createPrometheusClient(settings: ResolvedSettings): ConnectorClient {
-  const base = readUrl(settings, 'url');
-  const bearer = readSecret(settings, 'bearer_token');
-  const basicUser = readString(settings, 'basic_user');
-  const basicPassword = readSecret(settings, 'basic_password');
-  if (bearer !== undefined && (basicUser !== undefined || basicPassword !== undefined))
-    throw new Error('set either bearer_token or basic_user/basic_password, not both');
-  if (basicPassword !== undefined && basicUser === undefined)
-    throw new Error('basic_password needs basic_user');
-  const root = base.href.replace(/\/+$/, '');
-  const origin = base.origin;
-
-  /** Built per request, so the secret is revealed only into the outgoing header. */
-  function headers(extra: Record<string, string> = {}): Record<string, string> {
-    const h: Record<string, string> = { accept: 'application/json', ...extra };
-    if (bearer !== undefined) h['authorization'] = `Bearer ${bearer.reveal()}`;
-    else if (basicUser !== undefined) {
-      const pair = `${basicUser}:${basicPassword?.reveal() ?? ''}`;
-      h['authorization'] = `Basic ${Buffer.from(pair, 'utf8').toString('base64')}`;
-    }
-    return h;
-  }
-
-  async function fetchText(
-    path: string,
-    params: URLSearchParams | null,
-    method: 'GET' | 'POST',
-    what: string,
-    signal: AbortSignal,
-  ): Promise<Fetched> {
-    let url = `${root}${path}`;
-    const init: RequestInit = { method, signal, redirect: 'manual' };
-    if (method === 'POST' && params !== null) {
-      init.headers = headers({ 'content-type': 'application/x-www-form-urlencoded' });
-      init.body = params.toString();
-    } else {
-      init.headers = headers();
-      if (params !== null && params.size > 0) url += `?${params.toString()}`;
-    }
-    try {
-      const res = await fetch(url, init);
-      if (res.status >= 300 && res.status < 400) {
-        await res.body?.cancel().catch(() => undefined);
-        const to = res.headers.get('location');
-        throw new Error(
-          `${what}: Prometheus at ${origin} redirects (HTTP ${String(res.status)}${to === null ? '' : ` to ${clip(to, 100)}`}); set url to the final address`,
-        );
-      }
-      return { status: res.status, body: await readBodyLimited(res, MAX_RESPONSE_BYTES, what) };
-    } catch (err) {
-      signal.throwIfAborted();
-      if (err instanceof Error && err.message.startsWith(what)) throw err;
-      throw new Error(`${what}: cannot reach Prometheus at ${origin}: ${networkErrorText(err)}`);
-    }
-  }
-
+  const http = createHttpApi(settings, 'Prometheus');
   async function api(
     path: string,
     params: URLSearchParams | null,
@@ -123,7 +56,7 @@ function createPrometheusClient(settings: ResolvedSettings): ConnectorClient {
     what: string,
     signal: AbortSignal,
   ): Promise<unknown> {
-    const { status, body } = await fetchText(path, params, method, what, signal);
+    const { status, body } = await http.fetchText(path, params, method, what, signal);
     return unwrap(status, body, what);
   }
 
@@ -189,7 +122,7 @@ function createPrometheusClient(settings: ResolvedSettings): ConnectorClient {
   async function health(signal: AbortSignal): Promise<HealthResult> {
     const started = performance.now();
     const what = 'prometheus health';
-    const info = await fetchText('/api/v1/status/buildinfo', null, 'GET', what, signal);
+    const info = await http.fetchText('/api/v1/status/buildinfo', null, 'GET', what, signal);
     if (info.status === 200) {
       try {
         const { version } = parseBuildInfo(unwrap(info.status, info.body, what), what);
@@ -202,7 +135,7 @@ function createPrometheusClient(settings: ResolvedSettings): ConnectorClient {
     }
     if (info.status === 404 || info.status === 405) {
       // Not every Prometheus-compatible server has buildinfo; readiness is enough.
-      const ready = await fetchText('/-/ready', null, 'GET', what, signal);
+      const ready = await http.fetchText('/-/ready', null, 'GET', what, signal);
       const ms = elapsedMs(started);
       return ready.status === 200
         ? { ok: true, detail: `Prometheus ready, ${String(ms)} ms`, duration_ms: ms }
@@ -259,24 +192,7 @@ export const prometheusKind: ConnectorKind = {
       description:
         'Base URL of Prometheus, e.g. http://prometheus:9090 (include a path prefix if it is served under one).',
     },
-    {
-      name: 'bearer_token',
-      type: 'secret',
-      required: false,
-      description: 'Bearer token sent as Authorization (e.g. behind an authenticating proxy).',
-    },
-    {
-      name: 'basic_user',
-      type: 'string',
-      required: false,
-      description: 'User name for HTTP basic authentication (with basic_password).',
-    },
-    {
-      name: 'basic_password',
-      type: 'secret',
-      required: false,
-      description: 'Password for HTTP basic authentication.',
-    },
+    ...AUTH_SETTINGS,
   ],
   operations: OPERATIONS,
   create: createPrometheusClient,
