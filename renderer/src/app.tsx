@@ -136,7 +136,8 @@ function Page({ path }: { path: string }) {
 export function App() {
   const { path } = useLocation();
   const token = useSyncExternalStore(session.subscribe, session.get);
-  const me = useQuery({ queryKey: [...keys.me, token], queryFn: api.me, enabled: token !== null });
+  // One /v1/me for the whole frame: sign-in and sign-out clear the cache, so the key needs no token.
+  const me = useQuery({ queryKey: keys.me, queryFn: api.me, enabled: token !== null });
   const signedOut = token === null || (me.error instanceof ApiError && me.error.status === 401);
   if (!signedOut && path === '/wall')
     return (
