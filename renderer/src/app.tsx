@@ -1,6 +1,6 @@
 // The frame: sign-in gate, top bar (instance, mode, live seq, halt), and the page of the path.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useSyncExternalStore } from 'react';
+import { lazy, Suspense, useSyncExternalStore } from 'react';
 import { api, ApiError, session } from './api.js';
 import { BrandingEffect, BrandMark } from './branding.js';
 import { Link } from './parts.js';
@@ -17,9 +17,13 @@ import { SettingsPage } from './pages/settings.js';
 import { WallPage } from './pages/wall.js';
 import { StatusPage } from './pages/status.js';
 
+// The estate graph (React Flow, dagre) loads only when its page is opened.
+const EstatePage = lazy(() => import('./pages/estate.js').then((m) => ({ default: m.EstatePage })));
+
 const PAGES = [
   { path: '/live', title: 'Live' },
   { path: '/episodes', title: 'Episodes' },
+  { path: '/estate', title: 'Estate' },
   { path: '/audit', title: 'Audit' },
   { path: '/connections', title: 'Connections' },
   { path: '/status', title: 'Status' },
@@ -119,6 +123,19 @@ function Page({ path }: { path: string }) {
   if (path.startsWith('/episodes/')) return <EpisodePage id={decodeURIComponent(path.slice(10))} />;
   if (path.startsWith('/incidents/'))
     return <IncidentPage id={decodeURIComponent(path.slice(11))} />;
+  if (path === '/estate')
+    return (
+      <Suspense
+        fallback={
+          <main className="page">
+            <h1>Estate</h1>
+            <p className="muted">Loading the estate page…</p>
+          </main>
+        }
+      >
+        <EstatePage />
+      </Suspense>
+    );
   if (path === '/audit') return <AuditPage />;
   if (path === '/connections') return <ConnectionsPage />;
   if (path === '/status') return <StatusPage />;

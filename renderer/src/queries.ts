@@ -13,6 +13,11 @@ export const keys = {
   incident: (id: string) => ['incident', id] as const,
   ledger: (query: string) => ['ledger', query] as const,
   doctor: ['doctor'] as const,
+  estate: ['estate', 'view'] as const,
+  estateOverrides: ['estate', 'overrides'] as const,
+  // Outside ['estate']: an older service answers 404, and that need not be asked every seq.
+  estateSuggestions: ['estate-suggestions'] as const,
+  job: (id: string) => ['job', id] as const,
 };
 
 /** Under a second from an alert's 202 to the Live page. */
@@ -37,6 +42,8 @@ export function useLive(enabled: boolean) {
     void qc.invalidateQueries({ queryKey: ['incident'] });
     void qc.invalidateQueries({ queryKey: ['ledger'] });
     void qc.invalidateQueries({ queryKey: keys.status });
+    // Discoveries, overrides and confirmed suggestions are ledger events too.
+    void qc.invalidateQueries({ queryKey: ['estate'] });
   }, [seq, qc]);
   return live;
 }
