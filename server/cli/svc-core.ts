@@ -1,5 +1,6 @@
 // svc-core: the command line of the service (version, health, fingerprint, ledger-verify,
-// doctor, preflight, rebuild). Exit 0 on success, 1 on a failed check, 2 on bad usage.
+// doctor, preflight, connectors, estate, rebuild). Exit 0 on success, 1 on a failed check,
+// 2 on bad usage.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -19,6 +20,7 @@ import { createLogger } from '../logger.js';
 import { createRuntime } from '../runtime.js';
 import { createStatusService } from '../status/index.js';
 import { VERSION } from '../version.js';
+import { estateCommand, ESTATE_USAGE } from './estate.js';
 import { preflight } from './preflight.js';
 
 const USAGE = `usage: svc-core <command> [options]
@@ -33,6 +35,7 @@ const USAGE = `usage: svc-core <command> [options]
   connectors list                 connector kinds with their capabilities, and the
                                   configured connectors
   connectors check [--json]       health of each connector; non-zero if any fails
+${ESTATE_USAGE}
   rebuild [--check]               rebuild projections from the ledger (service stopped);
                                   --check compares only and changes nothing`;
 
@@ -96,7 +99,7 @@ export async function run(argv: readonly string[], out: Out): Promise<number> {
       url: { type: 'string' },
       checkpoint: { type: 'string' },
     },
-    allowPositionals: command === 'connectors',
+    allowPositionals: command === 'connectors' || command === 'estate',
   });
   switch (command) {
     case 'version':
@@ -217,6 +220,8 @@ export async function run(argv: readonly string[], out: Out): Promise<number> {
       out.error(`svc-core connectors: use list or check\n${USAGE}`);
       return 2;
     }
+    case 'estate':
+      return estateCommand(positionals, values, out, { config, runtime, connectorsOf });
     case 'preflight': {
       const cfg = config();
       const lines = await preflight(cfg, {

@@ -1,4 +1,5 @@
 // Pure estate logic: targets → findings, findings + overrides → the estate, labels → service.
+import { candidatesOf, observedLinks, type ObservationRow } from './estate.observed.js';
 import type { EstateLink, EstateService, Origin, Overrides } from './estate.schemas.js';
 import type { FoundLink, FoundService, LinkRow, ServiceRow } from './estate.store.js';
 
@@ -78,14 +79,27 @@ export interface Estate {
   readonly links: EstateLink[];
   readonly problems: { what: string; detail: string }[];
   readonly unlinked: string[];
+  readonly candidates: { name: string; host: string; connector: string; how: string }[];
 }
 
-/** Every connector's findings merged, with the overrides applied (ignore, kinds, hand-made services, placed links). */
+/** What the estate is built from beside services and links: observations and confirmed suggestions. */
+export interface BuildExtra {
+  readonly observations?: readonly ObservationRow[];
+  readonly confirmed?: readonly { from: string; to: string; evidence: string }[];
+}
+
+/**
+ * Every connector's findings merged, with the overrides applied (ignore, kinds, hand-made
+ * services, placed links), confirmed suggestions as links, and the links observed
+ * connections make across connectors.
+ */
 export function buildEstate(
   serviceRows: readonly ServiceRow[],
   linkRows: readonly LinkRow[],
   overrides: Overrides,
+  extra: BuildExtra = {},
 ): Estate {
+  const observations = extra.observations ?? [];
   const ignored = new Set(overrides.ignore);
   const byName = new Map<string, { kind: string | null; hosts: Set<string>; origins: Origin[] }>();
   const originKey = (o: Origin) => `${o.connector ?? ''}\u0000${o.how}`;
@@ -99,10 +113,19 @@ export function buildEstate(
     byName.set(name, s);
   };
   for (const r of serviceRows) add(r.name, r.kind, r.hosts, r.origins);
+  // A candidate an override names is promoted: its hosts and how it was seen come along.
+  const candidates = candidatesOf(observations, () => false);
   for (const [name, o] of Object.entries(overrides.services)) {
     const known = byName.get(name);
-    if (known === undefined) add(name, o.kind ?? null, [], [OVERRIDE]);
-    else if (o.kind !== undefined) known.kind = o.kind;
+    if (known === undefined) {
+      const seen = candidates.filter((c) => c.name === name);
+      add(
+        name,
+        o.kind ?? null,
+        seen.map((c) => c.host).filter((h) => h !== ''),
+        [...seen.map((c) => ({ connector: c.connector, how: c.how })), OVERRIDE],
+      );
+    } else if (o.kind !== undefined) known.kind = o.kind;
   }
   const links = new Map<string, EstateLink>();
   const placeLink = (from: string, to: string, origin: Origin) => {
@@ -112,6 +135,10 @@ export function buildEstate(
   };
   for (const l of linkRows) placeLink(l.from, l.to, l.origin);
   for (const l of overrides.links) placeLink(l.from, l.to, OVERRIDE);
+  for (const c of extra.confirmed ?? [])
+    placeLink(c.from, c.to, { connector: null, how: `confirmed suggestion: ${c.evidence}` });
+  for (const l of observedLinks(observations, (n) => byName.has(n)))
+    placeLink(l.from, l.to, l.origin);
 
   const problems: { what: string; detail: string }[] = [];
   for (const l of links.values()) {
@@ -141,6 +168,12 @@ export function buildEstate(
     ),
     problems,
     unlinked: names.filter((n) => !linked.has(n)),
+    candidates: candidatesOf(observations, (n) => byName.has(n) || ignored.has(n)).map((c) => ({
+      name: c.name,
+      host: c.host,
+      connector: c.connector,
+      how: c.how,
+    })),
   };
 }
 

@@ -12,6 +12,7 @@ import {
   OverridesView,
 } from './estate.schemas.js';
 import type { EstateService } from './estate.service.js';
+import { suggestionsRoutes } from './suggestions.routes.js';
 
 export const estateRoutes: FastifyPluginAsyncTypebox<{
   estate: EstateService;
@@ -87,4 +88,5 @@ export const estateRoutes: FastifyPluginAsyncTypebox<{
       return estate.putOverrides(req.body, actorOf(req.principal));
     },
   );
+  await app.register(suggestionsRoutes, { estate, mode });
 };

@@ -1,5 +1,5 @@
-// Wire shapes of the estate: GET /v1/estate, GET/PUT /v1/estate/overrides, POST /v1/discover
-// and GET /v1/jobs/<id>.
+// Wire shapes of the estate: GET /v1/estate, GET/PUT /v1/estate/overrides, POST /v1/discover,
+// GET /v1/jobs/<id> and the suggestions (GET /v1/estate/suggestions, confirm, dismiss).
 import { Type, type Static } from 'typebox';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) =>
@@ -96,6 +96,18 @@ export const EstateView = Type.Object({
     }),
   ),
   unlinked: Type.Array(Type.String(), { description: 'services with no link either way' }),
+  candidates: Type.Array(
+    Type.Object({
+      name: Type.String(),
+      host: Type.String(),
+      connector: Type.String(),
+      how: Type.String(),
+    }),
+    {
+      description:
+        'units seen running that listen on no port: not services unless an override names them',
+    },
+  ),
 });
 export type EstateView = Static<typeof EstateView>;
 
@@ -106,7 +118,13 @@ export const JobView = Type.Object({
   id: Type.String(),
   kind: Type.Literal('discover'),
   status: Type.Union([Type.Literal('running'), Type.Literal('done'), Type.Literal('failed')]),
-  progress: Type.Object({ done: Type.Integer(), total: Type.Integer() }),
+  progress: Type.Object({
+    done: Type.Integer(),
+    total: Type.Integer(),
+    step: Type.Optional(
+      Type.String({ description: 'what the job did last, e.g. "ssh-web: ports"' }),
+    ),
+  }),
   started_at: Type.String(),
   finished_at: Nullable(Type.String()),
   result: Nullable(
@@ -124,6 +142,41 @@ export const JobView = Type.Object({
   ),
 });
 export type JobView = Static<typeof JobView>;
+
+export const Suggestion = Type.Object({
+  id: Type.String({ description: 'stable for the pair: a hash of from and to' }),
+  from: Type.String(),
+  to: Type.String({ description: 'the service that from depends on' }),
+  evidence: Type.String(),
+  score: Type.Number({ minimum: 0, maximum: 1 }),
+});
+export type Suggestion = Static<typeof Suggestion>;
+
+export const SuggestionList = Type.Object({ suggestions: Type.Array(Suggestion) });
+export type SuggestionList = Static<typeof SuggestionList>;
+
+const SuggestionIdField = Type.String({ minLength: 1, maxLength: 100 });
+export const ConfirmSuggestion = Type.Object(
+  { id: SuggestionIdField },
+  { additionalProperties: false },
+);
+export type ConfirmSuggestion = Static<typeof ConfirmSuggestion>;
+export const DismissSuggestion = Type.Object(
+  { id: SuggestionIdField, reason: Type.Optional(Type.String({ maxLength: 500 })) },
+  { additionalProperties: false },
+);
+export type DismissSuggestion = Static<typeof DismissSuggestion>;
+
+export const SuggestionDecided = Type.Object({
+  id: Type.String(),
+  from: Type.String(),
+  to: Type.String(),
+  status: Type.Union([Type.Literal('confirmed'), Type.Literal('dismissed')]),
+  evidence: Type.String(),
+  reason: Nullable(Type.String()),
+  link: Nullable(EstateLink),
+});
+export type SuggestionDecided = Static<typeof SuggestionDecided>;
 
 export const JobIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 export const JobAccepted = Type.Object({ job_id: Type.String() });

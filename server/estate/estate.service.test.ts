@@ -104,7 +104,7 @@ describe('discovery', () => {
       id: job_id,
       kind: 'discover',
       status: 'done',
-      progress: { done: 2, total: 2 },
+      progress: { done: 2, total: 2, step: 'done' },
       started_at: '2026-11-22T00:00:00.000Z',
       finished_at: '2026-11-22T00:00:00.000Z',
       result: {

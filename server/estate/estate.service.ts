@@ -1,14 +1,26 @@
-// The estate: discovery jobs that read each Prometheus connector's targets, the merged view
-// of what was found plus the hand-made overrides, and resolveService over both.
+// The estate: discovery jobs that read every connector that can tell (Prometheus targets,
+// hosts' units and sockets over ssh, HTTP probes, the generic `discover` operation), the
+// merged view of what was found plus the hand-made overrides, suggested links with confirm
+// and dismiss, and resolveService over all of it.
 import { randomBytes } from 'node:crypto';
 import type { Writer } from '../db/writer.js';
 import type { LedgerService } from '../ledger/index.js';
 import type { Clock } from '../shared/clock.js';
-import { InvalidInputError, NotFoundError } from '../shared/errors.js';
+import { ConflictError, InvalidInputError, NotFoundError } from '../shared/errors.js';
 import type { Actor } from '../shared/types.js';
 import {
+  findingsFromDiscover,
+  findingsFromHttp,
+  findingsFromPrometheus,
+  findingsFromSsh,
+  readerOf,
+  type Findings,
+  type KindInfo,
+  type ReaderName,
+} from './discovery-sources.js';
+import { anyObservations } from './estate.observed.js';
+import {
   buildEstate,
-  findingsFromTargets,
   overridesOf,
   createResolver,
   type Estate,
@@ -21,19 +33,28 @@ import type {
   JobView,
   Overrides,
   OverridesView,
+  SuggestionDecided,
+  SuggestionList,
 } from './estate.schemas.js';
 import {
   ESTATE_DISCOVER_FAILED,
   ESTATE_DISCOVERED,
   ESTATE_OVERRIDES_SET,
+  ESTATE_SUGGESTION_CONFIRMED,
+  ESTATE_SUGGESTION_DISMISSED,
   type EstateStore,
 } from './estate.store.js';
+import { SUGGEST_DAYS, suggestions as suggest, type Suggestion } from './suggestions.js';
 
-/** A configured connector as discovery sees it; `problem` set means it could not be built. */
+/**
+ * A configured connector as discovery sees it (connectors.list().connectors): `problem` set
+ * means it could not be built; `settings` as listed, secrets shown as references.
+ */
 export interface DiscoverySource {
   readonly name: string;
   readonly kind: string;
   readonly problem?: string | null;
+  readonly settings?: Readonly<Record<string, unknown>>;
 }
 
 interface Deps {
@@ -49,6 +70,12 @@ interface Deps {
     op: string,
     args?: Readonly<Record<string, unknown>>,
   ) => Promise<unknown>;
+  /**
+   * The kinds' catalogue entries (connectors.catalogue().kinds): a kind that has the
+   * `discover` capability and operation is read through it. Without it, only the kinds
+   * discovery knows by name are read (prometheus, ssh, http, postgresql).
+   */
+  readonly kinds?: () => readonly KindInfo[];
   /** SVC_DISCOVER_TIMEOUT_S: the limit for each connector. */
   readonly timeoutS: number;
   readonly log?: { error(obj: object, msg: string): void };
@@ -87,6 +114,8 @@ function checkTargets(answer: unknown): TargetLike[] {
   });
 }
 
+const text = (v: unknown): string => (typeof v === 'string' ? v.trim() : '');
+
 /** Extra checks a schema cannot make: a placed link joins two different services. */
 export function checkOverrides(input: EstateOverridesInput): Overrides {
   const links = input.links ?? [];
@@ -118,7 +147,38 @@ export function createEstateService(deps: Deps) {
   let running: string | null = null;
 
   const overrides = (): Overrides => overridesOf(store.overrides()?.document ?? null);
-  const estate = (): Estate => buildEstate(store.services(), store.links(), overrides());
+  const estate = (): Estate =>
+    buildEstate(store.services(), store.links(), overrides(), {
+      observations: store.observations(),
+      confirmed: store.decided().filter((d) => d.status === 'confirmed'),
+    });
+
+  function currentSuggestions(): Suggestion[] {
+    const e = estate();
+    const since = new Date(Date.parse(clock.nowIso()) - SUGGEST_DAYS * 86_400_000).toISOString();
+    return suggest({
+      services: e.services.map((s) => s.name),
+      links: e.links,
+      openings: store.episodeOpenings(since),
+      observations: store.observations(),
+      decided: new Set(store.decided().map((d) => d.id)),
+    });
+  }
+
+  /** The suggestion `id` names now; 409 when it was decided already, 404 when unknown. */
+  function pending(id: string): Suggestion {
+    const before = store.decided().find((d) => d.id === id);
+    if (before !== undefined) {
+      throw new ConflictError('suggestion_decided', `suggestion ${id} was ${before.status}`, {
+        why: `already ${before.status} by ${before.actor} at ${before.at}`,
+      });
+    }
+    const found = currentSuggestions().find((s) => s.id === id);
+    if (found === undefined) {
+      throw new NotFoundError('suggestion_not_found', `no suggestion ${id}`, { field: 'id' });
+    }
+    return found;
+  }
   let cached: {
     at: number;
     resolve: (labels: Readonly<Record<string, string>>) => Resolution | null;
@@ -143,7 +203,53 @@ export function createEstateService(deps: Deps) {
     }
   }
 
-  async function discoverOne(source: DiscoverySource, actor: Actor, jobId: string) {
+  /** Which connectors discovery reads, and how. */
+  function sources(): { source: DiscoverySource; reader: ReaderName }[] {
+    const kinds = new Map((deps.kinds?.() ?? []).map((k) => [k.kind, k]));
+    const out: { source: DiscoverySource; reader: ReaderName }[] = [];
+    for (const source of deps.connectors()) {
+      const reader = readerOf(source.kind, kinds.get(source.kind));
+      if (reader !== null) out.push({ source, reader });
+    }
+    return out;
+  }
+
+  /** What one connector tells, by its reader; `step` names each call as it starts. */
+  async function read(
+    source: DiscoverySource,
+    reader: ReaderName,
+    step: (what: string) => void,
+  ): Promise<Findings> {
+    const call = (op: string) => {
+      step(`${source.name}: ${op}`);
+      return deps.call(source.name, op, {});
+    };
+    const settings = source.settings ?? {};
+    switch (reader) {
+      case 'prometheus':
+        return findingsFromPrometheus(source.name, checkTargets(await call('targets')));
+      case 'ssh': {
+        const host = text(settings['host']);
+        if (host === '') throw new Error('the connector has no host setting');
+        const units = await call('services');
+        const ports = await call('ports');
+        return findingsFromSsh(source.name, host, units, ports);
+      }
+      case 'http':
+        step(`${source.name}: url`);
+        return findingsFromHttp(source.name, settings);
+      case 'discover':
+        return findingsFromDiscover(source.name, source.kind, await call('discover'));
+    }
+  }
+
+  async function discoverOne(
+    source: DiscoverySource,
+    reader: ReaderName,
+    actor: Actor,
+    jobId: string,
+    step: (what: string) => void,
+  ) {
     const record = (type: string, data: Record<string, unknown>) =>
       writer.transact(() =>
         ledger.append({
@@ -154,13 +260,18 @@ export function createEstateService(deps: Deps) {
       );
     try {
       if (source.problem !== undefined && source.problem !== null) throw new Error(source.problem);
-      const answer = await withTimeout(
-        deps.call(source.name, 'targets', {}),
+      const found = await withTimeout(
+        read(source, reader, step),
         timeoutS,
         `connector ${source.name}`,
       );
-      const found = findingsFromTargets(source.name, checkTargets(answer));
-      await record(ESTATE_DISCOVERED, { connector: source.name, ...found });
+      const { observations, ...rest } = found;
+      const seen = anyObservations(observations);
+      await record(ESTATE_DISCOVERED, {
+        connector: source.name,
+        ...rest,
+        ...(seen && { observations }),
+      });
       return { status: 'ok' as const, detail: null };
     } catch (err) {
       const detail = (err as Error).message || String(err);
@@ -169,7 +280,11 @@ export function createEstateService(deps: Deps) {
     }
   }
 
-  async function run(job: JobView, sources: readonly DiscoverySource[], actor: Actor) {
+  async function run(
+    job: JobView,
+    sources: readonly { source: DiscoverySource; reader: ReaderName }[],
+    actor: Actor,
+  ) {
     const perConnector: Record<string, { status: 'ok' | 'failed'; detail: string | null }> = {};
     let done = 0;
     let current = job;
@@ -178,16 +293,21 @@ export function createEstateService(deps: Deps) {
       jobs.set(current.id, current);
     };
     try {
+      const step = (what: string) => {
+        update({ progress: { done, total: sources.length, step: what } });
+      };
       await Promise.all(
-        sources.map(async (s) => {
-          perConnector[s.name] = await discoverOne(s, actor, job.id);
+        sources.map(async ({ source, reader }) => {
+          const r = await discoverOne(source, reader, actor, job.id, step);
+          perConnector[source.name] = r;
           done += 1;
-          update({ progress: { done, total: sources.length } });
+          step(`${source.name}: ${r.status === 'ok' ? 'done' : `failed: ${r.detail ?? ''}`}`);
         }),
       );
       const after = estate();
       update({
         status: 'done',
+        progress: { done, total: sources.length, step: 'done' },
         finished_at: clock.nowIso(),
         result: {
           services: after.services.length,
@@ -205,26 +325,26 @@ export function createEstateService(deps: Deps) {
 
   return {
     /**
-     * POST /v1/discover: start a discovery job over every Prometheus connector and return its
-     * id at once. While one runs, the running job's id is returned again.
+     * POST /v1/discover: start a discovery job over every connector that can tell (see
+     * readerOf) and return its id at once. While one runs, the running job's id is returned again.
      */
     discover(actor: Actor): { job_id: string; done: Promise<void> } {
       if (running !== null) {
         return { job_id: running, done: Promise.resolve() };
       }
-      const sources = deps.connectors().filter((c) => c.kind === 'prometheus');
+      const chosen = sources();
       const job: JobView = {
         id: newId(),
         kind: 'discover',
         status: 'running',
-        progress: { done: 0, total: sources.length },
+        progress: { done: 0, total: chosen.length, step: 'starting' },
         started_at: clock.nowIso(),
         finished_at: null,
         result: null,
       };
       remember(job);
       running = job.id;
-      const done = run(job, sources, actor);
+      const done = run(job, chosen, actor);
       return { job_id: job.id, done };
     },
     /** GET /v1/jobs/<id>: 404 when unknown or forgotten. */
@@ -268,6 +388,74 @@ export function createEstateService(deps: Deps) {
         }),
       );
       return overridesView();
+    },
+    /** GET /v1/estate/suggestions: inferred links, best first. */
+    suggestions: (): SuggestionList => ({ suggestions: currentSuggestions() }),
+    /** POST /v1/estate/suggestions/confirm: the suggestion becomes a placed link. */
+    async confirmSuggestion(id: string, actor: Actor): Promise<SuggestionDecided> {
+      // Checked inside the write, so two confirms of one suggestion cannot both pass.
+      const s = await writer.transact(() => {
+        const found = pending(id);
+        ledger.append({
+          type: ESTATE_SUGGESTION_CONFIRMED,
+          actor: actor.name,
+          data: {
+            id: found.id,
+            from: found.from,
+            to: found.to,
+            evidence: found.evidence,
+            score: found.score,
+            ...viaOf(actor),
+          },
+        });
+        return found;
+      });
+      return {
+        id: s.id,
+        from: s.from,
+        to: s.to,
+        status: 'confirmed',
+        evidence: s.evidence,
+        reason: null,
+        link: {
+          from: s.from,
+          to: s.to,
+          origin: { connector: null, how: `confirmed suggestion: ${s.evidence}` },
+        },
+      };
+    },
+    /** POST /v1/estate/suggestions/dismiss: never suggested again. */
+    async dismissSuggestion(
+      id: string,
+      reason: string | null,
+      actor: Actor,
+    ): Promise<SuggestionDecided> {
+      const why = reason?.trim() ?? '';
+      const s = await writer.transact(() => {
+        const found = pending(id);
+        ledger.append({
+          type: ESTATE_SUGGESTION_DISMISSED,
+          actor: actor.name,
+          data: {
+            id: found.id,
+            from: found.from,
+            to: found.to,
+            evidence: found.evidence,
+            reason: why === '' ? null : why,
+            ...viaOf(actor),
+          },
+        });
+        return found;
+      });
+      return {
+        id: s.id,
+        from: s.from,
+        to: s.to,
+        status: 'dismissed',
+        evidence: s.evidence,
+        reason: why === '' ? null : why,
+        link: null,
+      };
     },
     /**
      * Which service an alert's labels mean (see resolveService). Intake asks for every alert,

@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import type { Projection } from '../ledger/index.js';
 import { canonicalJson } from '../shared/canonical-json.js';
+import { anyObservations, observationsOf, type ObservationRow } from './estate.observed.js';
 import type { Origin } from './estate.schemas.js';
 
 /** What one connector found: {connector, services, links, job_id?}; replaces its earlier findings. */
@@ -9,6 +10,22 @@ export const ESTATE_DISCOVERED = 'estate.discovered';
 export const ESTATE_DISCOVER_FAILED = 'estate.discover_failed';
 /** PUT /v1/estate/overrides: {overrides, via?}. */
 export const ESTATE_OVERRIDES_SET = 'config.estate_overrides';
+/** A suggested link confirmed: {id, from, to, evidence, score, via?}; it becomes a placed link. */
+export const ESTATE_SUGGESTION_CONFIRMED = 'estate.suggestion_confirmed';
+/** A suggested link dismissed: {id, from, to, evidence, reason, via?}; never suggested again. */
+export const ESTATE_SUGGESTION_DISMISSED = 'estate.suggestion_dismissed';
+
+/** A suggestion a person decided on. */
+export interface DecidedRow {
+  readonly id: string;
+  readonly from: string;
+  readonly to: string;
+  readonly status: 'confirmed' | 'dismissed';
+  readonly evidence: string;
+  readonly reason: string | null;
+  readonly actor: string;
+  readonly at: string;
+}
 
 export interface FoundService {
   readonly name: string;
@@ -105,6 +122,41 @@ export function createEstateStore(db: Database) {
   const putOverrides = db.prepare<[string, string, string]>(
     'INSERT OR REPLACE INTO estate_overrides (id, document, set_by, set_at) VALUES (1, ?, ?, ?)',
   );
+  const observations = db.prepare<[], { connector: string; document: string }>(
+    'SELECT connector, document FROM estate_observations ORDER BY connector',
+  );
+  const putObservations = db.prepare<[string, string, string]>(
+    'INSERT OR REPLACE INTO estate_observations (connector, document, at) VALUES (?, ?, ?)',
+  );
+  const dropObservations = db.prepare<[string]>(
+    'DELETE FROM estate_observations WHERE connector = ?',
+  );
+  const decided = db.prepare<
+    [],
+    {
+      id: string;
+      from_service: string;
+      to_service: string;
+      status: 'confirmed' | 'dismissed';
+      evidence: string;
+      reason: string | null;
+      actor: string;
+      at: string;
+    }
+  >(
+    'SELECT id, from_service, to_service, status, evidence, reason, actor, at FROM estate_suggestions ORDER BY at, id',
+  );
+  const putDecided = db.prepare<
+    [string, string, string, string, string, string | null, string, string]
+  >(
+    `INSERT OR IGNORE INTO estate_suggestions (id, from_service, to_service, status, evidence, reason, actor, at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  // The episodes table belongs to the episodes domain; suggestions only read when services'
+  // episodes opened.
+  const openings = db.prepare<[string], { service: string; t_open: string }>(
+    'SELECT service, t_open FROM episodes WHERE t_open >= ? ORDER BY t_open, episode_id',
+  );
 
   /** One service of one connector; a name found twice merges its hosts and origins. */
   function addService(connector: string, raw: unknown, at: string): void {
@@ -144,6 +196,27 @@ export function createEstateStore(db: Database) {
         origin: JSON.parse(r.origin) as Origin,
       })),
     connectors: (): ConnectorRow[] => connectors.all(),
+    /** Each connector's observations (listening ports, connections, probes, candidates). */
+    observations: (): ObservationRow[] =>
+      observations.all().map((r) => ({
+        connector: r.connector,
+        observations: observationsOf(JSON.parse(r.document)),
+      })),
+    /** Suggestions confirmed or dismissed, oldest first. */
+    decided: (): DecidedRow[] =>
+      decided.all().map((r) => ({
+        id: r.id,
+        from: r.from_service,
+        to: r.to_service,
+        status: r.status,
+        evidence: r.evidence,
+        reason: r.reason,
+        actor: r.actor,
+        at: r.at,
+      })),
+    /** When each service's episodes opened since `sinceIso`, oldest first. */
+    episodeOpenings: (sinceIso: string): { service: string; t_open: string }[] =>
+      openings.all(sinceIso),
     /** Moves whenever an estate event is applied (a rolled-back one too: only a cache reads it). */
     changes: (): number => changes,
     overrides(): { document: Record<string, unknown>; set_by: string; set_at: string } | null {
@@ -152,12 +225,43 @@ export function createEstateStore(db: Database) {
     },
     projection: {
       name: 'estate',
-      tables: ['estate_services', 'estate_links', 'estate_connectors', 'estate_overrides'],
-      types: [ESTATE_DISCOVERED, ESTATE_DISCOVER_FAILED, ESTATE_OVERRIDES_SET],
+      tables: [
+        'estate_services',
+        'estate_links',
+        'estate_connectors',
+        'estate_overrides',
+        'estate_observations',
+        'estate_suggestions',
+      ],
+      types: [
+        ESTATE_DISCOVERED,
+        ESTATE_DISCOVER_FAILED,
+        ESTATE_OVERRIDES_SET,
+        ESTATE_SUGGESTION_CONFIRMED,
+        ESTATE_SUGGESTION_DISMISSED,
+      ],
       apply(e) {
         changes += 1;
         if (e.type === ESTATE_OVERRIDES_SET) {
           putOverrides.run(canonicalJson(e.data['overrides'] ?? {}), e.actor, e.ts);
+          return;
+        }
+        if (e.type === ESTATE_SUGGESTION_CONFIRMED || e.type === ESTATE_SUGGESTION_DISMISSED) {
+          const id = text(e.data['id']);
+          const from = text(e.data['from']);
+          const to = text(e.data['to']);
+          if (id === '' || from === '' || to === '') return;
+          const reason = text(e.data['reason']);
+          putDecided.run(
+            id,
+            from,
+            to,
+            e.type === ESTATE_SUGGESTION_CONFIRMED ? 'confirmed' : 'dismissed',
+            text(e.data['evidence']),
+            reason === '' ? null : reason,
+            e.actor,
+            e.ts,
+          );
           return;
         }
         const connector = text(e.data['connector']);
@@ -175,6 +279,9 @@ export function createEstateStore(db: Database) {
             if (from === '' || to === '') continue;
             putLink.run(connector, from, to, canonicalJson(originOf(l['origin'], connector)));
           }
+          const seen = observationsOf(e.data['observations']);
+          if (anyObservations(seen)) putObservations.run(connector, canonicalJson(seen), e.ts);
+          else dropObservations.run(connector);
           putConnector.run(connector, 'ok', e.ts, null, e.ts);
         }
       },

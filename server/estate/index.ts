@@ -4,6 +4,8 @@ export {
   ESTATE_DISCOVERED,
   ESTATE_DISCOVER_FAILED,
   ESTATE_OVERRIDES_SET,
+  ESTATE_SUGGESTION_CONFIRMED,
+  ESTATE_SUGGESTION_DISMISSED,
 } from './estate.store.js';
 export {
   createEstateService,
@@ -23,5 +25,23 @@ export {
   type Resolution,
   type TargetLike,
 } from './estate.model.js';
-export type { Overrides, EstateView, JobView, OverridesView } from './estate.schemas.js';
+export {
+  findingsFromSsh,
+  findingsFromHttp,
+  findingsFromDiscover,
+  findingsFromPrometheus,
+  guessKind,
+  readerOf,
+  type Findings,
+  type KindInfo,
+} from './discovery-sources.js';
+export { suggestionId, type Suggestion } from './suggestions.js';
+export type {
+  Overrides,
+  EstateView,
+  JobView,
+  OverridesView,
+  SuggestionList,
+  SuggestionDecided,
+} from './estate.schemas.js';
 export { estateRoutes } from './estate.routes.js';

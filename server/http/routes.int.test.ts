@@ -138,6 +138,21 @@ const ROUTES: readonly RouteRow[] = [
   { method: 'GET', url: '/v1/estate', credential: 'viewer', ok: 200 },
   { method: 'GET', url: '/v1/estate/overrides', credential: 'viewer', ok: 200 },
   { method: 'PUT', url: '/v1/estate/overrides', credential: 'admin', payload: {}, ok: 200 },
+  { method: 'GET', url: '/v1/estate/suggestions', credential: 'viewer', ok: 200 },
+  {
+    method: 'POST',
+    url: '/v1/estate/suggestions/confirm',
+    credential: 'admin',
+    payload: { id: 'sug-none' },
+    ok: 404, // let in; no such suggestion in a fresh install
+  },
+  {
+    method: 'POST',
+    url: '/v1/estate/suggestions/dismiss',
+    credential: 'admin',
+    payload: { id: 'sug-none' },
+    ok: 404, // let in; no such suggestion in a fresh install
+  },
   { method: 'GET', url: '/v1/connectors/catalogue', credential: 'viewer', ok: 200 },
   { method: 'GET', url: '/v1/connectors', credential: 'viewer', ok: 200 },
   {
