@@ -11,6 +11,10 @@ import {
   HealthView,
   NameParams,
   Removed,
+  SshHostkey,
+  SshHostkeyInput,
+  SshKeypair,
+  SshKeypairInput,
   TestInput,
 } from './connectors.schemas.js';
 import type { ConnectorsService } from './connectors.service.js';
@@ -89,5 +93,35 @@ export const connectorsRoutes: FastifyPluginAsyncTypebox<{
       onRequest: [app.requireRole('admin'), open],
     },
     async (req) => connectors.test(req.body),
+  );
+  app.post(
+    '/connectors/ssh/keypair',
+    {
+      schema: {
+        summary:
+          'Make an ssh key pair: the private key to a 0600 file, the answer its {file} and the authorized_keys line restricted to the gate',
+        tags: ['connectors'],
+        body: SshKeypairInput,
+        response: { 200: SshKeypair, ...errorResponses },
+      },
+      onRequest: [app.requireRole('admin'), open],
+    },
+    async (req) => {
+      if (req.principal === null) throw new Error('requireRole let an anonymous call through');
+      return connectors.sshKeypair(req.body, actorOf(req.principal));
+    },
+  );
+  app.post(
+    '/connectors/ssh/hostkey',
+    {
+      schema: {
+        summary: "Read a host's ssh key, to pin it in an ssh connector's host_key",
+        tags: ['connectors'],
+        body: SshHostkeyInput,
+        response: { 200: SshHostkey, ...errorResponses },
+      },
+      onRequest: [app.requireRole('admin'), open],
+    },
+    async (req) => connectors.sshHostkey(req.body),
   );
 };

@@ -131,3 +131,50 @@ export const Catalogue = Type.Object({
 export type Catalogue = Static<typeof Catalogue>;
 
 export const Removed = Type.Object({ name: Type.String(), removed: Type.Literal(true) });
+
+/** POST /v1/connectors/ssh/keypair. */
+export const SshKeypairInput = Type.Object(
+  {
+    name: Type.String({ pattern: NAME_PATTERN, description: 'the ssh connector the key is for' }),
+    gate_path: Type.Optional(
+      Type.String({
+        pattern: '^/[A-Za-z0-9._/-]{1,255}$',
+        description: 'where the gate is installed on the hosts (default /usr/local/bin/svc-gate)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type SshKeypairInput = Static<typeof SshKeypairInput>;
+
+export const SshKeypair = Type.Object({
+  name: Type.String(),
+  public_key: Type.String({ description: '"ssh-ed25519 AAAA… svc-<name>"' }),
+  fingerprint: Type.String({ description: 'SHA256:…' }),
+  authorized_keys: Type.String({
+    description: 'the line to install on each host: the key restricted to the gate command',
+  }),
+  private_key: Type.Object(
+    { file: Type.String() },
+    { description: 'the 0600 file holding the private key: the private_key setting' },
+  ),
+});
+export type SshKeypair = Static<typeof SshKeypair>;
+
+/** POST /v1/connectors/ssh/hostkey. */
+export const SshHostkeyInput = Type.Object(
+  {
+    host: Type.String({ minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9._:-]+$' }),
+    port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65_535 })),
+  },
+  { additionalProperties: false },
+);
+export type SshHostkeyInput = Static<typeof SshHostkeyInput>;
+
+export const SshHostkey = Type.Object({
+  host: Type.String(),
+  port: Type.Integer(),
+  host_key: Type.String({ description: 'the key line to pin in the host_key setting' }),
+  fingerprint: Type.String({ description: 'SHA256:…, to compare with ssh-keygen -lf on the host' }),
+});
+export type SshHostkey = Static<typeof SshHostkey>;

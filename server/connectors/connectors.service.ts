@@ -12,6 +12,15 @@ import { checkDocument, isConnectorName } from './document.js';
 import type { Registry } from './registry.js';
 import { createConnectorRuntime, type ConnectorEntry } from './runtime.js';
 import { removeFiles, secretFileOf, unusedSecretFiles, writeSecretFile } from './secrets.js';
+import {
+  CONNECTOR_KEYPAIR,
+  createKeypair,
+  scanHost,
+  type HostKeyScan,
+  type HostkeyInput,
+  type Keypair,
+  type KeypairInput,
+} from './ssh-keys.js';
 import { CONNECTOR_REMOVED, CONNECTOR_SET, type ConnectorsStore } from './connectors.store.js';
 import type {
   Catalogue,
@@ -227,6 +236,29 @@ export function createConnectorsService(deps: ConnectorsServiceDeps) {
       const name = isObject(input) && typeof input['name'] === 'string' ? input['name'] : 'test';
       return runtime.probe(name, checked.document);
     },
+    /**
+     * POST /v1/connectors/ssh/keypair: the private key goes to a 0600 file (also in file
+     * mode: the file's private_key references it); the event names the file, not the key.
+     */
+    async sshKeypair(input: KeypairInput, actor: Actor): Promise<Keypair> {
+      const pair = createKeypair(secretsDir, input);
+      await writer.transact(() =>
+        ledger.append({
+          type: CONNECTOR_KEYPAIR,
+          actor: actor.name,
+          data: {
+            name: pair.name,
+            fingerprint: pair.fingerprint,
+            private_key: pair.private_key,
+            ...viaOf(actor),
+          },
+        }),
+      );
+      log.info({ connector: pair.name, fingerprint: pair.fingerprint }, 'ssh key pair made');
+      return pair;
+    },
+    /** POST /v1/connectors/ssh/hostkey: the key a host offers, for pinning. */
+    sshHostkey: (input: HostkeyInput): Promise<HostKeyScan> => scanHost(input),
     hasWorkingConnection: (): boolean => runtime.hasWorkingConnection(),
     /** One operation of a connector, within its limit and timeout (ConnectorCallError). */
     call: (name: string, op: string, args: Readonly<Record<string, unknown>> = {}) =>

@@ -1,0 +1,223 @@
+// The gate script run directly, as sshd would run it (SSH_ORIGINAL_COMMAND set): every
+// check's real output through the ssh kind's parsers, the lab-style unit (a pidfile and
+// start command) restarted, a named cache cleared, and every kind of refusal logged.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  parseCertificates,
+  parseDisk,
+  parseLoad,
+  parseMemory,
+  parsePorts,
+  parseProcesses,
+  parseServices,
+  parseSetup,
+  parseVersion,
+} from '../../server/connectors/kinds/ssh.parse.js';
+
+const GATE = join(import.meta.dirname, 'svc-gate');
+let dir: string;
+let conf: string;
+let log: string;
+
+function gate(command: string | undefined, confFile = conf) {
+  const env: Record<string, string> = {
+    PATH: '/usr/bin:/bin',
+    SVC_GATE_CONF: confFile,
+    SSH_CLIENT: '192.0.2.7 50000 22',
+  };
+  if (command !== undefined) env['SSH_ORIGINAL_COMMAND'] = command;
+  const r = spawnSync(GATE, [], { env, encoding: 'utf8', timeout: 30_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const pidOf = (): number | null => {
+  const file = join(dir, 'app.pid');
+  return existsSync(file) ? Number(readFileSync(file, 'utf8').trim()) : null;
+};
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'svc-gate-'));
+  log = join(dir, 'gate.log');
+  conf = join(dir, 'gate.conf');
+  mkdirSync(join(dir, 'cache', 'sub'), { recursive: true });
+  writeFileSync(join(dir, 'cache', 'a'), 'x');
+  writeFileSync(join(dir, 'cache', 'sub', 'b'), 'y');
+  spawnSync('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'ed25519',
+    '-nodes',
+    '-keyout',
+    join(dir, 'key.pem'),
+    '-out',
+    join(dir, 'cert.pem'),
+    '-subj',
+    '/CN=lab.example',
+    '-days',
+    '30',
+  ]);
+  writeFileSync(join(dir, 'app.log'), 'line one\nline two\nline three\n');
+  writeFileSync(
+    conf,
+    [
+      '# the lab: no systemd',
+      `log=${log}`,
+      'allow=restart app',
+      'allow=clear_cache tmp',
+      `cache.tmp=${join(dir, 'cache')}`,
+      `cert=${join(dir, 'cert.pem')}`,
+      `file=${conf}`,
+      `file=${join(dir, 'missing.conf')}`,
+      `unit.app.pidfile=${join(dir, 'app.pid')}`,
+      `unit.app.start=${process.execPath} -e "require('net').createServer().listen(0, '127.0.0.1')" >>${join(dir, 'app.log')} 2>&1 & echo $! >${join(dir, 'app.pid')}`,
+      `unit.app.log=${join(dir, 'app.log')}`,
+      'unit.app.ports=8999',
+      `unit.db.pidfile=${join(dir, 'db.pid')}`,
+      '',
+    ].join('\n'),
+  );
+});
+
+afterAll(() => {
+  const pid = pidOf();
+  if (pid !== null) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('read-only checks', () => {
+  it('answers version, disk, memory, load and processes from the host', () => {
+    expect(parseVersion(gate('version').stdout)).toBe('1');
+    const disk = parseDisk(gate('disk').stdout);
+    expect(disk.filesystems.find((f) => f.mount === '/')).toMatchObject({
+      size_kb: expect.any(Number) as number,
+    });
+    const memory = parseMemory(gate('memory').stdout);
+    expect(memory.total_kb).toBeGreaterThan(0);
+    expect(memory.available_kb).toBeLessThanOrEqual(memory.total_kb);
+    expect(parseLoad(gate('load').stdout).cpus).toBeGreaterThan(0);
+    const ps = parseProcesses(gate('processes').stdout);
+    expect(ps.processes.length).toBeGreaterThan(1);
+    expect(ps.processes.find((p) => p.pid === 1)).toBeDefined();
+  });
+
+  it('reports certificates, file hashes and unit states for setup', () => {
+    const certs = parseCertificates(gate('certificates').stdout, Date.now()).certificates;
+    expect(certs).toEqual([
+      {
+        path: join(dir, 'cert.pem'),
+        subject: 'CN=lab.example',
+        not_after: expect.any(String) as string,
+        days_left: expect.any(Number) as number,
+      },
+    ]);
+    expect(certs[0]?.days_left).toBeGreaterThanOrEqual(29);
+    const facts = parseSetup(gate('setup').stdout).facts;
+    expect(facts['gate']).toBe('1');
+    expect(facts[`file:${conf}`]).toMatch(/^[0-9a-f]{64}$/);
+    expect(facts[`file:${join(dir, 'missing.conf')}`]).toBe('missing');
+    expect(facts['unit:app']).toBe('stopped');
+  });
+
+  it('tails a unit log without systemd, within the line limit', () => {
+    const r = gate('journal app 2');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('line two\nline three\n');
+    expect(gate('journal app 501').code).toBe(126);
+    expect(gate('journal db').stderr).toMatch(/unit db has no log configured/);
+  });
+});
+
+describe('actions', () => {
+  it('restarts an allowed unit, and services and ports then show it running', async () => {
+    const r = gate('restart app');
+    expect(r.code, r.stderr).toBe(0);
+    const pid = pidOf();
+    expect(pid).not.toBeNull();
+    expect(parseServices(gate('services').stdout).units).toEqual([
+      { name: 'app', state: 'running', pid },
+      { name: 'db', state: 'stopped', pid: null },
+    ]);
+    // The server needs a moment to listen; its socket is the unit's through its pid.
+    let app: { address: string; port: number; process: string | null } | undefined;
+    for (let i = 0; i < 50 && app === undefined; i++) {
+      app = parsePorts(gate('ports').stdout).listening.find((l) => l.process === 'app');
+      if (app === undefined) await sleep(100);
+    }
+    expect(app).toMatchObject({ address: '127.0.0.1', process: 'app' });
+
+    // A crash leaves the pidfile behind: the unit is failed, not stopped.
+    process.kill(pid ?? 0, 'SIGKILL');
+    await sleep(200);
+    expect(parseServices(gate('services').stdout).units[0]).toEqual({
+      name: 'app',
+      state: 'failed',
+      pid: null,
+    });
+    expect(gate('restart app').code).toBe(0);
+    expect(pidOf()).not.toBe(pid);
+    expect(readFileSync(log, 'utf8')).toMatch(/from=192\.0\.2\.7 action done: restart app/);
+  });
+
+  it('clears a named cache: its contents, never the folder', () => {
+    const r = gate('clear_cache tmp');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/cleared 2 entries/);
+    expect(existsSync(join(dir, 'cache'))).toBe(true);
+    expect(existsSync(join(dir, 'cache', 'a'))).toBe(false);
+  });
+});
+
+describe('refusals', () => {
+  const refused: [string | undefined, RegExp][] = [
+    [undefined, /no command/],
+    ['', /no command/],
+    ['rm -rf /', /characters outside/],
+    ['bash', /unknown check bash/],
+    ['disk; id', /characters outside/],
+    ['disk && id', /characters outside/],
+    ['disk $(id)', /characters outside/],
+    ['disk `id`', /characters outside/],
+    ['disk\nid', /characters outside/],
+    ['disk | sh', /characters outside/],
+    ['disk extra', /disk takes no arguments/],
+    ['restart nginx', /restart nginx is not allowed on this host/],
+    ['reload app', /reload app is not allowed/],
+    ['restart app app', /restart takes one name/],
+    ['journal ../../etc/shadow', /characters outside/],
+    ['journal .. 5', /journal needs a unit name/],
+    ['clear_cache ..', /clear_cache needs a valid name/],
+    ['clear_cache tmp.old', /clear_cache needs a valid name/],
+    ['journal app 5 6', /wrong number of words/],
+  ];
+  it.each(refused)('refuses %j with status 126 and logs it', (command, why) => {
+    const before = existsSync(log) ? readFileSync(log, 'utf8').length : 0;
+    const r = gate(command);
+    expect(r.code).toBe(126);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(why);
+    const added = readFileSync(log, 'utf8').slice(before);
+    expect(added).toMatch(/ svc-gate\[\d+\] from=192\.0\.2\.7 refused: /);
+    // One line per refusal, whatever the command carried.
+    expect(added.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('refuses to run with a config it does not understand', () => {
+    const bad = join(dir, 'bad.conf');
+    writeFileSync(bad, 'allow=restart app\nallow_everything=yes\n');
+    const r = gate('version', bad);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/line 2: unknown key allow_everything/);
+  });
+});

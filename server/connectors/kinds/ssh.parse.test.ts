@@ -1,0 +1,193 @@
+import { describe, expect, it } from 'vitest';
+import {
+  fingerprintOf,
+  hostKeyLineOf,
+  keyTypeOf,
+  parseCertificates,
+  parseDisk,
+  parseHostKeyLine,
+  parseJournal,
+  parseLoad,
+  parseMemory,
+  parsePorts,
+  parseProcesses,
+  parseServices,
+  parseSetup,
+  parseVersion,
+  splitEndpoint,
+} from './ssh.parse.js';
+
+// A real ed25519 public key and its fingerprint as `ssh-keygen -lf` prints it.
+const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIMtZE/dbwkP4KCkSh0dJKopWnahZoG3K4JidUAXIVVv4 lab';
+
+describe('gate output', () => {
+  it('reads the version, services and setup facts', () => {
+    expect(parseVersion('svc-gate 1\n')).toBe('1');
+    expect(() => parseVersion('Welcome!\n')).toThrow(/did not say its version/);
+    expect(
+      parseServices('unit nginx running 812\nunit app failed -\nunit db stopped -\nnoise\n'),
+    ).toEqual({
+      units: [
+        { name: 'nginx', state: 'running', pid: 812 },
+        { name: 'app', state: 'failed', pid: null },
+        { name: 'db', state: 'stopped', pid: null },
+      ],
+    });
+    expect(parseSetup('gate\t1\nunit:nginx\trunning\nfile:/etc/a b\tmissing\n')).toEqual({
+      facts: { gate: '1', 'unit:nginx': 'running', 'file:/etc/a b': 'missing' },
+    });
+  });
+
+  it('maps ss sockets to units by pid, then by configured port, else the program', () => {
+    const text = [
+      '#listen',
+      'LISTEN 0      511          0.0.0.0:80        0.0.0.0:*    users:(("nginx",pid=812,fd=6),("nginx",pid=813,fd=6))',
+      'LISTEN 0      511          0.0.0.0:80        0.0.0.0:*    users:(("nginx",pid=813,fd=7))',
+      'LISTEN 0      128             [::]:22           [::]:*    users:(("sshd",pid=90,fd=4))',
+      'LISTEN 0      4096   127.0.0.53%lo:53        0.0.0.0:*    users:(("systemd-resolve",pid=7,fd=14))',
+      'LISTEN 0      5          127.0.0.1:8999      0.0.0.0:*',
+      '#established',
+      '0      0          127.0.0.1:5432    127.0.0.1:40000 users:(("postgres",pid=300,fd=9))',
+      'ESTAB  0      0          127.0.0.1:40000    127.0.0.1:5432',
+      '#units',
+      '812 nginx',
+      '300 postgresql',
+      '#unitports',
+      '8999 app',
+      '',
+    ].join('\n');
+    expect(parsePorts(text)).toEqual({
+      listening: [
+        { address: '0.0.0.0', port: 80, process: 'nginx' },
+        { address: '::', port: 22, process: 'sshd' },
+        { address: '127.0.0.53', port: 53, process: 'systemd-resolve' },
+        { address: '127.0.0.1', port: 8999, process: 'app' },
+      ],
+      established: [
+        {
+          local_address: '127.0.0.1',
+          local_port: 5432,
+          peer_address: '127.0.0.1',
+          peer_port: 40000,
+          process: 'postgresql',
+        },
+        {
+          local_address: '127.0.0.1',
+          local_port: 40000,
+          peer_address: '127.0.0.1',
+          peer_port: 5432,
+          process: null,
+        },
+      ],
+    });
+    expect(splitEndpoint('*:22')).toEqual({ address: '*', port: 22 });
+    expect(splitEndpoint('nonsense')).toBeNull();
+  });
+
+  it('reads df, meminfo and loadavg', () => {
+    const df = [
+      'Filesystem     1024-blocks     Used Available Capacity Mounted on',
+      '/dev/vda         264212084 25417428  80973484      24% /',
+      'tmpfs                 1024     1024         0     100% /mnt/lab disk',
+      'proc                     0        0         0        - /proc',
+    ].join('\n');
+    expect(parseDisk(df)).toEqual({
+      filesystems: [
+        {
+          mount: '/',
+          device: '/dev/vda',
+          size_kb: 264212084,
+          used_kb: 25417428,
+          avail_kb: 80973484,
+          used_pct: 24,
+        },
+        {
+          mount: '/mnt/lab disk',
+          device: 'tmpfs',
+          size_kb: 1024,
+          used_kb: 1024,
+          avail_kb: 0,
+          used_pct: 100,
+        },
+      ],
+    });
+    expect(
+      parseMemory(
+        'MemTotal:       24684084 kB\nMemFree: 1 kB\nMemAvailable:   24231496 kB\nSwapTotal: 0 kB\nSwapFree: 0 kB\n',
+      ),
+    ).toEqual({ total_kb: 24684084, available_kb: 24231496, swap_total_kb: 0, swap_free_kb: 0 });
+    expect(() => parseMemory('')).toThrow(/MemTotal/);
+    expect(parseLoad('0.42 0.80 1.30 1/91 14944\ncpus 2\n')).toEqual({
+      load1: 0.42,
+      load5: 0.8,
+      load15: 1.3,
+      cpus: 2,
+    });
+    expect(() => parseLoad('')).toThrow(/load average/);
+  });
+
+  it('reads journal lines, certificates and processes', () => {
+    expect(parseJournal('app', 'one\n\ntwo\n')).toEqual({ unit: 'app', lines: ['one', '', 'two'] });
+    const now = Date.parse('2026-11-22T19:47:44Z');
+    expect(
+      parseCertificates(
+        'cert /etc/a.pem\nsubject=CN=lab.example\nnotAfter=Dec 22 19:47:44 2026 GMT\ncert /etc/gone.pem\nerror cannot be read\n',
+        now,
+      ),
+    ).toEqual({
+      certificates: [
+        {
+          path: '/etc/a.pem',
+          subject: 'CN=lab.example',
+          not_after: '2026-12-22T19:47:44.000Z',
+          days_left: 30,
+        },
+      ],
+    });
+    expect(
+      parseProcesses(
+        '15548 root 13.3  0.0 18608       4 python3 -m http.server 0\n    1 www-data 0.0 0.1 0 18393 [kthreadd]\n',
+      ),
+    ).toEqual({
+      processes: [
+        {
+          pid: 15548,
+          user: 'root',
+          cpu_pct: 13.3,
+          mem_pct: 0,
+          rss_kb: 18608,
+          elapsed_s: 4,
+          command: 'python3 -m http.server 0',
+        },
+        {
+          pid: 1,
+          user: 'www-data',
+          cpu_pct: 0,
+          mem_pct: 0.1,
+          rss_kb: 0,
+          elapsed_s: 18393,
+          command: '[kthreadd]',
+        },
+      ],
+    });
+  });
+});
+
+describe('host keys', () => {
+  it('reads a pinned line and fingerprints it as OpenSSH does', () => {
+    const pinned = parseHostKeyLine(KEY);
+    expect(pinned.type).toBe('ssh-ed25519');
+    expect(pinned.fingerprint).toBe('SHA256:e19Jloe46UD0z+hfrFdWiqRH8uJZuntfuoyFvJxjs8Q');
+    expect(keyTypeOf(pinned.blob)).toBe('ssh-ed25519');
+    expect(hostKeyLineOf(pinned.blob)).toBe(KEY.replace(/ lab$/, ''));
+    expect(fingerprintOf(pinned.blob)).toBe(pinned.fingerprint);
+  });
+
+  it('refuses a line that is not a key of its type', () => {
+    expect(() => parseHostKeyLine('ssh-ed25519')).toThrow(/must be a public key line/);
+    expect(() => parseHostKeyLine('ssh-rsa AAAAC3NzaC1lZDI1NTE5AAAAIMtZE')).toThrow(
+      /not a valid ssh-rsa public key/,
+    );
+    expect(keyTypeOf(Buffer.from('xx'))).toBeNull();
+  });
+});

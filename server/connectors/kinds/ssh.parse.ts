@@ -1,0 +1,343 @@
+// What the gate (build/gate/svc-gate) prints, turned into the ssh kind's answers. The gate
+// passes most tools' output through as it is (df -P, /proc/meminfo, ss, ps), so the
+// parsing lives here, where it is typed and unit-tested. Host keys: the pinned line, its
+// SHA256 fingerprint, and the key type inside a raw key blob.
+import { createHash } from 'node:crypto';
+
+export type UnitState = 'running' | 'stopped' | 'failed';
+
+export interface Unit {
+  readonly name: string;
+  readonly state: UnitState;
+  readonly pid: number | null;
+}
+
+export interface Listening {
+  readonly address: string;
+  readonly port: number;
+  readonly process: string | null;
+}
+
+export interface Established {
+  readonly local_address: string;
+  readonly local_port: number;
+  readonly peer_address: string;
+  readonly peer_port: number;
+  readonly process: string | null;
+}
+
+export interface Filesystem {
+  readonly mount: string;
+  readonly device: string;
+  readonly size_kb: number;
+  readonly used_kb: number;
+  readonly avail_kb: number;
+  readonly used_pct: number;
+}
+
+export interface Memory {
+  readonly total_kb: number;
+  readonly available_kb: number;
+  readonly swap_total_kb: number;
+  readonly swap_free_kb: number;
+}
+
+export interface Load {
+  readonly load1: number;
+  readonly load5: number;
+  readonly load15: number;
+  readonly cpus: number;
+}
+
+export interface Certificate {
+  readonly path: string;
+  readonly subject: string;
+  readonly not_after: string;
+  readonly days_left: number;
+}
+
+export interface ProcessRow {
+  readonly pid: number;
+  readonly user: string;
+  readonly cpu_pct: number;
+  readonly mem_pct: number;
+  readonly rss_kb: number;
+  readonly elapsed_s: number;
+  readonly command: string;
+}
+
+const DAY_MS = 86_400_000;
+const UNIT_STATES: readonly string[] = ['running', 'stopped', 'failed'];
+
+const linesOf = (text: string): string[] => text.split('\n').filter((l) => l.trim() !== '');
+
+/** The gate's version line, "svc-gate 1". */
+export function parseVersion(text: string): string {
+  const m = /^svc-gate (\S+)$/m.exec(text);
+  if (m?.[1] === undefined) throw new Error('the gate did not say its version (is it svc-gate?)');
+  return m[1];
+}
+
+/** "unit <name> <running|stopped|failed> <pid|->" lines. */
+export function parseServices(text: string): { units: Unit[] } {
+  const units: Unit[] = [];
+  for (const line of linesOf(text)) {
+    const [tag, name, state, pid] = line.trim().split(/\s+/);
+    if (tag !== 'unit' || name === undefined || state === undefined) continue;
+    if (!UNIT_STATES.includes(state)) continue;
+    units.push({
+      name,
+      state: state as UnitState,
+      pid: pid !== undefined && /^\d+$/.test(pid) ? Number(pid) : null,
+    });
+  }
+  return { units };
+}
+
+/** "127.0.0.1:80", "[::1]:22", "*:22", "127.0.0.53%lo:53" → address and port. */
+export function splitEndpoint(text: string): { address: string; port: number } | null {
+  const colon = text.lastIndexOf(':');
+  if (colon <= 0) return null;
+  const port = Number(text.slice(colon + 1));
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) return null;
+  let address = text.slice(0, colon);
+  if (address.startsWith('[') && address.endsWith(']')) address = address.slice(1, -1);
+  const pct = address.indexOf('%');
+  if (pct > 0) address = address.slice(0, pct);
+  return { address, port };
+}
+
+interface SsRow {
+  readonly local: string;
+  readonly peer: string;
+  readonly program: string | null;
+  readonly pid: number | null;
+}
+
+/** One `ss -H -tn[l]p` line; with a state filter ss leaves the State column out. */
+function parseSsLine(line: string): SsRow | null {
+  const fields = line.trim().split(/\s+/);
+  if (fields[0] !== undefined && !/^\d+$/.test(fields[0])) fields.shift();
+  const [, , local, peer, ...rest] = fields;
+  if (local === undefined || peer === undefined) return null;
+  const m = /users:\(\("((?:[^"\\]|\\.)*)",pid=(\d+)/.exec(rest.join(' '));
+  return {
+    local,
+    peer,
+    program: m?.[1] ?? null,
+    pid: m?.[2] === undefined ? null : Number(m[2]),
+  };
+}
+
+/** The ports check: ss sections, then pid → unit and port → unit maps from the gate. */
+export function parsePorts(text: string): { listening: Listening[]; established: Established[] } {
+  const sections = new Map<string, string[]>();
+  let current = '';
+  for (const line of text.split('\n')) {
+    if (line.startsWith('#')) {
+      current = line.slice(1).trim();
+      sections.set(current, []);
+    } else if (line.trim() !== '') sections.get(current)?.push(line);
+  }
+  const unitOfPid = new Map<number, string>();
+  for (const line of sections.get('units') ?? []) {
+    const [pid, unit] = line.trim().split(/\s+/);
+    if (pid !== undefined && unit !== undefined && /^\d+$/.test(pid))
+      unitOfPid.set(Number(pid), unit);
+  }
+  const unitOfPort = new Map<number, string>();
+  for (const line of sections.get('unitports') ?? []) {
+    const [port, unit] = line.trim().split(/\s+/);
+    if (port !== undefined && unit !== undefined) unitOfPort.set(Number(port), unit);
+  }
+  const processOf = (row: SsRow): string | null =>
+    (row.pid === null ? undefined : unitOfPid.get(row.pid)) ?? row.program;
+
+  const listening: Listening[] = [];
+  const seen = new Set<string>();
+  for (const line of sections.get('listen') ?? []) {
+    const row = parseSsLine(line);
+    const local = row === null ? null : splitEndpoint(row.local);
+    if (row === null || local === null) continue;
+    const key = `${local.address} ${String(local.port)}`;
+    if (seen.has(key)) continue; // one socket per worker process (SO_REUSEPORT)
+    seen.add(key);
+    listening.push({ ...local, process: processOf(row) ?? unitOfPort.get(local.port) ?? null });
+  }
+  const established: Established[] = [];
+  for (const line of sections.get('established') ?? []) {
+    const row = parseSsLine(line);
+    const local = row === null ? null : splitEndpoint(row.local);
+    const peer = row === null ? null : splitEndpoint(row.peer);
+    if (row === null || local === null || peer === null) continue;
+    established.push({
+      local_address: local.address,
+      local_port: local.port,
+      peer_address: peer.address,
+      peer_port: peer.port,
+      process: processOf(row),
+    });
+  }
+  return { listening, established };
+}
+
+/** `df -P -k`: pseudo file systems of size 0 are left out. */
+export function parseDisk(text: string): { filesystems: Filesystem[] } {
+  const filesystems: Filesystem[] = [];
+  for (const line of linesOf(text)) {
+    const f = line.trim().split(/\s+/);
+    if (f.length < 6 || f[0] === 'Filesystem') continue;
+    const [device, size, used, avail, pct] = f as [string, string, string, string, string];
+    if (![size, used, avail].every((n) => /^\d+$/.test(n))) continue;
+    if (Number(size) === 0) continue;
+    filesystems.push({
+      mount: f.slice(5).join(' '),
+      device,
+      size_kb: Number(size),
+      used_kb: Number(used),
+      avail_kb: Number(avail),
+      used_pct: /^\d+%$/.test(pct) ? Number(pct.slice(0, -1)) : 0,
+    });
+  }
+  return { filesystems };
+}
+
+/** /proc/meminfo. */
+export function parseMemory(text: string): Memory {
+  const kb = new Map<string, number>();
+  for (const line of linesOf(text)) {
+    const m = /^(\w+):\s+(\d+)/.exec(line);
+    if (m?.[1] !== undefined && m[2] !== undefined) kb.set(m[1], Number(m[2]));
+  }
+  const total = kb.get('MemTotal');
+  if (total === undefined) throw new Error('memory: the host gave no MemTotal');
+  return {
+    total_kb: total,
+    available_kb: kb.get('MemAvailable') ?? kb.get('MemFree') ?? 0,
+    swap_total_kb: kb.get('SwapTotal') ?? 0,
+    swap_free_kb: kb.get('SwapFree') ?? 0,
+  };
+}
+
+/** /proc/loadavg and "cpus N". */
+export function parseLoad(text: string): Load {
+  const [first = ''] = linesOf(text);
+  const [l1, l5, l15] = first.trim().split(/\s+/).map(Number);
+  const cpus = Number(/^cpus (\d+)$/m.exec(text)?.[1] ?? Number.NaN);
+  if ([l1, l5, l15, cpus].some((n) => n === undefined || !Number.isFinite(n)))
+    throw new Error('load: the host gave no load average');
+  return { load1: l1 ?? 0, load5: l5 ?? 0, load15: l15 ?? 0, cpus };
+}
+
+export function parseJournal(unit: string, text: string): { unit: string; lines: string[] } {
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  return { unit, lines };
+}
+
+/** "cert <path>", then subject=… and notAfter=… (or "error …" for an unreadable file). */
+export function parseCertificates(text: string, now: number): { certificates: Certificate[] } {
+  const certificates: Certificate[] = [];
+  let path: string | null = null;
+  let subject = '';
+  let notAfter: number | null = null;
+  const flush = () => {
+    if (path !== null && notAfter !== null) {
+      certificates.push({
+        path,
+        subject,
+        not_after: new Date(notAfter).toISOString(),
+        days_left: Math.floor((notAfter - now) / DAY_MS),
+      });
+    }
+    path = null;
+    subject = '';
+    notAfter = null;
+  };
+  for (const line of linesOf(text)) {
+    if (line.startsWith('cert ')) {
+      flush();
+      path = line.slice(5);
+    } else if (line.startsWith('subject=')) subject = line.slice(8).trim();
+    else if (line.startsWith('notAfter=')) {
+      const t = Date.parse(line.slice(9).trim());
+      notAfter = Number.isNaN(t) ? null : t;
+    }
+  }
+  flush();
+  return { certificates };
+}
+
+const PS_LINE = /^\s*(\d+)\s+(\S+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s(.*)$/;
+
+/** `ps -eo pid=,user:32=,pcpu=,pmem=,rss=,etimes=,args=`. */
+export function parseProcesses(text: string): { processes: ProcessRow[] } {
+  const processes: ProcessRow[] = [];
+  for (const line of linesOf(text)) {
+    const m = PS_LINE.exec(line);
+    if (m === null) continue;
+    const [, pid, user, cpu, mem, rss, etimes, command] = m;
+    processes.push({
+      pid: Number(pid),
+      user: user ?? '',
+      cpu_pct: Number(cpu),
+      mem_pct: Number(mem),
+      rss_kb: Number(rss),
+      elapsed_s: Number(etimes),
+      command: (command ?? '').trim(),
+    });
+  }
+  return { processes };
+}
+
+/** "key<TAB>value" lines: gate, unit:<name>, file:<path>. */
+export function parseSetup(text: string): { facts: Record<string, string> } {
+  const facts: Record<string, string> = {};
+  for (const line of linesOf(text)) {
+    const tab = line.indexOf('\t');
+    if (tab > 0) facts[line.slice(0, tab)] = line.slice(tab + 1);
+  }
+  return { facts };
+}
+
+/** OpenSSH's fingerprint of a key blob: SHA256:<base64 without padding>. */
+export const fingerprintOf = (blob: Buffer): string =>
+  `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
+
+/** The type name inside a raw ssh key blob (a length-prefixed string first). */
+export function keyTypeOf(blob: Buffer): string | null {
+  if (blob.length < 4) return null;
+  const n = blob.readUInt32BE(0);
+  if (n < 1 || n > 64 || blob.length < 4 + n) return null;
+  const type = blob.subarray(4, 4 + n).toString('latin1');
+  return /^[a-z0-9@.-]+$/.test(type) ? type : null;
+}
+
+export interface PinnedKey {
+  readonly type: string;
+  readonly blob: Buffer;
+  readonly fingerprint: string;
+}
+
+/** A pinned host key line "ssh-ed25519 AAAA… [comment]"; throws naming the setting. */
+export function parseHostKeyLine(line: string, setting = 'host_key'): PinnedKey {
+  const [type, b64] = line.trim().split(/\s+/);
+  if (type === undefined || b64 === undefined || !/^[A-Za-z0-9+/]+={0,2}$/.test(b64))
+    throw new Error(`setting ${setting} must be a public key line "ssh-ed25519 AAAA…"`);
+  const blob = Buffer.from(b64, 'base64');
+  if (keyTypeOf(blob) !== type)
+    throw new Error(`setting ${setting} is not a valid ${type} public key`);
+  return { type, blob, fingerprint: fingerprintOf(blob) };
+}
+
+/** The line for a key blob, as /hostkey answers and host_key pins. */
+export function hostKeyLineOf(blob: Buffer): string {
+  const type = keyTypeOf(blob);
+  if (type === null) throw new Error('the host offered a key of no known type');
+  return `${type} ${blob.toString('base64')}`;
+}
+
+/** Host key algorithms ssh2 should negotiate to be offered a key of the pinned type. */
+export function hostKeyAlgorithmsFor(type: string): string[] {
+  return type === 'ssh-rsa' ? ['rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa'] : [type];
+}
