@@ -177,6 +177,20 @@ const ROUTES: readonly RouteRow[] = [
     payload: { kind: 'http', settings: { url: 'http://127.0.0.1:9/' }, timeout_s: 2 },
     ok: 200, // the check ran; it failed (nothing listens), which is an answer, not an error
   },
+  {
+    method: 'POST',
+    url: '/v1/connectors/ssh/keypair',
+    credential: 'admin',
+    payload: { name: 'contract-ssh' },
+    ok: 200,
+  },
+  {
+    method: 'POST',
+    url: '/v1/connectors/ssh/hostkey',
+    credential: 'admin',
+    payload: { host: '127.0.0.1', port: 9 },
+    ok: 400, // let in; nothing listens there, so no key to scan
+  },
   { method: 'PUT', url: '/v1/branding', credential: 'admin', payload: { name: 'Ops' }, ok: 200 },
   { method: 'GET', url: '/v1/policy', credential: 'viewer', ok: 200 },
   { method: 'PUT', url: '/v1/policy', credential: 'admin', payload: {}, ok: 200 },

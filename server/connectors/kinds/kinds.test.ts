@@ -7,13 +7,21 @@ import { KINDS, httpKind, prometheusKind } from './index.js';
 
 describe('the catalogue', () => {
   it('lists each kind once, with known capabilities and unique setting names', () => {
-    expect(KINDS.map((k) => k.kind)).toEqual(['prometheus', 'alertmanager', 'http', 'git']);
+    expect(KINDS.map((k) => k.kind)).toEqual([
+      'prometheus',
+      'alertmanager',
+      'http',
+      'git',
+      'ssh',
+      'postgresql',
+    ]);
     for (const kind of KINDS) {
       for (const c of kind.capabilities) expect(CAPABILITIES).toContain(c);
       const names = kind.settings.map((s) => s.name);
       expect(new Set(names).size).toBe(names.length);
-      // Where it is: a url for the servers, a path for a local git clone.
-      const where = kind.kind === 'git' ? 'path' : 'url';
+      // Where it is: a url for the servers, a path for a local git clone, a host for ssh and SQL.
+      const where =
+        kind.kind === 'git' ? 'path' : ['ssh', 'postgresql'].includes(kind.kind) ? 'host' : 'url';
       expect(kind.settings.find((s) => s.name === where)).toMatchObject({ required: true });
       expect(kind.operations.length).toBeGreaterThan(0);
     }
