@@ -186,6 +186,7 @@ export async function buildApp(config: Config, options: AppOptions) {
     writer: rt.writer,
     clock: rt.clock,
     connectors: () => connectors.list().connectors,
+    kinds: () => connectors.catalogue().kinds,
     call: (name, op, args) => connectors.call(name, op, args),
     timeoutS: config.discoverTimeoutS,
     log,

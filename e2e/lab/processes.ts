@@ -46,13 +46,13 @@ export async function until<T>(
   }
 }
 
-function requireProgram(path: string, pkg: string): void {
+export function requireProgram(path: string, pkg: string): void {
   if (!existsSync(path))
     throw new Error(`${path} is missing: apt-get install ${pkg} (.ci/run does)`);
 }
 
 /** Start a program, wait until `ready` answers, and give a handle that stops it. */
-async function start(
+export async function start(
   name: string,
   command: string,
   args: string[],
@@ -76,7 +76,7 @@ async function start(
   return { child, output: () => out };
 }
 
-function stopper(child: ChildProcess, dir: string): () => Promise<void> {
+export function stopper(child: ChildProcess, dir: string): () => Promise<void> {
   return async () => {
     if (child.exitCode === null) {
       const exited = new Promise((r) => child.once('exit', r));

@@ -20,3 +20,4 @@ export {
   FREE_FAIL,
 } from './core-checks.js';
 export { doctorRoutes } from './doctor.routes.js';
+export { snapshotsCheck, type SnapshotFreshness } from './snapshots-check.js';

@@ -84,6 +84,28 @@ describe('alertmanager kind against a real Alertmanager', () => {
     expect(JSON.stringify(status)).not.toContain('lab-ingest-token');
   });
 
+  it('reads its setup: version and configuration hashes, never the configuration', async () => {
+    const { facts } = (await client.call('setup', {}, signal())) as {
+      facts: Record<string, string>;
+    };
+    const hex = /^[0-9a-f]{64}$/;
+    expect(Object.keys(facts).sort()).toEqual([
+      'config.global',
+      'config.receivers',
+      'config.route',
+      'config.templates',
+      'config_sha256',
+      'version',
+    ]);
+    expect(facts['version']).toMatch(/^0\.\d+\.\d+/);
+    for (const [k, v] of Object.entries(facts)) if (k !== 'version') expect(v, k).toMatch(hex);
+    // The receiver's credentials are in the configuration; only its hashes leave.
+    expect(JSON.stringify(facts)).not.toContain('lab-ingest-token');
+    expect(
+      ((await client.call('setup', {}, signal())) as { facts: Record<string, string> }).facts,
+    ).toEqual(facts);
+  });
+
   it('lists the active alert with its labels, and leaves the silenced one out', async () => {
     const alerts = await until('LabDiskFull listed', async () => {
       const a = (await client.call('alerts', {}, signal())) as AmAlert[];

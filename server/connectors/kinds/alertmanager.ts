@@ -1,16 +1,33 @@
-// The alertmanager connector kind: alerts (for the poller to turn into signals), silences and
-// status over Alertmanager's HTTP API v2. Uses global fetch with the caller's AbortSignal;
-// bodies are bounded; redirects are not followed (so credentials never travel to another
-// address). Read-only: it creates no silences.
+// The alertmanager connector kind: alerts (for the poller to turn into signals), silences,
+// status and its setup (what-changed snapshots) over Alertmanager's HTTP API v2. Uses
+// global fetch with the caller's AbortSignal; bodies are bounded; redirects are not
+// followed (so credentials never travel to another address). Read-only: it creates no
+// silences.
 import type { ConnectorClient, ConnectorKind, HealthResult, ResolvedSettings } from '../kind.js';
 import { parseAlerts, parseSilences, parseStatus, unwrap } from './alertmanager.parse.js';
 import { elapsedMs } from './settings.js';
 import { AUTH_SETTINGS, createHttpApi } from './http-api.js';
+import { sha256, yamlSectionHashes, type SetupFacts } from './setup-facts.js';
 
 const MAX_FILTERS = 50;
 const MAX_FILTER_LENGTH = 1000;
 
-const OPERATIONS = ['alerts', 'silences', 'status'] as const;
+const OPERATIONS = ['alerts', 'silences', 'status', 'setup'] as const;
+
+/**
+ * Setup facts from GET /api/v2/status: the version, and a SHA-256 of the loaded
+ * configuration, whole and per top-level section (route, receivers, …). The configuration
+ * text holds receivers' credentials, so only its hashes leave here.
+ */
+export function setupFacts(data: unknown, what: string): SetupFacts {
+  const { version } = parseStatus(data, what);
+  const config = (data as { config?: { original?: unknown } }).config?.original;
+  if (typeof config !== 'string') throw new Error(`${what}: malformed answer: no config`);
+  const facts: SetupFacts = { version, config_sha256: sha256(config) };
+  for (const [section, hash] of Object.entries(yamlSectionHashes(config)))
+    facts[`config.${section}`] = hash;
+  return facts;
+}
 
 function booleanArg(args: Readonly<Record<string, unknown>>, name: string, fallback: boolean) {
   const raw = args[name];
@@ -72,6 +89,11 @@ function createAlertmanagerClient(settings: ResolvedSettings): ConnectorClient {
     return parseStatus(await api('/api/v2/status', null, what, signal), what);
   }
 
+  async function setup(signal: AbortSignal) {
+    const what = 'alertmanager setup';
+    return { facts: setupFacts(await api('/api/v2/status', null, what, signal), what) };
+  }
+
   async function health(signal: AbortSignal): Promise<HealthResult> {
     const started = performance.now();
     const what = 'alertmanager health';
@@ -108,6 +130,8 @@ function createAlertmanagerClient(settings: ResolvedSettings): ConnectorClient {
           return silences(args, signal);
         case 'status':
           return status(signal);
+        case 'setup':
+          return setup(signal);
         default:
           throw new Error(`alertmanager has no operation ${JSON.stringify(op)}`);
       }
@@ -119,7 +143,7 @@ export const alertmanagerKind: ConnectorKind = {
   kind: 'alertmanager',
   title: 'Alertmanager',
   description:
-    'Alerts (active, silenced, inhibited), silences and status from a Prometheus Alertmanager (HTTP API v2).',
+    'Alerts (active, silenced, inhibited), silences, status, and its setup (version and configuration hashes) for what-changed snapshots, from a Prometheus Alertmanager (HTTP API v2).',
   capabilities: ['poll_alerts', 'silences'],
   settings: [
     {

@@ -77,6 +77,31 @@ describe('git kind against a real repository', () => {
     expect(health.detail).toBe(`git ${(commits[0] ?? '').slice(0, 7)}, last change 2 h ago`);
   });
 
+  it('reads its setup: head commit, its time and the branch', async () => {
+    type Setup = { facts: Record<string, string> };
+    const read = async (settings: Record<string, unknown>) =>
+      ((await gitKind.create(settings as { path: string }).call('setup', {}, signal())) as Setup)
+        .facts;
+    expect(await read({ path: repo })).toEqual({
+      head: commits[0],
+      head_committed_at: `${recent.slice(0, 19)}.000Z`, // git keeps whole seconds
+      branch: 'main',
+    });
+    expect(await read({ path: repo, branch: 'release' })).toEqual({
+      head: commits[2],
+      head_committed_at: '2024-01-02T10:00:00.000Z',
+      branch: 'release',
+    });
+    const detached = join(dir, 'detached');
+    execFileSync('git', ['clone', '-q', repo, detached]);
+    execFileSync('git', ['-C', detached, 'checkout', '-q', '--detach', 'HEAD~1']);
+    expect(await read({ path: detached })).toMatchObject({
+      head: commits[1],
+      branch: '(detached)',
+    });
+    await expect(read({ path: join(dir, 'nowhere') })).rejects.toThrow(/^git setup in /);
+  });
+
   it('lists changes newest first with file statuses', async () => {
     const changes = (await gitKind
       .create({ path: repo })

@@ -1,4 +1,5 @@
-// The git connector kind: recent changes of a deployment repository, for "what changed".
+// The git connector kind: recent changes of a deployment repository, and its head and
+// branch as setup facts, for "what changed".
 // Reads a local clone through the git CLI (execFile, never a shell): every run gets the
 // caller's AbortSignal, a backstop timeout, a bounded output and a small fixed environment
 // (no prompts, C locale, none of this service's own variables). User values reach git only
@@ -28,7 +29,7 @@ const DEFAULT_LIMIT = 50;
 const MAX_PATHS = 100;
 const COMMIT_ARG = /^[0-9a-f]{7,64}$/;
 
-const OPERATIONS = ['changes', 'show'] as const;
+const OPERATIONS = ['changes', 'show', 'setup'] as const;
 
 /**
  * The whole environment git sees. Nothing of this service's environment (tokens, SVC_*)
@@ -136,6 +137,42 @@ function createGitClient(settings: ResolvedSettings): ConnectorClient {
     });
   }
 
+  const fetchNow = (signal: AbortSignal) =>
+    git(
+      ['-c', 'http.lowSpeedLimit=1000', '-c', 'http.lowSpeedTime=30', 'fetch', '--quiet'],
+      `git fetch in ${path}`,
+      signal,
+    );
+
+  /**
+   * Facts for what-changed snapshots: the commit the branch points at (after a fetch when
+   * `fetch` is set), its commit time, and the branch read (the checked-out one when no
+   * branch is set, or "(detached)"). A new head is the change; `show` tells what it did.
+   */
+  async function setup(signal: AbortSignal): Promise<{ facts: Record<string, string> }> {
+    const what = `git setup in ${path}`;
+    if (fetchFirst) await fetchNow(signal);
+    const out = await git(
+      ['log', '-1', '--no-show-signature', '--format=%H%x00%cI', '--end-of-options', branch, '--'],
+      what,
+      signal,
+    );
+    const [head = '', at = ''] = out.trim().split('\0');
+    if (!COMMIT_ARG.test(head)) throw new Error(`${what}: no commit on ${branch}`);
+    let name = branch;
+    if (branchSetting === undefined) {
+      try {
+        name = (await git(['symbolic-ref', '--quiet', '--short', 'HEAD'], what, signal)).trim();
+      } catch {
+        signal.throwIfAborted();
+        name = '(detached)'; // symbolic-ref fails only when HEAD is no branch
+      }
+    }
+    const ms = Date.parse(at);
+    const committed = Number.isNaN(ms) ? at : new Date(ms).toISOString();
+    return { facts: { head, head_committed_at: committed, branch: name } };
+  }
+
   async function changes(args: Readonly<Record<string, unknown>>, signal: AbortSignal) {
     const what = `git changes in ${path}`;
     const log = [
@@ -150,12 +187,7 @@ function createGitClient(settings: ResolvedSettings): ConnectorClient {
     ];
     if (args['since'] !== undefined) log.push(sinceArg(args['since']));
     const paths = pathsArg(args['paths']);
-    if (fetchFirst)
-      await git(
-        ['-c', 'http.lowSpeedLimit=1000', '-c', 'http.lowSpeedTime=30', 'fetch', '--quiet'],
-        `git fetch in ${path}`,
-        signal,
-      );
+    if (fetchFirst) await fetchNow(signal);
     return parseLog(await git([...log, '--end-of-options', branch, '--', ...paths], what, signal));
   }
 
@@ -228,6 +260,8 @@ function createGitClient(settings: ResolvedSettings): ConnectorClient {
           return changes(args, signal);
         case 'show':
           return show(args, signal);
+        case 'setup':
+          return setup(signal);
         default:
           throw new Error(`git has no operation ${JSON.stringify(op)}`);
       }

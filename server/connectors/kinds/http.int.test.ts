@@ -1,6 +1,7 @@
 // The http kind against real sockets: a node:http server, a node:https server with a
 // self-signed certificate made by openssl, and servers that refuse or never answer.
 import { execFileSync } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import {
   createServer as createHttpServer,
@@ -33,6 +34,7 @@ const handler: RequestListener = (req, res) => {
   seen.push({ method: req.method, url: req.url, headers: req.headers });
   if (req.url === '/down') res.writeHead(503).end('down');
   else if (req.url === '/moved') res.writeHead(301, { location: '/' }).end();
+  else if (req.url === '/served') res.writeHead(200, { server: 'lab-server/1.2' }).end('ok');
   else res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
 };
 
@@ -42,6 +44,12 @@ async function listen(server: Server | ReturnType<typeof createNetServer>): Prom
   if (address === null || typeof address === 'string') throw new Error('no port');
   return address.port;
 }
+
+type Setup = { facts: Record<string, string> };
+const setup = async (settings: Record<string, unknown>, signal = AbortSignal.timeout(5000)) =>
+  (await httpKind
+    .create(settings as Parameters<typeof httpKind.create>[0])
+    .call('setup', {}, signal)) as Setup;
 
 const probe = async (settings: Record<string, unknown>, signal = AbortSignal.timeout(5000)) =>
   (await httpKind
@@ -189,6 +197,34 @@ describe('http kind over http', () => {
       for (const s of sockets) s.destroy();
       await new Promise((r) => silent.close(r));
     }
+  });
+});
+
+describe('http kind setup', () => {
+  it('reads the status and the Server header over http', async () => {
+    expect(await setup({ url: `${plainUrl}/served` })).toEqual({
+      facts: { status: '200', server: 'lab-server/1.2' },
+    });
+    // Redirects are not followed: a new redirect is a new status.
+    expect(await setup({ url: `${plainUrl}/moved` })).toEqual({ facts: { status: '301' } });
+  });
+
+  it('reads the certificate fingerprint, end of validity and issuer over https', async () => {
+    const cert = new X509Certificate(readFileSync(join(dir, 'cert.pem')));
+    expect(await setup({ url: `${secureUrl}/`, insecure_skip_verify: true })).toEqual({
+      facts: {
+        status: '200',
+        'tls.fingerprint_sha256': cert.fingerprint256,
+        'tls.not_after': new Date(cert.validTo).toISOString(),
+        'tls.issuer': 'CN=localhost, O=Lab',
+      },
+    });
+  });
+
+  it('fails the read when no answer comes', async () => {
+    await expect(setup({ url: `${secureUrl}/` })).rejects.toThrow(
+      /^http setup of https:\/\/127\.0\.0\.1:\d+ failed: .*self[- ]signed/i,
+    );
   });
 });
 

@@ -1,4 +1,5 @@
-// The http connector kind: probes one URL for status, latency and TLS certificate expiry.
+// The http connector kind: probes one URL for status, latency and TLS certificate expiry,
+// and reads its setup (status, server header, certificate) for what-changed snapshots.
 // Uses node:http/node:https (not fetch) to read the peer certificate. The only timeout is
 // the caller's AbortSignal. Redirects are not followed: a 301 is the status the probe sees.
 import { request as httpRequest, type OutgoingHttpHeaders } from 'node:http';
@@ -36,6 +37,14 @@ export interface ProbeResult {
   readonly tls: TlsInfo | null;
   /** why no answer came; null when one did (whatever its status) */
   readonly error: string | null;
+}
+
+interface Exchange {
+  readonly result: ProbeResult;
+  /** the Server header, if any */
+  readonly server: string | null;
+  /** the certificate's SHA-256 fingerprint (AA:BB:…) on https */
+  readonly fingerprint: string | null;
 }
 
 const METHODS = ['GET', 'HEAD', 'OPTIONS', 'POST'] as const;
@@ -93,9 +102,10 @@ function createHttpClient(settings: ResolvedSettings): ConnectorClient {
   const insecure = readBoolean(settings, 'insecure_skip_verify', false);
   const isHttps = url.protocol === 'https:';
 
-  function probe(signal: AbortSignal): Promise<ProbeResult> {
+  /** One request: the probe's result, plus what only setup reports. */
+  function exchange(signal: AbortSignal): Promise<Exchange> {
     signal.throwIfAborted();
-    return new Promise<ProbeResult>((resolve, reject) => {
+    return new Promise<Exchange>((resolve, reject) => {
       const started = performance.now();
       // Built per request, so the secret is revealed only into the outgoing header.
       const headers: OutgoingHttpHeaders = { 'user-agent': 'svc-probe', ...extraHeaders };
@@ -104,13 +114,20 @@ function createHttpClient(settings: ResolvedSettings): ConnectorClient {
       if (isHttps) options.rejectUnauthorized = !insecure;
       const req = (isHttps ? httpsRequest : httpRequest)(url, options, (res) => {
         const duration = elapsedMs(started);
-        const tls = isHttps
-          ? tlsInfoOf((res.socket as TLSSocket).getPeerCertificate(), Date.now())
-          : null;
+        const cert = isHttps ? (res.socket as TLSSocket).getPeerCertificate() : null;
+        const tls = cert === null ? null : tlsInfoOf(cert, Date.now());
         const status = res.statusCode ?? 0;
+        const server = res.headers['server'];
         // The body is not needed; drop the connection (agent: false, nothing to reuse).
         res.destroy();
-        resolve({ status, ok: status === expectStatus, duration_ms: duration, tls, error: null });
+        resolve({
+          result: { status, ok: status === expectStatus, duration_ms: duration, tls, error: null },
+          server: typeof server === 'string' ? server : null,
+          fingerprint:
+            typeof cert?.fingerprint256 === 'string' && cert.fingerprint256 !== ''
+              ? cert.fingerprint256
+              : null,
+        });
       });
       req.on('error', (err) => {
         if (signal.aborted) {
@@ -118,16 +135,42 @@ function createHttpClient(settings: ResolvedSettings): ConnectorClient {
           return;
         }
         resolve({
-          status: null,
-          ok: false,
-          duration_ms: elapsedMs(started),
-          tls: null,
-          error: networkErrorText(err),
+          result: {
+            status: null,
+            ok: false,
+            duration_ms: elapsedMs(started),
+            tls: null,
+            error: networkErrorText(err),
+          },
+          server: null,
+          fingerprint: null,
         });
       });
       if (method === 'POST') req.setHeader('content-length', '0');
       req.end();
     });
+  }
+
+  const probe = async (signal: AbortSignal): Promise<ProbeResult> =>
+    (await exchange(signal)).result;
+
+  /**
+   * Facts for what-changed snapshots: the status the URL answers (redirects are not
+   * followed, so a new redirect shows as a new status), its Server header, and on https the
+   * certificate's SHA-256 fingerprint, end of validity and issuer. No answer is a failed read.
+   */
+  async function setup(signal: AbortSignal): Promise<{ facts: Record<string, string> }> {
+    const { result, server, fingerprint } = await exchange(signal);
+    if (result.error !== null || result.status === null)
+      throw new Error(`http setup of ${url.origin} failed: ${result.error ?? 'no answer'}`);
+    const facts: Record<string, string> = { status: String(result.status) };
+    if (server !== null) facts['server'] = server;
+    if (fingerprint !== null) facts['tls.fingerprint_sha256'] = fingerprint;
+    if (result.tls !== null) {
+      facts['tls.not_after'] = result.tls.valid_to;
+      facts['tls.issuer'] = result.tls.issuer;
+    }
+    return { facts };
   }
 
   async function health(signal: AbortSignal): Promise<HealthResult> {
@@ -152,6 +195,7 @@ function createHttpClient(settings: ResolvedSettings): ConnectorClient {
     health,
     async call(op, _args, signal) {
       if (op === 'probe') return probe(signal);
+      if (op === 'setup') return setup(signal);
       throw new Error(`http has no operation ${JSON.stringify(op)}`);
     },
   };
@@ -208,6 +252,6 @@ export const httpKind: ConnectorKind = {
         'DANGEROUS: accept any TLS certificate (self-signed, wrong host, expired) without verifying it. Anyone in the path can then impersonate the server and read bearer_token. Expiry is still reported.',
     },
   ],
-  operations: ['probe'],
+  operations: ['probe', 'setup'],
   create: createHttpClient,
 };

@@ -163,6 +163,26 @@ describe('prometheus kind against a real Prometheus', () => {
     expect(err.message).toMatch(/^prometheus query "sum\(" failed: bad_data: .*parse error/);
   });
 
+  it('reads its setup: version, config hashes, one hash per rule group, flags of interest', async () => {
+    const { facts } = (await client.call('setup', {}, signal())) as {
+      facts: Record<string, string>;
+    };
+    const hex = /^[0-9a-f]{64}$/;
+    expect(facts['version']).toMatch(/^2\.\d+\.\d+/);
+    expect(facts['config_sha256']).toMatch(hex);
+    for (const section of ['global', 'alerting', 'rule_files', 'scrape_configs'])
+      expect(facts[`config.${section}`], section).toMatch(hex);
+    expect(facts['rule_group.rules.yml/lab']).toMatch(hex);
+    expect(facts['flag.storage.tsdb.retention.time']).toBeDefined();
+    expect(facts['flag.query.timeout']).toBe('2m');
+    // Paths and addresses differ between hosts without a change of behaviour.
+    expect(Object.keys(facts).some((k) => /listen|config\.file|tsdb\.path/.test(k))).toBe(false);
+    // Evaluation state is no part of it: a second read gives the same facts.
+    expect(
+      ((await client.call('setup', {}, signal())) as { facts: Record<string, string> }).facts,
+    ).toEqual(facts);
+  });
+
   it('checks arguments', async () => {
     await expect(client.call('query', {}, signal())).rejects.toThrow(/argument query/);
     await expect(client.call('query', { query: 'up', time: 'soon' }, signal())).rejects.toThrow(

@@ -1,5 +1,6 @@
 // The prometheus connector kind: PromQL instant and range queries, scrape targets (for
-// discovery), label names and values, and firing alerts, over Prometheus' HTTP API v1.
+// discovery), label names and values, firing alerts, and its setup (what-changed
+// snapshots), over Prometheus' HTTP API v1.
 // Uses global fetch with the caller's AbortSignal; bodies are bounded; redirects are not
 // followed (so credentials never travel to another address).
 import type { ConnectorClient, ConnectorKind, HealthResult, ResolvedSettings } from '../kind.js';
@@ -15,12 +16,83 @@ import {
 } from './prometheus.parse.js';
 import { elapsedMs } from './settings.js';
 import { AUTH_SETTINGS, createHttpApi } from './http-api.js';
+import { sha256, yamlSectionHashes, type SetupFacts } from './setup-facts.js';
 
 /** Prometheus refuses range queries of more than 11,000 points per series. */
 const MAX_RANGE_POINTS = 11_000;
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 
-const OPERATIONS = ['query', 'range_query', 'targets', 'labels', 'alerts'] as const;
+const OPERATIONS = ['query', 'range_query', 'targets', 'labels', 'alerts', 'setup'] as const;
+
+/**
+ * Command-line flags whose change matters to "what changed" (retention, limits, features,
+ * alerting timing). Paths and listen addresses are left out: they differ between hosts
+ * without meaning a change of behaviour.
+ */
+export const SETUP_FLAGS = [
+  'alertmanager.notification-queue-capacity',
+  'enable-feature',
+  'query.lookback-delta',
+  'query.max-concurrency',
+  'query.max-samples',
+  'query.timeout',
+  'rules.alert.for-grace-period',
+  'rules.alert.for-outage-tolerance',
+  'rules.alert.resend-delay',
+  'storage.tsdb.retention',
+  'storage.tsdb.retention.size',
+  'storage.tsdb.retention.time',
+  'web.enable-admin-api',
+  'web.enable-lifecycle',
+  'web.enable-remote-write-receiver',
+  'web.external-url',
+  'web.route-prefix',
+] as const;
+
+const asRecord = (v: unknown): Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+const asList = (v: unknown): unknown[] => (Array.isArray(v) ? (v as unknown[]) : []);
+
+/**
+ * One fact per rule group, `rule_group.<file name>/<group>` → SHA-256 of what defines it
+ * (interval, limit, and each rule's kind, name, expression, duration, labels and
+ * annotations); evaluation state is left out, so only an edit changes the hash. The file's
+ * folder is left out too: it is where the host keeps it, not what it says.
+ */
+export function ruleGroupFacts(data: unknown): SetupFacts {
+  const out: SetupFacts = {};
+  for (const raw of asList(asRecord(data)['groups'])) {
+    const g = asRecord(raw);
+    const name = typeof g['name'] === 'string' ? g['name'] : '';
+    const file = typeof g['file'] === 'string' ? (g['file'].split('/').pop() ?? '') : '';
+    const rules = asList(g['rules']).map((r) => {
+      const rule = asRecord(r);
+      return [
+        rule['type'],
+        rule['name'],
+        rule['query'],
+        rule['duration'] ?? null,
+        rule['labels'] ?? null,
+        rule['annotations'] ?? null,
+      ];
+    });
+    out[`rule_group.${file}/${name}`] = sha256(
+      JSON.stringify([g['interval'] ?? null, g['limit'] ?? null, rules]),
+    );
+  }
+  return out;
+}
+
+/** The flags of SETUP_FLAGS that this Prometheus has, as `flag.<name>`. */
+export function flagFacts(data: unknown): SetupFacts {
+  const flags = asRecord(data);
+  const out: SetupFacts = {};
+  for (const name of SETUP_FLAGS) {
+    const value = flags[name];
+    if (typeof value === 'string') out[`flag.${name}`] = value;
+  }
+  return out;
+}
 
 /** A time argument: ISO-8601 text or Unix seconds; sent to Prometheus as Unix seconds. */
 function timeArg(raw: unknown, name: string): string {
@@ -119,6 +191,27 @@ function createPrometheusClient(settings: ResolvedSettings): ConnectorClient {
     );
   }
 
+  /**
+   * Facts for what-changed snapshots: the version, a SHA-256 of the loaded configuration
+   * (whole and per top-level section; Prometheus prints secrets as <secret>, and only hashes
+   * leave here anyway), one hash per rule group, and the flags of SETUP_FLAGS.
+   */
+  async function setup(signal: AbortSignal): Promise<{ facts: SetupFacts }> {
+    const [info, config, flags, rules] = await Promise.all([
+      api('/api/v1/status/buildinfo', null, 'GET', 'prometheus buildinfo', signal),
+      api('/api/v1/status/config', null, 'GET', 'prometheus config', signal),
+      api('/api/v1/status/flags', null, 'GET', 'prometheus flags', signal),
+      api('/api/v1/rules', null, 'GET', 'prometheus rules', signal),
+    ]);
+    const { version } = parseBuildInfo(info, 'prometheus buildinfo');
+    const yaml = asRecord(config)['yaml'];
+    if (typeof yaml !== 'string') throw new Error('prometheus config: malformed answer: no yaml');
+    const facts: SetupFacts = { version, config_sha256: sha256(yaml) };
+    for (const [section, hash] of Object.entries(yamlSectionHashes(yaml)))
+      facts[`config.${section}`] = hash;
+    return { facts: { ...facts, ...ruleGroupFacts(rules), ...flagFacts(flags) } };
+  }
+
   async function health(signal: AbortSignal): Promise<HealthResult> {
     const started = performance.now();
     const what = 'prometheus health';
@@ -171,6 +264,8 @@ function createPrometheusClient(settings: ResolvedSettings): ConnectorClient {
           return labels(args, signal);
         case 'alerts':
           return alerts(args, signal);
+        case 'setup':
+          return setup(signal);
         default:
           throw new Error(`prometheus has no operation ${JSON.stringify(op)}`);
       }
@@ -182,7 +277,7 @@ export const prometheusKind: ConnectorKind = {
   kind: 'prometheus',
   title: 'Prometheus',
   description:
-    'PromQL instant and range queries, scrape targets for discovery, and firing alerts from a Prometheus server (HTTP API v1).',
+    'PromQL instant and range queries, scrape targets for discovery, firing alerts, and its setup (version, configuration and rule hashes, flags) for what-changed snapshots, from a Prometheus server (HTTP API v1).',
   capabilities: ['query', 'discover', 'poll_alerts'],
   settings: [
     {
