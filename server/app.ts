@@ -13,7 +13,8 @@ import {
 } from './connectors/index.js';
 import { consoleDir, consoleRoutes } from './console/index.js';
 import { createCoreDoctor } from './core-doctor.js';
-import { doctorRoutes } from './doctor/index.js';
+import { doctorRoutes, snapshotsCheck } from './doctor/index.js';
+import { createSnapshotsService } from './snapshots/index.js';
 import { createEventsService, eventsRoutes } from './events/index.js';
 import {
   createEpisodeIndex,
@@ -192,6 +193,26 @@ export async function buildApp(config: Config, options: AppOptions) {
     log,
   });
   const doctor = createCoreDoctor(rt, status, undefined, () => connectors.list().connectors);
+  const snapshots = createSnapshotsService({
+    store: rt.snapshotsStore,
+    ledger: rt.ledger,
+    writer: rt.writer,
+    clock: rt.clock,
+    // The connectors whose kind lists the setup operation.
+    sources: () => {
+      const kinds = connectors.catalogue().kinds;
+      return connectors
+        .list()
+        .connectors.filter((c) =>
+          kinds.some((k) => k.kind === c.kind && k.operations.includes('setup')),
+        );
+    },
+    call: (name, op, args) => connectors.call(name, op, args),
+    intervalS: config.snapshotS,
+    log,
+  });
+  snapshots.start();
+  doctor.register(snapshotsCheck(() => snapshots.freshness()));
   const events = createEventsService({
     ledger: rt.ledger,
     writer: rt.writer,
@@ -331,6 +352,7 @@ export async function buildApp(config: Config, options: AppOptions) {
       clearInterval(closer);
       sessions.stop();
       await poller.stop();
+      await snapshots.stop();
       await app.close();
       await connectors.close();
       await rt.writer.close();
@@ -361,6 +383,7 @@ export async function buildApp(config: Config, options: AppOptions) {
     doctor,
     episodes,
     poller,
+    snapshots,
     adminToken: admin.token,
     close,
   };

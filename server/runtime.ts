@@ -30,6 +30,7 @@ import { createBrandingStore } from './branding/index.js';
 import { createConnectorsStore } from './connectors/index.js';
 import { createEpisodesStore } from './episodes/index.js';
 import { createEstateStore } from './estate/index.js';
+import { createSnapshotsStore } from './snapshots/index.js';
 import { createImpactStore } from './impact/index.js';
 import { createIncidentsStore } from './incidents/index.js';
 import { createIntakeStore } from './intake/index.js';
@@ -88,6 +89,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   const brandingStore = createBrandingStore(db);
   const connectorsStore = createConnectorsStore(db);
   const estateStore = createEstateStore(db);
+  const snapshotsStore = createSnapshotsStore(db);
   projections.register(installStore.projection);
   projections.register(licenceStore.projection);
   projections.register(intakeStore.projection);
@@ -98,6 +100,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   projections.register(brandingStore.projection);
   projections.register(connectorsStore.projection);
   projections.register(estateStore.projection);
+  projections.register(snapshotsStore.projection);
 
   const ledgerStore = createLedgerStore(db);
   const ledger = createLedgerService({
@@ -183,6 +186,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     brandingStore,
     connectorsStore,
     estateStore,
+    snapshotsStore,
     ledgerStore,
     ledger,
     reader,

@@ -16,6 +16,7 @@ CREATE INDEX sessions_open ON sessions (idle_expires_at) WHERE ended_at IS NULL;
 CREATE INDEX sessions_user ON sessions (user_id) WHERE ended_at IS NULL;
 CREATE INDEX signals_service ON signals (service, status);
 CREATE INDEX signals_status ON signals (status);
+CREATE INDEX snapshot_changes_at ON snapshot_changes (at);
 CREATE TABLE branding_state (
   id       INTEGER PRIMARY KEY CHECK (id = 1),
   document TEXT NOT NULL,   -- canonical JSON of the whole document (defaults filled in)
@@ -74,6 +75,11 @@ CREATE TABLE estate_links (
   origin       TEXT NOT NULL, -- JSON {connector, how}
   PRIMARY KEY (connector, from_service, to_service)
 );
+CREATE TABLE estate_observations (
+  connector TEXT PRIMARY KEY,
+  document  TEXT NOT NULL,  -- canonical JSON {listen, connect, probes, candidates}
+  at        TEXT NOT NULL
+);
 CREATE TABLE estate_overrides (
   id       INTEGER PRIMARY KEY CHECK (id = 1),
   document TEXT NOT NULL,   -- canonical JSON of the overrides document
@@ -88,6 +94,16 @@ CREATE TABLE estate_services (
   origins   TEXT NOT NULL,   -- JSON array of {connector, how}
   last_seen TEXT NOT NULL,   -- ISO time of the event
   PRIMARY KEY (connector, name)
+);
+CREATE TABLE estate_suggestions (
+  id           TEXT PRIMARY KEY,
+  from_service TEXT NOT NULL,
+  to_service   TEXT NOT NULL,
+  status       TEXT NOT NULL CHECK (status IN ('confirmed', 'dismissed')),
+  evidence     TEXT NOT NULL,
+  reason       TEXT,            -- why it was dismissed, when given
+  actor        TEXT NOT NULL,
+  at           TEXT NOT NULL
 );
 CREATE TABLE impact_figures (
   id      INTEGER PRIMARY KEY CHECK (id = 1),
@@ -188,6 +204,25 @@ CREATE TABLE signals (
   first_seq    INTEGER NOT NULL,
   last_seq     INTEGER NOT NULL,
   PRIMARY KEY (source, fingerprint)
+);
+CREATE TABLE snapshot_changes (
+  seq       INTEGER PRIMARY KEY, -- the snapshot.changed event
+  connector TEXT NOT NULL,
+  at        TEXT NOT NULL,       -- its ts
+  diff      TEXT NOT NULL        -- canonical JSON {added, removed, changed, first?}
+);
+CREATE TABLE snapshot_facts (
+  connector  TEXT PRIMARY KEY,
+  facts      TEXT NOT NULL,   -- canonical JSON {key: value}, values already clipped
+  changed_at TEXT NOT NULL,   -- ts of the event that last changed them
+  seq        INTEGER NOT NULL -- that event
+);
+CREATE TABLE snapshot_reads (
+  connector  TEXT PRIMARY KEY,
+  status     TEXT NOT NULL CHECK (status IN ('ok', 'failed')),
+  attempt_at TEXT NOT NULL,   -- the last read, whatever its outcome
+  ok_at      TEXT,            -- the last successful read; NULL when none
+  detail     TEXT             -- why the last read failed; NULL when it did not
 );
 CREATE TRIGGER ledger_no_delete BEFORE DELETE ON ledger
 BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END;
