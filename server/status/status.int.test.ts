@@ -202,6 +202,7 @@ describe('GET /v1/status, /v1/doctor, /metrics, /v1/openapi.json', () => {
         'Core/Investigations',
         'Core/Alert intake',
         'Connections/health',
+        'Core/What-changed snapshots',
       ]);
       const worst = report.checks.reduce<DoctorCheckBody['status']>(
         (w, c) => (rank[c.status] > rank[w] ? c.status : w),
