@@ -78,7 +78,7 @@ export async function start(
 
 export function stopper(child: ChildProcess, dir: string): () => Promise<void> {
   return async () => {
-    if (child.exitCode === null) {
+    if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
       await Promise.race([exited, sleep(5000).then(() => child.kill('SIGKILL'))]);

@@ -1,0 +1,47 @@
+// Each lab host's gate config (build/gate/svc-gate, docs/gate.md): its one unit described
+// for a host without systemd, the actions the service may take there, the cache it may
+// clear, the certificate and the files the setup check hashes.
+import { writeFileSync } from 'node:fs';
+import type { UnitFiles } from './layout.js';
+import { ROOT } from './processes.js';
+import { join } from 'node:path';
+
+export const GATE = join(ROOT, 'build', 'gate', 'svc-gate');
+
+export interface GateHost {
+  readonly conf: string;
+  readonly log: string;
+  readonly unit: {
+    readonly name: string;
+    readonly files: UnitFiles;
+    readonly ports: readonly number[];
+  };
+  readonly allow: readonly string[];
+  readonly caches?: Readonly<Record<string, string>>;
+  readonly certs?: readonly string[];
+  readonly files?: readonly string[];
+}
+
+export function gateConfig(h: GateHost): string {
+  const u = h.unit;
+  return [
+    `# svc-gate config for the lab host running ${u.name} (written by the lab)`,
+    `log=${h.log}`,
+    ...h.allow.map((a) => `allow=${a}`),
+    ...Object.entries(h.caches ?? {}).map(([name, dir]) => `cache.${name}=${dir}`),
+    ...(h.certs ?? []).map((c) => `cert=${c}`),
+    ...(h.files ?? []).map((f) => `file=${f}`),
+    `unit.${u.name}.pidfile=${u.files.pidfile}`,
+    `unit.${u.name}.start=${u.files.start}`,
+    `unit.${u.name}.stop=${u.files.stop}`,
+    ...(u.files.reload !== undefined ? [`unit.${u.name}.reload=${u.files.reload}`] : []),
+    `unit.${u.name}.log=${u.files.log}`,
+    `unit.${u.name}.ports=${u.ports.join(' ')}`,
+    '',
+  ].join('\n');
+}
+
+export function writeGateConfig(h: GateHost): void {
+  writeFileSync(h.conf, gateConfig(h));
+  writeFileSync(h.log, '', { flag: 'a' });
+}

@@ -1,0 +1,172 @@
+// The whole lab, once for this file: every part answers, every connector is healthy through
+// the API, discovery finds the lab's services and the links between them, and a few faults
+// travel Prometheus → Alertmanager → the service as episodes that heal clears.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, connectors } from './connect.js';
+import { heal, inject, type FaultName } from './faults.js';
+import { httpsStatus, startLab, unitsUp, type Lab } from './lab.js';
+import { alertRules } from './monitoring.js';
+import { until } from './processes.js';
+
+interface LedgerEvent {
+  seq: number;
+  type: string;
+  trace_id: string | null;
+  data: Record<string, unknown>;
+}
+
+let lab: Lab;
+const parent = mkdtempSync(join(tmpdir(), 'lab-test-'));
+
+beforeAll(async () => {
+  // Its own folder and addresses, so a lab someone runs by hand (127.0.1.x) is left alone.
+  lab = await startLab({
+    dir: join(parent, 'lab'),
+    net: '127.0.5',
+  });
+}, 90_000);
+
+afterAll(async () => {
+  await lab?.stop();
+  rmSync(parent, { recursive: true, force: true });
+}, 60_000);
+
+const get = <T>(path: string) => api<T>(lab.api, 'GET', path);
+
+async function lastSeq(): Promise<number> {
+  const page = await get<{ events: LedgerEvent[] }>('/v1/ledger?order=desc&limit=1');
+  return page.events[0]?.seq ?? 0;
+}
+
+async function signalsAfter(seq: number): Promise<LedgerEvent[]> {
+  const page = await get<{ events: LedgerEvent[] }>(
+    `/v1/ledger?type=signal.&order=asc&limit=500&after_seq=${String(seq)}`,
+  );
+  return page.events;
+}
+
+describe('the lab', () => {
+  it('answers on every part', async () => {
+    const s = lab.state;
+    expect(await httpsStatus(lab.siteUrl, s.web.ca)).toBe(200);
+    const app = `http://${s.hosts.app.address}:${String(s.app.port)}`;
+    expect((await fetch(`${app}/healthz`)).status).toBe(200);
+    expect(await (await fetch(`${app}/metrics`)).text()).toContain('lab_app_requests_total');
+    expect(unitsUp(s)).toEqual({ nginx: true, app: true, postgresql: true });
+    expect((await fetch(`${s.monitor.alertmanager}/-/ready`)).ok).toBe(true);
+    for (const exporter of [s.monitor.postgres_exporter, s.monitor.nginx_exporter])
+      expect((await fetch(`${exporter}/metrics`)).ok).toBe(true);
+    type Targets = {
+      data: { activeTargets: { labels: Record<string, string>; health: string }[] };
+    };
+    const targets = await until(
+      'every Prometheus target up',
+      async () => {
+        const t = (await (await fetch(`${s.monitor.prometheus}/api/v1/targets`)).json()) as Targets;
+        const all = t.data.activeTargets;
+        return all.length > 0 && all.every((x) => x.health === 'up') ? all : undefined;
+      },
+      30_000,
+    );
+    expect(new Set(targets.map((t) => t.labels['job']))).toEqual(
+      new Set(['app', 'app-health', 'nginx', 'node', 'postgresql', 'site']),
+    );
+    expect(new Set(targets.map((t) => t.labels['service']))).toEqual(
+      new Set(['app', 'nginx', 'postgresql']),
+    );
+    type Rules = {
+      data: { groups: { rules: { name: string; labels: Record<string, string> }[] }[] };
+    };
+    const rules = ((await (await fetch(`${s.monitor.prometheus}/api/v1/rules`)).json()) as Rules).data.groups.flatMap((g) => g.rules); // prettier-ignore
+    expect(rules.map((r) => r.name).sort()).toEqual(alertRules(s.app.volume).map((r) => r.alert).sort()); // prettier-ignore
+    for (const r of rules) expect(['nginx', 'app', 'postgresql']).toContain(r.labels['service']);
+  }, 40_000);
+
+  it('has every connector healthy through the API', async () => {
+    const all = await until(
+      'every connector healthy',
+      async () => {
+        const list = await connectors(lab.api);
+        return list.length > 0 && list.every((c) => c.last_health?.ok === true) ? list : undefined;
+      },
+      30_000,
+    ).catch(async (err: unknown) => {
+      throw new Error(`${String(err)}: ${JSON.stringify(await connectors(lab.api))}`);
+    });
+    expect(all.map((c) => c.name).sort()).toEqual([
+      'alertmanager', 'deploys', 'postgresql', 'prometheus', 'site', 'ssh-app', 'ssh-db', 'ssh-web',
+    ]); // prettier-ignore
+  }, 40_000);
+
+  it('with the lab running, discovery finds every lab service and the links between them', async () => {
+    const { job_id } = await api<{ job_id: string }>(lab.api, 'POST', '/v1/discover');
+    const job = await until(
+      'discovery',
+      async () => {
+        const j = await get<{ status: string; result: unknown }>(`/v1/jobs/${job_id}`);
+        return j.status === 'running' ? undefined : j;
+      },
+      45_000,
+    );
+    expect(job.status).toBe('done');
+    const estate = await get<{
+      services: { name: string; hosts: string[] }[];
+      links: { from: string; to: string }[];
+    }>('/v1/estate');
+    const hosts = Object.fromEntries(estate.services.map((x) => [x.name, x.hosts]));
+    expect(hosts['nginx']).toContain(lab.state.hosts.web.address);
+    expect(hosts['app']).toContain(lab.state.hosts.app.address);
+    expect(hosts['postgresql']).toContain(lab.state.hosts.db.address);
+    const links = estate.links.map((l) => `${l.from}→${l.to}`);
+    expect(links).toEqual(expect.arrayContaining(['nginx→app', 'app→postgresql']));
+  }, 60_000);
+
+  // Fast faults: each fires its alert into the service as an episode, and heal resolves it.
+  it.each([
+    ['service-down', 'LabNginxDown', 'nginx'],
+    ['app-down', 'LabAppDown', 'app'],
+    ['disk-full', 'LabDiskFull', 'app'],
+    ['db-down', 'LabPostgresDown', 'postgresql'],
+  ] as [FaultName, string, string][])(
+    '%s fires %s on %s as an episode, and heal clears it',
+    async (fault, alert, service) => {
+      const from = await lastSeq();
+      await inject(lab.state, fault);
+      let fired: LedgerEvent;
+      try {
+        fired = await until(
+          `${alert} fired into the service`,
+          async () =>
+            (await signalsAfter(from)).find(
+              (e) => e.type === 'signal.fired' && e.data['name'] === alert,
+            ),
+          40_000,
+        );
+      } finally {
+        await heal(lab.state, fault);
+      }
+      expect(fired.data).toMatchObject({ source: 'alertmanager', service, status: 'firing' });
+      expect(fired.trace_id).toMatch(/^ep-/);
+      const live = await get<{ running: { episode_id: string; service: string; alerts: string[] }[] }>('/v1/live'); // prettier-ignore
+      expect(live.running).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ episode_id: fired.trace_id, service, alerts: expect.arrayContaining([alert]) as unknown }),
+        ]),
+      ); // prettier-ignore
+      const resolved = await until(
+        `${alert} resolved`,
+        async () =>
+          (await signalsAfter(fired.seq)).find(
+            (e) => e.type === 'signal.resolved' && e.data['name'] === alert,
+          ),
+        40_000,
+      );
+      expect(resolved.trace_id).toBe(fired.trace_id);
+      expect(unitsUp(lab.state)).toEqual({ nginx: true, app: true, postgresql: true });
+    },
+    90_000,
+  );
+});
