@@ -113,15 +113,25 @@ describe('the lab', () => {
     );
     expect(job.status).toBe('done');
     const estate = await get<{
-      services: { name: string; hosts: string[] }[];
-      links: { from: string; to: string }[];
+      services: { name: string; hosts: string[]; origins: { connector: string | null }[] }[];
+      links: { from: string; to: string; origin: { how: string } }[];
     }>('/v1/estate');
+    // Exactly the lab's three services: the exporters, the probe and the gate's host
+    // plumbing are attributed to them, not made services of their own.
+    expect(estate.services.map((x) => x.name).sort()).toEqual(['app', 'nginx', 'postgresql']);
     const hosts = Object.fromEntries(estate.services.map((x) => [x.name, x.hosts]));
     expect(hosts['nginx']).toContain(lab.state.hosts.web.address);
     expect(hosts['app']).toContain(lab.state.hosts.app.address);
     expect(hosts['postgresql']).toContain(lab.state.hosts.db.address);
     const links = estate.links.map((l) => `${l.from}→${l.to}`);
     expect(links).toEqual(expect.arrayContaining(['nginx→app', 'app→postgresql']));
+    for (const l of estate.links)
+      expect(l.origin.how, `${l.from}→${l.to}`).toMatch(/^observed tcp connection /);
+    // The probe of the site is recorded as how nginx was found, beside ssh and Prometheus.
+    const nginx = estate.services.find((x) => x.name === 'nginx');
+    expect(nginx?.origins.map((o) => o.connector).sort()).toEqual(
+      expect.arrayContaining(['prometheus', 'site', 'ssh-web']),
+    );
   }, 60_000);
 
   // Fast faults: each fires its alert into the service as an episode, and heal resolves it.

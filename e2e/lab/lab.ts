@@ -294,7 +294,7 @@ export async function startLab(opts: LabOptions = {}): Promise<Lab> {
         name: `ssh-${h}`, host: hosts[h], port: sshOf[h].port, hostKey: sshOf[h].hostKey, dir: sshOf[h].dir,
       })),
       {
-        prometheus: prometheus.url, alertmanager: alertmanager.url, site: siteUrl,
+        prometheus: prometheus.url, alertmanager: alertmanager.url, site: siteUrl, ca: tls.ca,
         postgres: { host: hosts.db, port: pgl.port, database: DATABASE, user: READER_ROLE, passwordFile: files.reader },
         deployRepo: repo,
       },

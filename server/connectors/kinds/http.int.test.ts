@@ -249,4 +249,18 @@ describe('http kind over https', () => {
       .health(AbortSignal.timeout(5000));
     expect(health.detail).toMatch(/^HTTP 200 in \d+ ms, certificate expires in (29|30) days$/);
   });
+
+  it('verifies against an in-house CA given as ca_file', async () => {
+    const ok = await probe({ url: `${secureUrl}/`, ca_file: join(dir, 'cert.pem') });
+    expect(ok).toMatchObject({ status: 200, ok: true, error: null });
+    expect(ok.tls?.subject).toBe('CN=localhost, O=Lab');
+  });
+
+  it('refuses a ca_file that is relative, missing or not PEM, naming the setting', () => {
+    const create = (ca_file: string) => () =>
+      httpKind.create({ url: `${secureUrl}/`, ca_file });
+    expect(create('cert.pem')).toThrow(/setting ca_file must be an absolute path/);
+    expect(create(join(dir, 'nothing.pem'))).toThrow(/setting ca_file: cannot read .*ENOENT/);
+    expect(create(join(dir, 'key.pem'))).toThrow(/setting ca_file: .* holds no PEM certificate/);
+  });
 });

@@ -4,7 +4,9 @@
 // the caller's AbortSignal. Redirects are not followed: a 301 is the status the probe sees.
 import { request as httpRequest, type OutgoingHttpHeaders } from 'node:http';
 import { request as httpsRequest, type RequestOptions } from 'node:https';
-import type { PeerCertificate, TLSSocket } from 'node:tls';
+import { readFileSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
+import { rootCertificates, type PeerCertificate, type TLSSocket } from 'node:tls';
 import type { ConnectorClient, ConnectorKind, HealthResult, ResolvedSettings } from '../kind.js';
 import {
   elapsedMs,
@@ -89,6 +91,27 @@ function abortReason(signal: AbortSignal): Error {
   return reason instanceof Error ? reason : new Error('aborted');
 }
 
+/**
+ * The system's CAs plus the operator's own (an in-house CA), read once when the connector is
+ * built: setting `ca` alone would replace Node's bundle instead of adding to it.
+ */
+function readCaFile(settings: ResolvedSettings): string[] | undefined {
+  const path = readString(settings, 'ca_file');
+  if (path === undefined || path === '') return undefined;
+  if (!isAbsolute(path)) throw new Error('setting ca_file must be an absolute path');
+  let pem: string;
+  try {
+    pem = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new Error(
+      `setting ca_file: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----'))
+    throw new Error(`setting ca_file: ${path} holds no PEM certificate`);
+  return [...rootCertificates, pem];
+}
+
 function createHttpClient(settings: ResolvedSettings): ConnectorClient {
   const url = readUrl(settings, 'url');
   const method = (readString(settings, 'method') ?? 'GET').toUpperCase();
@@ -101,6 +124,7 @@ function createHttpClient(settings: ResolvedSettings): ConnectorClient {
     throw new Error('set bearer_token or an Authorization line in headers, not both');
   const insecure = readBoolean(settings, 'insecure_skip_verify', false);
   const isHttps = url.protocol === 'https:';
+  const ca = readCaFile(settings);
 
   /** One request: the probe's result, plus what only setup reports. */
   function exchange(signal: AbortSignal): Promise<Exchange> {
@@ -112,6 +136,7 @@ function createHttpClient(settings: ResolvedSettings): ConnectorClient {
       if (bearer !== undefined) headers['authorization'] = `Bearer ${bearer.reveal()}`;
       const options: RequestOptions = { method, headers, signal, agent: false };
       if (isHttps) options.rejectUnauthorized = !insecure;
+      if (isHttps && ca !== undefined) options.ca = ca;
       const req = (isHttps ? httpsRequest : httpRequest)(url, options, (res) => {
         const duration = elapsedMs(started);
         const cert = isHttps ? (res.socket as TLSSocket).getPeerCertificate() : null;
@@ -242,6 +267,20 @@ export const httpKind: ConnectorKind = {
       type: 'secret',
       required: false,
       description: 'Bearer token sent as Authorization.',
+    },
+    {
+      name: 'ca_file',
+      type: 'string',
+      required: false,
+      description:
+        'Absolute path of a PEM file with CA certificates to trust besides the system ones (an in-house CA).',
+    },
+    {
+      name: 'service',
+      type: 'string',
+      required: false,
+      description:
+        "The estate service this URL belongs to; discovery names the probed service so (default: the connector's name).",
     },
     {
       name: 'insecure_skip_verify',
