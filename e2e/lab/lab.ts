@@ -71,6 +71,8 @@ export interface Lab {
   readonly siteUrl: string;
   /** Output of the programs the lab runs as children, for a failing test's message. */
   output(): string;
+  /** The service's own log (its last 20,000 characters). */
+  serviceLog(): string;
   stop(): Promise<void>;
 }
 
@@ -353,6 +355,7 @@ export async function startLab(opts: LabOptions = {}): Promise<Lab> {
       adminToken: a.token,
       api: a,
       siteUrl,
+      serviceLog: () => svc.output(),
       output: () =>
         outputs.map((p) => `--- ${p.name}\n${p.output().slice(-3000)}`).join('\n') +
         `\n--- app log\n${readTail(appUnit.log)}\n--- nginx error log\n${readTail(web.unit.log)}`,
