@@ -257,8 +257,7 @@ describe('http kind over https', () => {
   });
 
   it('refuses a ca_file that is relative, missing or not PEM, naming the setting', () => {
-    const create = (ca_file: string) => () =>
-      httpKind.create({ url: `${secureUrl}/`, ca_file });
+    const create = (ca_file: string) => () => httpKind.create({ url: `${secureUrl}/`, ca_file });
     expect(create('cert.pem')).toThrow(/setting ca_file must be an absolute path/);
     expect(create(join(dir, 'nothing.pem'))).toThrow(/setting ca_file: cannot read .*ENOENT/);
     expect(create(join(dir, 'key.pem'))).toThrow(/setting ca_file: .* holds no PEM certificate/);
