@@ -96,7 +96,12 @@ type Answer = Record<string, string> | Error | 'hang';
 function start(
   sources: SnapshotSource[],
   answers: Record<string, Answer>,
-  options: { backstopS?: number; firstDelayMs?: number; intervalS?: number } = {},
+  options: {
+    backstopS?: number;
+    firstDelayMs?: number;
+    intervalS?: number;
+    catchUpMs?: number;
+  } = {},
 ) {
   const db = openDatabase(join(dir, 'svc.db'));
   opened.push(db);
@@ -130,6 +135,7 @@ function start(
     },
     intervalS: options.intervalS ?? 600,
     ...(options.firstDelayMs !== undefined && { firstDelayMs: options.firstDelayMs }),
+    ...(options.catchUpMs !== undefined && { catchUpMs: options.catchUpMs }),
     backstopS: options.backstopS ?? 5,
     log: quiet,
   });
@@ -332,6 +338,23 @@ describe('snapshots service', () => {
     expect(dumpProjections(s.db, s.projections)).toEqual(before);
     expect(s.store.facts('prom')).toEqual({ a: '1', c: '3' });
     expect(s.store.facts('repo')).toEqual({ head: 'c1' });
+  });
+
+  it('reads a connector added between runs at the next catch-up, not an interval later', async () => {
+    const sources: SnapshotSource[] = [];
+    const s = start(
+      sources,
+      { prom: { v: '1' } },
+      { firstDelayMs: 10, intervalS: 3600, catchUpMs: 30 },
+    );
+    s.snapshots.start();
+    await new Promise((r) => setTimeout(r, 60));
+    expect(s.calls).toEqual([]); // the first run found nothing to read
+    sources.push(prom); // configured after that run
+    await new Promise((r) => setTimeout(r, 150));
+    expect(s.calls).toEqual(['prom:setup']); // read once, and not again until the interval
+    await s.snapshots.stop();
+    expect(s.events().map((e) => e.type)).toEqual(['snapshot.changed']);
   });
 
   it('runs first after a short delay, then every interval, and stops cleanly', async () => {

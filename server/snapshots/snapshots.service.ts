@@ -41,6 +41,8 @@ export interface SnapshotsDeps {
   readonly intervalS: number;
   /** Delay of the first run after start(); default 5 s, so start-up is not slowed. */
   readonly firstDelayMs?: number;
+  /** How often connectors never read yet are looked for (default CATCH_UP_MS). */
+  readonly catchUpMs?: number;
   /** Connectors read at once; default 4. */
   readonly workers?: number;
   /**
@@ -99,12 +101,16 @@ function bounded<T>(p: Promise<T>, seconds: number, name: string): Promise<T> {
   });
 }
 
+/** Connectors added after a run are read this soon, not a whole interval later. */
+export const CATCH_UP_MS = 15_000;
+
 export function createSnapshotsService(deps: SnapshotsDeps) {
   const { store, ledger, writer, clock, log } = deps;
   const limit = createLimiter(deps.workers ?? 4, 10_000);
   const backstopS = deps.backstopS ?? 300;
   let first: NodeJS.Timeout | null = null;
   let timer: NodeJS.Timeout | null = null;
+  let catchUp: NodeJS.Timeout | null = null;
   let running: Promise<Record<string, Outcome>> | null = null;
   let stopped = false;
 
@@ -154,15 +160,18 @@ export function createSnapshotsService(deps: SnapshotsDeps) {
     return outcome;
   }
 
-  async function tick(): Promise<Record<string, Outcome>> {
-    const outcomes: Record<string, Outcome> = {};
-    let sources: readonly SnapshotSource[];
+  function listSources(): readonly SnapshotSource[] {
     try {
-      sources = deps.sources();
+      return deps.sources();
     } catch (err) {
       log.warn({ err: messageOf(err) }, 'listing connectors for snapshots failed');
-      return outcomes;
+      return [];
     }
+  }
+
+  async function tick(only?: (s: SnapshotSource) => boolean): Promise<Record<string, Outcome>> {
+    const outcomes: Record<string, Outcome> = {};
+    const sources = listSources().filter((s) => only?.(s) ?? true);
     await Promise.all(
       sources.map((s) =>
         limit
@@ -200,14 +209,25 @@ export function createSnapshotsService(deps: SnapshotsDeps) {
       first.unref();
       timer = setInterval(run, deps.intervalS * 1000);
       timer.unref();
+      // A connector added between runs is read within CATCH_UP_MS, not an interval later.
+      catchUp = setInterval(() => {
+        if (stopped || running !== null) return;
+        if (!listSources().some((s) => store.read(s.name) === null)) return;
+        running = tick((s) => store.read(s.name) === null).finally(() => {
+          running = null;
+        });
+      }, deps.catchUpMs ?? CATCH_UP_MS);
+      catchUp.unref();
     },
     /** Stop the timers and wait for a run under way (before the writer closes). */
     async stop(): Promise<void> {
       stopped = true;
       if (first !== null) clearTimeout(first);
       if (timer !== null) clearInterval(timer);
+      if (catchUp !== null) clearInterval(catchUp);
       first = null;
       timer = null;
+      catchUp = null;
       await running;
     },
     /**
