@@ -53,7 +53,25 @@ export const MeBody = Type.Object({
     }),
     Type.Null(),
   ]),
+  // A person's session only (server/people): their e-mail, channel handles and team ids.
+  email: Type.Optional(Type.String()),
+  handles: Type.Optional(
+    Type.Object({
+      slack: Type.Optional(Type.String()),
+      mattermost: Type.Optional(Type.String()),
+      teams: Type.Optional(Type.String()),
+      phone: Type.Optional(Type.String()),
+    }),
+  ),
+  teams: Type.Optional(Type.Array(Type.String())),
 });
+
+/** What GET /v1/me adds for a person (people.profile); null when the user id is no person. */
+export type MeProfile = (userId: string) => {
+  email: string;
+  handles: Record<string, string | undefined>;
+  teams: string[];
+} | null;
 
 const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
 
@@ -61,7 +79,8 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{
   sessions: SessionsService;
   adminToken: Secret;
   delayMs?: number;
-}> = async (app, { sessions, adminToken, delayMs = WRONG_CREDENTIAL_DELAY_MS }) => {
+  profile?: MeProfile;
+}> = async (app, { sessions, adminToken, delayMs = WRONG_CREDENTIAL_DELAY_MS, profile }) => {
   // As in the auth plugin: digests of equal length, compared in constant time.
   const adminDigest = digest(adminToken.reveal());
   const isAdminToken = (given: string): boolean => timingSafeEqual(digest(given), adminDigest);
@@ -132,7 +151,9 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{
     },
     async (req) => {
       if (req.principal === null) throw new Error('requireRole let an anonymous call through');
-      return sessions.me(req.principal, bearerOf(req));
+      const me = sessions.me(req.principal, bearerOf(req));
+      const person = req.principal.kind === 'session' ? profile?.(req.principal.userId) : null;
+      return person === null || person === undefined ? me : { ...me, ...person };
     },
   );
 };

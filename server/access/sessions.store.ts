@@ -3,7 +3,13 @@
 import type { Database } from 'better-sqlite3';
 import { Role } from '../shared/roles.js';
 
-export const SessionEnd = { Logout: 'logout', Expired: 'expired' } as const;
+export const SessionEnd = {
+  Logout: 'logout',
+  Expired: 'expired',
+  /** The person was disabled or deleted (people): their sessions end at once. */
+  Disabled: 'disabled',
+  Deleted: 'deleted',
+} as const;
 export type SessionEnd = (typeof SessionEnd)[keyof typeof SessionEnd];
 
 /** A session as the service sees it: every column but the token hash. */
@@ -57,6 +63,12 @@ export function createSessionsStore(db: Database) {
      WHERE ended_at IS NULL AND (idle_expires_at <= @now OR expires_at <= @now)
      ORDER BY idle_expires_at LIMIT @limit`,
   );
+  const openOf = db.prepare<[string], SessionRecord>(
+    `SELECT ${COLUMNS} FROM sessions WHERE user_id = ? AND ended_at IS NULL ORDER BY id`,
+  );
+  const setIdentity = db.prepare<[string, string, string]>(
+    `UPDATE sessions SET name = ?, role = ? WHERE user_id = ? AND ended_at IS NULL`,
+  );
   const removeEnded = db.prepare<[string]>(
     `DELETE FROM sessions WHERE ended_at IS NOT NULL AND ended_at < ?`,
   );
@@ -76,6 +88,12 @@ export function createSessionsStore(db: Database) {
     end: (id: string, at: string, why: SessionEnd): boolean => end.run(at, why, id).changes === 1,
     /** Sessions past either expiry that nobody has ended yet, oldest first. */
     expiredOpen: (now: string, limit: number): SessionRecord[] => expiredOpen.all({ now, limit }),
+    /** A person's sessions that have not ended (some may have expired unnoticed). */
+    openOf: (userId: string): SessionRecord[] =>
+      openOf.all(userId).filter((r): r is SessionRecord => checked(r) !== null),
+    /** A person's new name and role, for their open sessions. */
+    setIdentityOf: (userId: string, name: string, role: Role): number =>
+      setIdentity.run(name, role, userId).changes,
     /** Remove rows of sessions that ended before `before`; the ledger keeps their events. */
     removeEndedBefore: (before: string): number => removeEnded.run(before).changes,
   };

@@ -1,0 +1,102 @@
+// The rules of people's fields: e-mail addresses, names, channel handles, access settings,
+// directory group matching. Pure functions; they throw InvalidInputError naming the field.
+import { InvalidInputError } from '../shared/errors.js';
+import {
+  DEFAULT_ACCESS,
+  HANDLE_KINDS,
+  type AccessSettings,
+  type AccessSettingsInput,
+  type Handles,
+  type HandlesInput,
+} from './people.schemas.js';
+
+export function invalid(field: string, message: string): never {
+  throw new InvalidInputError('invalid_input', message, { field });
+}
+
+const CONTROL = /[\u0000-\u001f\u007f]/;
+const EMAIL =
+  /^[^\s@"<>(),;:\\[\]]+@([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+)$/;
+const DOMAIN =
+  /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/;
+const PHONE = /^\+?[0-9][0-9 ().-]{3,30}$/;
+
+/** An e-mail address trimmed and lower-cased; throws InvalidInputError naming `field`. */
+export function checkEmail(value: string, field = 'email'): string {
+  const email = value.trim().toLowerCase();
+  if (email.length > 254 || CONTROL.test(email) || !EMAIL.test(email)) {
+    invalid(field, `${field} is not an e-mail address (name@example.com)`);
+  }
+  return email;
+}
+
+export const domainOf = (email: string): string => email.slice(email.lastIndexOf('@') + 1);
+
+export function checkName(value: string, field: string, max: number, blank: boolean): string {
+  const name = value.trim();
+  if (!blank && name === '') invalid(field, `${field} is blank`);
+  if (name.length > max) invalid(field, `${field} is longer than ${String(max)} characters`);
+  if (CONTROL.test(name)) invalid(field, `${field} contains a control character`);
+  return name;
+}
+
+function checkHandle(kind: string, value: string): string {
+  const field = `handles.${kind}`;
+  const h = checkName(value, field, 200, false);
+  if (kind === 'phone' && !PHONE.test(h)) {
+    invalid(field, `${field} is not a telephone number (+44 20 7946 0000)`);
+  }
+  return h;
+}
+
+/** Handles of a create: every given one checked. */
+export function checkHandles(given: Handles | undefined): Handles {
+  const out: Handles = {};
+  for (const k of HANDLE_KINDS) {
+    const v = given?.[k];
+    if (v !== undefined) out[k] = checkHandle(k, v);
+  }
+  return out;
+}
+
+/** Handles after a change: given ones replace, null removes, missing ones stay. */
+export function changeHandles(current: Handles, change: HandlesInput): Handles {
+  const out: Handles = { ...current };
+  for (const k of HANDLE_KINDS) {
+    const v = change[k];
+    if (v === null) delete out[k];
+    else if (v !== undefined) out[k] = checkHandle(k, v);
+  }
+  return out;
+}
+
+export const unique = <T>(xs: readonly T[]): T[] => [...new Set(xs)];
+
+/** Validate an access settings document; missing fields take their defaults. */
+export function checkAccess(input: Omit<AccessSettingsInput, 'by'>): AccessSettings {
+  const domains = (input.domains ?? []).map((d, i) => {
+    const domain = d.trim().toLowerCase().replace(/^@/, '');
+    if (!DOMAIN.test(domain)) {
+      invalid(`domains.${String(i)}`, `domains.${String(i)} is not a domain name (example.com)`);
+    }
+    return domain;
+  });
+  const groups = (field: string, xs: readonly string[] | undefined): string[] =>
+    unique((xs ?? []).map((g, i) => checkName(g, `${field}.${String(i)}`, 500, false)));
+  return {
+    domains: unique(domains),
+    directory_groups: groups('directory_groups', input.directory_groups),
+    sso_groups: groups('sso_groups', input.sso_groups),
+    default_role: input.default_role ?? DEFAULT_ACCESS.default_role,
+  };
+}
+
+/** Whether a directory group (a DN or a cn) is one of the allowed ones (DN or cn, any case). */
+export function groupAllowed(group: string, allowed: readonly string[]): boolean {
+  const g = group.trim().toLowerCase();
+  const cn = /^cn=([^,]+)/.exec(g)?.[1]?.trim();
+  return allowed.some((a) => {
+    const x = a.trim().toLowerCase();
+    return x === g || (cn !== undefined && x === cn);
+  });
+}
