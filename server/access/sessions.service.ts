@@ -29,8 +29,15 @@ const SWEEP_BATCH = 5000;
 export const SIGNED_IN = 'auth.signed_in';
 export const SIGNED_OUT = 'auth.signed_out';
 
-/** How a person proved who they are. Later: code, password, sso, ldap. */
-export const SignInMethod = { AdminToken: 'admin-token' } as const;
+/** How a person proved who they are. */
+export const SignInMethod = {
+  AdminToken: 'admin-token',
+  Code: 'code',
+  Password: 'password',
+  Ldap: 'ldap',
+  Sso: 'sso',
+  Bootstrap: 'bootstrap',
+} as const;
 export type SignInMethod = (typeof SignInMethod)[keyof typeof SignInMethod];
 
 /** Who a new session is for; a sign-in method establishes it. */
@@ -249,6 +256,20 @@ export function createSessionsService({ store, ledger, writer, clock, log }: Dep
       const s = live(token);
       if (s === null) return false;
       return writer.transact(() => endNow(s, SessionEnd.Logout, clock.nowIso()));
+    },
+
+    /**
+     * Inside a writer job (people): end every open session of a person who was disabled or
+     * deleted, each with its auth.signed_out event; returns how many ended.
+     */
+    endSessionsOf(userId: string, why: 'disabled' | 'deleted'): number {
+      const at = clock.nowIso();
+      return store.openOf(userId).filter((s) => endNow(s, why, at)).length;
+    },
+
+    /** Inside a writer job (people): a person's new name and role hold for their open sessions. */
+    updateSessionsOf(userId: string, who: { name: string; role: Role }): number {
+      return store.setIdentityOf(userId, who.name, who.role);
     },
 
     /** End expired sessions (with their events) and remove rows ended over 30 days ago. */

@@ -1,0 +1,383 @@
+// Sign-in by e-mailed code, by password, and break-glass bootstrap with the admin token.
+// Every wrong code or password is counted per address and per account (throttle.ts) and
+// answered after 0.5 s that holds up only its own request; every failure is a ledger event
+// `auth.sign_in_failed` {method, account, address, why}; successes are the sessions'
+// `auth.signed_in`. No code, password or token is ever logged or recorded.
+import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Writer } from '../../db/writer.js';
+import type { LedgerService } from '../../ledger/index.js';
+import type { Clock } from '../../shared/clock.js';
+import {
+  ForbiddenError,
+  InvalidInputError,
+  ServiceError,
+  UnauthenticatedError,
+} from '../../shared/errors.js';
+import type { Role } from '../../shared/roles.js';
+import type { Actor } from '../../shared/types.js';
+import { SignInMethod, type SessionIdentity, type SessionsService } from '../sessions.service.js';
+import type { SignInGuard } from '../throttle.js';
+import {
+  dummyHash,
+  hashPassword,
+  PASSWORD_MAX_LENGTH,
+  PASSWORD_MIN_LENGTH,
+  verifyPassword,
+} from './passwords.js';
+import type { SignInStore } from './signin.store.js';
+
+export const SIGN_IN_FAILED = 'auth.sign_in_failed';
+export const PASSWORD_SET = 'auth.password_set';
+export const BOOTSTRAP = 'system.bootstrap';
+
+/** A code is valid this long after it is sent. */
+export const CODE_TTL_MS = 10 * 60 * 1000;
+/** Wrong codes allowed before a code dies. */
+export const CODE_MAX_TRIES = 5;
+/** Digits of a code. */
+export const CODE_DIGITS = 8;
+/** Code requests (each mails someone): 20 per address and 5 per account in 15 minutes. */
+export const CODE_REQUEST_LIMITS = {
+  perAddress: { max: 20, windowS: 900 },
+  perAccount: { max: 5, windowS: 900 },
+} as const;
+
+/** A person as sign-in needs to see them (people's User has these fields and more). */
+export interface SignInPerson {
+  readonly id: string;
+  readonly email: string;
+  readonly name: string;
+  readonly role: Role;
+  readonly disabled: boolean;
+}
+
+export interface AdmitIdentity {
+  readonly email: string;
+  readonly name?: string;
+  readonly via: 'code' | 'password' | 'ldap' | 'sso';
+}
+
+/** What sign-in needs from server/people (see .people-contract.md). */
+export interface SignInPeople {
+  byEmail(email: string): SignInPerson | null;
+  byId(id: string): SignInPerson | null;
+  /** A known enabled person, or one created under the access settings; else ForbiddenError. */
+  admit(identity: AdmitIdentity, actor?: Actor): Promise<SignInPerson>;
+  identity(user: SignInPerson): SessionIdentity;
+  noteSignIn?(userId: string): unknown;
+  /** Bootstrap: the person with this e-mail exists, is enabled and is owner (created or promoted). */
+  bootstrapOwner(input: { email: string; name?: string }, actor: Actor): Promise<SignInPerson>;
+}
+
+export interface SignInDeps {
+  readonly store: SignInStore;
+  readonly people: SignInPeople;
+  readonly sessions: Pick<SessionsService, 'signIn'>;
+  readonly mail: {
+    send(to: string, subject: string, text: string): Promise<{ ok: boolean; detail: string }>;
+  };
+  readonly ledger: LedgerService;
+  readonly writer: Writer;
+  readonly clock: Clock;
+  /** Wrong codes, passwords and bootstrap attempts. */
+  readonly guard: SignInGuard;
+  /** Code requests (mail is not free): counted without a wait. */
+  readonly requests: SignInGuard;
+  readonly log?: Pick<Logger, 'info' | 'warn' | 'error'>;
+}
+
+export type SignedIn = Awaited<ReturnType<SessionsService['signIn']>>;
+
+const normalEmail = (email: string): string => email.trim().toLowerCase();
+/** The account as typed, safe to record: one line, clipped. */
+const clip = (s: string): string => s.replace(/[\r\n\t\0]/g, ' ').slice(0, 200);
+const hashCode = (salt: string, code: string): string =>
+  createHash('sha256').update(`${salt}:${code}`, 'utf8').digest('hex');
+const ADDRESS = /^[^\s@<>]+@[^\s@<>]+$/;
+
+function checkEmail(email: unknown): string {
+  if (typeof email !== 'string' || !ADDRESS.test(email.trim()) || email.length > 320)
+    throw new InvalidInputError('invalid_input', 'email must be an e-mail address', {
+      field: 'email',
+    });
+  return normalEmail(email);
+}
+
+export function createSignInService(deps: SignInDeps) {
+  const { store, people, sessions, mail, ledger, writer, clock, guard, requests, log } = deps;
+  const pending = new Set<Promise<void>>();
+
+  async function recordFailure(
+    method: string,
+    account: string,
+    address: string,
+    why: string,
+  ): Promise<void> {
+    try {
+      await writer.transact(() =>
+        ledger.append({
+          type: SIGN_IN_FAILED,
+          actor: 'anonymous',
+          data: { method, account: clip(account), address, why },
+        }),
+      );
+    } catch (err) {
+      log?.error({ err: (err as Error).message, method }, 'could not record a failed sign-in');
+    }
+  }
+
+  /** Wrong credential: recorded, counted, answered after the wait with `error`. */
+  async function refuse(
+    method: string,
+    account: string,
+    address: string,
+    why: string,
+    error: ServiceError,
+  ): Promise<never> {
+    await recordFailure(method, account, address, why);
+    return guard.failed(address, account, error);
+  }
+
+  async function open(user: SignInPerson, method: SignInMethod): Promise<SignedIn> {
+    const signedIn = await sessions.signIn(people.identity(user), method);
+    try {
+      await people.noteSignIn?.(user.id);
+    } catch (err) {
+      log?.warn({ err: (err as Error).message, user_id: user.id }, 'could not note a sign-in');
+    }
+    return signedIn;
+  }
+
+  /** Admit after the credential was proven; a refusal is recorded and answered 403 at once. */
+  async function admit(identity: AdmitIdentity, address: string): Promise<SignInPerson> {
+    try {
+      return await people.admit(identity);
+    } catch (err) {
+      if (err instanceof ForbiddenError)
+        await recordFailure(identity.via, identity.email, address, err.code);
+      throw err;
+    }
+  }
+
+  /** Everything after the 202: admit, store a code, send it. Never throws. */
+  async function deliverCode(email: string, address: string): Promise<void> {
+    let user: SignInPerson | null = people.byEmail(email);
+    if (user === null || user.disabled) {
+      try {
+        user = await people.admit({ email, via: 'code' });
+      } catch (err) {
+        const why = err instanceof ServiceError ? err.code : 'error';
+        if (!(err instanceof ServiceError))
+          log?.error({ err: (err as Error).message }, 'admitting a person failed');
+        await recordFailure('code', email, address, why);
+        return;
+      }
+    }
+    const code = String(randomInt(0, 10 ** CODE_DIGITS)).padStart(CODE_DIGITS, '0');
+    const salt = randomBytes(16).toString('hex');
+    const now = clock.now();
+    await writer.transact(() => {
+      store.dropExpired(new Date(now).toISOString());
+      store.putCode(
+        email,
+        hashCode(salt, code),
+        salt,
+        new Date(now).toISOString(),
+        new Date(now + CODE_TTL_MS).toISOString(),
+      );
+    });
+    const sent = await mail.send(
+      user.email,
+      'Your sign-in code',
+      [
+        `Your sign-in code is ${code}`,
+        '',
+        `It works once, for ${String(CODE_TTL_MS / 60_000)} minutes.`,
+        'If you did not ask to sign in, ignore this mail: nobody can sign in without the code.',
+        '',
+      ].join('\n'),
+    );
+    if (!sent.ok) {
+      await writer.transact(() => store.dropCode(email));
+      await recordFailure('code', email, address, 'mail_not_sent');
+    }
+  }
+
+  return {
+    /**
+     * POST /v1/auth/request: answers at once, whether or not the address may sign in (no
+     * enumeration); the code is sent in the background.
+     */
+    async requestCode(emailGiven: unknown, address: string): Promise<void> {
+      const email = checkEmail(emailGiven);
+      await requests.check(address, email);
+      requests.note(address, email);
+      const job = deliverCode(email, address).catch((err: unknown) => {
+        log?.error({ err: (err as Error).message }, 'sending a sign-in code failed');
+      });
+      pending.add(job);
+      void job.finally(() => pending.delete(job));
+    },
+
+    /** POST /v1/auth/verify: the right code opens a session; a wrong one is 401 after 0.5 s. */
+    async verifyCode(emailGiven: unknown, code: string, address: string): Promise<SignedIn> {
+      const email = checkEmail(emailGiven);
+      await guard.check(address, email);
+      const now = clock.now();
+      const outcome = await writer.transact((): string => {
+        const row = store.code(email);
+        if (row === null) return 'no_code';
+        if (Date.parse(row.expires_at) <= now) {
+          store.dropCode(email);
+          return 'expired';
+        }
+        const given = Buffer.from(hashCode(row.salt, code.trim()), 'hex');
+        if (timingSafeEqual(given, Buffer.from(row.code_hash, 'hex'))) {
+          store.dropCode(email);
+          return 'ok';
+        }
+        if (row.tries + 1 >= CODE_MAX_TRIES) {
+          store.dropCode(email);
+          return 'too_many_tries';
+        }
+        store.addTry(email);
+        return 'wrong_code';
+      });
+      if (outcome !== 'ok') {
+        return refuse(
+          'code',
+          email,
+          address,
+          outcome,
+          new UnauthenticatedError(
+            'bad_code',
+            'the code is not valid: wrong, used or expired; ask for a new one',
+          ),
+        );
+      }
+      const user = await admit({ email, via: 'code' }, address);
+      guard.succeeded(address, email);
+      return open(user, SignInMethod.Code);
+    },
+
+    /** POST /v1/auth/password. */
+    async signInWithPassword(
+      emailGiven: unknown,
+      password: string,
+      address: string,
+    ): Promise<SignedIn> {
+      const email = checkEmail(emailGiven);
+      await guard.check(address, email);
+      const user = people.byEmail(email);
+      const stored = user === null ? null : store.passwordHash(user.id);
+      // An unknown address or one without a password costs one hash as well.
+      const matches = await verifyPassword(password, stored ?? (await dummyHash()));
+      const why =
+        user === null
+          ? 'unknown_account'
+          : stored === null
+            ? 'no_password'
+            : !matches
+              ? 'wrong_password'
+              : null;
+      if (why !== null || user === null) {
+        return refuse(
+          'password',
+          email,
+          address,
+          why ?? 'unknown_account',
+          new UnauthenticatedError('bad_password', 'the e-mail address or password is not right'),
+        );
+      }
+      const admitted = await admit({ email: user.email, via: 'password' }, address);
+      guard.succeeded(address, email);
+      return open(admitted, SignInMethod.Password);
+    },
+
+    /**
+     * Set or change a password (PUT /v1/me). At least 12 characters; the current password is
+     * required when the person has one. A wrong current password waits 0.5 s and counts.
+     */
+    async setPassword(userId: string, password: string, current?: string): Promise<void> {
+      const user = people.byId(userId);
+      if (user === null)
+        throw new InvalidInputError('invalid_input', 'no such person', { field: 'user_id' });
+      if (typeof password !== 'string' || [...password].length < PASSWORD_MIN_LENGTH)
+        throw new InvalidInputError(
+          'invalid_input',
+          `password must be at least ${String(PASSWORD_MIN_LENGTH)} characters`,
+          { field: 'password' },
+        );
+      if (password.length > PASSWORD_MAX_LENGTH)
+        throw new InvalidInputError(
+          'invalid_input',
+          `password must be at most ${String(PASSWORD_MAX_LENGTH)} characters`,
+          { field: 'password' },
+        );
+      const address = `password-change:${userId}`;
+      const stored = store.passwordHash(userId);
+      if (stored !== null) {
+        if (current === undefined || current === '')
+          throw new InvalidInputError(
+            'invalid_input',
+            'current_password is required to change a password',
+            { field: 'current_password' },
+          );
+        await guard.check(address, user.email);
+        if (!(await verifyPassword(current, stored)))
+          return refuse(
+            'password_change',
+            user.email,
+            address,
+            'wrong_current_password',
+            new InvalidInputError('wrong_current_password', 'current_password is not right', {
+              field: 'current_password',
+            }),
+          );
+      }
+      const hash = await hashPassword(password);
+      await writer.transact(() => {
+        store.putPassword(userId, hash, clock.nowIso());
+        ledger.append({
+          type: PASSWORD_SET,
+          actor: user.name,
+          data: { user_id: userId, changed: stored !== null },
+        });
+      });
+      guard.succeeded(address, user.email);
+    },
+
+    /** Whether the person has a password (people's `password_set`). */
+    hasPassword: (userId: string): boolean => store.passwordHash(userId) !== null,
+
+    /** POST /v1/auth/bootstrap (admin token only): that person is owner, with a session. */
+    async bootstrap(
+      emailGiven: unknown,
+      name: string | undefined,
+      address: string,
+    ): Promise<SignedIn> {
+      const email = checkEmail(emailGiven);
+      const actor: Actor = { name: 'admin-token' };
+      const user = await people.bootstrapOwner(
+        { email, ...(name !== undefined && name.trim() !== '' && { name: name.trim() }) },
+        actor,
+      );
+      await writer.transact(() =>
+        ledger.append({
+          type: BOOTSTRAP,
+          actor: actor.name,
+          data: { user_id: user.id, email: user.email, address },
+        }),
+      );
+      guard.succeeded(address, email);
+      return open(user, SignInMethod.Bootstrap);
+    },
+
+    /** Wait for codes still being sent (tests, shutdown). */
+    async settled(): Promise<void> {
+      await Promise.all([...pending]);
+    },
+  };
+}
+export type SignInService = ReturnType<typeof createSignInService>;

@@ -1,0 +1,172 @@
+// Sign-in throttling shared by every sign-in method (code, password, bootstrap, LDAP, SSO).
+// Failures are counted per address (the caller's IP) and per account (the e-mail or user
+// name as typed, lower-cased) in sliding windows kept in memory; past the limit a check
+// throws TooManyAttemptsError (429 too_many_attempts with retry_after_s). A failure is
+// answered after a wait (0.5 s) that holds up only its own request: it is a timer, never a
+// lock or a queue. Memory is bounded: old entries are pruned and the maps are capped.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Clock } from '../shared/clock.js';
+
+/** Wait before a wrong code, password or token is answered (specification: 0.5 s). */
+export const SIGN_IN_FAILURE_DELAY_MS = 500;
+
+export interface ThrottleLimit {
+  /** Failures allowed inside the window; the next attempt is refused. */
+  readonly max: number;
+  readonly windowS: number;
+}
+
+/** 30 failures from one address, or 10 for one account, in 15 minutes. */
+export const DEFAULT_PER_ADDRESS: ThrottleLimit = { max: 30, windowS: 900 };
+export const DEFAULT_PER_ACCOUNT: ThrottleLimit = { max: 10, windowS: 900 };
+
+/** Keys remembered per map; past it the stalest keys are dropped first. */
+const MAX_KEYS = 50_000;
+
+/**
+ * 429 too_many_attempts. Not a ServiceError: the error family has no 429 kind yet, so the
+ * HTTP layer answers it through `throttledReply` (see server/access/signin/index.ts).
+ */
+export class TooManyAttemptsError extends Error {
+  readonly statusCode = 429;
+  readonly code = 'too_many_attempts';
+  readonly retryAfterS: number;
+  /** Which limit refused: 'address' or 'account'. Not sent to the caller. */
+  readonly scope: 'address' | 'account';
+  constructor(scope: 'address' | 'account', retryAfterS: number) {
+    super(
+      scope === 'address'
+        ? `too many failed sign-ins from this address; try again in ${String(retryAfterS)} s`
+        : `too many failed sign-ins for this account; try again in ${String(retryAfterS)} s`,
+    );
+    this.name = 'TooManyAttemptsError';
+    this.scope = scope;
+    this.retryAfterS = retryAfterS;
+  }
+  /** The reply body: {error, message, retry_after_s}. */
+  body(): { error: string; message: string; retry_after_s: number } {
+    return { error: this.code, message: this.message, retry_after_s: this.retryAfterS };
+  }
+}
+
+export interface SignInGuardOptions {
+  readonly clock: Clock;
+  /** Wait before a failure is answered; tests may shorten it. */
+  readonly delayMs?: number;
+  readonly perAddress?: ThrottleLimit;
+  readonly perAccount?: ThrottleLimit;
+}
+
+/** Timestamps (ms) of recent failures per key, oldest first. */
+class Window {
+  readonly #hits = new Map<string, number[]>();
+  readonly limit: ThrottleLimit;
+  constructor(limit: ThrottleLimit) {
+    this.limit = limit;
+  }
+
+  #recent(key: string, now: number): number[] {
+    const hits = this.#hits.get(key);
+    if (hits === undefined) return [];
+    const from = now - this.limit.windowS * 1000;
+    let i = 0;
+    while (i < hits.length && (hits[i] ?? 0) <= from) i++;
+    if (i > 0) hits.splice(0, i);
+    if (hits.length === 0) this.#hits.delete(key);
+    return hits;
+  }
+
+  /** Seconds until the key may try again, or 0 when it may now. */
+  retryAfterS(key: string, now: number): number {
+    const hits = this.#recent(key, now);
+    if (hits.length < this.limit.max) return 0;
+    // The attempt is allowed again once enough of the oldest failures leave the window.
+    const freeing = hits[hits.length - this.limit.max] ?? now;
+    return Math.max(1, Math.ceil((freeing + this.limit.windowS * 1000 - now) / 1000));
+  }
+
+  add(key: string, now: number): void {
+    const hits = this.#recent(key, now);
+    // Re-inserted so that the Map's order is least recently failed first.
+    this.#hits.delete(key);
+    hits.push(now);
+    // Never more than one window's worth of the limit is kept per key.
+    if (hits.length > this.limit.max * 2) hits.splice(0, hits.length - this.limit.max * 2);
+    this.#hits.set(key, hits);
+    while (this.#hits.size > MAX_KEYS) {
+      const oldest = this.#hits.keys().next().value;
+      if (oldest === undefined) break;
+      this.#hits.delete(oldest);
+    }
+  }
+
+  clear(key: string): void {
+    this.#hits.delete(key);
+  }
+
+  size(): number {
+    return this.#hits.size;
+  }
+}
+
+/** Accounts are compared as typed but case-insensitively and trimmed. */
+export const accountKey = (account: string): string => account.trim().toLowerCase().slice(0, 320);
+
+export function createSignInGuard(options: SignInGuardOptions) {
+  const { clock } = options;
+  const delayMs = options.delayMs ?? SIGN_IN_FAILURE_DELAY_MS;
+  const byAddress = new Window(options.perAddress ?? DEFAULT_PER_ADDRESS);
+  const byAccount = new Window(options.perAccount ?? DEFAULT_PER_ACCOUNT);
+
+  function refusal(address: string, account: string): TooManyAttemptsError | null {
+    const now = clock.now();
+    const a = byAddress.retryAfterS(address, now);
+    if (a > 0) return new TooManyAttemptsError('address', a);
+    const b = account === '' ? 0 : byAccount.retryAfterS(accountKey(account), now);
+    if (b > 0) return new TooManyAttemptsError('account', b);
+    return null;
+  }
+
+  function record(address: string, account: string): void {
+    const now = clock.now();
+    byAddress.add(address, now);
+    if (account !== '') byAccount.add(accountKey(account), now);
+  }
+
+  async function failed(address: string, account: string): Promise<void>;
+  async function failed(address: string, account: string, error: Error): Promise<never>;
+  /**
+   * A wrong code, password or token: counted at once (so that parallel guesses count too),
+   * then answered after the wait. With `error`, throws it after the wait.
+   */
+  async function failed(address: string, account: string, error?: Error): Promise<void> {
+    record(address, account);
+    await sleep(delayMs);
+    if (error !== undefined) throw error;
+  }
+
+  return {
+    /** Throws TooManyAttemptsError (429) when the address or the account is throttled. */
+    async check(address: string, account: string): Promise<void> {
+      const refused = refusal(address, account);
+      if (refused !== null) throw refused;
+    },
+    /** The same test without throwing: the refusal, or null. */
+    refusal,
+    failed,
+    /**
+     * Count an attempt that is not a wrong credential (a code request: mail is not free)
+     * without waiting.
+     */
+    note: record,
+    /** A sign-in worked: the account's failures are forgotten (the address's are not). */
+    succeeded(_address: string, account: string): void {
+      if (account !== '') byAccount.clear(accountKey(account));
+    },
+    /** Keys remembered now (for tests and metrics). */
+    size(): { addresses: number; accounts: number } {
+      return { addresses: byAddress.size(), accounts: byAccount.size() };
+    },
+  };
+}
+export type SignInGuard = ReturnType<typeof createSignInGuard>;

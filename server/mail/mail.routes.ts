@@ -1,0 +1,110 @@
+// GET/PUT /v1/settings/mail and POST /v1/settings/mail/test (admin). Open in every mode:
+// mail is part of setting up sign-in.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { actorOf } from '../http/auth.js';
+import { errorResponses } from '../http/common.schemas.js';
+import type { MailService } from './mail.service.js';
+
+const SecretRefBody = Type.Union([
+  Type.Object({ file: Type.String() }, { additionalProperties: false }),
+  Type.Object({ env: Type.String() }, { additionalProperties: false }),
+]);
+
+export const MailSettingsBody = Type.Object(
+  {
+    transport: Type.Union([Type.Literal('smtp'), Type.Literal('api')]),
+    timeout_s: Type.Integer({ minimum: 1, maximum: 120 }),
+    smtp: Type.Optional(
+      Type.Object({
+        host: Type.String(),
+        port: Type.Integer(),
+        security: Type.Union([Type.Literal('starttls'), Type.Literal('ssl'), Type.Literal('none')]),
+        username: Type.Optional(Type.String()),
+        password: Type.Optional(SecretRefBody),
+        from: Type.String(),
+        ca_file: Type.Optional(Type.String()),
+      }),
+    ),
+    api: Type.Optional(
+      Type.Object({ url: Type.String(), token: SecretRefBody, from: Type.String() }),
+    ),
+  },
+  { description: 'secrets appear as {file} or {env} references, never as values' },
+);
+
+export const MailSettingsView = Type.Object({
+  configured: Type.Boolean(),
+  settings: Type.Union([MailSettingsBody, Type.Null()]),
+  updated_at: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const MailTestReply = Type.Object({
+  ok: Type.Boolean(),
+  detail: Type.String(),
+  duration_ms: Type.Integer(),
+});
+
+export const mailRoutes: FastifyPluginAsyncTypebox<{ mail: MailService }> = async (
+  app,
+  { mail },
+) => {
+  app.get(
+    '/settings/mail',
+    {
+      schema: {
+        summary: 'Mail settings (secrets as references)',
+        tags: ['settings'],
+        response: { 200: MailSettingsView, ...errorResponses },
+      },
+      onRequest: app.requireRole('admin'),
+    },
+    async () => mail.get(),
+  );
+
+  app.put(
+    '/settings/mail',
+    {
+      schema: {
+        summary: 'Set the mail settings: SMTP (starttls, ssl or none) or a JSON mail API',
+        description:
+          'Secrets (smtp.password, api.token) are {file}, {env} or a typed-in {value}, which is written to an owner-only file and replaced by its {file} reference.',
+        tags: ['settings'],
+        body: Type.Object(
+          {
+            transport: Type.String({ description: 'smtp or api' }),
+            by: Type.Optional(Type.String({ maxLength: 200 })),
+          },
+          { additionalProperties: true },
+        ),
+        response: { 200: MailSettingsView, ...errorResponses },
+      },
+      onRequest: app.requireRole('admin'),
+    },
+    async (req) => {
+      if (req.principal === null) throw new Error('requireRole let an anonymous call through');
+      const { by, ...given } = req.body;
+      return mail.set(given, actorOf(req.principal, by));
+    },
+  );
+
+  app.post(
+    '/settings/mail/test',
+    {
+      schema: {
+        summary: 'Send a test mail with the stored settings',
+        tags: ['settings'],
+        body: Type.Object(
+          { to: Type.String({ minLength: 3, maxLength: 320 }) },
+          { additionalProperties: false },
+        ),
+        response: { 200: MailTestReply, ...errorResponses },
+      },
+      onRequest: app.requireRole('admin'),
+    },
+    async (req) => {
+      if (req.principal === null) throw new Error('requireRole let an anonymous call through');
+      return mail.test(req.body.to.trim(), actorOf(req.principal));
+    },
+  );
+};

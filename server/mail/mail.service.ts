@@ -1,0 +1,147 @@
+// Mail settings (GET/PUT, admin), the test mail, and `send` for sign-in codes.
+import { rmSync } from 'node:fs';
+import type { Logger } from 'pino';
+import type { Writer } from '../db/writer.js';
+import type { LedgerService } from '../ledger/index.js';
+import type { Clock } from '../shared/clock.js';
+import { InvalidInputError } from '../shared/errors.js';
+import type { Actor } from '../shared/types.js';
+import { mailSecretFile, writeSecretFile } from './mail.secrets.js';
+import { sendMail, type SendResult } from './mail.send.js';
+import { isAddress, maskSettings, parseMailSettings, type MailSettings } from './mail.settings.js';
+import type { MailStore } from './mail.store.js';
+
+export const MAIL_SET = 'config.mail_set';
+export const MAIL_TESTED = 'config.mail_tested';
+
+export interface MailDeps {
+  readonly store: MailStore;
+  readonly ledger: LedgerService;
+  readonly writer: Writer;
+  readonly clock: Clock;
+  /** Where typed-in secrets are written (SVC_DATA/secrets). */
+  readonly secretsDir: string;
+  /** The environment {env} references read (process.env in production). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly log?: Pick<Logger, 'info' | 'warn'>;
+}
+
+/** GET /v1/settings/mail. */
+export interface MailSettingsView {
+  readonly configured: boolean;
+  readonly settings: MailSettings | null;
+  readonly updated_at: string | null;
+}
+
+/** Who the mail comes to, as the ledger may show it: the domain only. */
+const domainOf = (to: string): string => to.slice(to.lastIndexOf('@') + 1);
+
+export function createMailService({
+  store,
+  ledger,
+  writer,
+  clock,
+  secretsDir,
+  env,
+  log,
+}: MailDeps) {
+  function view(): MailSettingsView {
+    const current = store.get();
+    return current === null
+      ? { configured: false, settings: null, updated_at: null }
+      : {
+          configured: true,
+          settings: maskSettings(current.settings),
+          updated_at: current.updated_at,
+        };
+  }
+
+  return {
+    get: view,
+
+    /** Whether sign-in codes can be sent at all. */
+    isConfigured: (): boolean => store.get() !== null,
+
+    /** PUT: validate (400 naming the field), write typed-in secrets (0600), store, record. */
+    async set(given: unknown, actor: Actor): Promise<MailSettingsView> {
+      const { settings, typed } = parseMailSettings(given, (s) => mailSecretFile(secretsDir, s));
+      const previous = store.get()?.settings ?? null;
+      for (const t of typed) writeSecretFile(mailSecretFile(secretsDir, t.setting), t.value);
+      await writer.transact(() => {
+        store.put(settings, clock.nowIso());
+        ledger.append({
+          type: MAIL_SET,
+          actor: actor.name,
+          data: {
+            ...maskSettings(settings),
+            ...(actor.via !== undefined && { via: actor.via }),
+          },
+        });
+      });
+      // Files this service wrote that the new settings no longer point at.
+      const used = new Set(
+        [settings.smtp?.password, settings.api?.token].map((r) =>
+          r !== undefined && 'file' in r ? r.file : null,
+        ),
+      );
+      for (const setting of ['smtp.password', 'api.token'] as const) {
+        const own = mailSecretFile(secretsDir, setting);
+        const was = setting === 'smtp.password' ? previous?.smtp?.password : previous?.api?.token;
+        if (was !== undefined && 'file' in was && was.file === own && !used.has(own))
+          rmSync(own, { force: true });
+      }
+      return view();
+    },
+
+    /** Send one mail with the stored settings; never throws, never reveals a secret. */
+    async send(to: string, subject: string, text: string): Promise<SendResult> {
+      const current = store.get();
+      if (current === null)
+        return {
+          ok: false,
+          detail: 'mail is not configured (PUT /v1/settings/mail)',
+          duration_ms: 0,
+        };
+      const result = await sendMail(current.settings, env, { to, subject, text }, () =>
+        clock.now(),
+      );
+      if (!result.ok)
+        log?.warn({ to_domain: domainOf(to), detail: result.detail }, 'mail not sent');
+      return result;
+    },
+
+    /** POST /v1/settings/mail/test {to}: a test mail, recorded with its outcome. */
+    async test(to: string, actor: Actor): Promise<SendResult> {
+      if (!isAddress(to))
+        throw new InvalidInputError('invalid_input', 'to must be an e-mail address', {
+          field: 'to',
+        });
+      const current = store.get();
+      if (current === null)
+        throw new InvalidInputError(
+          'invalid_input',
+          'mail is not configured yet: PUT /v1/settings/mail first',
+          { field: 'settings' },
+        );
+      const result = await sendMail(
+        current.settings,
+        env,
+        {
+          to,
+          subject: 'Test mail from the incident response service',
+          text: 'This is a test mail. Sign-in codes will be sent the same way.\n',
+        },
+        () => clock.now(),
+      );
+      await writer.transact(() => {
+        ledger.append({
+          type: MAIL_TESTED,
+          actor: actor.name,
+          data: { to, ok: result.ok, detail: result.detail, duration_ms: result.duration_ms },
+        });
+      });
+      return result;
+    },
+  };
+}
+export type MailService = ReturnType<typeof createMailService>;
