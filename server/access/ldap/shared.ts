@@ -1,0 +1,73 @@
+// What directory (LDAP) and single sign-on (OIDC) sign-in share: the people service as the
+// contract describes it (admit → a person, identity → who the session is for), the failed
+// sign-in event, and the 429 body of the sign-in throttle. No Fastify here.
+import type { Writer } from '../../db/writer.js';
+import type { LedgerService } from '../../ledger/index.js';
+import { ConflictError, ServiceError } from '../../shared/errors.js';
+import type { SessionIdentity, SessionsService, SessionView } from '../sessions.service.js';
+
+/** The ledger event of every failed sign-in (never the password, code or token). */
+export const SIGN_IN_FAILED = 'auth.sign_in_failed';
+
+/** Who a sign-in method says someone is (people's `admit` input). */
+export interface AdmitIdentity {
+  readonly email: string;
+  readonly name?: string;
+  readonly groups?: readonly string[];
+  readonly via: 'code' | 'password' | 'ldap' | 'sso';
+}
+
+/**
+ * The part of the people service (server/people) that sign-in uses. `admit` throws
+ * ForbiddenError sign_in_not_allowed / account_disabled when the person may not sign in.
+ */
+export interface PeopleForSignIn<U = unknown> {
+  admit(identity: AdmitIdentity): Promise<U>;
+  identity(user: U): SessionIdentity;
+  noteSignIn?(userId: string): void | Promise<void>;
+}
+
+export type SessionOpener = Pick<SessionsService, 'signIn'>;
+
+export interface SignedIn {
+  readonly token: string;
+  readonly session: SessionView;
+}
+
+/** The directory or the identity provider cannot be reached or answered wrongly: 503. */
+export class SignInUnavailableError extends ServiceError {
+  override readonly kind = 'unavailable';
+}
+
+/** Sign-in by this method is not set up (no ldap connector, SSO not enabled): 409. */
+export const notSetUp = (code: string, message: string, why: string): ConflictError =>
+  new ConflictError(code, message, { why });
+
+/** The account as typed, clipped: enough to recognise, never a whole pasted secret. */
+export const clipAccount = (account: string): string => account.trim().slice(0, 120);
+
+export async function recordFailure(
+  deps: { readonly ledger: LedgerService; readonly writer: Writer },
+  data: { method: 'ldap' | 'sso'; account: string; address: string; why: string },
+): Promise<void> {
+  await deps.writer.transact(() =>
+    deps.ledger.append({
+      type: SIGN_IN_FAILED,
+      actor: data.account === '' ? 'anonymous' : clipAccount(data.account),
+      data: { ...data, account: clipAccount(data.account) },
+    }),
+  );
+}
+
+/** Open the session for an admitted person and note the sign-in on the person. */
+export async function openSession<U>(
+  people: PeopleForSignIn<U>,
+  sessions: SessionOpener,
+  user: U,
+  method: 'ldap' | 'sso',
+): Promise<SignedIn> {
+  const who = people.identity(user);
+  const signedIn = await sessions.signIn(who, method);
+  await people.noteSignIn?.(who.userId);
+  return signedIn;
+}

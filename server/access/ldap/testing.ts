@@ -1,0 +1,159 @@
+// For the directory and single sign-on integration tests: a real SQLite file with every
+// migration, the ledger with the people and connectors projections, the real sessions,
+// people and sign-in throttle, and Fastify with the real auth plugin. Log lines are kept
+// so that tests can look for secrets in them.
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import {
+  KINDS,
+  createConnectorsService,
+  createConnectorsStore,
+  createRegistry,
+} from '../../connectors/index.js';
+import { loadMigrations, migrate } from '../../db/migrate.js';
+import { openDatabase } from '../../db/open.js';
+import { createWriter, type Writer } from '../../db/writer.js';
+import { auth } from '../../http/auth.js';
+import { createHttpServer } from '../../http/server.js';
+import {
+  createLedgerService,
+  createLedgerStore,
+  createProjections,
+  type LedgerService,
+} from '../../ledger/index.js';
+import { createLogger } from '../../logger.js';
+import { createPeopleService, createPeopleStore, type PeopleService } from '../../people/index.js';
+import { systemClock } from '../../shared/clock.js';
+import { Secret } from '../../shared/secret.js';
+import { createSessionsService, createSessionsStore, type SessionsService } from '../index.js';
+import { createSignInGuard, type SignInGuard } from '../throttle.js';
+
+type App = ReturnType<typeof createHttpServer>;
+
+const MIGRATIONS = fileURLToPath(new URL('../../db/migrations/', import.meta.url));
+export const TEST_ADMIN_TOKEN = 'admin-token-for-signin-tests-0123456789';
+
+export interface SignInBench {
+  readonly dir: string;
+  readonly app: App;
+  readonly ledger: LedgerService;
+  readonly writer: Writer;
+  readonly sessions: SessionsService;
+  readonly people: PeopleService;
+  readonly guard: SignInGuard;
+  readonly connectors: ReturnType<typeof createConnectorsService>;
+  readonly db: ReturnType<typeof openDatabase>;
+  /** Every ledger event so far, oldest first. */
+  events(): { type: string; actor: string; data: Record<string, unknown> }[];
+  /** Every log line so far. */
+  logs(): string;
+  close(): Promise<void>;
+}
+
+export async function signInBench(
+  dir: string,
+  register: (v1: App, bench: Omit<SignInBench, 'app' | 'close'>) => Promise<void>,
+  options: {
+    delayMs?: number;
+    extraProjections?: (
+      db: ReturnType<typeof openDatabase>,
+    ) => Parameters<ReturnType<typeof createProjections>['register']>[0][];
+  } = {},
+): Promise<SignInBench> {
+  const db = openDatabase(join(dir, `svc-${String(Date.now())}.db`));
+  migrate(db, loadMigrations(MIGRATIONS));
+  const lines: string[] = [];
+  const log = createLogger(
+    'trace',
+    new Writable({
+      write(chunk: Buffer, _enc, done) {
+        lines.push(chunk.toString('utf8'));
+        done();
+      },
+    }),
+  );
+  const writer = createWriter(db);
+  const projections = createProjections();
+  const connectorsStore = createConnectorsStore(db);
+  const peopleStore = createPeopleStore(db);
+  projections.register(connectorsStore.projection);
+  projections.register(peopleStore.projection);
+  for (const p of options.extraProjections?.(db) ?? []) projections.register(p);
+  const ledgerStore = createLedgerStore(db);
+  const clock = systemClock;
+  const ledger = createLedgerService({
+    inTransaction: () => db.inTransaction,
+    store: ledgerStore,
+    writer,
+    clock,
+    projections,
+  });
+  const sessions = createSessionsService({
+    store: createSessionsStore(db),
+    ledger,
+    writer,
+    clock,
+    log,
+  });
+  const people = createPeopleService({ store: peopleStore, ledger, writer, clock });
+  const guard = createSignInGuard({
+    clock,
+    ...(options.delayMs !== undefined && { delayMs: options.delayMs }),
+  });
+  const connectors = createConnectorsService({
+    registry: createRegistry(KINDS),
+    store: connectorsStore,
+    ledger,
+    writer,
+    clock,
+    log,
+    env: {},
+    secretsDir: join(dir, 'secrets'),
+    file: join(dir, 'no-connectors.json'),
+    defaultConcurrency: 4,
+  });
+  connectors.start();
+  const events = () =>
+    ledgerStore.range(0, ledgerStore.head().seq, 10_000).map((e) => ({
+      type: e.type,
+      actor: e.actor,
+      data: (typeof e.data === 'string' ? JSON.parse(e.data) : e.data) as Record<string, unknown>,
+    }));
+  const bench = {
+    dir,
+    ledger,
+    writer,
+    sessions,
+    people,
+    guard,
+    connectors,
+    db,
+    events,
+    logs: () => lines.join(''),
+  };
+  const app = createHttpServer({ log });
+  await app.register(auth, {
+    adminToken: new Secret(TEST_ADMIN_TOKEN),
+    ingestToken: null,
+    delayMs: 0,
+    sessions,
+  });
+  await app.register(
+    async (v1) => {
+      await register(v1 as unknown as App, bench);
+    },
+    { prefix: '/v1' },
+  );
+  await app.ready();
+  return {
+    ...bench,
+    app,
+    async close() {
+      await app.close();
+      await connectors.close();
+      await writer.close();
+      db.close();
+    },
+  };
+}

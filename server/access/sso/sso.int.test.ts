@@ -1,0 +1,406 @@
+// Single sign-on against a real OpenID Connect provider (the oidc-provider package) on
+// loopback: the code flow with PKCE driven through the provider's login and consent forms,
+// the callback, the one-time redeem code, refusals, and the settings routes.
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  signInThrough,
+  startOidcProvider,
+  type OidcProvider,
+} from '../../../e2e/lab/oidc-provider.js';
+import { signInBench, TEST_ADMIN_TOKEN, type SignInBench } from '../ldap/testing.js';
+import { createSsoService, createSsoStore, ssoRoutes, type SsoStore } from './index.js';
+
+const CLIENT_ID = 'svc-console';
+const CLIENT_SECRET = 'oidc-Client-Secret-Value-99';
+const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
+
+/** Real time plus a skew the tests move: the service's TTLs without waiting for them. */
+let skew = 0;
+const clock = {
+  now: () => Date.now() + skew,
+  nowIso: () => new Date(Date.now() + skew).toISOString(),
+};
+
+let dir: string;
+let bench: SignInBench;
+let provider: OidcProvider;
+let base: string;
+let redirectUri: string;
+const answers: string[] = [];
+
+async function call(
+  method: string,
+  url: string,
+  payload?: unknown,
+  headers: Record<string, string> = admin,
+) {
+  const res = await bench.app.inject({
+    method: method as 'GET',
+    url,
+    headers,
+    ...(payload !== undefined && { payload: payload as object }),
+  });
+  answers.push(res.body);
+  return res;
+}
+
+/** Open a callback URL as the browser would (no redirects followed). */
+async function openCallback(url: string, accept = '*/*') {
+  const started = performance.now();
+  const res = await fetch(url, { redirect: 'manual', headers: { accept } });
+  const text = await res.text();
+  answers.push(text);
+  return {
+    status: res.status,
+    location: res.headers.get('location'),
+    text,
+    ms: performance.now() - started,
+  };
+}
+
+const settings = (over: Record<string, unknown> = {}) => ({
+  issuer: provider.issuer,
+  client_id: CLIENT_ID,
+  client_secret: { value: CLIENT_SECRET },
+  redirect_uri: redirectUri,
+  scopes: ['openid', 'email', 'profile', 'groups'],
+  groups_claim: 'groups',
+  enabled: true,
+  ...over,
+});
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'svc-sso-'));
+  let store: SsoStore | null = null;
+  bench = await signInBench(
+    dir,
+    async (v1, deps) => {
+      if (store === null) throw new Error('no sso store');
+      const sso = createSsoService({
+        ...deps,
+        store,
+        clock,
+        secretsDir: join(dir, 'secrets'),
+        env: { SSO_SECRET: CLIENT_SECRET },
+      });
+      await v1.register(ssoRoutes, { sso });
+    },
+    {
+      extraProjections: (db) => {
+        store = createSsoStore(db);
+        return [store.projection];
+      },
+    },
+  );
+  await bench.app.listen({ port: 0, host: '127.0.0.1' });
+  base = `http://127.0.0.1:${String((bench.app.server.address() as AddressInfo).port)}`;
+  redirectUri = `${base}/v1/auth/sso/callback`;
+  provider = await startOidcProvider({
+    clientId: CLIENT_ID,
+    clientSecret: CLIENT_SECRET,
+    redirectUri,
+    accounts: [
+      { id: 'alice', email: 'alice@lab.test', name: 'Alice Lab', groups: ['oncall', 'staff'] },
+      { id: 'bob', email: 'bob@lab.test', name: 'Bob Lab', groups: ['finance'] },
+    ],
+  });
+  await bench.people.setAccess(
+    { domains: [], directory_groups: [], sso_groups: ['oncall'], default_role: 'responder' },
+    { actor: { name: 'admin-token' }, role: 'owner', userId: null },
+  );
+});
+
+afterAll(async () => {
+  await provider.stop();
+  await bench.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('single sign-on settings', () => {
+  it('refuses to start while single sign-on is off: 409', async () => {
+    const res = await call('GET', '/v1/auth/sso/start', undefined, {});
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toMatchObject({ error: 'sso_not_configured', why: 'sso_disabled' });
+  });
+
+  it('saves the settings: a typed secret to a 0600 file, the ledger holds the reference only', async () => {
+    const res = await call('PUT', '/v1/settings/sso', settings());
+    expect(res.statusCode, res.body).toBe(200);
+    const file = join(dir, 'secrets', 'sso-client_secret');
+    expect(res.json()).toMatchObject({
+      issuer: provider.issuer,
+      client_secret: { file },
+      enabled: true,
+      set_by: 'admin-token',
+    });
+    expect(readFileSync(file, 'utf8')).toBe(CLIENT_SECRET);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const set = bench.events().find((e) => e.type === 'config.sso_set');
+    expect(set?.data).toMatchObject({
+      settings: { client_secret: { file }, client_id: CLIENT_ID },
+    });
+    expect((await call('GET', '/v1/settings/sso')).json()).toMatchObject({
+      client_secret: { file },
+    });
+    // Admins only.
+    expect((await call('GET', '/v1/settings/sso', undefined, {})).statusCode).toBe(401);
+  });
+
+  it('refuses an http:// issuer that is not on loopback', async () => {
+    const res = await call(
+      'PUT',
+      '/v1/settings/sso',
+      settings({ issuer: 'http://idp.example.com' }),
+    );
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ field: 'issuer' });
+  });
+
+  it('discovers what the provider offers', async () => {
+    const res = await call('POST', '/v1/settings/sso/discover', { issuer: provider.issuer });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({
+      ok: true,
+      issuer: provider.issuer,
+      pkce_s256: true,
+      groups_claim_offered: true,
+      token_endpoint: `${provider.issuer}/token`,
+    });
+    const none = await call('POST', '/v1/settings/sso/discover', { issuer: 'http://127.0.0.1:9' });
+    expect(none.json()).toMatchObject({ ok: false });
+    expect(none.json<{ detail: string }>().detail).toMatch(
+      /cannot read the metadata of http:\/\/127\.0\.0\.1:9/,
+    );
+  });
+
+  it('tests the client against the provider: accepted with the right secret, refused with a wrong one', async () => {
+    const good = await call('POST', '/v1/settings/sso/test', {});
+    expect(good.statusCode, good.body).toBe(200);
+    expect(good.json()).toMatchObject({
+      ok: true,
+      checks: [
+        { name: 'discovery', ok: true },
+        { name: 'client', ok: true },
+      ],
+    });
+    const bad = await call(
+      'POST',
+      '/v1/settings/sso/test',
+      settings({ client_secret: { value: 'wrong-secret' } }),
+    );
+    expect(bad.json()).toMatchObject({
+      ok: false,
+      checks: [{ ok: true }, { name: 'client', ok: false }],
+    });
+    expect(bad.json<{ detail: string }>().detail).toMatch(/refused: invalid_client/);
+    // A test body's typed secret is never written.
+    expect(readFileSync(join(dir, 'secrets', 'sso-client_secret'), 'utf8')).toBe(CLIENT_SECRET);
+    const env = await call(
+      'POST',
+      '/v1/settings/sso/test',
+      settings({ client_secret: { env: 'SSO_SECRET' } }),
+    );
+    expect(env.json()).toMatchObject({ ok: true });
+  });
+
+  it('syncs honestly: metadata again, groups not re-read', async () => {
+    const res = await call('POST', '/v1/settings/sso/sync');
+    expect(res.json()).toMatchObject({ metadata_refreshed: true, groups_reread: false });
+    expect(res.json<{ detail: string }>().detail).toMatch(/next sign-in/);
+  });
+});
+
+describe('the code flow with PKCE', () => {
+  const callbackPrefix = () => `${base}/v1/auth/sso/callback`;
+
+  it('signs a person in: start → provider → callback → redeem → a session', async () => {
+    const { callback, steps } = await signInThrough(
+      `${base}/v1/auth/sso/start`,
+      callbackPrefix(),
+      'alice',
+    );
+    const auth = new URL(steps[1]?.url ?? '');
+    expect(auth.origin).toBe(provider.issuer);
+    expect(auth.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(auth.searchParams.get('code_challenge')).toMatch(/^[\w-]{43}$/);
+    expect(auth.searchParams.get('state')).toBeTruthy();
+    expect(auth.searchParams.get('nonce')).toBeTruthy();
+    expect(auth.searchParams.get('scope')).toBe('openid email profile groups');
+
+    const back = await openCallback(callback);
+    expect(back.status, back.text).toBe(302);
+    const location = back.location ?? '';
+    expect(location).toMatch(/^\/sign-in\?sso=[\w-]{43}$/);
+    expect(location).not.toMatch(/svs_/);
+    const code = new URL(location, base).searchParams.get('sso') ?? '';
+
+    const redeemed = await call('POST', '/v1/auth/sso/redeem', { code }, {});
+    expect(redeemed.statusCode, redeemed.body).toBe(200);
+    const body = redeemed.json<{
+      token: string;
+      session: { method: string; name: string; role: string };
+    }>();
+    expect(body.token).toMatch(/^svs_/);
+    expect(body.session).toMatchObject({ method: 'sso', name: 'Alice Lab', role: 'responder' });
+    expect(bench.sessions.lookup(body.token)).toMatchObject({ kind: 'session', name: 'Alice Lab' });
+    expect(bench.people.byEmail('alice@lab.test')).toMatchObject({
+      name: 'Alice Lab',
+      role: 'responder',
+    });
+
+    // The code is good once.
+    const again = await call('POST', '/v1/auth/sso/redeem', { code }, {});
+    expect(again.statusCode).toBe(401);
+    expect(again.json()).toMatchObject({ error: 'sso_bad_code' });
+    // And the callback's state is good once.
+    const replay = await openCallback(callback);
+    expect(replay.status).toBe(401);
+    expect(JSON.parse(replay.text)).toMatchObject({ error: 'sso_bad_state' });
+
+    const signedIn = bench.events().filter((e) => e.type === 'auth.signed_in');
+    expect(signedIn.at(-1)?.data).toMatchObject({ method: 'sso' });
+  });
+
+  it('refuses a callback whose state it never gave out, after the wait', async () => {
+    const { callback } = await signInThrough(
+      `${base}/v1/auth/sso/start`,
+      callbackPrefix(),
+      'alice',
+    );
+    const forged = new URL(callback);
+    forged.searchParams.set('state', 'forged-state-value');
+    const res = await openCallback(forged.toString());
+    expect(res.status).toBe(401);
+    expect(JSON.parse(res.text)).toMatchObject({ error: 'sso_bad_state' });
+    expect(res.ms).toBeGreaterThanOrEqual(495);
+    expect(
+      bench
+        .events()
+        .filter((e) => e.type === 'auth.sign_in_failed')
+        .at(-1)?.data,
+    ).toMatchObject({
+      method: 'sso',
+      why: 'bad_state',
+    });
+  });
+
+  it('refuses a person none of whose groups may sign in: 403 sign_in_not_allowed; a browser goes to the sign-in page', async () => {
+    const first = await signInThrough(`${base}/v1/auth/sso/start`, callbackPrefix(), 'bob');
+    const res = await openCallback(first.callback);
+    expect(res.status).toBe(403);
+    expect(JSON.parse(res.text)).toMatchObject({ error: 'sign_in_not_allowed' });
+    expect(bench.people.byEmail('bob@lab.test')).toBeNull();
+    const second = await signInThrough(`${base}/v1/auth/sso/start`, callbackPrefix(), 'bob');
+    const browser = await openCallback(second.callback, 'text/html,application/xhtml+xml');
+    expect(browser.status).toBe(302);
+    expect(browser.location).toMatch(/^\/sign-in\?sso_error=sign_in_not_allowed&message=/);
+    // The groups it saw are searchable, refused ones too.
+    const groups = await call('GET', '/v1/settings/sso/groups?q=FIN');
+    expect(groups.json()).toMatchObject({
+      source: 'sign_ins',
+      groups: [{ value: 'finance', sign_ins: 2 }],
+    });
+    const all = await call('GET', '/v1/settings/sso/groups');
+    expect(all.json<{ groups: { value: string }[] }>().groups.map((g) => g.value)).toEqual([
+      'finance',
+      'oncall',
+      'staff',
+    ]);
+  });
+
+  it("shows the provider's own error when the person says no", async () => {
+    const { callback } = await signInThrough(
+      `${base}/v1/auth/sso/start`,
+      callbackPrefix(),
+      'alice',
+      { consent: false },
+    );
+    const res = await openCallback(callback);
+    expect(res.status).toBe(401);
+    expect(JSON.parse(res.text)).toMatchObject({
+      error: 'sso_provider_refused',
+      message:
+        'the identity provider did not sign you in: access_denied: End-User aborted interaction',
+    });
+  });
+
+  it('answers clearly when the provider is unreachable', async () => {
+    const res = await call(
+      'PUT',
+      '/v1/settings/sso',
+      settings({ issuer: 'http://127.0.0.1:9', client_secret: undefined }),
+    );
+    expect(res.statusCode).toBe(200);
+    const start = await call('GET', '/v1/auth/sso/start', undefined, {});
+    expect(start.statusCode).toBe(503);
+    expect(start.json()).toMatchObject({ error: 'sso_provider_unreachable' });
+    expect(start.json<{ message: string }>().message).toMatch(
+      /^cannot read the metadata of http:\/\/127\.0\.0\.1:9/,
+    );
+    // The secret file stays: the reference did not change.
+    expect(existsSync(join(dir, 'secrets', 'sso-client_secret'))).toBe(true);
+    await call('PUT', '/v1/settings/sso', settings({ client_secret: undefined }));
+  });
+
+  it('lets a redeem code go after 60 s and a started sign-in after 10 minutes', async () => {
+    const late = await signInThrough(`${base}/v1/auth/sso/start`, callbackPrefix(), 'alice');
+    const back = await openCallback(late.callback);
+    expect(back.status).toBe(302);
+    const code = new URL(back.location ?? '', base).searchParams.get('sso') ?? '';
+    skew += 61_000;
+    try {
+      const res = await call('POST', '/v1/auth/sso/redeem', { code }, {});
+      expect(res.statusCode).toBe(401);
+      expect(res.json()).toMatchObject({ error: 'sso_bad_code' });
+    } finally {
+      skew = 0;
+    }
+    const slow = await signInThrough(`${base}/v1/auth/sso/start`, callbackPrefix(), 'alice');
+    skew += 10 * 60 * 1000 + 1000;
+    try {
+      const res = await openCallback(slow.callback);
+      expect(res.status).toBe(401);
+      expect(JSON.parse(res.text)).toMatchObject({ error: 'sso_bad_state' });
+    } finally {
+      skew = 0;
+    }
+  });
+
+  it('reads the groups from userinfo when the ID token does not carry them', async () => {
+    const conform = await startOidcProvider({
+      clientId: CLIENT_ID,
+      clientSecret: CLIENT_SECRET,
+      redirectUri,
+      groupsIn: 'userinfo',
+      accounts: [{ id: 'carol', email: 'carol@lab.test', name: 'Carol Lab', groups: ['oncall'] }],
+    });
+    try {
+      expect(
+        (await call('PUT', '/v1/settings/sso', settings({ issuer: conform.issuer }))).statusCode,
+      ).toBe(200);
+      const { callback } = await signInThrough(
+        `${base}/v1/auth/sso/start`,
+        callbackPrefix(),
+        'carol',
+      );
+      const back = await openCallback(callback);
+      expect(back.status, back.text).toBe(302);
+      const code = new URL(back.location ?? '', base).searchParams.get('sso') ?? '';
+      const res = await call('POST', '/v1/auth/sso/redeem', { code }, {});
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({ session: { method: 'sso', name: 'Carol Lab' } });
+    } finally {
+      await conform.stop();
+      await call('PUT', '/v1/settings/sso', settings({ client_secret: undefined }));
+    }
+  });
+
+  it('never shows the client secret in an answer, a log line or a ledger event', () => {
+    const everything = [...answers, bench.logs(), JSON.stringify(bench.events())].join('\n');
+    expect(everything).not.toContain(CLIENT_SECRET);
+  });
+});
