@@ -12,6 +12,7 @@ export const CAPABILITIES = [
   'gate', // read-only checks and permitted actions over ssh
   'sql', // read-only SQL
   'changes', // recent changes for "what changed"
+  'notify', // approval requests and notifications sent to people (mail, chat, webhook)
 ] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 

@@ -21,3 +21,8 @@ export {
 } from './core-checks.js';
 export { doctorRoutes } from './doctor.routes.js';
 export { snapshotsCheck, type SnapshotFreshness } from './snapshots-check.js';
+export {
+  escalationCheck,
+  type EscalationCheckDeps,
+  type EscalationStepRef,
+} from './escalation-check.js';

@@ -24,6 +24,9 @@ export {
   type MaintenanceWindow,
   type InhibitRule,
   type Matchers,
+  type Escalation,
+  type EscalationStep,
+  type EscalationWho,
 } from './policy.schemas.js';
 export {
   keyValue,

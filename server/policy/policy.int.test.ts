@@ -56,6 +56,12 @@ const POLICY = {
       equal: ['host'],
     },
   ],
+  escalation: {
+    steps: [
+      { after_s: 0, who: { role: 'responder' as const }, channel: 'ops-mail' },
+      { after_s: 900, who: { users: ['u-alice'], teams: ['t-dba'] }, channel: 'ops-chat' },
+    ],
+  },
 };
 
 let dir: string;
@@ -102,7 +108,12 @@ describe('the policy service, managed through the API', () => {
   it('answers the defaults on a new install', () => {
     const { policy, events } = start();
     expect(policy.get()).toEqual({
-      policy: { grouping: { window_s: 300, by: ['alertname'] }, maintenance: [], inhibit: [] },
+      policy: {
+        grouping: { window_s: 300, by: ['alertname'] },
+        maintenance: [],
+        inhibit: [],
+        escalation: { steps: [] },
+      },
       source: 'default',
       file: null,
       sha256: sha256Of(DEFAULT_POLICY),
@@ -416,6 +427,16 @@ describe('GET and PUT /v1/policy', () => {
       'inhibit.0.target.bad key',
     ],
     ['a fractional window', { grouping: { window_s: 1.5, by: [] } }, 'grouping.window_s'],
+    [
+      'escalation steps going back in time',
+      { escalation: { steps: [...POLICY.escalation.steps].reverse() } },
+      'escalation.steps.1.after_s',
+    ],
+    [
+      'an escalation step without a channel',
+      { escalation: { steps: [{ ...POLICY.escalation.steps[0], channel: '' }] } },
+      'escalation.steps.0.channel',
+    ],
   ])('answers %s with 400 naming the field', async (_what, doc, field) => {
     const { put, ledgerStore } = await serve();
     const res = await put(ADMIN_TOKEN, doc);

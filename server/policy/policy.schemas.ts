@@ -83,6 +83,48 @@ export const InhibitRule = Type.Object(
 );
 export type InhibitRule = Static<typeof InhibitRule>;
 
+/** Ids of users and teams, as the access domain spells them. */
+const PrincipalId = Type.String({ minLength: 1, maxLength: 200 });
+
+/** Who an escalation step asks: users, teams and/or everyone holding a role. */
+export const EscalationWho = Type.Object(
+  {
+    users: Type.Optional(Type.Array(PrincipalId, { maxItems: 100, uniqueItems: true })),
+    teams: Type.Optional(Type.Array(PrincipalId, { maxItems: 100, uniqueItems: true })),
+    role: Type.Optional(
+      Type.Union([Type.Literal('responder'), Type.Literal('admin'), Type.Literal('owner')], {
+        description: 'everyone holding this role or a higher one (viewers cannot approve)',
+      }),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type EscalationWho = Static<typeof EscalationWho>;
+
+export const EscalationStep = Type.Object(
+  {
+    after_s: Type.Integer({
+      minimum: 0,
+      maximum: 86_400,
+      description: 'seconds after the request opened; ascending from step to step',
+    }),
+    who: EscalationWho,
+    channel: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: 'the name of a connector of a notify kind (mail, slack, teams, webhook)',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type EscalationStep = Static<typeof EscalationStep>;
+
+export const Escalation = Type.Object(
+  { steps: Type.Array(EscalationStep, { maxItems: 20 }) },
+  { additionalProperties: false },
+);
+export type Escalation = Static<typeof Escalation>;
+
 /** A semantic check of one section; calls `fail` with the field path below the section. */
 type Check<T> = (
   value: T,
@@ -121,6 +163,20 @@ const SECTIONS = {
     });
   }),
   inhibit: section(Type.Array(InhibitRule, { maxItems: 200 }), [], uniqueNames),
+  escalation: section(Escalation, { steps: [] }, ({ steps }, fail) => {
+    steps.forEach((step, i) => {
+      if (step.channel.trim() === '') fail(['steps', i, 'channel'], 'must name a connector');
+      const who = step.who;
+      if ((who.users?.length ?? 0) + (who.teams?.length ?? 0) === 0 && who.role === undefined)
+        fail(['steps', i, 'who'], 'must name at least one user, team or role');
+      const before = steps[i - 1];
+      if (before !== undefined && step.after_s < before.after_s)
+        fail(
+          ['steps', i, 'after_s'],
+          `must not be less than the step before (${String(before.after_s)})`,
+        );
+    });
+  }),
 };
 
 type Sections = typeof SECTIONS;

@@ -14,6 +14,11 @@ describe('the catalogue', () => {
       'git',
       'ssh',
       'postgresql',
+      'ldap',
+      'mail',
+      'slack',
+      'teams',
+      'webhook',
     ]);
     for (const kind of KINDS) {
       for (const c of kind.capabilities) expect(CAPABILITIES).toContain(c);
@@ -21,7 +26,11 @@ describe('the catalogue', () => {
       expect(new Set(names).size).toBe(names.length);
       // Where it is: a url for the servers, a path for a local git clone, a host for ssh and SQL.
       const where =
-        kind.kind === 'git' ? 'path' : ['ssh', 'postgresql'].includes(kind.kind) ? 'host' : 'url';
+        kind.kind === 'git'
+          ? 'path'
+          : ['ssh', 'postgresql', 'mail'].includes(kind.kind)
+            ? 'host'
+            : 'url';
       expect(kind.settings.find((s) => s.name === where)).toMatchObject({ required: true });
       expect(kind.operations.length).toBeGreaterThan(0);
     }
