@@ -13,8 +13,9 @@ import {
 } from './connectors/index.js';
 import { consoleDir, consoleRoutes } from './console/index.js';
 import { createCoreDoctor } from './core-doctor.js';
-import { doctorRoutes, snapshotsCheck } from './doctor/index.js';
+import { doctorRoutes, escalationCheck, snapshotsCheck } from './doctor/index.js';
 import { createSnapshotsService } from './snapshots/index.js';
+import { createPeopleService, peopleRoutes } from './people/index.js';
 import { createEventsService, eventsRoutes } from './events/index.js';
 import {
   createEpisodeIndex,
@@ -37,7 +38,17 @@ import {
   createSessionsStore,
   loadOrCreateAdminToken,
   sessionsRoutes,
+  CODE_REQUEST_LIMITS,
+  createLdapSignIn,
+  createSignInGuard,
+  createSignInService,
+  createSignInStore,
+  createSsoService,
+  ldapRoutes,
+  signInRoutes,
+  ssoRoutes,
 } from './access/index.js';
+import { createMailService, createMailStore, mailRoutes } from './mail/index.js';
 import { createNoiseControl, createPolicyService, policyRoutes } from './policy/index.js';
 import { createRuntime, type Runtime } from './runtime.js';
 import { searchRoutes } from './search/index.js';
@@ -213,6 +224,17 @@ export async function buildApp(config: Config, options: AppOptions) {
   });
   snapshots.start();
   doctor.register(snapshotsCheck(() => snapshots.freshness()));
+  doctor.register(
+    escalationCheck({
+      steps: () => policy.current().escalation.steps,
+      connections: () => connectors.list().connectors,
+      notifyKinds: () =>
+        connectors
+          .catalogue()
+          .kinds.filter((k) => k.capabilities.includes('notify'))
+          .map((k) => k.kind),
+    }),
+  );
   const events = createEventsService({
     ledger: rt.ledger,
     writer: rt.writer,
@@ -276,6 +298,65 @@ export async function buildApp(config: Config, options: AppOptions) {
     log,
   });
   sessions.start();
+  const people = createPeopleService({
+    store: rt.peopleStore,
+    ledger: rt.ledger,
+    writer: rt.writer,
+    clock: rt.clock,
+    sessions,
+    // Closures: signIn is built below, from people.
+    hasPassword: (id) => signIn.hasPassword(id),
+    setPassword: (id, pw, current) => signIn.setPassword(id, pw, current),
+  });
+  const secretsDir = join(config.dataDir, 'secrets');
+  const mail = createMailService({
+    store: createMailStore(rt.db),
+    ledger: rt.ledger,
+    writer: rt.writer,
+    clock: rt.clock,
+    secretsDir,
+    env: options.env ?? {},
+    log,
+  });
+  // One guard for every sign-in method: failures per address and per account add up.
+  const signInGuard = createSignInGuard({
+    clock: rt.clock,
+    ...(options.wrongCredentialDelayMs !== undefined && {
+      delayMs: options.wrongCredentialDelayMs,
+    }),
+  });
+  const signIn = createSignInService({
+    store: createSignInStore(rt.db),
+    people,
+    sessions,
+    mail,
+    ledger: rt.ledger,
+    writer: rt.writer,
+    clock: rt.clock,
+    guard: signInGuard,
+    requests: createSignInGuard({ clock: rt.clock, delayMs: 0, ...CODE_REQUEST_LIMITS }),
+    log,
+  });
+  const ldapSignIn = createLdapSignIn({
+    connectors,
+    people,
+    sessions,
+    guard: signInGuard,
+    ledger: rt.ledger,
+    writer: rt.writer,
+  });
+  const sso = createSsoService({
+    store: rt.ssoStore,
+    ledger: rt.ledger,
+    writer: rt.writer,
+    clock: rt.clock,
+    people,
+    sessions,
+    guard: signInGuard,
+    secretsDir,
+    env: options.env ?? {},
+    log,
+  });
 
   const poller = createPoller({
     sources: () =>
@@ -324,11 +405,17 @@ export async function buildApp(config: Config, options: AppOptions) {
       // Sign-in works in every mode: a person must be able to reach the set-up.
       await v1.register(sessionsRoutes, {
         sessions,
+        profile: people.profile,
         adminToken: admin.token,
         ...(options.wrongCredentialDelayMs !== undefined && {
           delayMs: options.wrongCredentialDelayMs,
         }),
       });
+      await v1.register(peopleRoutes, { people, sessions });
+      await v1.register(signInRoutes, { signIn, guard: signInGuard });
+      await v1.register(mailRoutes, { mail });
+      await v1.register(ldapRoutes, { ldap: ldapSignIn });
+      await v1.register(ssoRoutes, { sso });
       await v1.register(doctorRoutes, { doctor });
       await v1.register(ledgerRoutes, { reader: rt.reader });
       await v1.register(eventsRoutes, { events, mode: status.mode });
@@ -354,6 +441,7 @@ export async function buildApp(config: Config, options: AppOptions) {
       await poller.stop();
       await snapshots.stop();
       await app.close();
+      await signIn.settled();
       await connectors.close();
       await rt.writer.close();
       try {
@@ -384,6 +472,8 @@ export async function buildApp(config: Config, options: AppOptions) {
     episodes,
     poller,
     snapshots,
+    sessions,
+    people,
     adminToken: admin.token,
     close,
   };

@@ -31,6 +31,8 @@ import { createConnectorsStore } from './connectors/index.js';
 import { createEpisodesStore } from './episodes/index.js';
 import { createEstateStore } from './estate/index.js';
 import { createSnapshotsStore } from './snapshots/index.js';
+import { createPeopleStore } from './people/index.js';
+import { createSsoStore } from './access/index.js';
 import { createImpactStore } from './impact/index.js';
 import { createIncidentsStore } from './incidents/index.js';
 import { createIntakeStore } from './intake/index.js';
@@ -90,6 +92,8 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   const connectorsStore = createConnectorsStore(db);
   const estateStore = createEstateStore(db);
   const snapshotsStore = createSnapshotsStore(db);
+  const peopleStore = createPeopleStore(db);
+  const ssoStore = createSsoStore(db);
   projections.register(installStore.projection);
   projections.register(licenceStore.projection);
   projections.register(intakeStore.projection);
@@ -101,6 +105,8 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   projections.register(connectorsStore.projection);
   projections.register(estateStore.projection);
   projections.register(snapshotsStore.projection);
+  projections.register(peopleStore.projection);
+  projections.register(ssoStore.projection);
 
   const ledgerStore = createLedgerStore(db);
   const ledger = createLedgerService({
@@ -187,6 +193,8 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     connectorsStore,
     estateStore,
     snapshotsStore,
+    peopleStore,
+    ssoStore,
     ledgerStore,
     ledger,
     reader,

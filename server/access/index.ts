@@ -24,3 +24,21 @@ export {
   type SessionView,
 } from './sessions.service.js';
 export { LoginBody, LoginReply, MeBody, SessionBody, sessionsRoutes } from './sessions.routes.js';
+export { createSignInGuard, TooManyAttemptsError, type SignInGuard } from './throttle.js';
+export {
+  answerThrottled,
+  CODE_REQUEST_LIMITS,
+  createSignInService,
+  createSignInStore,
+  signInRoutes,
+  type SignInService,
+} from './signin/index.js';
+export { createLdapSignIn, ldapRoutes, type LdapSignIn } from './ldap/index.js';
+export {
+  createSsoService,
+  createSsoStore,
+  ssoRoutes,
+  SSO_SET,
+  type SsoService,
+  type SsoStore,
+} from './sso/index.js';

@@ -11,12 +11,22 @@ CREATE INDEX ledger_category ON ledger (category);
 CREATE INDEX ledger_trace ON ledger (trace_id) WHERE trace_id IS NOT NULL;
 CREATE INDEX ledger_ts ON ledger (ts);
 CREATE INDEX ledger_type ON ledger (type);
+CREATE INDEX people_role ON people (role) WHERE disabled = 0;
 CREATE INDEX sessions_ended ON sessions (ended_at) WHERE ended_at IS NOT NULL;
 CREATE INDEX sessions_open ON sessions (idle_expires_at) WHERE ended_at IS NULL;
 CREATE INDEX sessions_user ON sessions (user_id) WHERE ended_at IS NULL;
 CREATE INDEX signals_service ON signals (service, status);
 CREATE INDEX signals_status ON signals (status);
+CREATE INDEX signin_codes_expiry ON signin_codes (expires_at);
 CREATE INDEX snapshot_changes_at ON snapshot_changes (at);
+CREATE INDEX team_members_user ON team_members (user_id);
+CREATE TABLE access_settings (
+  id       INTEGER PRIMARY KEY CHECK (id = 1),
+  document TEXT NOT NULL,                      -- canonical JSON
+  set_by   TEXT NOT NULL,
+  set_at   TEXT NOT NULL,
+  seq      INTEGER NOT NULL
+);
 CREATE TABLE branding_state (
   id       INTEGER PRIMARY KEY CHECK (id = 1),
   document TEXT NOT NULL,   -- canonical JSON of the whole document (defaults filled in)
@@ -24,6 +34,12 @@ CREATE TABLE branding_state (
   set_by   TEXT NOT NULL,
   set_at   TEXT NOT NULL,
   seq      INTEGER NOT NULL -- the ledger event this row comes from
+);
+CREATE TABLE channel_link_uses (
+  request_id TEXT PRIMARY KEY,
+  decision   TEXT NOT NULL CHECK (decision IN ('approve', 'deny')),
+  token_id   TEXT NOT NULL,   -- the first 32 hex digits of the used token's MAC
+  used_at    TEXT NOT NULL    -- ISO-8601 UTC
 );
 CREATE TABLE connectors (
   name     TEXT PRIMARY KEY,
@@ -163,6 +179,26 @@ CREATE TABLE licence_state (
   grace_days  INTEGER NOT NULL,
   fingerprint TEXT
 );
+CREATE TABLE mail_settings (
+  id         INTEGER PRIMARY KEY CHECK (id = 1),
+  document   TEXT NOT NULL,                   -- canonical JSON
+  updated_at TEXT NOT NULL
+);
+CREATE TABLE people (
+  id         TEXT PRIMARY KEY,                 -- usr-<hex>
+  email      TEXT NOT NULL UNIQUE,             -- lower-cased
+  name       TEXT NOT NULL,
+  role       TEXT NOT NULL CHECK (role IN ('viewer', 'responder', 'admin', 'owner')),
+  handles    TEXT NOT NULL DEFAULT '{}',       -- canonical JSON {slack?, mattermost?, teams?, phone?}
+  disabled   INTEGER NOT NULL DEFAULT 0 CHECK (disabled IN (0, 1)),
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  seq        INTEGER NOT NULL                  -- the last ledger event that changed the row
+);
+CREATE TABLE people_sign_ins (
+  user_id         TEXT PRIMARY KEY,
+  last_sign_in_at TEXT NOT NULL
+);
 CREATE TABLE policy_state (
   source   TEXT PRIMARY KEY CHECK (source IN ('api', 'file')),
   document TEXT NOT NULL,   -- canonical JSON of the whole document (defaults filled in)
@@ -205,6 +241,19 @@ CREATE TABLE signals (
   last_seq     INTEGER NOT NULL,
   PRIMARY KEY (source, fingerprint)
 );
+CREATE TABLE signin_codes (
+  email      TEXT PRIMARY KEY,                -- lower-cased
+  code_hash  TEXT NOT NULL,                   -- SHA-256 hex of salt || code
+  salt       TEXT NOT NULL,                   -- 16 random bytes, hex
+  tries      INTEGER NOT NULL DEFAULT 0,      -- wrong codes so far; dead at 5
+  created_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL                    -- created_at + 10 minutes
+);
+CREATE TABLE signin_passwords (
+  user_id    TEXT PRIMARY KEY,                -- usr-<hex>
+  hash       TEXT NOT NULL,                   -- scrypt$<N>$<r>$<p>$<salt b64>$<key b64>
+  updated_at TEXT NOT NULL
+);
 CREATE TABLE snapshot_changes (
   seq       INTEGER PRIMARY KEY, -- the snapshot.changed event
   connector TEXT NOT NULL,
@@ -223,6 +272,31 @@ CREATE TABLE snapshot_reads (
   attempt_at TEXT NOT NULL,   -- the last read, whatever its outcome
   ok_at      TEXT,            -- the last successful read; NULL when none
   detail     TEXT             -- why the last read failed; NULL when it did not
+);
+CREATE TABLE sso_groups_seen (
+  value         TEXT PRIMARY KEY,            -- a value of the groups claim, as sent
+  first_seen_at TEXT NOT NULL,
+  last_seen_at  TEXT NOT NULL,
+  sign_ins      INTEGER NOT NULL DEFAULT 0   -- callbacks that carried it
+);
+CREATE TABLE sso_settings (
+  id       INTEGER PRIMARY KEY CHECK (id = 1),
+  settings TEXT NOT NULL,                    -- canonical JSON, references only
+  set_by   TEXT NOT NULL,
+  set_at   TEXT NOT NULL
+);
+CREATE TABLE team_members (
+  team_id TEXT NOT NULL,
+  user_id TEXT NOT NULL,
+  lead    INTEGER NOT NULL DEFAULT 0 CHECK (lead IN (0, 1)),
+  PRIMARY KEY (team_id, user_id)
+);
+CREATE TABLE teams (
+  id         TEXT PRIMARY KEY,                 -- team-<hex>
+  name       TEXT NOT NULL UNIQUE COLLATE NOCASE,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  seq        INTEGER NOT NULL
 );
 CREATE TRIGGER ledger_no_delete BEFORE DELETE ON ledger
 BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END;

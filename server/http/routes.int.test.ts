@@ -12,10 +12,13 @@ import {
   INGEST_TOKEN,
   type TestServer,
 } from '../shared/testing/test-server.js';
+import { createSessionsService, createSessionsStore, SignInMethod } from '../access/index.js';
+import type { Role } from '../shared/roles.js';
 import type { Principal } from '../shared/types.js';
 import { actorOf, WRONG_CREDENTIAL_DELAY_MS } from './auth.js';
 
-type Credential = 'anyone' | 'viewer' | 'responder' | 'admin' | 'ingest';
+/** `viewer` is also "signed in" (the spec's GET/PUT /v1/me, logout). */
+type Credential = 'anyone' | Role | 'ingest';
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 interface RouteRow {
@@ -23,13 +26,20 @@ interface RouteRow {
   readonly url: string;
   /** The route as registered, when `url` fills in a path parameter. */
   readonly route?: string;
-  /** The weakest credential that is let in. */
+  /** The weakest credential that is let in: exactly the spec's Roles column. */
   readonly credential: Credential;
-  /** A body that the admin token gets a 2xx for. */
-  readonly payload?: Record<string, unknown>;
-  /** The 2xx the admin token gets. */
+  /** A body that the admin token and a session of the needed role get `ok` for; a function
+   * when each call needs its own (a new e-mail, a new team name). */
+  readonly payload?: Record<string, unknown> | (() => Record<string, unknown>);
+  /** What the admin token gets (a 2xx, or a 404/409 that shows it was let in). */
   readonly ok: number;
+  /** What a session of the needed role gets, when it differs from `ok`. */
+  readonly sessionOk?: number;
 }
+
+const ROLES: readonly Role[] = ['viewer', 'responder', 'admin', 'owner'];
+let unique = 0;
+const fresh = (): number => ++unique;
 
 // ONE row per endpoint that exists. Later issues ADD A ROW HERE for every route they add
 // (the drift test below fails until they do): the credential checks then run for it too.
@@ -123,9 +133,158 @@ const ROUTES: readonly RouteRow[] = [
     payload: { token: ADMIN_TOKEN },
     ok: 200,
   },
-  // The admin token has no session to end: 409 not_a_session.
-  { method: 'POST', url: '/v1/auth/logout', credential: 'viewer', ok: 409 },
+  // Sign-in: a wrong code or password is 401 (after the wait); nothing is configured yet.
+  {
+    method: 'POST',
+    url: '/v1/auth/request',
+    credential: 'anyone',
+    payload: () => ({ email: `someone${String(fresh())}@example.com` }),
+    ok: 202,
+  },
+  {
+    method: 'POST',
+    url: '/v1/auth/verify',
+    credential: 'anyone',
+    payload: { email: 'nobody@example.com', code: '00000000' },
+    ok: 401,
+  },
+  {
+    method: 'POST',
+    url: '/v1/auth/password',
+    credential: 'anyone',
+    payload: { email: 'nobody@example.com', password: 'not-the-password' },
+    ok: 401,
+  },
+  // Break-glass takes the admin token itself: an owner's session is refused too.
+  {
+    method: 'POST',
+    url: '/v1/auth/bootstrap',
+    credential: 'owner',
+    payload: () => ({ email: `boot${String(fresh())}@example.com` }),
+    ok: 200,
+    sessionOk: 403,
+  },
+  // No ldap connector and no SSO settings on a fresh install: 409 says so.
+  {
+    method: 'POST',
+    url: '/v1/auth/ldap',
+    credential: 'anyone',
+    payload: { username: 'x', password: 'y' },
+    ok: 409,
+  },
+  { method: 'GET', url: '/v1/auth/sso/start', credential: 'anyone', ok: 409 },
+  { method: 'GET', url: '/v1/auth/sso/callback', credential: 'anyone', ok: 409 },
+  {
+    method: 'POST',
+    url: '/v1/auth/sso/redeem',
+    credential: 'anyone',
+    payload: { code: 'x' },
+    ok: 401,
+  },
+  { method: 'GET', url: '/v1/settings/mail', credential: 'admin', ok: 200 },
+  {
+    method: 'PUT',
+    url: '/v1/settings/mail',
+    credential: 'admin',
+    payload: {
+      transport: 'smtp',
+      smtp: { host: '127.0.0.1', port: 9, security: 'none', from: 'svc@example.com' },
+    },
+    ok: 200,
+  },
+  {
+    method: 'POST',
+    url: '/v1/settings/mail/test',
+    credential: 'admin',
+    payload: { to: 'ops@example.com' },
+    ok: 200, // the test ran and failed (nothing listens): an answer, not an error
+  },
+  { method: 'GET', url: '/v1/settings/sso', credential: 'admin', ok: 200 },
+  {
+    method: 'PUT',
+    url: '/v1/settings/sso',
+    credential: 'admin',
+    payload: { issuer: '', client_id: '', redirect_uri: '', enabled: false },
+    ok: 200,
+  },
+  { method: 'GET', url: '/v1/settings/sso/groups', credential: 'admin', ok: 200 },
+  {
+    method: 'POST',
+    url: '/v1/settings/sso/discover',
+    credential: 'admin',
+    payload: { issuer: 'http://127.0.0.1:9' },
+    ok: 200,
+  },
+  { method: 'POST', url: '/v1/settings/sso/test', credential: 'admin', payload: {}, ok: 200 },
+  { method: 'POST', url: '/v1/settings/sso/sync', credential: 'admin', ok: 200 },
+  // The admin token has no session to end: 409 not_a_session; a session ends.
+  { method: 'POST', url: '/v1/auth/logout', credential: 'viewer', ok: 409, sessionOk: 200 },
   { method: 'GET', url: '/v1/me', credential: 'viewer', ok: 200 },
+  // The admin token is no person: 409 not_a_person; a person changes their handles.
+  {
+    method: 'PUT',
+    url: '/v1/me',
+    credential: 'viewer',
+    payload: { handles: { slack: '@routes' } },
+    ok: 409,
+    sessionOk: 200,
+  },
+  { method: 'GET', url: '/v1/users', credential: 'admin', ok: 200 },
+  {
+    method: 'POST',
+    url: '/v1/users',
+    credential: 'admin',
+    payload: () => ({ email: `new-${String(fresh())}@routes.example`, role: 'viewer' }),
+    ok: 201,
+  },
+  {
+    method: 'PUT',
+    url: '/v1/users/usr-none',
+    route: '/v1/users/:id',
+    credential: 'admin',
+    payload: { name: 'Nobody' },
+    ok: 404, // let in; no such person
+  },
+  {
+    method: 'DELETE',
+    url: '/v1/users/usr-none',
+    route: '/v1/users/:id',
+    credential: 'admin',
+    ok: 404, // let in; no such person
+  },
+  { method: 'GET', url: '/v1/teams', credential: 'viewer', ok: 200 },
+  // Team changes: admin, or a lead of the team (people.int.test.ts tests the leads); a
+  // signed-in person who leads nothing gets 403 naming admin.
+  {
+    method: 'POST',
+    url: '/v1/teams',
+    credential: 'admin',
+    payload: () => ({ name: `Team ${String(fresh())}` }),
+    ok: 201,
+  },
+  {
+    method: 'PUT',
+    url: '/v1/teams/team-none',
+    route: '/v1/teams/:id',
+    credential: 'admin',
+    payload: { name: 'Renamed' },
+    ok: 404, // let in; no such team
+  },
+  {
+    method: 'DELETE',
+    url: '/v1/teams/team-none',
+    route: '/v1/teams/:id',
+    credential: 'admin',
+    ok: 404, // let in; no such team
+  },
+  { method: 'GET', url: '/v1/settings/access', credential: 'admin', ok: 200 },
+  {
+    method: 'PUT',
+    url: '/v1/settings/access',
+    credential: 'admin',
+    payload: { domains: ['routes.example'] },
+    ok: 200,
+  },
   { method: 'GET', url: '/v1/branding', credential: 'anyone', ok: 200 },
   { method: 'POST', url: '/v1/discover', credential: 'admin', ok: 202 },
   {
@@ -237,18 +396,59 @@ function expectError(res: LightMyRequestResponse, status: number, error: string)
 }
 
 function call(server: TestServer, row: RouteRow, headers: Record<string, string> = {}) {
+  const payload = typeof row.payload === 'function' ? row.payload() : row.payload;
   return server.app.inject({
     method: row.method,
     url: row.url,
     headers,
-    ...(row.payload && { payload: row.payload }),
+    ...(payload && { payload }),
   });
+}
+
+/** Roles strictly below the credential a row needs (every role for the ingest rows). */
+const below = (c: Credential): readonly Role[] =>
+  c === 'anyone' ? [] : c === 'ingest' ? ROLES : ROLES.slice(0, ROLES.indexOf(c));
+
+/**
+ * A person of each role, made through POST /v1/users with the admin token, and a way to
+ * open a fresh session for one (the sessions service on the server's own database, as a
+ * sign-in method would; each check gets its own session, so a logout ends only that one).
+ */
+async function peopleOf(server: TestServer) {
+  const sessions = createSessionsService({
+    store: createSessionsStore(server.runtime.db),
+    ledger: server.runtime.ledger,
+    writer: server.runtime.writer,
+    clock: server.runtime.clock,
+  });
+  const people = new Map<Role, { id: string; name: string; role: Role }>();
+  for (const role of ROLES) {
+    const res = await server.app.inject({
+      method: 'POST',
+      url: '/v1/users',
+      headers: asAdmin(),
+      payload: { email: `${role}@routes.example`, name: `${role} person`, role },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    people.set(role, res.json<{ id: string; name: string; role: Role }>());
+  }
+  return async (role: Role): Promise<Record<string, string>> => {
+    const p = people.get(role);
+    if (p === undefined) throw new Error(`no ${role} person`);
+    const { token } = await sessions.signIn(
+      { userId: p.id, name: p.name, role: p.role },
+      SignInMethod.Code,
+    );
+    return bearer(token);
+  };
 }
 
 describe('routes: credentials per endpoint', () => {
   let server: TestServer;
+  let as: (role: Role) => Promise<Record<string, string>>;
   beforeAll(async () => {
     server = await buildTestServer();
+    as = await peopleOf(server);
   });
   afterAll(async () => {
     await server.cleanup();
@@ -287,16 +487,34 @@ describe('routes: credentials per endpoint', () => {
       });
     }
 
-    if (
-      row.credential === 'viewer' ||
-      row.credential === 'responder' ||
-      row.credential === 'admin'
-    ) {
+    if (row.credential !== 'anyone' && row.credential !== 'ingest') {
       const role = row.credential;
       it(`the ingest token: 403 naming the ${role} role`, async () => {
         const body = expectError(await call(server, row, asIngest()), 403, 'role_required');
         expect(body.role).toBe(role);
         expect(body.message).toContain(role);
+      });
+    }
+
+    for (const role of below(row.credential)) {
+      const needed = row.credential;
+      it(`a ${role} session: 403 naming the ${needed} role`, async () => {
+        const res = await call(server, row, await as(role));
+        const body = expectError(
+          res,
+          403,
+          needed === 'ingest' ? 'ingest_token_required' : 'role_required',
+        );
+        expect(body.role).toBe(needed);
+        expect(body.message).toContain(needed);
+      });
+    }
+
+    if (row.credential !== 'anyone' && row.credential !== 'ingest') {
+      const role = row.credential;
+      it(`a ${role} session: let in`, async () => {
+        const res = await call(server, row, await as(role));
+        expect(res.statusCode, res.body).toBe(row.sessionOk ?? row.ok);
       });
     }
 

@@ -203,6 +203,7 @@ describe('GET /v1/status, /v1/doctor, /metrics, /v1/openapi.json', () => {
         'Core/Alert intake',
         'Connections/health',
         'Core/What-changed snapshots',
+        'Approvals/escalation',
       ]);
       const worst = report.checks.reduce<DoctorCheckBody['status']>(
         (w, c) => (rank[c.status] > rank[w] ? c.status : w),
