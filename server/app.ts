@@ -191,6 +191,21 @@ export async function buildApp(config: Config, options: AppOptions) {
     ledgerStore: rt.ledgerStore,
     startedAt,
     hasWorkingConnection: connectors.hasWorkingConnection,
+    // Closures: the sign-in services are built further down.
+    auth: () => {
+      const ssoOn = sso.publicInfo().enabled;
+      const ldap = connectors.list().connectors.some((c) => c.kind === 'ldap');
+      return {
+        sso: ssoOn,
+        methods: [
+          'token',
+          'password',
+          ...(mail.isConfigured() ? ['code'] : []),
+          ...(ldap ? ['ldap'] : []),
+          ...(ssoOn ? ['sso'] : []),
+        ],
+      };
+    },
   });
   const estate = createEstateService({
     store: rt.estateStore,

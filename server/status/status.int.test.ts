@@ -127,7 +127,8 @@ describe('GET /v1/status, /v1/doctor, /metrics, /v1/openapi.json', () => {
       ]);
       expect(body.setup.done).toBe(1);
       expect(body.impact_set).toBe(false);
-      expect(body.auth).toStrictEqual({ sso: false, methods: ['token'] });
+      // Nothing configured: the admin token and passwords (a person may have set one).
+      expect(body.auth).toStrictEqual({ sso: false, methods: ['token', 'password'] });
       expect(body.models).toStrictEqual({
         placement: 'missing',
         system2: { configured: false, model: null, investigator: 'loop' },
@@ -136,6 +137,23 @@ describe('GET /v1/status, /v1/doctor, /metrics, /v1/openapi.json', () => {
       expect(body.orchestrate).toBe(true);
       expect(body.ingest).toBe(true);
       expect(body.started_at).toBe('2026-03-01T10:00:00.000Z');
+    });
+
+    it('auth lists e-mailed codes once mail is set up', async () => {
+      const put = await server.app.inject({
+        method: 'PUT',
+        url: '/v1/settings/mail',
+        headers: asAdmin(),
+        payload: {
+          transport: 'smtp',
+          smtp: { host: '127.0.0.1', port: 9, security: 'none', from: 'svc@example.com' },
+        },
+      });
+      expect(put.statusCode, put.body).toBe(200);
+      expect((await status()).auth).toStrictEqual({
+        sso: false,
+        methods: ['token', 'password', 'code'],
+      });
     });
 
     it('ledger is the head of the audit log, and moves with an append', async () => {

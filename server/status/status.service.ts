@@ -14,6 +14,8 @@ interface Deps {
   readonly hasWorkingConnection: () => boolean;
   /** True once the caller has set impact figures. */
   readonly impactSet?: () => boolean;
+  /** The sign-in methods offered now, for the console's sign-in page (access domain). */
+  readonly auth?: () => { sso: boolean; methods: string[] };
 }
 
 export function createStatusService(deps: Deps) {
@@ -87,7 +89,7 @@ export function createStatusService(deps: Deps) {
               },
         setup: setup(),
         impact_set: deps.impactSet?.() ?? false,
-        auth: { sso: false, methods: ['token'] },
+        auth: deps.auth?.() ?? { sso: false, methods: ['token'] },
         ledger: {
           seq: head.seq,
           hash: head.hash?.toString('hex') ?? null,
