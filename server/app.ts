@@ -426,11 +426,11 @@ export async function buildApp(config: Config, options: AppOptions) {
           delayMs: options.wrongCredentialDelayMs,
         }),
       });
-      await v1.register(peopleRoutes, { people, sessions });
+      await v1.register(peopleRoutes, { people, sessions, mode: status.mode });
       await v1.register(signInRoutes, { signIn, guard: signInGuard });
-      await v1.register(mailRoutes, { mail });
+      await v1.register(mailRoutes, { mail, mode: status.mode });
       await v1.register(ldapRoutes, { ldap: ldapSignIn });
-      await v1.register(ssoRoutes, { sso });
+      await v1.register(ssoRoutes, { sso, mode: status.mode });
       await v1.register(doctorRoutes, { doctor });
       await v1.register(ledgerRoutes, { reader: rt.reader });
       await v1.register(eventsRoutes, { events, mode: status.mode });

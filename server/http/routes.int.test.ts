@@ -808,7 +808,7 @@ describe('mode gating: setup (no licence)', () => {
     );
   });
 
-  it.each(['/v1/ledger', '/v1/ledger/verify', '/v1/doctor', '/health', '/metrics'])(
+  it.each(['/v1/ledger', '/v1/ledger/verify', '/v1/doctor', '/health', '/metrics', '/v1/me'])(
     'GET %s still answers 200',
     async (url) => {
       const res = await server.app.inject({ method: 'GET', url, headers: asAdmin() });
@@ -824,6 +824,11 @@ describe('mode gating: setup (no licence)', () => {
     '/v1/search/fields',
     '/v1/policy',
     '/v1/impact',
+    '/v1/users',
+    '/v1/teams',
+    '/v1/settings/access',
+    '/v1/settings/mail',
+    '/v1/settings/sso',
   ])('GET %s answers 503 until a licence is there', async (url) => {
     const res = await server.app.inject({ method: 'GET', url, headers: asAdmin() });
     expect(res.statusCode, res.body).toBe(503);

@@ -4,6 +4,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { actorOf } from '../http/auth.js';
 import { errorResponses } from '../http/common.schemas.js';
+import { requireMode } from '../http/operating-gate.js';
+import type { Mode } from '../shared/mode.js';
 import type { MailService } from './mail.service.js';
 
 const SecretRefBody = Type.Union([
@@ -45,10 +47,12 @@ export const MailTestReply = Type.Object({
   duration_ms: Type.Integer(),
 });
 
-export const mailRoutes: FastifyPluginAsyncTypebox<{ mail: MailService }> = async (
-  app,
-  { mail },
-) => {
+export const mailRoutes: FastifyPluginAsyncTypebox<{
+  mail: MailService;
+  /** Mail settings need a licence (mode configuring). */
+  mode: () => Mode;
+}> = async (app, { mail, mode }) => {
+  const admin = [app.requireRole('admin'), requireMode(mode, 'configuring')];
   app.get(
     '/settings/mail',
     {
@@ -57,7 +61,7 @@ export const mailRoutes: FastifyPluginAsyncTypebox<{ mail: MailService }> = asyn
         tags: ['settings'],
         response: { 200: MailSettingsView, ...errorResponses },
       },
-      onRequest: app.requireRole('admin'),
+      onRequest: admin,
     },
     async () => mail.get(),
   );
@@ -79,7 +83,7 @@ export const mailRoutes: FastifyPluginAsyncTypebox<{ mail: MailService }> = asyn
         ),
         response: { 200: MailSettingsView, ...errorResponses },
       },
-      onRequest: app.requireRole('admin'),
+      onRequest: admin,
     },
     async (req) => {
       if (req.principal === null) throw new Error('requireRole let an anonymous call through');
@@ -100,7 +104,7 @@ export const mailRoutes: FastifyPluginAsyncTypebox<{ mail: MailService }> = asyn
         ),
         response: { 200: MailTestReply, ...errorResponses },
       },
-      onRequest: app.requireRole('admin'),
+      onRequest: admin,
     },
     async (req) => {
       if (req.principal === null) throw new Error('requireRole let an anonymous call through');

@@ -95,7 +95,7 @@ async function serve() {
         delayMs: 0,
         profile: people.profile,
       });
-      await v1.register(peopleRoutes, { people, sessions });
+      await v1.register(peopleRoutes, { people, sessions, mode: () => 'configuring' });
     },
     { prefix: '/v1' },
   );

@@ -5,7 +5,9 @@ import type { FastifyRequest } from 'fastify';
 import { MeBody, type SessionsService } from '../access/index.js';
 import { actorOf, bearerOf } from '../http/auth.js';
 import { ErrorBody, errorResponses } from '../http/common.schemas.js';
+import { requireMode } from '../http/operating-gate.js';
 import { ConflictError, ForbiddenError } from '../shared/errors.js';
+import type { Mode } from '../shared/mode.js';
 import type { Principal } from '../shared/types.js';
 import {
   AccessSettingsInput,
@@ -45,9 +47,13 @@ const withConflict = { ...errorResponses, 404: ErrorBody, 409: ErrorBody } as co
 export const peopleRoutes: FastifyPluginAsyncTypebox<{
   people: PeopleService;
   sessions: Pick<SessionsService, 'me'>;
-}> = async (app, { people, sessions }) => {
-  const admin = app.requireRole('admin');
+  /** People and access settings need a licence (mode configuring); /v1/me never does. */
+  mode: () => Mode;
+}> = async (app, { people, sessions, mode }) => {
+  const open = requireMode(mode, 'configuring');
+  const admin = [app.requireRole('admin'), open];
   const signedIn = app.requireRole('viewer');
+  const viewer = [signedIn, open];
   // Team changes: any signed-in person gets to the service, which lets in an admin or a
   // lead; the ingest token is refused here naming the admin role, like everyone else.
   const adminOrLead = [
@@ -61,6 +67,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox<{
       }
     },
     signedIn,
+    open,
   ];
 
   app.get(
@@ -130,7 +137,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox<{
         tags: ['access'],
         response: { 200: TeamList, ...errorResponses },
       },
-      onRequest: signedIn,
+      onRequest: viewer,
     },
     async () => people.teams(),
   );

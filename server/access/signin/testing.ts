@@ -130,7 +130,7 @@ export async function signInBench(options: BenchOptions = {}) {
   await app.register(
     async (v1) => {
       await v1.register(signInRoutes, { signIn: service, guard });
-      await v1.register(mailRoutes, { mail });
+      await v1.register(mailRoutes, { mail, mode: () => 'configuring' });
     },
     { prefix: '/v1' },
   );

@@ -87,7 +87,7 @@ beforeAll(async () => {
         secretsDir: join(dir, 'secrets'),
         env: { SSO_SECRET: CLIENT_SECRET },
       });
-      await v1.register(ssoRoutes, { sso });
+      await v1.register(ssoRoutes, { sso, mode: () => 'configuring' });
     },
     {
       extraProjections: (db) => {

@@ -6,6 +6,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { actorOf } from '../../http/auth.js';
 import { ErrorBody, errorResponses } from '../../http/common.schemas.js';
+import { requireMode } from '../../http/operating-gate.js';
+import type { Mode } from '../../shared/mode.js';
 import { ServiceError } from '../../shared/errors.js';
 import { ThrottledBody, unlessThrottled } from '../ldap/throttled.js';
 import { LoginReply } from '../sessions.routes.js';
@@ -26,7 +28,12 @@ import type { SsoService } from './sso.service.js';
 
 const Redirect = Type.Null({ description: 'a redirect (Location)' });
 
-export const ssoRoutes: FastifyPluginAsyncTypebox<{ sso: SsoService }> = async (app, { sso }) => {
+export const ssoRoutes: FastifyPluginAsyncTypebox<{
+  sso: SsoService;
+  /** The settings need a licence (mode configuring); the sign-in flow never does. */
+  mode: () => Mode;
+}> = async (app, { sso, mode }) => {
+  const admin = [app.requireRole('admin'), requireMode(mode, 'configuring')];
   app.get(
     '/auth/sso/start',
     {
@@ -103,7 +110,7 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{ sso: SsoService }> = async (
         tags: ['access'],
         response: { 200: SsoSettingsView, ...errorResponses },
       },
-      onRequest: app.requireRole('admin'),
+      onRequest: admin,
     },
     async () => sso.get(),
   );
@@ -117,7 +124,7 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{ sso: SsoService }> = async (
         body: SsoSettingsInput,
         response: { 200: SsoSettingsView, ...errorResponses },
       },
-      onRequest: app.requireRole('admin'),
+      onRequest: admin,
     },
     async (req) => {
       if (req.principal === null) throw new Error('requireRole let an anonymous call through');
@@ -134,7 +141,7 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{ sso: SsoService }> = async (
         querystring: GroupsQuery,
         response: { 200: GroupsReply, ...errorResponses },
       },
-      onRequest: app.requireRole('admin'),
+      onRequest: admin,
     },
     async (req) => sso.groups(req.query.q ?? ''),
   );
@@ -148,7 +155,7 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{ sso: SsoService }> = async (
         body: DiscoverBody,
         response: { 200: DiscoverReply, ...errorResponses },
       },
-      onRequest: app.requireRole('admin'),
+      onRequest: admin,
     },
     async (req) => sso.discover(req.body),
   );
@@ -164,7 +171,7 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{ sso: SsoService }> = async (
         ),
         response: { 200: TestReply, ...errorResponses },
       },
-      onRequest: app.requireRole('admin'),
+      onRequest: admin,
     },
     async (req) => {
       const body = req.body as Partial<SsoSettingsInput> | undefined;
@@ -185,7 +192,7 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{ sso: SsoService }> = async (
         tags: ['access'],
         response: { 200: SyncReply, ...errorResponses },
       },
-      onRequest: app.requireRole('admin'),
+      onRequest: admin,
     },
     async () => sso.sync(),
   );
