@@ -100,3 +100,31 @@ export function groupAllowed(group: string, allowed: readonly string[]): boolean
     return x === g || (cn !== undefined && x === cn);
   });
 }
+
+/** Who is signing in, as far as admission needs to know. */
+export interface Admission {
+  readonly via: 'code' | 'password' | 'ldap' | 'sso';
+  readonly groups?: readonly string[];
+}
+
+/** Why someone nobody has added may not sign in under these access settings; null: they may. */
+export function refusalOf(email: string, who: Admission, access: AccessSettings): string | null {
+  const groups = who.groups ?? [];
+  switch (who.via) {
+    case 'code':
+    case 'password':
+      return access.domains.includes(domainOf(email))
+        ? null
+        : `the domain ${domainOf(email)} is not one of the domains allowed to sign in, and nobody has added ${email}`;
+    case 'ldap':
+      return groups.some((g) => groupAllowed(g, access.directory_groups))
+        ? null
+        : 'none of their directory groups is allowed to sign in';
+    case 'sso': {
+      const allowed = new Set(access.sso_groups);
+      return groups.some((g) => allowed.has(g))
+        ? null
+        : 'none of their single sign-on groups is allowed to sign in';
+    }
+  }
+}

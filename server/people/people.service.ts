@@ -42,7 +42,7 @@ import {
   checkHandles,
   checkName,
   domainOf,
-  groupAllowed,
+  refusalOf,
   invalid,
   unique,
 } from './people.rules.js';
@@ -267,6 +267,18 @@ export function createPeopleService({
      * enabled person as they are; an unknown one created with the default role when the
      * access settings allow them; anyone else refused (403 without a role).
      */
+    /**
+     * Whether someone unknown would be admitted, without creating them: null when they would
+     * be, else why not. A code request asks this, so nobody is created before the mailbox
+     * is proven.
+     */
+    mayAdmit(who: AdmitIdentity): string | null {
+      const email = checkEmail(who.email);
+      const known = store.userByEmail(email);
+      if (known !== null) return known.disabled ? 'account_disabled' : null;
+      return refusalOf(email, who, accessSettings()) === null ? null : 'sign_in_not_allowed';
+    },
+
     async admit(who: AdmitIdentity, actor: Actor = { name: 'system' }): Promise<User> {
       const email = checkEmail(who.email);
       const name = who.name === undefined ? '' : checkName(who.name, 'name', 200, true);
@@ -286,28 +298,7 @@ export function createPeopleService({
           return mustUser(known.id);
         }
         const access = accessSettings();
-        const groups = who.groups ?? [];
-        let why: string | null = null;
-        switch (who.via) {
-          case 'code':
-          case 'password':
-            if (!access.domains.includes(domainOf(email))) {
-              why = `the domain ${domainOf(email)} is not one of the domains allowed to sign in, and nobody has added ${email}`;
-            }
-            break;
-          case 'ldap':
-            if (!groups.some((g) => groupAllowed(g, access.directory_groups))) {
-              why = 'none of their directory groups is allowed to sign in';
-            }
-            break;
-          case 'sso': {
-            const allowed = new Set(access.sso_groups);
-            if (!groups.some((g) => allowed.has(g))) {
-              why = 'none of their single sign-on groups is allowed to sign in';
-            }
-            break;
-          }
-        }
+        const why = refusalOf(email, who, access);
         if (why !== null) {
           throw new ForbiddenError('sign_in_not_allowed', `${email} may not sign in: ${why}`);
         }

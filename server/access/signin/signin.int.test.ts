@@ -91,6 +91,8 @@ describe('code sign-in', () => {
     const before = smtpd.messages().length;
     await post(bench, '/v1/auth/request', { email: 'new@open.test' });
     const code = await codeFor('new@open.test', before);
+    // Nobody is created for an address until its mailbox is proven at verify.
+    expect(bench.people.byEmail('new@open.test')).toBeNull();
     const ok = await post(bench, '/v1/auth/verify', { email: 'new@open.test', code });
     expect(ok.statusCode).toBe(200);
     expect(bench.people.byEmail('new@open.test')?.role).toBe('viewer');

@@ -64,6 +64,8 @@ export interface SignInPeople {
   byId(id: string): SignInPerson | null;
   /** A known enabled person, or one created under the access settings; else ForbiddenError. */
   admit(identity: AdmitIdentity, actor?: Actor): Promise<SignInPerson>;
+  /** Whether admit would let this person in, without creating anyone: null, or the code why not. */
+  mayAdmit(identity: AdmitIdentity): string | null;
   identity(user: SignInPerson): SessionIdentity;
   noteSignIn?(userId: string): unknown;
   /** Bootstrap: the person with this e-mail exists, is enabled and is owner (created or promoted). */
@@ -160,19 +162,22 @@ export function createSignInService(deps: SignInDeps) {
     }
   }
 
-  /** Everything after the 202: admit, store a code, send it. Never throws. */
+  /**
+   * Everything after the 202: check the person may sign in, store a code, send it. Never
+   * throws. Nobody is created here: an unknown address in an allowed domain becomes a person
+   * only at verify, once the mailbox is proven.
+   */
   async function deliverCode(email: string, address: string): Promise<void> {
-    let user: SignInPerson | null = people.byEmail(email);
-    if (user === null || user.disabled) {
-      try {
-        user = await people.admit({ email, via: 'code' });
-      } catch (err) {
-        const why = err instanceof ServiceError ? err.code : 'error';
-        if (!(err instanceof ServiceError))
-          log?.error({ err: (err as Error).message }, 'admitting a person failed');
-        await recordFailure('code', email, address, why);
-        return;
-      }
+    let why: string | null;
+    try {
+      why = people.mayAdmit({ email, via: 'code' });
+    } catch (err) {
+      log?.error({ err: (err as Error).message }, 'checking a person failed');
+      why = 'error';
+    }
+    if (why !== null) {
+      await recordFailure('code', email, address, why);
+      return;
     }
     const code = String(randomInt(0, 10 ** CODE_DIGITS)).padStart(CODE_DIGITS, '0');
     const salt = randomBytes(16).toString('hex');
@@ -188,7 +193,7 @@ export function createSignInService(deps: SignInDeps) {
       );
     });
     const sent = await mail.send(
-      user.email,
+      email,
       'Your sign-in code',
       [
         `Your sign-in code is ${code}`,
