@@ -421,6 +421,7 @@ export async function buildApp(config: Config, options: AppOptions) {
       await v1.register(sessionsRoutes, {
         sessions,
         profile: people.profile,
+        loginGuard: signIn,
         adminToken: admin.token,
         ...(options.wrongCredentialDelayMs !== undefined && {
           delayMs: options.wrongCredentialDelayMs,

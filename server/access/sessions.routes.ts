@@ -6,10 +6,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { bearerOf, WRONG_CREDENTIAL_DELAY_MS } from '../http/auth.js';
 import { ErrorBody, errorResponses, IsoTime } from '../http/common.schemas.js';
-import { ConflictError, UnauthenticatedError } from '../shared/errors.js';
+import { ConflictError, UnauthenticatedError, type ServiceError } from '../shared/errors.js';
 import { Role } from '../shared/roles.js';
 import type { Secret } from '../shared/secret.js';
 import { FIRST_OWNER, SignInMethod, type SessionsService } from './sessions.service.js';
+import { answerThrottled } from './throttle.js';
 
 const RoleBody = Type.Union([
   Type.Literal(Role.Viewer),
@@ -75,12 +76,24 @@ export type MeProfile = (userId: string) => {
 
 const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
 
+/** What POST /v1/login needs from the sign-in service (signin.service.ts). */
+export interface LoginGuard {
+  checkLogin(address: string): Promise<void>;
+  refuseLogin(address: string, wrong: ServiceError): Promise<never>;
+}
+
 export const sessionsRoutes: FastifyPluginAsyncTypebox<{
   sessions: SessionsService;
   adminToken: Secret;
   delayMs?: number;
   profile?: MeProfile;
-}> = async (app, { sessions, adminToken, delayMs = WRONG_CREDENTIAL_DELAY_MS, profile }) => {
+  /** The sign-in throttle: a wrong admin token is then counted per address and recorded. */
+  loginGuard?: LoginGuard;
+}> = async (
+  app,
+  { sessions, adminToken, delayMs = WRONG_CREDENTIAL_DELAY_MS, profile, loginGuard },
+) => {
+  if (loginGuard !== undefined) answerThrottled(app);
   // As in the auth plugin: digests of equal length, compared in constant time.
   const adminDigest = digest(adminToken.reveal());
   const isAdminToken = (given: string): boolean => timingSafeEqual(digest(given), adminDigest);
@@ -101,9 +114,12 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (req, reply) => {
+      await loginGuard?.checkLogin(req.ip);
       if (!isAdminToken(req.body.token)) {
+        const wrong = new UnauthenticatedError('bad_token', 'the token is not valid');
+        if (loginGuard !== undefined) return loginGuard.refuseLogin(req.ip, wrong);
         await sleep(delayMs);
-        throw new UnauthenticatedError('bad_token', 'the token is not valid');
+        throw wrong;
       }
       const signedIn = await sessions.signIn(FIRST_OWNER, SignInMethod.AdminToken);
       return reply.header('cache-control', 'no-store').send(signedIn);

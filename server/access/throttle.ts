@@ -5,6 +5,7 @@
 // answered after a wait (0.5 s) that holds up only its own request: it is a timer, never a
 // lock or a queue. Memory is bounded: old entries are pruned and the maps are capped.
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../shared/clock.js';
 
 /** Wait before a wrong code, password or token is answered (specification: 0.5 s). */
@@ -170,3 +171,21 @@ export function createSignInGuard(options: SignInGuardOptions) {
   };
 }
 export type SignInGuard = ReturnType<typeof createSignInGuard>;
+
+/**
+ * Answer TooManyAttemptsError as 429 {error: 'too_many_attempts', message, retry_after_s}
+ * with Retry-After, in the plugin this is called in; every other error goes on to the
+ * service's error handler. For sign-in route plugins (code, password, LDAP, SSO).
+ */
+export function answerThrottled(app: FastifyInstance): void {
+  app.setErrorHandler(async (err: Error, _req: FastifyRequest, reply: FastifyReply) => {
+    if (err instanceof TooManyAttemptsError) {
+      return reply
+        .code(429)
+        .header('retry-after', String(err.retryAfterS))
+        .header('cache-control', 'no-store')
+        .send(err.body());
+    }
+    throw err;
+  });
+}

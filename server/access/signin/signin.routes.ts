@@ -1,13 +1,14 @@
 // POST /v1/auth/request, /v1/auth/verify, /v1/auth/password (anyone) and
 // POST /v1/auth/bootstrap (admin token only). Open in every mode: people must be able to
 // sign in to set the service up.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ErrorBody, errorResponses } from '../../http/common.schemas.js';
 import { ForbiddenError } from '../../shared/errors.js';
 import { LoginReply } from '../sessions.routes.js';
-import { TooManyAttemptsError, type SignInGuard } from '../throttle.js';
+import { answerThrottled, type SignInGuard } from '../throttle.js';
+
+export { answerThrottled };
 import type { SignInService } from './signin.service.js';
 
 export const ThrottledBody = Type.Object({
@@ -17,24 +18,6 @@ export const ThrottledBody = Type.Object({
 });
 
 const Email = Type.String({ minLength: 3, maxLength: 320, description: 'e-mail address' });
-
-/**
- * Answer TooManyAttemptsError as 429 {error: 'too_many_attempts', message, retry_after_s}
- * with Retry-After, in the plugin this is called in; every other error goes on to the
- * service's error handler. For sign-in route plugins (code, password, LDAP, SSO).
- */
-export function answerThrottled(app: FastifyInstance): void {
-  app.setErrorHandler(async (err: Error, _req: FastifyRequest, reply: FastifyReply) => {
-    if (err instanceof TooManyAttemptsError) {
-      return reply
-        .code(429)
-        .header('retry-after', String(err.retryAfterS))
-        .header('cache-control', 'no-store')
-        .send(err.body());
-    }
-    throw err;
-  });
-}
 
 export const signInRoutes: FastifyPluginAsyncTypebox<{
   signIn: SignInService;

@@ -8,10 +8,11 @@ import type { Logger } from 'pino';
 import type { Writer } from '../../db/writer.js';
 import type { LedgerService } from '../../ledger/index.js';
 import type { Clock } from '../../shared/clock.js';
+import type {
+  ServiceError} from '../../shared/errors.js';
 import {
   ForbiddenError,
   InvalidInputError,
-  ServiceError,
   UnauthenticatedError,
 } from '../../shared/errors.js';
 import type { Role } from '../../shared/roles.js';
@@ -380,6 +381,17 @@ export function createSignInService(deps: SignInDeps) {
     },
 
     /** Wait for codes still being sent (tests, shutdown). */
+    /**
+     * POST /v1/login's guard: throttled per address like every sign-in, and a wrong admin
+     * token is recorded and answered after the wait (`wrong` is thrown then).
+     */
+    async checkLogin(address: string): Promise<void> {
+      await guard.check(address, '');
+    },
+    async refuseLogin(address: string, wrong: ServiceError): Promise<never> {
+      return refuse('admin-token', '', address, 'bad_token', wrong);
+    },
+
     async settled(): Promise<void> {
       await Promise.all([...pending]);
     },
