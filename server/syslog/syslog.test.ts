@@ -14,7 +14,7 @@ import {
   priority,
   type FormatOptions,
 } from './format.js';
-import { severityOf } from './select.js';
+import { isSelected, severityOf } from './select.js';
 import {
   createSyslogForwarder,
   describeDestination,
@@ -90,6 +90,24 @@ describe('PRI', () => {
     expect(severityOf('licence.refused')).toBe(4);
     expect(severityOf('action.failed')).toBe(4);
     expect(severityOf('signal.received')).toBe(6);
+  });
+
+  it('sends every sign-in, failure, role change and bootstrap as a security event', () => {
+    const types = {
+      'auth.signed_in': 5,
+      'auth.signed_out': 5,
+      'auth.sign_in_failed': 4,
+      'auth.password_set': 5,
+      'access.user_created': 5,
+      'access.role_changed': 5,
+      'access.user_deleted': 5,
+      'access.team_updated': 5,
+      'system.bootstrap': 5,
+    };
+    for (const [type, severity] of Object.entries(types)) {
+      expect(isSelected(type, ['security']), type).toBe(true);
+      expect(severityOf(type), type).toBe(severity);
+    }
   });
 
   it('is written at the start of the message', () => {
