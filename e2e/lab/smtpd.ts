@@ -94,6 +94,10 @@ function listen(server: Server, port: number): Promise<void> {
 }
 
 const LOCK = join(tmpdir(), 'svc-lab-smtpd.lock');
+/** How long startSmtpd waits for another process's smtpd to stop. */
+const LOCK_WAIT_MS = 180_000;
+/** A test hook that starts smtpd needs this long: the wait, then the start. */
+export const SMTPD_WAIT_MS = LOCK_WAIT_MS + 20_000;
 
 /** Whether a process of this id is alive. */
 function alive(pid: number): boolean {
@@ -109,7 +113,7 @@ function alive(pid: number): boolean {
  * One lab smtpd per machine (shared queue and control socket): wait for the lock file, taken
  * with O_EXCL and holding our pid; a lock of a process that died is taken over.
  */
-async function takeLock(timeoutMs = 180_000): Promise<() => void> {
+async function takeLock(timeoutMs = LOCK_WAIT_MS): Promise<() => void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {

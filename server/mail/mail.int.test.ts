@@ -3,7 +3,13 @@
 // scripted SMTP peers on real sockets.
 import { statSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { refusingPeer, smtpPeer, startSmtpd, type Smtpd } from '../../e2e/lab/smtpd.js';
+import {
+  refusingPeer,
+  smtpPeer,
+  SMTPD_WAIT_MS,
+  startSmtpd,
+  type Smtpd,
+} from '../../e2e/lab/smtpd.js';
 import { signInBench, BENCH_ADMIN_TOKEN, type SignInBench } from '../access/signin/testing.js';
 import { sendMail, type MailSettings } from './index.js';
 
@@ -11,11 +17,12 @@ const SMTP_PASSWORD = 'smtp-Pa55word-planted-7731';
 const admin = { authorization: `Bearer ${BENCH_ADMIN_TOKEN}` };
 
 let smtpd: Smtpd;
+// One OpenSMTPD per machine: another test file may hold it, so wait up to its lock's limit.
 beforeAll(async () => {
   smtpd = await startSmtpd();
-});
+}, SMTPD_WAIT_MS);
 afterAll(async () => {
-  await smtpd.stop();
+  await smtpd?.stop();
 });
 
 function smtp(port: number, security: 'starttls' | 'ssl' | 'none', extra = {}): MailSettings {

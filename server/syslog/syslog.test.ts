@@ -14,7 +14,7 @@ import {
   priority,
   type FormatOptions,
 } from './format.js';
-import { isSelected, severityOf } from './select.js';
+import { severityOf } from './select.js';
 import {
   createSyslogForwarder,
   describeDestination,

@@ -1,7 +1,7 @@
 // Sign-in by code (mail delivered through Debian's OpenSMTPD on loopback), by password,
 // and bootstrap, over HTTP against the real services on a real SQLite file.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { refusingPeer, startSmtpd, type Smtpd } from '../../../e2e/lab/smtpd.js';
+import { refusingPeer, SMTPD_WAIT_MS, startSmtpd, type Smtpd } from '../../../e2e/lab/smtpd.js';
 import { createFakeClock } from '../../shared/clock.js';
 import { BENCH_ADMIN_TOKEN, signInBench, type SignInBench } from './testing.js';
 
@@ -10,11 +10,12 @@ const USER_PASSWORD = 'correct horse battery staple 42';
 const SMTP_PASSWORD = 'smtp-secret-planted-90210';
 
 let smtpd: Smtpd;
+// One OpenSMTPD per machine: another test file may hold it, so wait up to its lock's limit.
 beforeAll(async () => {
   smtpd = await startSmtpd();
-});
+}, SMTPD_WAIT_MS);
 afterAll(async () => {
-  await smtpd.stop();
+  await smtpd?.stop();
 });
 
 async function withMail(bench: SignInBench): Promise<void> {

@@ -3,7 +3,7 @@
 // approval mail arrives with both links; health is connect + EHLO (+ STARTTLS/TLS); a
 // password never appears in an error.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSmtpd, type Smtpd } from '../../../e2e/lab/smtpd.js';
+import { SMTPD_WAIT_MS, startSmtpd, type Smtpd } from '../../../e2e/lab/smtpd.js';
 import { Secret } from '../../shared/secret.js';
 import { mailKind } from './mail.js';
 
@@ -20,11 +20,12 @@ const APPROVAL = {
 };
 
 let smtpd: Smtpd;
+// One OpenSMTPD per machine: another test file may hold it, so wait up to its lock's limit.
 beforeAll(async () => {
   smtpd = await startSmtpd();
-});
+}, SMTPD_WAIT_MS);
 afterAll(async () => {
-  await smtpd.stop();
+  await smtpd?.stop();
 });
 
 const mail = (settings: Record<string, unknown>) =>
