@@ -8,6 +8,10 @@ export class ApiError extends Error {
   readonly code: string;
   readonly field: string | undefined;
   readonly position: number | undefined;
+  /** The role a 403 role_required needs. */
+  readonly role: string | undefined;
+  /** Seconds to wait after a 429 too_many_attempts. */
+  readonly retryAfterS: number | undefined;
 
   constructor(status: number, body: Record<string, unknown>) {
     super(
@@ -21,6 +25,9 @@ export class ApiError extends Error {
     this.code = typeof body['error'] === 'string' ? body['error'] : 'error';
     this.field = typeof body['field'] === 'string' ? body['field'] : undefined;
     this.position = typeof body['position'] === 'number' ? body['position'] : undefined;
+    this.role = typeof body['role'] === 'string' ? body['role'] : undefined;
+    this.retryAfterS =
+      typeof body['retry_after_s'] === 'number' ? body['retry_after_s'] : undefined;
   }
 }
 
@@ -79,6 +86,8 @@ export interface Status {
   orchestrate: boolean;
   impact_set: boolean;
   ledger: { seq: number; segments: number };
+  /** The sign-in methods offered now: token, password, code, ldap, sso. */
+  auth?: { sso: boolean; methods: string[] };
 }
 
 export interface RunningEpisode {
@@ -219,6 +228,11 @@ export interface Me {
   name: string;
   role: string;
   kind: string;
+  /** A person's session: their id, e-mail, handles and team ids. */
+  user_id?: string | null;
+  email?: string;
+  handles?: Partial<Record<'slack' | 'mattermost' | 'teams' | 'phone', string>>;
+  teams?: string[];
 }
 
 export type BrandingTheme = 'light' | 'dark' | 'system';
@@ -454,4 +468,207 @@ export const estateApi = {
     call<SuggestionDecided>('POST', '/v1/estate/suggestions/dismiss', { id }),
   discover: () => call<{ job_id: string }>('POST', '/v1/discover', {}),
   job: (id: string) => call<DiscoverJob>('GET', `/v1/jobs/${encodeURIComponent(id)}`),
+};
+
+// People, teams, who may sign in, sign-in methods, mail and single sign-on (docs/people.md,
+// docs/sign-in.md, docs/directory-and-sso.md).
+
+export type Role = 'viewer' | 'responder' | 'admin' | 'owner';
+export const ROLES: readonly Role[] = ['viewer', 'responder', 'admin', 'owner'];
+/** Roles are ordered; each includes the ones below it. */
+export const roleAtLeast = (role: string | undefined, needed: Role): boolean =>
+  role !== undefined &&
+  ROLES.indexOf(role as Role) >= 0 &&
+  ROLES.indexOf(role as Role) >= ROLES.indexOf(needed);
+
+export type HandleKind = 'slack' | 'mattermost' | 'teams' | 'phone';
+export const HANDLE_KINDS: readonly HandleKind[] = ['slack', 'mattermost', 'teams', 'phone'];
+export type Handles = Partial<Record<HandleKind, string>>;
+/** In a change: a handle set to null is removed, a missing one stays. */
+export type HandlesInput = Partial<Record<HandleKind, string | null>>;
+
+export interface Person {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  handles: Handles;
+  teams: string[];
+  disabled: boolean;
+  password_set: boolean;
+  created_at: string;
+  updated_at: string;
+  last_sign_in_at: string | null;
+}
+
+export interface Team {
+  id: string;
+  name: string;
+  leads: string[];
+  members: string[];
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TeamList {
+  teams: Team[];
+  people: { id: string; name: string }[];
+}
+
+export interface AccessSettings {
+  domains: string[];
+  directory_groups: string[];
+  sso_groups: string[];
+  default_role: 'viewer' | 'responder';
+  set_by: string | null;
+  set_at: string | null;
+}
+
+export interface SignedIn {
+  token: string;
+  session: { name: string; role: string; method?: string };
+}
+
+export interface MailSmtp {
+  host: string;
+  port: number;
+  security: 'starttls' | 'ssl' | 'none';
+  username?: string;
+  password?: SecretInput;
+  from: string;
+  ca_file?: string;
+}
+
+export interface MailApiSettings {
+  url: string;
+  token: SecretInput;
+  from: string;
+}
+
+export interface MailSettingsInput {
+  transport: 'smtp' | 'api';
+  timeout_s?: number;
+  smtp?: MailSmtp;
+  api?: MailApiSettings;
+}
+
+export interface MailSettingsView {
+  configured: boolean;
+  settings: (MailSettingsInput & { timeout_s: number }) | null;
+  updated_at: string | null;
+}
+
+export interface MailTest {
+  ok: boolean;
+  detail: string;
+  duration_ms: number;
+}
+
+export interface SsoSettingsInput {
+  issuer: string;
+  client_id: string;
+  /** Left out: unchanged; null: a public client (PKCE only). */
+  client_secret?: SecretInput | null;
+  redirect_uri: string;
+  scopes?: string[];
+  groups_claim?: string;
+  enabled: boolean;
+}
+
+export interface SsoSettingsView {
+  issuer: string;
+  client_id: string;
+  client_secret: SecretRef | null;
+  redirect_uri: string;
+  scopes: string[];
+  groups_claim: string;
+  enabled: boolean;
+  set_by: string | null;
+  set_at: string | null;
+}
+
+export interface SsoDiscover {
+  ok: boolean;
+  detail: string;
+  issuer: string | null;
+  authorization_endpoint: string | null;
+  token_endpoint: string | null;
+  userinfo_endpoint: string | null;
+  jwks_uri: string | null;
+  scopes_supported: string[];
+  claims_supported: string[];
+  code_challenge_methods_supported: string[];
+  token_endpoint_auth_methods_supported: string[];
+  pkce_s256: boolean;
+  groups_claim_offered: boolean | null;
+}
+
+export interface SsoTest {
+  ok: boolean;
+  detail: string;
+  checks: { name: string; ok: boolean; detail: string }[];
+}
+
+export const signInApi = {
+  requestCode: (email: string) => call<{ sent: true }>('POST', '/v1/auth/request', { email }),
+  verifyCode: (email: string, code: string) =>
+    call<SignedIn>('POST', '/v1/auth/verify', { email, code }),
+  password: (email: string, password: string) =>
+    call<SignedIn>('POST', '/v1/auth/password', { email, password }),
+  ldap: (username: string, password: string) =>
+    call<SignedIn>('POST', '/v1/auth/ldap', { username, password }),
+  redeemSso: (code: string) => call<SignedIn>('POST', '/v1/auth/sso/redeem', { code }),
+};
+
+const userPath = (id: string) => `/v1/users/${encodeURIComponent(id)}`;
+const teamPath = (id: string) => `/v1/teams/${encodeURIComponent(id)}`;
+
+export const peopleApi = {
+  me: () => call<Me>('GET', '/v1/me'),
+  putMe: (body: {
+    name?: string;
+    handles?: HandlesInput;
+    password?: string;
+    current_password?: string;
+  }) => call<Me>('PUT', '/v1/me', body),
+  list: () => call<{ users: Person[] }>('GET', '/v1/users'),
+  create: (body: { email: string; name?: string; role?: Role; handles?: Handles }) =>
+    call<Person>('POST', '/v1/users', body),
+  update: (
+    id: string,
+    body: {
+      email?: string;
+      name?: string;
+      role?: Role;
+      handles?: HandlesInput;
+      disabled?: boolean;
+    },
+  ) => call<Person>('PUT', userPath(id), body),
+  remove: (id: string) => call<{ deleted: true; id: string }>('DELETE', userPath(id)),
+  teams: () => call<TeamList>('GET', '/v1/teams'),
+  createTeam: (body: { name: string; leads?: string[]; members?: string[] }) =>
+    call<Team>('POST', '/v1/teams', body),
+  updateTeam: (id: string, body: { name?: string; leads?: string[]; members?: string[] }) =>
+    call<Team>('PUT', teamPath(id), body),
+  removeTeam: (id: string) => call<{ deleted: true; id: string }>('DELETE', teamPath(id)),
+  access: () => call<AccessSettings>('GET', '/v1/settings/access'),
+  putAccess: (body: Omit<AccessSettings, 'set_by' | 'set_at'>) =>
+    call<AccessSettings>('PUT', '/v1/settings/access', body),
+};
+
+export const mailApi = {
+  get: () => call<MailSettingsView>('GET', '/v1/settings/mail'),
+  put: (body: MailSettingsInput) => call<MailSettingsView>('PUT', '/v1/settings/mail', body),
+  test: (to: string) => call<MailTest>('POST', '/v1/settings/mail/test', { to }),
+};
+
+export const ssoApi = {
+  get: () => call<SsoSettingsView>('GET', '/v1/settings/sso'),
+  put: (body: SsoSettingsInput) => call<SsoSettingsView>('PUT', '/v1/settings/sso', body),
+  discover: (issuer: string, groupsClaim?: string) =>
+    call<SsoDiscover>('POST', '/v1/settings/sso/discover', {
+      issuer,
+      ...(groupsClaim !== undefined && groupsClaim !== '' && { groups_claim: groupsClaim }),
+    }),
+  test: (body?: SsoSettingsInput) => call<SsoTest>('POST', '/v1/settings/sso/test', body ?? {}),
 };

@@ -19,6 +19,18 @@ import { StatusPage } from './pages/status.js';
 
 // The estate graph (React Flow, dagre) loads only when its page is opened.
 const EstatePage = lazy(() => import('./pages/estate.js').then((m) => ({ default: m.EstatePage })));
+// People, teams and "Me" load on demand too: most visits never open them.
+const PeoplePage = lazy(() => import('./pages/people.js').then((m) => ({ default: m.PeoplePage })));
+const MePage = lazy(() => import('./pages/me.js').then((m) => ({ default: m.MePage })));
+
+function Loading({ title }: { title: string }) {
+  return (
+    <main className="page">
+      <h1>{title}</h1>
+      <p className="muted">Loading…</p>
+    </main>
+  );
+}
 
 const PAGES = [
   { path: '/live', title: 'Live' },
@@ -26,6 +38,7 @@ const PAGES = [
   { path: '/estate', title: 'Estate' },
   { path: '/audit', title: 'Audit' },
   { path: '/connections', title: 'Connections' },
+  { path: '/people', title: 'People' },
   { path: '/status', title: 'Status' },
   { path: '/settings', title: 'Settings' },
 ] as const;
@@ -63,7 +76,9 @@ function TopBar({ path }: { path: string }) {
         </span>
         {me.data && (
           <span className="me">
-            {me.data.name} ({me.data.role})
+            <Link to="/me">
+              {me.data.name} ({me.data.role})
+            </Link>
           </span>
         )}
         <button
@@ -140,6 +155,18 @@ function Page({ path }: { path: string }) {
   if (path === '/connections') return <ConnectionsPage />;
   if (path === '/status') return <StatusPage />;
   if (path === '/settings') return <SettingsPage />;
+  if (path === '/people')
+    return (
+      <Suspense fallback={<Loading title="People" />}>
+        <PeoplePage />
+      </Suspense>
+    );
+  if (path === '/me')
+    return (
+      <Suspense fallback={<Loading title="Me" />}>
+        <MePage />
+      </Suspense>
+    );
   return (
     <main className="page">
       <h1>Not found</h1>
@@ -151,11 +178,14 @@ function Page({ path }: { path: string }) {
 }
 
 export function App() {
-  const { path } = useLocation();
+  const { path, params } = useLocation();
   const token = useSyncExternalStore(session.subscribe, session.get);
+  // Back from single sign-on while an older session is still held: the new sign-in wins.
+  const ssoReturn = path === '/sign-in' && (params.has('sso') || params.has('sso_error'));
   // One /v1/me for the whole frame: sign-in and sign-out clear the cache, so the key needs no token.
   const me = useQuery({ queryKey: keys.me, queryFn: api.me, enabled: token !== null });
-  const signedOut = token === null || (me.error instanceof ApiError && me.error.status === 401);
+  const signedOut =
+    ssoReturn || token === null || (me.error instanceof ApiError && me.error.status === 401);
   if (!signedOut && path === '/wall')
     return (
       <>

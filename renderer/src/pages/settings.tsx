@@ -2,7 +2,7 @@
 // form always sends every field; on success the ['branding'] query is refreshed and the
 // console shows the change at once. A 400 is shown beside the field the server names.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { api, ApiError, type Branding, type BrandingTheme } from '../api.js';
 import {
   brandingKey,
@@ -13,6 +13,9 @@ import {
 } from '../branding.js';
 import { ErrorNote, Time } from '../parts.js';
 import { keys } from '../queries.js';
+
+// Access, mail and single sign-on (admin): a separate chunk, loaded when an admin opens Settings.
+const SignInSettings = lazy(() => import('./access-settings.js'));
 
 /** "each at most 500 KB": decoded bytes (server/branding/branding.schemas.ts). */
 const LOGO_MAX_BYTES = 512_000;
@@ -566,6 +569,20 @@ export function SettingsPage() {
           )}
         </>
       )}
+      {me.data !== undefined &&
+        (role === 'admin' || role === 'owner' ? (
+          <Suspense fallback={<p className="muted">Loading the sign-in settings…</p>}>
+            <SignInSettings myEmail={me.data.email ?? ''} />
+          </Suspense>
+        ) : (
+          <>
+            <h2 id="access">Access, mail and single sign-on</h2>
+            <p className="banner" role="note">
+              Only an admin can see and change who may sign in, the mail settings and single
+              sign-on; you are {role}.
+            </p>
+          </>
+        ))}
     </main>
   );
 }
