@@ -41,7 +41,6 @@ import {
   checkEmail,
   checkHandles,
   checkName,
-  domainOf,
   refusalOf,
   invalid,
   unique,
