@@ -8,13 +8,8 @@ import type { Logger } from 'pino';
 import type { Writer } from '../../db/writer.js';
 import type { LedgerService } from '../../ledger/index.js';
 import type { Clock } from '../../shared/clock.js';
-import type {
-  ServiceError} from '../../shared/errors.js';
-import {
-  ForbiddenError,
-  InvalidInputError,
-  UnauthenticatedError,
-} from '../../shared/errors.js';
+import type { ServiceError } from '../../shared/errors.js';
+import { ForbiddenError, InvalidInputError, UnauthenticatedError } from '../../shared/errors.js';
 import type { Role } from '../../shared/roles.js';
 import type { Actor } from '../../shared/types.js';
 import { SignInMethod, type SessionIdentity, type SessionsService } from '../sessions.service.js';
