@@ -1,5 +1,6 @@
 // The mode follows the connections: configuring until the first connection's health check
-// passes, operating then, configuring again once no working connection is left.
+// passes, operating then, configuring again once no working connection is left. Channels and
+// directories do not count: they watch nothing.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -49,6 +50,24 @@ describe('mode and connections', () => {
       return list.connectors.find((c) => c.name === 'nowhere')?.last_health !== null;
     });
     expect(await mode()).toBe('configuring');
+  });
+
+  it('stays configuring with only a working approval channel: it watches nothing', async () => {
+    const res = await server.app.inject({
+      method: 'PUT',
+      url: '/v1/connectors/hook',
+      headers: asAdmin(),
+      payload: { kind: 'webhook', settings: { url } },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    await eventually(async () => {
+      const list = (
+        await server.app.inject({ method: 'GET', url: '/v1/connectors', headers: asAdmin() })
+      ).json<{ connectors: { name: string; last_health: { ok: boolean } | null }[] }>();
+      return list.connectors.find((c) => c.name === 'hook')?.last_health?.ok === true;
+    });
+    expect(await mode()).toBe('configuring');
+    await server.app.inject({ method: 'DELETE', url: '/v1/connectors/hook', headers: asAdmin() });
   });
 
   it('moves to operating when the first connection works, and back when it is removed', async () => {

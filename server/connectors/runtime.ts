@@ -343,7 +343,14 @@ export function createConnectorRuntime(deps: ConnectorRuntimeDeps) {
       }
     },
     /** Whether any configured connector has answered a health check (configuring → operating). */
-    hasWorkingConnection: (): boolean => [...current.values()].some((b) => b.everOk),
+    /**
+     * A connection to a system the service watches has worked: channels (notify only) and
+     * directories (no capability) do not make the service able to investigate.
+     */
+    hasWorkingConnection: (): boolean =>
+      [...current.values()].some(
+        (b) => b.everOk && (b.kind?.capabilities ?? []).some((c) => c !== 'notify'),
+      ),
     /** Close every client (waiting for its calls, up to its timeout); later rebuilds do nothing. */
     async close(): Promise<void> {
       closed = true;
