@@ -6,10 +6,12 @@
 // lock or a queue. Memory is bounded: old entries are pruned and the maps are capped.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { WRONG_CREDENTIAL_DELAY_MS } from '../http/auth.js';
 import type { Clock } from '../shared/clock.js';
 
-/** Wait before a wrong code, password or token is answered (specification: 0.5 s). */
-export const SIGN_IN_FAILURE_DELAY_MS = 500;
+/** Wait before a wrong code, password or token is answered: the one of every wrong credential. */
+export const SIGN_IN_FAILURE_DELAY_MS = WRONG_CREDENTIAL_DELAY_MS;
 
 export interface ThrottleLimit {
   /** Failures allowed inside the window; the next attempt is refused. */
@@ -26,7 +28,7 @@ const MAX_KEYS = 50_000;
 
 /**
  * 429 too_many_attempts. Not a ServiceError: the error family has no 429 kind yet, so the
- * HTTP layer answers it through `throttledReply` (see server/access/signin/index.ts).
+ * HTTP layer answers it through `answerThrottled` (below) in each sign-in route plugin.
  */
 export class TooManyAttemptsError extends Error {
   readonly statusCode = 429;
@@ -171,6 +173,13 @@ export function createSignInGuard(options: SignInGuardOptions) {
   };
 }
 export type SignInGuard = ReturnType<typeof createSignInGuard>;
+
+/** The 429 body of a throttled sign-in, for the routes' response schemas. */
+export const ThrottledBody = Type.Object({
+  error: Type.Literal('too_many_attempts'),
+  message: Type.String(),
+  retry_after_s: Type.Integer(),
+});
 
 /**
  * Answer TooManyAttemptsError as 429 {error: 'too_many_attempts', message, retry_after_s}

@@ -14,4 +14,3 @@ export {
   type SessionOpener,
   type SignedIn,
 } from './shared.js';
-export { ThrottledBody, unlessThrottled } from './throttled.js';

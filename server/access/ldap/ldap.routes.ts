@@ -4,8 +4,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ErrorBody, errorResponses } from '../../http/common.schemas.js';
 import { LoginReply } from '../sessions.routes.js';
+import { answerThrottled, ThrottledBody } from '../throttle.js';
 import type { LdapSignIn } from './ldap.service.js';
-import { ThrottledBody, unlessThrottled } from './throttled.js';
 
 export const LdapSignInBody = Type.Object(
   {
@@ -23,6 +23,7 @@ export const ldapRoutes: FastifyPluginAsyncTypebox<{ ldap: LdapSignIn }> = async
   app,
   { ldap },
 ) => {
+  answerThrottled(app);
   app.post(
     '/auth/ldap',
     {
@@ -42,10 +43,9 @@ export const ldapRoutes: FastifyPluginAsyncTypebox<{ ldap: LdapSignIn }> = async
         (req as { body: unknown }).body ??= {};
       },
     },
-    async (req, reply) =>
-      unlessThrottled(reply, async () => {
-        const signedIn = await ldap.signIn(req.body, req.ip);
-        return reply.header('cache-control', 'no-store').send(signedIn);
-      }),
+    async (req, reply) => {
+      const signedIn = await ldap.signIn(req.body, req.ip);
+      return reply.header('cache-control', 'no-store').send(signedIn);
+    },
   );
 };

@@ -1,6 +1,7 @@
 // What directory (LDAP) and single sign-on (OIDC) sign-in share: the people service as the
-// contract describes it (admit → a person, identity → who the session is for), the failed
-// sign-in event, and the 429 body of the sign-in throttle. No Fastify here.
+// contract describes it (admit → a person, identity → who the session is for) and the
+// failed sign-in ledger writer. The event name and AdmitIdentity serve code and password
+// sign-in (server/access/signin) too. No Fastify here.
 import type { Writer } from '../../db/writer.js';
 import type { LedgerService } from '../../ledger/index.js';
 import { ConflictError, ServiceError } from '../../shared/errors.js';

@@ -6,16 +6,10 @@ import { Type } from 'typebox';
 import { ErrorBody, errorResponses } from '../../http/common.schemas.js';
 import { ForbiddenError } from '../../shared/errors.js';
 import { LoginReply } from '../sessions.routes.js';
-import { answerThrottled, type SignInGuard } from '../throttle.js';
-
-export { answerThrottled };
+import { answerThrottled, ThrottledBody, type SignInGuard } from '../throttle.js';
 import type { SignInService } from './signin.service.js';
 
-export const ThrottledBody = Type.Object({
-  error: Type.Literal('too_many_attempts'),
-  message: Type.String(),
-  retry_after_s: Type.Integer(),
-});
+export { answerThrottled, ThrottledBody };
 
 const Email = Type.String({ minLength: 3, maxLength: 320, description: 'e-mail address' });
 

@@ -13,6 +13,7 @@ import { ForbiddenError, InvalidInputError, UnauthenticatedError } from '../../s
 import type { Role } from '../../shared/roles.js';
 import type { Actor } from '../../shared/types.js';
 import { SignInMethod, type SessionIdentity, type SessionsService } from '../sessions.service.js';
+import { SIGN_IN_FAILED, type AdmitIdentity } from '../ldap/shared.js';
 import type { SignInGuard } from '../throttle.js';
 import {
   dummyHash,
@@ -23,7 +24,7 @@ import {
 } from './passwords.js';
 import type { SignInStore } from './signin.store.js';
 
-export const SIGN_IN_FAILED = 'auth.sign_in_failed';
+export { SIGN_IN_FAILED, type AdmitIdentity };
 export const PASSWORD_SET = 'auth.password_set';
 export const BOOTSTRAP = 'system.bootstrap';
 
@@ -46,12 +47,6 @@ export interface SignInPerson {
   readonly name: string;
   readonly role: Role;
   readonly disabled: boolean;
-}
-
-export interface AdmitIdentity {
-  readonly email: string;
-  readonly name?: string;
-  readonly via: 'code' | 'password' | 'ldap' | 'sso';
 }
 
 /** What sign-in needs from server/people (see .people-contract.md). */

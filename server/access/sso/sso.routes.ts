@@ -9,9 +9,8 @@ import { ErrorBody, errorResponses } from '../../http/common.schemas.js';
 import { requireMode } from '../../http/operating-gate.js';
 import type { Mode } from '../../shared/mode.js';
 import { ServiceError } from '../../shared/errors.js';
-import { ThrottledBody, unlessThrottled } from '../ldap/throttled.js';
 import { LoginReply } from '../sessions.routes.js';
-import { TooManyAttemptsError } from '../throttle.js';
+import { answerThrottled, ThrottledBody, TooManyAttemptsError } from '../throttle.js';
 import {
   CallbackQuery,
   DiscoverBody,
@@ -33,6 +32,7 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
   /** The settings need a licence (mode configuring); the sign-in flow never does. */
   mode: () => Mode;
 }> = async (app, { sso, mode }) => {
+  answerThrottled(app);
   const admin = [app.requireRole('admin'), requireMode(mode, 'configuring')];
   app.get(
     '/auth/sso/start',
@@ -70,9 +70,6 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
         return await reply.redirect(location, 302);
       } catch (err) {
         if (!browser || !(err instanceof ServiceError || err instanceof TooManyAttemptsError)) {
-          if (err instanceof TooManyAttemptsError) {
-            return reply.code(429).header('retry-after', String(err.retryAfterS)).send(err.body());
-          }
           throw err;
         }
         const q = new URLSearchParams({ sso_error: err.code, message: err.message });
@@ -95,11 +92,10 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
         (req as { body: unknown }).body ??= {};
       },
     },
-    async (req, reply) =>
-      unlessThrottled(reply, async () => {
-        const signedIn = await sso.redeem(req.body.code, req.ip);
-        return reply.header('cache-control', 'no-store').send(signedIn);
-      }),
+    async (req, reply) => {
+      const signedIn = await sso.redeem(req.body.code, req.ip);
+      return reply.header('cache-control', 'no-store').send(signedIn);
+    },
   );
 
   app.get(
