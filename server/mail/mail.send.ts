@@ -1,9 +1,9 @@
 // Sending one mail: SMTP through nodemailer (starttls, ssl or none) or a JSON mail API over
 // fetch. Every send has a deadline; errors are explained without any secret in them.
-import { readFileSync } from 'node:fs';
+import { readCaFile } from '../connectors/kinds/settings.js';
 import nodemailer from 'nodemailer';
 import type { Secret } from '../shared/secret.js';
-import type { MailSettings, SecretRef } from './mail.settings.js';
+import type { MailSettings } from './mail.settings.js';
 import { readSecretRef } from './mail.secrets.js';
 
 export interface SendResult {
@@ -68,7 +68,8 @@ async function sendSmtp(
   timeoutMs: number,
   timeoutS: number,
 ): Promise<string> {
-  const ca = s.ca_file === undefined ? undefined : readFileSync(s.ca_file);
+  // Added to the system's CAs (as the mail connector does), not in place of them.
+  const ca = readCaFile(s.ca_file === undefined ? {} : { ca_file: s.ca_file });
   const transport = nodemailer.createTransport({
     host: s.host,
     port: s.port,
@@ -156,18 +157,16 @@ export async function sendMail(
     if (settings.transport === 'smtp') {
       const s = settings.smtp;
       if (s === undefined) return done(false, 'the SMTP settings are missing');
-      const password = s.password === undefined ? null : readRef(s.password, env);
+      const password = s.password === undefined ? null : readSecretRef(s.password, env);
       if (password !== null) secrets.push(password.reveal());
       return done(true, await sendSmtp(s, password, mail, timeoutMs, timeoutS));
     }
     const a = settings.api;
     if (a === undefined) return done(false, 'the mail API settings are missing');
-    const token = readRef(a.token, env);
+    const token = readSecretRef(a.token, env);
     secrets.push(token.reveal());
     return done(true, await sendApi(a, token, mail, timeoutMs, timeoutS));
   } catch (err) {
     return done(false, (err as Error).message);
   }
 }
-
-const readRef = (ref: SecretRef, env: Env): Secret => readSecretRef(ref, env);

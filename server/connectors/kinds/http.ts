@@ -4,9 +4,7 @@
 // the caller's AbortSignal. Redirects are not followed: a 301 is the status the probe sees.
 import { request as httpRequest, type OutgoingHttpHeaders } from 'node:http';
 import { request as httpsRequest, type RequestOptions } from 'node:https';
-import { readFileSync } from 'node:fs';
-import { isAbsolute } from 'node:path';
-import { rootCertificates, type PeerCertificate, type TLSSocket } from 'node:tls';
+import { type PeerCertificate, type TLSSocket } from 'node:tls';
 import type { ConnectorClient, ConnectorKind, HealthResult, ResolvedSettings } from '../kind.js';
 import {
   elapsedMs,
@@ -17,6 +15,7 @@ import {
   readString,
   readStringList,
   readUrl,
+  readCaFile,
 } from './settings.js';
 
 export interface TlsInfo {
@@ -89,27 +88,6 @@ export function tlsInfoOf(cert: PeerCertificate, now: number): TlsInfo | null {
 function abortReason(signal: AbortSignal): Error {
   const reason: unknown = signal.reason;
   return reason instanceof Error ? reason : new Error('aborted');
-}
-
-/**
- * The system's CAs plus the operator's own (an in-house CA), read once when the connector is
- * built: setting `ca` alone would replace Node's bundle instead of adding to it.
- */
-function readCaFile(settings: ResolvedSettings): string[] | undefined {
-  const path = readString(settings, 'ca_file');
-  if (path === undefined || path === '') return undefined;
-  if (!isAbsolute(path)) throw new Error('setting ca_file must be an absolute path');
-  let pem: string;
-  try {
-    pem = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new Error(
-      `setting ca_file: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
-    );
-  }
-  if (!pem.includes('-----BEGIN CERTIFICATE-----'))
-    throw new Error(`setting ca_file: ${path} holds no PEM certificate`);
-  return [...rootCertificates, pem];
 }
 
 function createHttpClient(settings: ResolvedSettings): ConnectorClient {

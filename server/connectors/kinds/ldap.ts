@@ -5,12 +5,17 @@
 // password, and the service connection reads the person's groups. An empty password is
 // refused before any bind (LDAP treats it as an anonymous bind that "succeeds").
 // Neither the service password nor the person's password appears in any message.
-import { readFileSync } from 'node:fs';
-import { isAbsolute } from 'node:path';
-import { rootCertificates, type ConnectionOptions } from 'node:tls';
+import type { ConnectionOptions } from 'node:tls';
 import { Client, Filter, FilterParser, InvalidCredentialsError, type Entry } from 'ldapts';
 import type { ConnectorClient, ConnectorKind, HealthResult, ResolvedSettings } from '../kind.js';
-import { elapsedMs, networkErrorText, readBoolean, readSecret, readString } from './settings.js';
+import {
+  elapsedMs,
+  networkErrorText,
+  readBoolean,
+  readSecret,
+  readString,
+  readCaFile,
+} from './settings.js';
 
 export const DEFAULT_USER_FILTER = '(|(uid={username})(mail={username}))';
 export const DEFAULT_GROUP_FILTER = '(|(member={dn})(uniqueMember={dn}))';
@@ -73,23 +78,6 @@ const first = (entry: Entry, attribute: string): string => {
   return s === undefined ? '' : Buffer.isBuffer(s) ? s.toString('utf8') : String(s);
 };
 
-function readCa(settings: ResolvedSettings): string[] | undefined {
-  const path = readString(settings, 'ca_file');
-  if (path === undefined) return undefined;
-  if (!isAbsolute(path)) throw new Error('setting ca_file must be an absolute path');
-  let pem: string;
-  try {
-    pem = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new Error(
-      `setting ca_file: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
-    );
-  }
-  if (!pem.includes('-----BEGIN CERTIFICATE-----'))
-    throw new Error(`setting ca_file: ${path} holds no PEM certificate`);
-  return [...rootCertificates, pem];
-}
-
 /** LDAP error text without anything a server might echo back beyond its code and message. */
 function ldapErrorText(err: unknown): string {
   if (err instanceof Error && err.message.startsWith('Code: '))
@@ -132,7 +120,7 @@ function createLdapClient(settings: ResolvedSettings): ConnectorClient {
   const startTls = readBoolean(settings, 'starttls', false);
   if (startTls && url.protocol === 'ldaps:')
     throw new Error('setting starttls is for ldap:// URLs; ldaps:// is TLS already');
-  const ca = readCa(settings);
+  const ca = readCaFile(settings);
   // Filters are checked once here, with harmless values, so that a typo shows at save time.
   for (const [name, template] of [
     ['user_filter', userFilter],

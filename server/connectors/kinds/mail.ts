@@ -6,9 +6,6 @@
 //
 // nodemailer takes no AbortSignal: when the signal fires, the call is answered at once and
 // the transport closed; a verify() connection still open ends at its own socket timeouts.
-import { readFileSync } from 'node:fs';
-import { isAbsolute } from 'node:path';
-import { rootCertificates } from 'node:tls';
 import nodemailer from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import type { ConnectorClient, ConnectorKind, HealthResult, ResolvedSettings } from '../kind.js';
@@ -23,7 +20,14 @@ import {
   type ApprovalMessage,
   type Delivery,
 } from '../../channels/index.js';
-import { elapsedMs, readInteger, readSecret, readString, readStringList } from './settings.js';
+import {
+  elapsedMs,
+  readInteger,
+  readSecret,
+  readString,
+  readStringList,
+  readCaFile,
+} from './settings.js';
 
 const SECURITY = ['starttls', 'ssl', 'none'] as const;
 type Security = (typeof SECURITY)[number];
@@ -53,23 +57,6 @@ export function approvalHtml(m: ApprovalMessage): string {
     `<p style="font-size:12px;color:#666">${escapeHtml(approvalFooter(m))}</p>`,
     '</body></html>',
   ].join('\n');
-}
-
-function readCaFile(settings: ResolvedSettings): string[] | undefined {
-  const path = readString(settings, 'ca_file');
-  if (path === undefined) return undefined;
-  if (!isAbsolute(path)) throw new Error('setting ca_file must be an absolute path');
-  let pem: string;
-  try {
-    pem = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new Error(
-      `setting ca_file: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
-    );
-  }
-  if (!pem.includes('-----BEGIN CERTIFICATE-----'))
-    throw new Error(`setting ca_file: ${path} holds no PEM certificate`);
-  return [...rootCertificates, pem];
 }
 
 function readAddress(settings: ResolvedSettings, name: string): string {

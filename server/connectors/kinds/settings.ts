@@ -1,6 +1,9 @@
 // Reading resolved settings with the types a kind declared, and the small helpers the kinds
 // share (network error text, bounded bodies). Messages name the setting, never its value
 // when the value is a secret.
+import { readFileSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
+import { rootCertificates } from 'node:tls';
 import { Secret } from '../../shared/secret.js';
 import type { ResolvedSettings } from '../kind.js';
 
@@ -109,4 +112,25 @@ export async function readBodyLimited(res: Response, limit: number, what: string
 
 export function elapsedMs(startedAt: number): number {
   return Math.round(performance.now() - startedAt);
+}
+
+/**
+ * Setting `ca_file`: the system's CAs plus the operator's own (an in-house CA), read once when
+ * the connector is built: setting `ca` alone would replace Node's bundle instead of adding to it.
+ */
+export function readCaFile(settings: ResolvedSettings): string[] | undefined {
+  const path = readString(settings, 'ca_file');
+  if (path === undefined) return undefined;
+  if (!isAbsolute(path)) throw new Error('setting ca_file must be an absolute path');
+  let pem: string;
+  try {
+    pem = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new Error(
+      `setting ca_file: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----'))
+    throw new Error(`setting ca_file: ${path} holds no PEM certificate`);
+  return [...rootCertificates, pem];
 }
