@@ -4,35 +4,16 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadMigrations, migrate } from '../db/migrate.js';
-import { openDatabase } from '../db/open.js';
-import { createWriter } from '../db/writer.js';
 import { auth } from '../http/auth.js';
 import { createHttpServer } from '../http/server.js';
-import {
-  createLedgerService,
-  createLedgerStore,
-  createProjections,
-  dumpProjections,
-  replayLedger,
-} from '../ledger/index.js';
-import { createLogger } from '../logger.js';
-import { createFakeClock } from '../shared/clock.js';
+import { dumpProjections, replayLedger } from '../ledger/index.js';
 import type { Mode } from '../shared/mode.js';
 import { Secret } from '../shared/secret.js';
-import {
-  ConnectorsFileError,
-  connectorsRoutes,
-  createConnectorsService,
-  createConnectorsStore,
-  createRegistry,
-} from './index.js';
+import { ConnectorsFileError, connectorsRoutes } from './index.js';
 import { echoKind } from './testing/echo-kind.js';
+import { connectorsStack } from './testing/service-stack.js';
 
-const MIGRATIONS = fileURLToPath(new URL('../db/migrations/', import.meta.url));
 const ADMIN_TOKEN = 'admin-token-for-connector-tests-0123456789';
 const VIEWER_TOKEN = 'viewer-session-for-connector-tests';
 const SECRET = 'hunter2-typed-into-the-console-7f3a9c';
@@ -49,42 +30,12 @@ afterEach(async () => {
 
 /** Everything the app builds for connectors; a second call is a restart. */
 async function serve(options: { file?: string; mode?: Mode; env?: Record<string, string> } = {}) {
-  const lines: string[] = [];
-  const log = createLogger(
-    'trace',
-    new Writable({
-      write(chunk: Buffer, _enc, done) {
-        lines.push(chunk.toString('utf8'));
-        done();
-      },
-    }),
-  );
-  const db = openDatabase(join(dir, 'svc.db'));
-  migrate(db, loadMigrations(MIGRATIONS));
-  const clock = createFakeClock('2026-11-22T00:00:00.000Z');
-  const writer = createWriter(db);
-  const projections = createProjections();
-  const store = createConnectorsStore(db);
-  projections.register(store.projection);
-  const ledgerStore = createLedgerStore(db);
-  const ledger = createLedgerService({
-    inTransaction: () => db.inTransaction,
-    store: ledgerStore,
-    writer,
-    clock,
-    projections,
-  });
   const kind = echoKind();
-  const connectors = createConnectorsService({
-    registry: createRegistry([kind]),
-    store,
-    ledger,
-    writer,
-    clock,
-    log,
-    env: options.env ?? {},
-    secretsDir: join(dir, 'secrets'),
-    file: options.file ?? join(dir, 'connectors.json'),
+  const { db, writer, projections, ledgerStore, connectors, log, lines } = connectorsStack({
+    dir,
+    kinds: [kind],
+    env: options.env,
+    file: options.file,
     defaultConcurrency: 4,
   });
   connectors.start();

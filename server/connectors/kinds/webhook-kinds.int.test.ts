@@ -8,25 +8,16 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadMigrations, migrate } from '../../db/migrate.js';
-import { openDatabase } from '../../db/open.js';
-import { createWriter } from '../../db/writer.js';
-import { createLedgerService, createLedgerStore, createProjections } from '../../ledger/index.js';
-import { createLogger } from '../../logger.js';
-import { createFakeClock } from '../../shared/clock.js';
 import { Secret } from '../../shared/secret.js';
-import { createConnectorsService, createConnectorsStore, createRegistry } from '../index.js';
 import type { ConnectorClient, ResolvedSettings } from '../kind.js';
 import { slackKind } from './slack.js';
 import { teamsKind } from './teams.js';
+import { connectorsStack } from '../testing/service-stack.js';
 import { signatureOf, webhookKind } from './webhook.js';
 
 const HOOK_KEY = 'T0001/B0002/hook-key-s3cret-9f8e7d6c5b4a';
 const HMAC_SECRET = 'hmac-s3cret-0123456789abcdef';
-const MIGRATIONS = fileURLToPath(new URL('../../db/migrations/', import.meta.url));
 
 interface Seen {
   method: string;
@@ -352,41 +343,9 @@ describe('the teams kind', () => {
 describe('through the connectors service', () => {
   it('keeps the webhook URL and HMAC secret out of list output, events and logs; times out', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-channels-'));
-    const lines: string[] = [];
-    const log = createLogger(
-      'trace',
-      new Writable({
-        write(chunk: Buffer, _enc, done) {
-          lines.push(chunk.toString('utf8'));
-          done();
-        },
-      }),
-    );
-    const db = openDatabase(join(dir, 'svc.db'));
-    migrate(db, loadMigrations(MIGRATIONS));
-    const clock = createFakeClock('2026-11-22T00:00:00.000Z');
-    const writer = createWriter(db);
-    const projections = createProjections();
-    const store = createConnectorsStore(db);
-    projections.register(store.projection);
-    const ledgerStore = createLedgerStore(db);
-    const ledger = createLedgerService({
-      inTransaction: () => db.inTransaction,
-      store: ledgerStore,
-      writer,
-      clock,
-      projections,
-    });
-    const connectors = createConnectorsService({
-      registry: createRegistry([slackKind, teamsKind, webhookKind]),
-      store,
-      ledger,
-      writer,
-      clock,
-      log,
-      env: {},
-      secretsDir: join(dir, 'secrets'),
-      file: join(dir, 'connectors.json'),
+    const { db, writer, ledgerStore, connectors, lines } = connectorsStack({
+      dir,
+      kinds: [slackKind, teamsKind, webhookKind],
       defaultConcurrency: 2,
     });
     connectors.start();
