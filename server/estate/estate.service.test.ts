@@ -3,23 +3,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadMigrations, migrate } from '../db/migrate.js';
-import { openDatabase } from '../db/open.js';
-import { createWriter } from '../db/writer.js';
-import {
-  createLedgerService,
-  createLedgerStore,
-  createProjections,
-  dumpProjections,
-  replayLedger,
-} from '../ledger/index.js';
+import { dumpProjections, replayLedger } from '../ledger/index.js';
 import { createFakeClock } from '../shared/clock.js';
 import { InvalidInputError, NotFoundError } from '../shared/errors.js';
+import { openLedgerBench } from '../shared/testing/ledger-bench.js';
 import { createEstateService, createEstateStore, type DiscoverySource } from './index.js';
 
-const MIGRATIONS = fileURLToPath(new URL('../db/migrations/', import.meta.url));
 const ADMIN = { name: 'alice' };
 
 let dir: string;
@@ -35,22 +25,14 @@ afterEach(() => {
 type Answer = unknown[] | Error | 'hang';
 
 function start(sources: DiscoverySource[], answers: Record<string, Answer>, timeoutS = 5) {
-  const db = openDatabase(join(dir, 'svc.db'));
-  opened.push(db);
-  migrate(db, loadMigrations(MIGRATIONS));
   const clock = createFakeClock('2026-11-22T00:00:00.000Z');
-  const writer = createWriter(db);
-  const projections = createProjections();
+  const { db, writer, projections, ledgerStore, ledger } = openLedgerBench(
+    join(dir, 'svc.db'),
+    clock,
+  );
+  opened.push(db);
   const store = createEstateStore(db);
   projections.register(store.projection);
-  const ledgerStore = createLedgerStore(db);
-  const ledger = createLedgerService({
-    inTransaction: () => db.inTransaction,
-    store: ledgerStore,
-    writer,
-    clock,
-    projections,
-  });
   let n = 0;
   const estate = createEstateService({
     store,

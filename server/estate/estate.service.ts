@@ -8,6 +8,7 @@ import type { LedgerService } from '../ledger/index.js';
 import type { Clock } from '../shared/clock.js';
 import { ConflictError, InvalidInputError, NotFoundError } from '../shared/errors.js';
 import type { Actor } from '../shared/types.js';
+import { withTimeout } from '../shared/timeout.js';
 import {
   findingsFromDiscover,
   findingsFromHttp,
@@ -87,18 +88,6 @@ export const JOBS_KEPT = 50;
 
 const viaOf = (actor: Actor) => (actor.via !== undefined ? { via: actor.via } : {});
 
-function withTimeout<T>(p: Promise<T>, seconds: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      reject(new Error(`${what} did not answer within ${String(seconds)} s`));
-    }, seconds * 1000);
-  });
-  return Promise.race([p, limit]).finally(() => {
-    clearTimeout(timer);
-  });
-}
-
 function checkTargets(answer: unknown): TargetLike[] {
   if (!Array.isArray(answer)) throw new Error('targets: the answer is not a list');
   return (answer as unknown[]).map((t) => {
@@ -147,11 +136,27 @@ export function createEstateService(deps: Deps) {
   let running: string | null = null;
 
   const overrides = (): Overrides => overridesOf(store.overrides()?.document ?? null);
-  const estate = (): Estate =>
-    buildEstate(store.services(), store.links(), overrides(), {
-      observations: store.observations(),
-      confirmed: store.decided().filter((d) => d.status === 'confirmed'),
-    });
+  // The estate as built from the store, built again only after an estate event: the view,
+  // the suggestions and intake's resolve (asked for every alert) all read it.
+  let cached: {
+    at: number;
+    estate: Estate;
+    overrides: Overrides;
+    resolve?: (labels: Readonly<Record<string, string>>) => Resolution | null;
+  } | null = null;
+  function current(): NonNullable<typeof cached> {
+    const at = store.changes();
+    if (cached === null || cached.at !== at) {
+      const o = overrides();
+      const built = buildEstate(store.services(), store.links(), o, {
+        observations: store.observations(),
+        confirmed: store.decided().filter((d) => d.status === 'confirmed'),
+      });
+      cached = { at, estate: built, overrides: o };
+    }
+    return cached;
+  }
+  const estate = (): Estate => current().estate;
 
   function currentSuggestions(): Suggestion[] {
     const e = estate();
@@ -179,11 +184,6 @@ export function createEstateService(deps: Deps) {
     }
     return found;
   }
-  let cached: {
-    at: number;
-    resolve: (labels: Readonly<Record<string, string>>) => Resolution | null;
-  } | null = null;
-
   function overridesView(): OverridesView {
     const row = store.overrides();
     const o = overrides();
@@ -263,7 +263,7 @@ export function createEstateService(deps: Deps) {
       const found = await withTimeout(
         read(source, reader, step),
         timeoutS,
-        `connector ${source.name}`,
+        `connector ${source.name} did not answer within ${String(timeoutS)} s`,
       );
       const { observations, ...rest } = found;
       const seen = anyObservations(observations);
@@ -462,10 +462,9 @@ export function createEstateService(deps: Deps) {
      * so the estate is read again only after an estate event.
      */
     resolve(labels: Readonly<Record<string, string>>): Resolution | null {
-      if (cached === null || cached.at !== store.changes()) {
-        cached = { at: store.changes(), resolve: createResolver(estate(), overrides()) };
-      }
-      return cached.resolve(labels);
+      const c = current();
+      c.resolve ??= createResolver(c.estate, c.overrides);
+      return c.resolve(labels);
     },
   };
 }

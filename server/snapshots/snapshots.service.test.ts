@@ -4,20 +4,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadMigrations, migrate } from '../db/migrate.js';
-import { openDatabase } from '../db/open.js';
-import { createWriter } from '../db/writer.js';
-import {
-  createLedgerService,
-  createLedgerStore,
-  createProjections,
-  dumpProjections,
-  replayLedger,
-} from '../ledger/index.js';
+import { dumpProjections, replayLedger } from '../ledger/index.js';
 import { createFakeClock } from '../shared/clock.js';
 import { InvalidInputError } from '../shared/errors.js';
+import { openLedgerBench } from '../shared/testing/ledger-bench.js';
 import { applyDiff, MAX_FACTS, MAX_VALUE, TRUNCATED_KEY } from './snapshots.diff.js';
 import {
   createSnapshotsService,
@@ -28,7 +19,6 @@ import {
   type SnapshotSource,
 } from './index.js';
 
-const MIGRATIONS = fileURLToPath(new URL('../db/migrations/', import.meta.url));
 const quiet = { warn: () => undefined, info: () => undefined, debug: () => undefined };
 
 describe('facts and their diff', () => {
@@ -103,22 +93,14 @@ function start(
     catchUpMs?: number;
   } = {},
 ) {
-  const db = openDatabase(join(dir, 'svc.db'));
-  opened.push(db);
-  migrate(db, loadMigrations(MIGRATIONS));
   const clock = createFakeClock('2026-11-22T00:00:00.000Z');
-  const writer = createWriter(db);
-  const projections = createProjections();
+  const { db, writer, projections, ledgerStore, ledger } = openLedgerBench(
+    join(dir, 'svc.db'),
+    clock,
+  );
+  opened.push(db);
   const store = createSnapshotsStore(db);
   projections.register(store.projection);
-  const ledgerStore = createLedgerStore(db);
-  const ledger = createLedgerService({
-    inTransaction: () => db.inTransaction,
-    store: ledgerStore,
-    writer,
-    clock,
-    projections,
-  });
   const calls: string[] = [];
   const snapshots = createSnapshotsService({
     store,

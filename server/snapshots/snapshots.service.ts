@@ -8,6 +8,7 @@ import type { Writer } from '../db/writer.js';
 import type { LedgerService } from '../ledger/index.js';
 import type { Clock } from '../shared/clock.js';
 import { InvalidInputError } from '../shared/errors.js';
+import { withTimeout } from '../shared/timeout.js';
 import { diffFacts, isEmptyDiff, normaliseFacts, type Facts } from './snapshots.diff.js';
 import {
   SNAPSHOT_CHANGED,
@@ -89,18 +90,6 @@ type Outcome = 'first' | 'changed' | 'unchanged' | 'failed';
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 const clip = (s: string): string => (s.length > DETAIL_MAX ? `${s.slice(0, DETAIL_MAX - 1)}…` : s);
 
-function bounded<T>(p: Promise<T>, seconds: number, name: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      reject(new Error(`connector ${name}: setup did not answer within ${String(seconds)} s`));
-    }, seconds * 1000);
-  });
-  return Promise.race([p, limit]).finally(() => {
-    clearTimeout(timer);
-  });
-}
-
 /** Connectors added after a run are read this soon, not a whole interval later. */
 export const CATCH_UP_MS = 15_000;
 
@@ -150,7 +139,13 @@ export function createSnapshotsService(deps: SnapshotsDeps) {
     try {
       if (s.problem !== undefined && s.problem !== null)
         throw new Error(`connector ${s.name} cannot be used: ${s.problem}`);
-      facts = normaliseFacts(await bounded(deps.call(s.name, 'setup', {}), backstopS, s.name));
+      facts = normaliseFacts(
+        await withTimeout(
+          deps.call(s.name, 'setup', {}),
+          backstopS,
+          `connector ${s.name}: setup did not answer within ${String(backstopS)} s`,
+        ),
+      );
     } catch (err) {
       error = messageOf(err);
     }
