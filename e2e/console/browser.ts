@@ -29,3 +29,10 @@ export async function shoot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
+
+/** Open `url` signed out and sign in with the admin token: one field labelled "Admin token". */
+export async function signInWithAdminToken(page: Page, url: string, token: string): Promise<void> {
+  await page.goto(url);
+  await page.getByLabel('Admin token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, until, type Proc } from '../lab/processes.js';
-import { launch, shoot } from './browser.js';
+import { launch, shoot, signInWithAdminToken } from './browser.js';
 
 const TOKEN = 'e2e-bearer-s3cret-7f3a9c21d0b4';
 
@@ -68,9 +68,7 @@ async function startAdding(name: string, url: string) {
 
 describe('connections page', () => {
   it('signs in as admin on /connections and sees none yet', async () => {
-    await page.goto(`${svc.url}/connections`);
-    await page.getByLabel('Admin token').fill(svc.adminToken);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInWithAdminToken(page, `${svc.url}/connections`, svc.adminToken);
     await page.getByRole('heading', { name: /^Connections/ }).waitFor();
     expect(page.url()).toMatch(/\/connections$/);
     await page.getByText('No connections yet').waitFor();

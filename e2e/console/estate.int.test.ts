@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type Proc } from '../lab/processes.js';
-import { launch, shoot } from './browser.js';
+import { launch, shoot, signInWithAdminToken } from './browser.js';
 
 /** How long the fake Prometheus takes to list its targets: long enough to see the job run. */
 const TARGETS_DELAY_MS = 1500;
@@ -126,9 +126,7 @@ afterAll(async () => {
 
 describe('estate page', () => {
   it('signs in on /estate and shows the overrides before any discovery', async () => {
-    await page.goto(`${svc.url}/estate`);
-    await page.getByLabel('Admin token').fill(svc.adminToken);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInWithAdminToken(page, `${svc.url}/estate`, svc.adminToken);
     await page.getByRole('heading', { name: /^Estate/ }).waitFor();
     await page.getByText('No discovery has run yet').waitFor();
     // Only the hand-made services so far.

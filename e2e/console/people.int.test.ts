@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOidcProvider, type OidcProvider } from '../lab/oidc-provider.js';
 import { startService, type Proc } from '../lab/processes.js';
 import { SMTPD_WAIT_MS, startSmtpd, type Smtpd } from '../lab/smtpd.js';
-import { launch, shoot } from './browser.js';
+import { launch, shoot, signInWithAdminToken } from './browser.js';
 
 const SMTP_PASSWORD = 'smtp-typed-secret-4417';
 const BOB_PASSWORD = 'bob-correct-horse-battery-9';
@@ -79,10 +79,7 @@ describe('sign-in page', () => {
   });
 
   it('signs the admin in with the admin token', async () => {
-    await admin.goto(`${svc.url}/settings`);
-    await admin.getByLabel('Admin token').fill(svc.adminToken);
-    // As the older console tests do: one field labelled "Admin token", one "Sign in" button.
-    await admin.getByRole('button', { name: 'Sign in' }).click();
+    await signInWithAdminToken(admin, `${svc.url}/settings`, svc.adminToken);
     await admin.getByRole('form', { name: 'Mail settings' }).waitFor();
     expect(admin.url()).toMatch(/\/settings$/);
   });

@@ -9,7 +9,7 @@ import { crc32, deflateSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type Proc } from '../lab/processes.js';
-import { launch, shoot } from './browser.js';
+import { launch, shoot, signInWithAdminToken } from './browser.js';
 
 // A 1×1 PNG, built here: signature, IHDR (RGBA, 8 bits), one deflated scanline, IEND.
 function chunk(type: string, data: Buffer): Buffer {
@@ -65,9 +65,7 @@ async function branding(): Promise<{ etag: string | null; body: BrandingAnswer }
 
 describe('branding from the settings page', () => {
   it('signs in as admin on /settings', async () => {
-    await page.goto(`${svc.url}/settings`);
-    await page.getByLabel('Admin token').fill(svc.adminToken);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInWithAdminToken(page, `${svc.url}/settings`, svc.adminToken);
     await page.getByRole('form', { name: 'Branding' }).waitFor();
     expect(page.url()).toMatch(/\/settings$/);
     await expect(page.title()).resolves.toBe('Incident response');

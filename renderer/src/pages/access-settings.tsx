@@ -21,17 +21,13 @@ import {
   type SsoSettingsView,
   type SsoTest,
 } from '../api.js';
+import type { FieldProblem } from '../field-problems.js';
 import { Time } from '../parts.js';
 import { Problem } from './people.js';
 
 export const accessKey = ['settings', 'access'] as const;
 export const mailKey = ['settings', 'mail'] as const;
 export const ssoKey = ['settings', 'sso'] as const;
-
-interface FieldProblem {
-  field: string;
-  message: string;
-}
 
 const idOf = (form: string, field: string) => `${form}-${field.replace(/[^a-z0-9]+/gi, '-')}`;
 

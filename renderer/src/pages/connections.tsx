@@ -17,6 +17,7 @@ import {
   type ConnectorSetting,
 } from '../api.js';
 import { age, Empty, ErrorNote, Time } from '../parts.js';
+import { fieldProblems, type FieldProblem } from '../field-problems.js';
 import { keys } from '../queries.js';
 
 export const connectorsKey = ['connectors'] as const;
@@ -52,13 +53,7 @@ interface Draft {
   timeout_s: string;
 }
 
-interface FieldProblem {
-  field: string;
-  message: string;
-}
-
-/** The id of the input for a server field name: `settings.url` → `connection-settings-url`. */
-const idOf = (field: string): string => `connection-${field.replace(/[^a-z0-9]+/gi, '-')}`;
+const { idOf, FieldError, invalidIf } = fieldProblems('connection');
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -174,25 +169,6 @@ function useNow(everyMs: number): number {
     };
   }, [everyMs]);
   return now;
-}
-
-function FieldError({ field, problem }: { field: string; problem: FieldProblem | null }) {
-  if (problem?.field !== field) return null;
-  return (
-    <p className="error field-error" id={`${idOf(field)}-error`} role="alert">
-      ⚠ {problem.message}
-    </p>
-  );
-}
-
-/** aria attributes of an input whose field may carry the server's complaint, and its hint. */
-function invalidIf(field: string, problem: FieldProblem | null, hint?: string) {
-  const invalid = problem?.field === field;
-  const describedBy = [invalid ? `${idOf(field)}-error` : undefined, hint].filter(Boolean);
-  return {
-    ...(invalid && { 'aria-invalid': true as const }),
-    ...(describedBy.length > 0 && { 'aria-describedby': describedBy.join(' ') }),
-  };
 }
 
 function Required({ required }: { required: boolean }) {

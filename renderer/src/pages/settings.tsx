@@ -12,6 +12,7 @@ import {
   useBranding,
 } from '../branding.js';
 import { ErrorNote, Time } from '../parts.js';
+import { fieldProblems, type FieldProblem } from '../field-problems.js';
 import { keys } from '../queries.js';
 
 // Access, mail and single sign-on (admin): a separate chunk, loaded when an admin opens Settings.
@@ -70,8 +71,7 @@ const bodyOf = (d: Draft) => ({
   support: d.support.map(({ label, url }) => ({ label, url })),
 });
 
-/** The id of the input for a server field name: `support.0.url` → `branding-support-0-url`. */
-const idOf = (field: string): string => `branding-${field.replace(/[^a-z0-9]+/gi, '-')}`;
+const { idOf, FieldError, invalidIf } = fieldProblems('branding');
 
 /** Decoded bytes of a data URI (base64 or percent-encoded). */
 function bytesOf(uri: string): number {
@@ -91,30 +91,6 @@ function bytesOf(uri: string): number {
 function size(bytes: number): string {
   const exact = `${bytes.toLocaleString('en')} bytes`;
   return bytes < 1024 ? exact : `${(bytes / 1024).toFixed(1)} KB (${exact})`;
-}
-
-interface FieldProblem {
-  field: string;
-  message: string;
-}
-
-function FieldError({ field, problem }: { field: string; problem: FieldProblem | null }) {
-  if (problem?.field !== field) return null;
-  return (
-    <p className="error field-error" id={`${idOf(field)}-error`} role="alert">
-      ⚠ {problem.message}
-    </p>
-  );
-}
-
-/** aria attributes of an input whose field may carry the server's complaint, and its hint. */
-function invalidIf(field: string, problem: FieldProblem | null, hint?: string) {
-  const invalid = problem?.field === field;
-  const describedBy = [invalid ? `${idOf(field)}-error` : undefined, hint].filter(Boolean);
-  return {
-    ...(invalid && { 'aria-invalid': true as const }),
-    ...(describedBy.length > 0 && { 'aria-describedby': describedBy.join(' ') }),
-  };
 }
 
 function AccentHint({ accent }: { accent: string }) {
