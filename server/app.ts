@@ -103,6 +103,8 @@ function recordStart(rt: Runtime, loadPolicy: () => void): void {
 export async function buildApp(config: Config, options: AppOptions) {
   const { log } = options;
   ensureDataDir(config.dataDir);
+  // Typed-in secrets of connectors, mail and SSO: 0600 files in one 0700 folder.
+  const secretsDir = join(config.dataDir, 'secrets');
   const unlock = lockDataDir(config.dataDir);
   let rt: Runtime;
   try {
@@ -151,7 +153,7 @@ export async function buildApp(config: Config, options: AppOptions) {
       clock: rt.clock,
       log,
       env: options.env ?? {},
-      secretsDir: join(config.dataDir, 'secrets'),
+      secretsDir,
       file: config.files.connectors,
       defaultConcurrency: config.connectorConcurrency,
     });
@@ -323,7 +325,6 @@ export async function buildApp(config: Config, options: AppOptions) {
     hasPassword: (id) => signIn.hasPassword(id),
     setPassword: (id, pw, current) => signIn.setPassword(id, pw, current),
   });
-  const secretsDir = join(config.dataDir, 'secrets');
   const mail = createMailService({
     store: createMailStore(rt.db),
     ledger: rt.ledger,

@@ -3,12 +3,12 @@
 // everyone else over TCP with a password (scram-sha-256). Durability is off (fsync=off): the
 // data is thrown away, and start-up is what the tests wait on.
 import { execFileSync, spawn, type SpawnOptions } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { freePort, until } from './processes.js';
+import { freePort, requireProgram, until } from './processes.js';
 
 export const PG_BIN = '/usr/lib/postgresql/15/bin';
 
@@ -50,8 +50,7 @@ export async function startPostgres(
   } = {},
 ): Promise<LabPostgres> {
   const postgres = join(PG_BIN, 'postgres');
-  if (!existsSync(postgres))
-    throw new Error(`${postgres} is missing: apt-get install postgresql-15 (.ci/run does)`);
+  requireProgram(postgres, 'postgresql-15');
   const address = opts.address ?? '127.0.0.1';
   const dir = mkdtempSync(join(tmpdir(), 'lab-pg-'));
   const data = join(dir, 'data');
@@ -127,7 +126,7 @@ export async function startPostgres(
     tlsArgs.push('-c', 'ssl=on', '-c', `ssl_cert_file=${join(dir, 'server.crt')}`);
     tlsArgs.push('-c', `ssl_key_file=${join(dir, 'server.key')}`);
   }
-  const port = await freePort();
+  const port = await freePort(address);
   const child = spawn(
     postgres,
     [

@@ -16,11 +16,11 @@ export interface Proc {
   stop(): Promise<void>;
 }
 
-export function freePort(): Promise<number> {
+export function freePort(address = '127.0.0.1'): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
+    srv.listen(0, address, () => {
       const address = srv.address();
       srv.close(() => {
         resolve(typeof address === 'object' && address !== null ? address.port : 0);

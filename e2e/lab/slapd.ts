@@ -8,8 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort, requireProgram, until } from './processes.js';
+import { freePort, requireProgram, stopper, until } from './processes.js';
 
 const SLAPD = '/usr/sbin/slapd';
 const SLAPADD = '/usr/sbin/slapadd';
@@ -174,14 +173,7 @@ export async function startSlapd(opts: SlapdOptions): Promise<Slapd> {
   const keep = (d: Buffer) => (out = (out + d.toString()).slice(-100_000));
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
-  const stop = async (): Promise<void> => {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await Promise.race([exited, sleep(5000).then(() => child.kill('SIGKILL'))]);
-    }
-    rmSync(dir, { recursive: true, force: true });
-  };
+  const stop = stopper(child, dir);
   try {
     await until(
       `slapd on ${url}`,

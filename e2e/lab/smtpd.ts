@@ -26,7 +26,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createServer as createTlsServer, TLSSocket } from 'node:tls';
-import { freePort, requireProgram, until } from './processes.js';
+import { freePort, requireProgram, stopper, until } from './processes.js';
 
 const SMTPD = '/usr/sbin/smtpd';
 
@@ -193,14 +193,10 @@ async function startLocked(unlock: () => void): Promise<Smtpd> {
   child.stderr.on('data', keep);
 
   const fronts: Server[] = [];
+  const stopChild = stopper(child, dir);
   const stop = async (): Promise<void> => {
     for (const f of fronts) f.close();
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await Promise.race([exited, sleep(5000).then(() => child.kill('SIGKILL'))]);
-    }
-    rmSync(dir, { recursive: true, force: true });
+    await stopChild();
     unlock();
   };
 

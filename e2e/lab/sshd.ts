@@ -4,12 +4,11 @@
 // stop() removes. Tests point the gate at their own config through `env` (sshd's SetEnv),
 // or through a `VAR=value /path/svc-gate` command in the authorized_keys line.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { until } from './processes.js';
+import { freePort, requireProgram, stopper, until } from './processes.js';
 
 const SSHD = '/usr/sbin/sshd';
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -34,19 +33,6 @@ export interface Sshd {
   stop(): Promise<void>;
 }
 
-function freePortOn(address: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, address, () => {
-      const a = srv.address();
-      srv.close(() => {
-        resolve(typeof a === 'object' && a !== null ? a.port : 0);
-      });
-    });
-  });
-}
-
 /** Resolves once the server sends its SSH banner, so a client never races the start. */
 function banner(host: string, port: number): Promise<true | undefined> {
   return new Promise((resolve) => {
@@ -68,7 +54,7 @@ function banner(host: string, port: number): Promise<true | undefined> {
 }
 
 export async function startSshd(opts: SshdOptions): Promise<Sshd> {
-  if (!existsSync(SSHD)) throw new Error(`${SSHD} is missing: apt-get install openssh-server`);
+  requireProgram(SSHD, 'openssh-server');
   const host = opts.address ?? '127.0.0.1';
   const dir = mkdtempSync(join(tmpdir(), 'lab-sshd-'));
   // Privilege separation needs this folder; a fresh container has no /run/sshd.
@@ -84,7 +70,7 @@ export async function startSshd(opts: SshdOptions): Promise<Sshd> {
       throw new Error(`env ${k}: a variable name and a value without spaces or quotes`);
     return `SetEnv ${k}=${v}`;
   });
-  const port = await freePortOn(host);
+  const port = await freePort(host);
   const config = join(dir, 'sshd_config');
   writeFileSync(
     config,
@@ -136,13 +122,6 @@ export async function startSshd(opts: SshdOptions): Promise<Sshd> {
     hostKey: `${type} ${blob}`,
     dir,
     output: () => out,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) {
-        const exited = new Promise((r) => child.once('exit', r));
-        child.kill('SIGTERM');
-        await Promise.race([exited, sleep(5000).then(() => child.kill('SIGKILL'))]);
-      }
-      rmSync(dir, { recursive: true, force: true });
-    },
+    stop: stopper(child, dir),
   };
 }
