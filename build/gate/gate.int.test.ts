@@ -1,12 +1,24 @@
 // The gate script run directly, as sshd would run it (SSH_ORIGINAL_COMMAND set): every
 // check's real output through the ssh kind's parsers, the lab-style unit (a pidfile and
-// start command) restarted, a named cache cleared, and every kind of refusal logged.
+// start command) restarted, a named cache cleared, a revert command run with its commit,
+// idle PostgreSQL sessions of a role terminated (a real PostgreSQL), dry runs that change
+// nothing, and every kind of refusal logged.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PG_BIN, startPostgres, type LabPostgres } from '../../e2e/lab/postgres.js';
 import {
   parseCertificates,
   parseDisk,
@@ -63,6 +75,12 @@ beforeAll(() => {
     '30',
   ]);
   writeFileSync(join(dir, 'app.log'), 'line one\nline two\nline three\n');
+  // The revert command records its arguments: exactly one, the commit.
+  writeFileSync(
+    join(dir, 'revert.sh'),
+    `#!/bin/bash\nprintf '%s|' "$#" "$@" >${join(dir, 'reverted')}\necho "restored before $1"\n`,
+  );
+  chmodSync(join(dir, 'revert.sh'), 0o755);
   writeFileSync(
     conf,
     [
@@ -70,7 +88,13 @@ beforeAll(() => {
       `log=${log}`,
       'allow=restart app',
       'allow=clear_cache tmp',
+      'allow=clear_cache gone',
+      'allow=revert cfg',
+      'allow=revert nocmd',
+      'allow=terminate_idle nobody',
       `cache.tmp=${join(dir, 'cache')}`,
+      `cache.gone=${join(dir, 'no-such-folder')}`,
+      `revert.cfg=${join(dir, 'revert.sh')}`,
       `cert=${join(dir, 'cert.pem')}`,
       `file=${conf}`,
       `file=${join(dir, 'missing.conf')}`,
@@ -173,9 +197,140 @@ describe('actions', () => {
   it('clears a named cache: its contents, never the folder', () => {
     const r = gate('clear_cache tmp');
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/cleared 2 entries/);
+    expect(r.stdout).toMatch(/cleared [23] entries/);
     expect(existsSync(join(dir, 'cache'))).toBe(true);
     expect(existsSync(join(dir, 'cache', 'a'))).toBe(false);
+  });
+});
+
+describe('dry runs: allowed or refused with why, and nothing changes', () => {
+  it('answers would … allowed for what the config allows and whose target exists', () => {
+    writeFileSync(join(dir, 'cache', 'keep'), 'x');
+    for (const [cmd, line] of [
+      ['dry_run restart app', 'would restart app: allowed'],
+      ['dry_run clear_cache tmp', 'would clear_cache tmp: allowed'],
+      ['dry_run revert cfg', 'would revert cfg: allowed'],
+    ]) {
+      const r = gate(cmd);
+      expect(r.code, `${String(cmd)}: ${r.stderr}`).toBe(0);
+      expect(r.stdout).toBe(`${String(line)}\n`);
+    }
+    // Nothing ran: the cache keeps its file and the revert command was not called.
+    expect(existsSync(join(dir, 'cache', 'keep'))).toBe(true);
+    expect(existsSync(join(dir, 'reverted'))).toBe(false);
+    expect(readFileSync(log, 'utf8')).toMatch(/dry run: clear_cache tmp: allowed/);
+  });
+
+  const refused: [string, RegExp][] = [
+    ['dry_run restart nginx', /restart nginx is not allowed on this host/],
+    ['dry_run clear_cache gone', /cache gone: .* is not a folder/],
+    ['dry_run revert nocmd', /no revert\.nocmd command in the gate config/],
+    ['dry_run terminate_idle nobody', /terminate_idle needs pg\.psql in the gate config/],
+    ['dry_run terminate_idle Bad-Role', /terminate_idle needs a valid name/],
+    ['dry_run bash app', /dry_run: unknown action bash/],
+    ['dry_run restart', /dry_run takes an action and its name/],
+  ];
+  it.each(refused)('refuses %j with 126 and why', (cmd, why) => {
+    const r = gate(cmd);
+    expect(r.code).toBe(126);
+    expect(r.stderr).toMatch(why);
+    expect(r.stdout).toBe('');
+  });
+});
+
+describe('revert', () => {
+  it('runs the configured command with the commit as its only argument', () => {
+    const r = gate('revert cfg 0123abc');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('restored before 0123abc\n');
+    expect(readFileSync(join(dir, 'reverted'), 'utf8')).toBe('1|0123abc|');
+    expect(readFileSync(log, 'utf8')).toMatch(/action done: revert cfg 0123abc/);
+  });
+
+  it('refuses a commit that is not 7 to 40 lowercase hex digits, or a name not allowed', () => {
+    for (const c of ['0123ab', 'ABCDEF0', 'g123456', `${'a'.repeat(41)}`]) {
+      const r = gate(`revert cfg ${c}`);
+      expect(r.code, c).toBe(126);
+      expect(r.stderr).toMatch(/revert needs a commit/);
+    }
+    expect(gate('revert other 0123abc').stderr).toMatch(/revert other is not allowed/);
+    expect(gate('revert cfg').stderr).toMatch(/revert takes a name and a commit/);
+    expect(gate('revert nocmd 0123abc').stderr).toMatch(/no revert\.nocmd command/);
+  });
+});
+
+describe('terminate_idle against a real PostgreSQL', () => {
+  let pgl: LabPostgres;
+  let pgConf: string;
+  const held: pg.Client[] = [];
+  beforeAll(async () => {
+    pgl = await startPostgres();
+    await pgl.query('CREATE ROLE lab_batch LOGIN');
+    await pgl.query('CREATE ROLE other_role LOGIN');
+    const psql = `${process.getuid?.() === 0 ? 'runuser -u postgres -- ' : ''}${join(PG_BIN, 'psql')} -h ${pgl.dir} -p ${String(pgl.port)} -d postgres`;
+    pgConf = join(dir, 'pg.conf');
+    writeFileSync(
+      pgConf,
+      [
+        `log=${log}`,
+        'allow=terminate_idle lab_batch',
+        'allow=terminate_idle other_role',
+        `pg.psql=${psql}`,
+        '',
+      ].join('\n'),
+    );
+    const connect = async (user: string) => {
+      const c = new pg.Client({ host: pgl.dir, port: pgl.port, user, database: 'postgres' });
+      c.on('error', () => undefined);
+      await c.connect();
+      held.push(c);
+      return c;
+    };
+    for (let i = 0; i < 3; i += 1) await connect('lab_batch');
+    await (await connect('lab_batch')).query('BEGIN'); // idle in transaction: left alone
+    await connect('other_role');
+  }, 60_000);
+  afterAll(async () => {
+    for (const c of held) await c.end().catch(() => undefined);
+    await pgl.stop();
+  });
+
+  const sessions = async () =>
+    (await pgl.query(
+      "SELECT usename, state FROM pg_stat_activity WHERE usename IN ('lab_batch', 'other_role') ORDER BY 1, 2",
+    )) as { usename: string; state: string }[];
+
+  it('terminates only the idle sessions of that role and says how many', async () => {
+    expect(gate('dry_run terminate_idle lab_batch', pgConf)).toMatchObject({
+      code: 0,
+      stdout: 'would terminate_idle lab_batch: allowed\n',
+    });
+    expect((await sessions()).length).toBe(5);
+    const r = gate('terminate_idle lab_batch', pgConf);
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    expect(r.stdout).toBe('terminated 3 idle sessions of role lab_batch\n');
+    await sleep(200);
+    expect(await sessions()).toEqual([
+      { usename: 'lab_batch', state: 'idle in transaction' },
+      { usename: 'other_role', state: 'idle' },
+    ]);
+    expect(gate('terminate_idle lab_batch', pgConf).stdout).toBe(
+      'terminated 0 idle sessions of role lab_batch\n',
+    );
+    expect(readFileSync(log, 'utf8')).toMatch(/action done: terminate_idle lab_batch/);
+  });
+
+  it('refuses a role the config does not allow, or that is not a role name', () => {
+    expect(gate('terminate_idle postgres', pgConf).stderr).toMatch(
+      /terminate_idle postgres is not allowed on this host/,
+    );
+    for (const bad of ['Lab_batch', '1role', 'a-b'])
+      expect(gate(`terminate_idle ${bad}`, pgConf).stderr, bad).toMatch(
+        /terminate_idle needs a valid name/,
+      );
+    expect(gate('terminate_idle lab_batch other_role', pgConf).stderr).toMatch(
+      /terminate_idle takes one name/,
+    );
   });
 });
 
@@ -200,6 +355,8 @@ describe('refusals', () => {
     ['clear_cache ..', /clear_cache needs a valid name/],
     ['clear_cache tmp.old', /clear_cache needs a valid name/],
     ['journal app 5 6', /wrong number of words/],
+    ['dry_run restart app now', /wrong number of words/],
+    ['revert cfg 0123abc x', /wrong number of words/],
   ];
   it.each(refused)('refuses %j with status 126 and logs it', (command, why) => {
     const before = existsSync(log) ? readFileSync(log, 'utf8').length : 0;

@@ -2,6 +2,7 @@
 // database and role, the service's read-only role, the batch role the pool-exhaustion fault
 // connects as, and its settings written with ALTER SYSTEM so that pg_ctl (the unit's start
 // script, which the gate runs to restart it) brings it back on the same port and address.
+// The gate ends the batch role's idle sessions with psql over the socket (psqlCommand).
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, chownSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -68,6 +69,16 @@ export async function setUpDatabase(
   } finally {
     await c.end();
   }
+}
+
+/**
+ * How the db host's gate reaches PostgreSQL for `terminate_idle` (its `pg.psql=`): psql over
+ * the unix socket as the superuser `postgres` (runuser when the lab runs as root, as it
+ * does for the unit's pg_ctl), on the app's database.
+ */
+export function psqlCommand(pgl: Pick<LabPostgres, 'dir' | 'port'>): string {
+  const as = postgresIds() !== null ? 'runuser -u postgres -- ' : '';
+  return `${as}${join(PG_BIN, 'psql')} -h ${pgl.dir} -p ${String(pgl.port)} -d ${DATABASE}`;
 }
 
 /** The postgresql unit: pg_ctl start/stop on the same data folder. */

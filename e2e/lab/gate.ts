@@ -1,6 +1,7 @@
 // Each lab host's gate config (build/gate/svc-gate, docs/gate.md): its one unit described
 // for a host without systemd, the actions the service may take there, the cache it may
-// clear, the certificate and the files the setup check hashes.
+// clear, how it reaches PostgreSQL (terminate_idle), the revert commands, the certificate
+// and the files the setup check hashes.
 import { writeFileSync } from 'node:fs';
 import type { UnitFiles } from './layout.js';
 import { ROOT } from './processes.js';
@@ -18,6 +19,10 @@ export interface GateHost {
   };
   readonly allow: readonly string[];
   readonly caches?: Readonly<Record<string, string>>;
+  /** `pg.psql=`: the command prefix terminate_idle runs psql with */
+  readonly psql?: string;
+  /** `revert.<name>=`: the command revert <name> <commit> runs */
+  readonly reverts?: Readonly<Record<string, string>>;
   readonly certs?: readonly string[];
   readonly files?: readonly string[];
 }
@@ -29,6 +34,8 @@ export function gateConfig(h: GateHost): string {
     `log=${h.log}`,
     ...h.allow.map((a) => `allow=${a}`),
     ...Object.entries(h.caches ?? {}).map(([name, dir]) => `cache.${name}=${dir}`),
+    ...(h.psql !== undefined ? [`pg.psql=${h.psql}`] : []),
+    ...Object.entries(h.reverts ?? {}).map(([name, cmd]) => `revert.${name}=${cmd}`),
     ...(h.certs ?? []).map((c) => `cert=${c}`),
     ...(h.files ?? []).map((f) => `file=${f}`),
     `unit.${u.name}.pidfile=${u.files.pidfile}`,

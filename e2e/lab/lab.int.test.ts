@@ -1,12 +1,16 @@
 // The whole lab, once for this file: every part answers, every connector is healthy through
-// the API, discovery finds the lab's services and the links between them, and a few faults
-// travel Prometheus → Alertmanager → the service as episodes that heal clears.
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+// the API, discovery finds the lab's services and the links between them, a few faults
+// travel Prometheus → Alertmanager → the service as episodes that heal clears, and the
+// gates' fixes (terminate_idle, revert) end their faults with heal still working after.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, connectors } from './connect.js';
-import { heal, inject, type FaultName } from './faults.js';
+import { headConfig, readLiveConfig } from './deploy.js';
+import { activeFaults, heal, inject, type FaultName } from './faults.js';
 import { httpsStatus, startLab, unitsUp, type Lab } from './lab.js';
 import { alertRules } from './monitoring.js';
 import { until } from './processes.js';
@@ -186,6 +190,91 @@ describe('the lab', () => {
     },
     150_000,
   );
+  /** A command through a lab host's gate, over ssh with the service's own key for that host. */
+  async function gateOn(h: 'app' | 'db', command: string) {
+    type Listed = { connectors: { name: string; settings: Record<string, unknown> }[] };
+    const c = (await get<Listed>('/v1/connectors')).connectors.find((x) => x.name === `ssh-${h}`);
+    const settings = c?.settings ?? {};
+    const key = (settings['private_key'] as { file: string }).file;
+    const known = join(parent, `known_hosts_${h}`);
+    const { address, ssh_port } = lab.state.hosts[h];
+    writeFileSync(known, `[${address}]:${String(ssh_port)} ${String(settings['host_key'])}\n`);
+    const r = spawnSync(
+      'ssh',
+      ['-F', '/dev/null', '-i', key, '-o', 'IdentitiesOnly=yes', '-o', 'BatchMode=yes',
+        '-o', 'StrictHostKeyChecking=yes', '-o', `UserKnownHostsFile=${known}`, '-o', 'LogLevel=ERROR',
+        '-p', String(ssh_port), `root@${address}`, command],
+      { encoding: 'utf8', timeout: 60_000 },
+    ); // prettier-ignore
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  }
+
+  async function batchSessions(): Promise<number> {
+    const s = lab.state;
+    const c = new pg.Client({ host: s.db.socket_dir, port: s.db.port, user: 'postgres', database: 'postgres' }); // prettier-ignore
+    c.on('error', () => undefined);
+    await c.connect();
+    try {
+      const r = await c.query<{ n: string }>('SELECT count(*) AS n FROM pg_stat_activity WHERE usename = $1', [s.db.batch_role]); // prettier-ignore
+      return Number(r.rows[0]?.n ?? 0);
+    } finally {
+      await c.end();
+    }
+  }
+
+  it("the gates' fixes end pool-exhausted and bad-deploy, and heal still works after them", async () => {
+    const s = lab.state;
+    // Idle sessions of the batch role, ended through the db host's gate.
+    await inject(s, 'pool-exhausted');
+    try {
+      await until('the batch role holding sessions', async () => ((await batchSessions()) > 3 ? true : undefined), 20_000); // prettier-ignore
+      expect(await gateOn('db', 'dry_run terminate_idle lab_batch')).toMatchObject({
+        code: 0,
+        stdout: 'would terminate_idle lab_batch: allowed\n',
+      });
+      const r = await gateOn('db', 'terminate_idle lab_batch');
+      expect(r.code, r.stderr).toBe(0);
+      expect(Number(/^terminated (\d+) idle sessions of role lab_batch$/m.exec(r.stdout)?.[1])).toBeGreaterThan(3); // prettier-ignore
+      await until('the batch sessions gone', async () => ((await batchSessions()) === 0 ? true : undefined), 10_000); // prettier-ignore
+      expect(await gateOn('db', 'terminate_idle postgres')).toMatchObject({ code: 126 });
+    } finally {
+      await heal(s, 'pool-exhausted');
+    }
+    expect(activeFaults(s)['pool-exhausted']).toBeUndefined();
+
+    // A bad deploy undone through the app host's gate: the commit's parent config restored.
+    const commits = () => Number(execFileSync('git', ['-C', s.deploy.repo, 'rev-list', '--count', 'HEAD'], { encoding: 'utf8' }).trim()); // prettier-ignore
+    const before = commits();
+    await inject(s, 'bad-deploy');
+    const commit = activeFaults(s)['bad-deploy']?.commit ?? '';
+    try {
+      expect(readLiveConfig(s.app.config).database.name).toBe('shop_v2');
+      expect((await gateOn('app', 'dry_run revert app-config')).stdout).toBe('would revert app-config: allowed\n'); // prettier-ignore
+      const r = await gateOn('app', `revert app-config ${commit}`);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/^reverted [0-9a-f]{12} as [0-9a-f]{12}\napplied config\.json to the app host\n$/); // prettier-ignore
+      expect(readLiveConfig(s.app.config).database.name).toBe('shop');
+      expect(headConfig(s.deploy.repo).database.name).toBe('shop');
+      expect(commits()).toBe(before + 2);
+      // A second revert of the same commit changes nothing in the repository.
+      expect((await gateOn('app', `revert app-config ${commit}`)).stdout).toMatch(
+        /already as before/,
+      );
+      expect(commits()).toBe(before + 2);
+      expect((await gateOn('app', 'revert app-config 0000000')).code).toBe(1);
+    } finally {
+      await heal(s, 'bad-deploy');
+    }
+    // Heal finds the repository and the app host as they should be: nothing more to commit.
+    expect(activeFaults(s)['bad-deploy']).toBeUndefined();
+    expect(commits()).toBe(before + 2);
+    expect(readLiveConfig(s.app.config).database.name).toBe('shop');
+    const app = `http://${s.hosts.app.address}:${String(s.app.port)}/healthz`;
+    await until('the app healthy again', async () => ((await fetch(app)).status === 200 ? true : undefined), 20_000); // prettier-ignore
+    expect(readFileSync(join(s.dir, 'app', 'gate.log'), 'utf8')).toContain(`action done: revert app-config ${commit}`); // prettier-ignore
+    expect(readFileSync(join(s.dir, 'db', 'gate.log'), 'utf8')).toMatch(/action done: terminate_idle lab_batch/); // prettier-ignore
+  }, 120_000);
+
   it("never shows a secret: not in answers, the ledger, the service log or the gates' logs", async () => {
     // Let the snapshots read every connector first, so their facts are searched too.
     type Doctor = { checks: { check: string; status: string }[] };

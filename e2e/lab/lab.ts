@@ -11,11 +11,12 @@ import {
   BATCH_ROLE,
   DATABASE,
   preparePostgresUnit,
+  psqlCommand,
   READER_ROLE,
   APP_ROLE,
   setUpDatabase,
 } from './db.js';
-import { applyDeploy, initDeployRepo } from './deploy.js';
+import { applyDeploy, initDeployRepo, writeRevertScript } from './deploy.js';
 import {
   startBlackboxExporter,
   startLabAlertmanager,
@@ -266,6 +267,12 @@ export async function startLab(opts: LabOptions = {}): Promise<Lab> {
       database: { host: hosts.db, port: pgl.port, name: DATABASE, user: APP_ROLE },
     });
     applyDeploy(repo, liveConfig);
+    // The gate's `revert app-config <commit>` runs this: a deploy undone through the service.
+    const revertScript = writeRevertScript(
+      join(appDir, 'bin', 'app-config-revert'),
+      repo,
+      liveConfig,
+    );
     unitStop(appUnit);
     await startUnit(appUnit);
     unitStop(web.unit);
@@ -280,8 +287,8 @@ export async function startLab(opts: LabOptions = {}): Promise<Lab> {
     const sshOf: Record<'web' | 'app' | 'db', Sshd> = { web: webSshd, app: appSshd, db: dbSshd };
     const gateHosts = [
       { h: 'web', unit: { name: 'nginx', files: web.unit, ports: [https, status] }, allow: ['restart nginx', 'reload nginx'], certs: [tls.cert], files: [web.conf] },
-      { h: 'app', unit: { name: 'app', files: appUnit, ports: [appPort] }, allow: ['restart app', 'clear_cache app-cache'], caches: { 'app-cache': join(volume, 'cache') }, files: [liveConfig] },
-      { h: 'db', unit: { name: 'postgresql', files: dbUnit, ports: [pgl.port] }, allow: ['restart postgresql', 'reload postgresql'], files: [join(pgl.dir, 'data', 'postgresql.auto.conf'), join(pgl.dir, 'data', 'pg_hba.conf')] },
+      { h: 'app', unit: { name: 'app', files: appUnit, ports: [appPort] }, allow: ['restart app', 'clear_cache app-cache', 'revert app-config'], caches: { 'app-cache': join(volume, 'cache') }, reverts: { 'app-config': revertScript }, files: [liveConfig] },
+      { h: 'db', unit: { name: 'postgresql', files: dbUnit, ports: [pgl.port] }, allow: ['restart postgresql', 'reload postgresql', `terminate_idle ${BATCH_ROLE}`], psql: psqlCommand(pgl), files: [join(pgl.dir, 'data', 'postgresql.auto.conf'), join(pgl.dir, 'data', 'pg_hba.conf')] },
     ] as const; // prettier-ignore
     for (const g of gateHosts)
       writeGateConfig({ ...g, conf: join(dir, g.h, 'gate.conf'), log: join(dir, g.h, 'gate.log') });

@@ -27,7 +27,19 @@ export {
   type Escalation,
   type EscalationStep,
   type EscalationWho,
+  type ChangeWindow,
+  type WeeklyWindow,
+  type ActionRule,
+  type ActionsPolicy,
 } from './policy.schemas.js';
+export {
+  changeWindowNow,
+  fixPermission,
+  actionRuleFor,
+  DEFAULT_MAX_RISK,
+  type ChangeWindowHit,
+  type FixPermission,
+} from './actions-policy.js';
 export {
   keyValue,
   matches,

@@ -62,6 +62,17 @@ const POLICY = {
       { after_s: 900, who: { users: ['u-alice'], teams: ['t-dba'] }, channel: 'ops-chat' },
     ],
   },
+  change_windows: [
+    {
+      name: 'release-freeze',
+      services: ['pay-*'],
+      mode: 'freeze' as const,
+      weekly: { days: ['fri' as const], from: '16:00', to: '08:00' },
+    },
+  ],
+  actions: {
+    rules: [{ services: ['*'], fixes: ['restart_unit'], max_risk: 'low' as const, safe: true }],
+  },
 };
 
 let dir: string;
@@ -113,6 +124,8 @@ describe('the policy service, managed through the API', () => {
         maintenance: [],
         inhibit: [],
         escalation: { steps: [] },
+        change_windows: [],
+        actions: { rules: [] },
       },
       source: 'default',
       file: null,

@@ -1,5 +1,5 @@
-// The policy document (GET/PUT /v1/policy): noise control for now (grouping, maintenance
-// windows, inhibition); later issues add sections to this same document.
+// The policy document (GET/PUT /v1/policy): noise control (grouping, maintenance windows,
+// inhibition), escalation, and acting safely (change windows, which fixes may run where).
 //
 // Adding a section is one entry in SECTIONS: its schema, its default and, where a schema
 // cannot say everything, a check (unique names, time order). The document schema, the PUT
@@ -125,6 +125,107 @@ export const Escalation = Type.Object(
 );
 export type Escalation = Static<typeof Escalation>;
 
+const Services = Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+  minItems: 1,
+  maxItems: 100,
+  description: 'service names; * is a wildcard',
+});
+
+export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
+export type Weekday = (typeof WEEKDAYS)[number];
+
+/** `HH:MM`, 00:00 to 23:59, UTC. */
+export const CLOCK_PATTERN = '^([01][0-9]|2[0-3]):[0-5][0-9]$';
+
+export const WeeklyWindow = Type.Object(
+  {
+    days: Type.Array(
+      Type.Union([
+        Type.Literal('mon'),
+        Type.Literal('tue'),
+        Type.Literal('wed'),
+        Type.Literal('thu'),
+        Type.Literal('fri'),
+        Type.Literal('sat'),
+        Type.Literal('sun'),
+      ]),
+      {
+        minItems: 1,
+        maxItems: 7,
+        uniqueItems: true,
+        description: 'the days (UTC) on which the window opens',
+      },
+    ),
+    from: Type.String({ pattern: CLOCK_PATTERN, description: 'HH:MM UTC; inclusive' }),
+    to: Type.String({
+      pattern: CLOCK_PATTERN,
+      description: 'HH:MM UTC; exclusive; at or before `from`: the next day (equal: 24 hours)',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type WeeklyWindow = Static<typeof WeeklyWindow>;
+
+export const ChangeWindowMode = { Freeze: 'freeze', Only: 'only' } as const;
+export type ChangeWindowMode = (typeof ChangeWindowMode)[keyof typeof ChangeWindowMode];
+
+export const ChangeWindow = Type.Object(
+  {
+    name: RuleName,
+    services: Services,
+    mode: Type.Union([Type.Literal('freeze'), Type.Literal('only')], {
+      description:
+        'freeze: no actions inside; only: when an only window names a service, its actions run only inside one',
+    }),
+    starts: Type.Optional({ ...IsoTime, description: 'ISO 8601 with a zone; inclusive' }),
+    ends: Type.Optional({
+      ...IsoTime,
+      description: 'ISO 8601 with a zone; exclusive, after starts',
+    }),
+    weekly: Type.Optional(WeeklyWindow),
+    reason: Type.Optional(Type.String({ maxLength: 500 })),
+  },
+  { additionalProperties: false },
+);
+export type ChangeWindow = Static<typeof ChangeWindow>;
+
+export const RISKS = ['low', 'medium', 'high'] as const;
+
+export const ActionRule = Type.Object(
+  {
+    services: Services,
+    fixes: Type.Array(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        pattern: '^[A-Za-z0-9_.*-]+$',
+        description: 'a fix id as the packs name it (restart_unit); * is a wildcard',
+      }),
+      { minItems: 1, maxItems: 100 },
+    ),
+    max_risk: Type.Union([Type.Literal('low'), Type.Literal('medium'), Type.Literal('high')], {
+      description: 'the highest risk of fix this rule allows',
+    }),
+    safe: Type.Boolean({
+      description: 'on L2 autonomy, the fixes this rule allows run without asking',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type ActionRule = Static<typeof ActionRule>;
+
+export const ActionsPolicy = Type.Object(
+  {
+    rules: Type.Array(ActionRule, {
+      maxItems: 500,
+      description:
+        'the first rule naming the service and the fix decides; [] = every fix up to medium risk, none safe',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type ActionsPolicy = Static<typeof ActionsPolicy>;
+
 /** A semantic check of one section; calls `fail` with the field path below the section. */
 type Check<T> = (
   value: T,
@@ -175,6 +276,35 @@ const SECTIONS = {
           ['steps', i, 'after_s'],
           `must not be less than the step before (${String(before.after_s)})`,
         );
+    });
+  }),
+  change_windows: section(Type.Array(ChangeWindow, { maxItems: 500 }), [], (list, fail) => {
+    uniqueNames(list, fail);
+    list.forEach((w, i) => {
+      const absolute = w.starts !== undefined || w.ends !== undefined;
+      if (absolute && w.weekly !== undefined)
+        fail([i, 'weekly'], 'cannot be given with starts and ends: a window is one or the other');
+      if (!absolute && w.weekly === undefined) fail([i], 'needs starts and ends, or weekly');
+      if (absolute) {
+        if (w.starts === undefined) fail([i, 'starts'], 'is required with ends');
+        if (w.ends === undefined) fail([i, 'ends'], 'is required with starts');
+        const starts = Date.parse(w.starts ?? '');
+        const ends = Date.parse(w.ends ?? '');
+        if (!Number.isFinite(starts)) fail([i, 'starts'], 'is not a valid timestamp');
+        if (!Number.isFinite(ends)) fail([i, 'ends'], 'is not a valid timestamp');
+        if (ends <= starts) fail([i, 'ends'], 'must be after starts');
+      }
+    });
+  }),
+  actions: section(ActionsPolicy, { rules: [] }, ({ rules }, fail) => {
+    rules.forEach((r, i) => {
+      r.fixes.forEach((f, j) => {
+        if (f.replace(/\*/g, '') === '' && f !== '*')
+          fail(['rules', i, 'fixes', j], 'is only wildcards: write * once');
+      });
+      r.services.forEach((svc, j) => {
+        if (svc.trim() === '') fail(['rules', i, 'services', j], 'must name a service');
+      });
     });
   }),
 };

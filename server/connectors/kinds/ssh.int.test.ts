@@ -78,13 +78,29 @@ beforeAll(async () => {
   mkdirSync(join(dir, 'cache'));
   writeFileSync(join(dir, 'cache', 'old'), 'x');
   writeFileSync(join(dir, 'app.log'), 'booted\nlistening\n');
+  // Stand-ins that record how the gate called them: psql's arguments and the SQL on stdin,
+  // and the revert command's arguments.
+  writeFileSync(
+    join(dir, 'fake-psql'),
+    `#!/bin/bash\nprintf '%s\\n' "$@" >${join(dir, 'psql-args')}\ncat >${join(dir, 'psql-sql')}\necho 2\n`,
+    { mode: 0o755 },
+  );
+  writeFileSync(
+    join(dir, 'revert.sh'),
+    `#!/bin/bash\nprintf '%s|' "$#" "$@" >${join(dir, 'reverted')}\necho "reverted $1"\n`,
+    { mode: 0o755 },
+  );
   writeFileSync(
     join(dir, 'gate.conf'),
     [
       `log=${join(dir, 'gate.log')}`,
       'allow=restart app',
       'allow=clear_cache tmp',
+      'allow=terminate_idle lab_batch',
+      'allow=revert cfg',
       `cache.tmp=${join(dir, 'cache')}`,
+      `pg.psql=${join(dir, 'fake-psql')} -h /nowhere`,
+      `revert.cfg=${join(dir, 'revert.sh')}`,
       `file=${join(dir, 'gate.conf')}`,
       `unit.app.pidfile=${join(dir, 'app.pid')}`,
       `unit.app.start=sleep 300 >/dev/null 2>&1 & echo $! >${join(dir, 'app.pid')}`,
@@ -185,6 +201,76 @@ describe('the ssh kind against sshd and the gate', () => {
     };
     expect(cleared).toEqual({ ok: true, output: `cleared 1 entries from ${join(dir, 'cache')}` });
     expect(gateLog()).toMatch(/from=127\.0\.0\.1 action done: restart app/);
+  });
+
+  it('terminates idle sessions of a role: the role only as a psql variable', async () => {
+    expect(await client.call('terminate_idle', { role: 'lab_batch' }, signal())).toEqual({
+      ok: true,
+      output: 'terminated 2 idle sessions of role lab_batch',
+      terminated: 2,
+    });
+    const argv = readFileSync(join(dir, 'psql-args'), 'utf8').trim().split('\n');
+    expect(argv).toEqual(['-h', '/nowhere', '-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-v', 'role=lab_batch']); // prettier-ignore
+    const sql = readFileSync(join(dir, 'psql-sql'), 'utf8');
+    expect(sql).toMatch(/usename = :'role' AND state = 'idle'/);
+    expect(sql).not.toContain('lab_batch');
+    expect(gateLog()).toMatch(/action done: terminate_idle lab_batch/);
+  });
+
+  it('reverts through the configured command with the commit as its one argument', async () => {
+    const commit = 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678';
+    expect(await client.call('revert', { name: 'cfg', commit }, signal())).toEqual({
+      ok: true,
+      output: `reverted ${commit}`,
+    });
+    expect(readFileSync(join(dir, 'reverted'), 'utf8')).toBe(`1|${commit}|`);
+    expect(gateLog()).toContain(`action done: revert cfg ${commit}`);
+  });
+
+  it('dry-runs actions: allowed ones answer would …, others are refused, nothing changes', async () => {
+    writeFileSync(join(dir, 'cache', 'kept'), 'x');
+    const before = gateLog();
+    for (const [action, arg] of [
+      ['restart', 'app'],
+      ['clear_cache', 'tmp'],
+      ['terminate_idle', 'lab_batch'],
+      ['revert', 'cfg'],
+    ] as const)
+      expect(await client.call('dry_run', { action, arg }, signal())).toEqual({
+        ok: true,
+        output: `would ${action} ${arg}: allowed`,
+      });
+    await expect(
+      client.call('dry_run', { action: 'reload', arg: 'app' }, signal()),
+    ).rejects.toThrow('refused by the gate: reload app is not allowed on this host');
+    await expect(
+      client.call('dry_run', { action: 'terminate_idle', arg: 'postgres' }, signal()),
+    ).rejects.toThrow(/refused by the gate: terminate_idle postgres is not allowed/);
+    expect(existsSync(join(dir, 'cache', 'kept'))).toBe(true);
+    const added = gateLog().slice(before.length);
+    expect(added).not.toMatch(/action: /);
+    expect(added).toMatch(/dry run: clear_cache tmp: allowed/);
+  });
+
+  it("checks the new actions' arguments before anything leaves this side", async () => {
+    const before = gateLog();
+    const bad: [string, Record<string, unknown>, RegExp][] = [
+      ['terminate_idle', {}, /argument role must be a role name/],
+      ['terminate_idle', { role: 'Lab' }, /argument role must be a role name/],
+      ['terminate_idle', { role: 'x; drop table' }, /argument role must be a role name/],
+      ['revert', { name: 'cfg' }, /argument commit must be a commit id/],
+      ['revert', { name: 'cfg', commit: 'HEAD~1' }, /argument commit must be a commit id/],
+      ['revert', { name: '../x', commit: 'abcdef0' }, /argument name must be a revert name/],
+      ['dry_run', { action: 'rm', arg: 'x' }, /argument action must be one of restart, reload, clear_cache, terminate_idle, revert/],
+      ['dry_run', { action: 'restart', arg: '../x' }, /argument arg must be a unit name/],
+      ['dry_run', { action: 'terminate_idle', arg: 'A' }, /argument arg must be a role name/],
+    ]; // prettier-ignore
+    for (const [op, args, why] of bad)
+      await expect(
+        client.call(op, args, signal()),
+        `${op} ${JSON.stringify(args)}`,
+      ).rejects.toThrow(why);
+    expect(gateLog()).toBe(before);
   });
 
   it('refuses what the gate refuses, with a line in its log', async () => {

@@ -38,6 +38,11 @@ export const GATE_REFUSED = 126;
 const MAX_JOURNAL_LINES = 500;
 const UNIT = /^[A-Za-z0-9][A-Za-z0-9_.@:-]{0,127}$/;
 const CACHE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+/** A PostgreSQL login role as the gate accepts it (an unquoted name). */
+const ROLE = /^[a-z_][a-z0-9_]{0,62}$/;
+/** A revert command's name in the gate config. */
+const REVERT_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+const COMMIT = /^[0-9a-f]{7,40}$/;
 const HOST = /^[A-Za-z0-9._:-]{1,253}$/;
 
 const CHECKS = [
@@ -51,8 +56,18 @@ const CHECKS = [
   'processes',
   'setup',
 ] as const;
-const ACTIONS = ['restart', 'reload', 'clear_cache'] as const;
-const OPERATIONS: readonly string[] = [...CHECKS, ...ACTIONS];
+const ACTIONS = ['restart', 'reload', 'clear_cache', 'terminate_idle', 'revert'] as const;
+type GateAction = (typeof ACTIONS)[number];
+const OPERATIONS: readonly string[] = [...CHECKS, ...ACTIONS, 'dry_run'];
+
+/** The name an action takes, checked here so that a bad one never leaves this side. */
+const NAME_OF: Record<GateAction, { re: RegExp; what: string }> = {
+  restart: { re: UNIT, what: 'a unit name (letters, digits, _ . @ : -)' },
+  reload: { re: UNIT, what: 'a unit name (letters, digits, _ . @ : -)' },
+  clear_cache: { re: CACHE, what: 'a cache name (letters, digits, _ -)' },
+  terminate_idle: { re: ROLE, what: 'a role name (lowercase letters, digits, _)' },
+  revert: { re: REVERT_NAME, what: 'a revert name (letters, digits, _ -)' },
+};
 
 export interface SshTarget {
   readonly host: string;
@@ -305,6 +320,37 @@ function createSshClient(settings: ResolvedSettings): ConnectorClient {
         const output = await gate(`clear_cache ${name}`, `clear_cache ${name}`, signal);
         return { ok: true as const, output: output.trim() };
       }
+      case 'terminate_idle': {
+        const role = args['role'];
+        if (typeof role !== 'string' || !ROLE.test(role))
+          throw new Error('argument role must be a role name (lowercase letters, digits, _)');
+        const output = (
+          await gate(`terminate_idle ${role}`, `terminate_idle ${role}`, signal)
+        ).trim();
+        const n = /^terminated (\d+) idle sessions/m.exec(output)?.[1];
+        return { ok: true as const, output, terminated: n === undefined ? null : Number(n) };
+      }
+      case 'revert': {
+        const name = args['name'];
+        const commit = args['commit'];
+        if (typeof name !== 'string' || !REVERT_NAME.test(name))
+          throw new Error('argument name must be a revert name (letters, digits, _ -)');
+        if (typeof commit !== 'string' || !COMMIT.test(commit))
+          throw new Error('argument commit must be a commit id (7 to 40 lowercase hex digits)');
+        const output = await gate(`revert ${name} ${commit}`, `revert ${name}`, signal);
+        return { ok: true as const, output: output.trim() };
+      }
+      case 'dry_run': {
+        const action = args['action'];
+        const arg = args['arg'];
+        if (typeof action !== 'string' || !(ACTIONS as readonly string[]).includes(action))
+          throw new Error(`argument action must be one of ${ACTIONS.join(', ')}`);
+        const rule = NAME_OF[action as GateAction];
+        if (typeof arg !== 'string' || !rule.re.test(arg))
+          throw new Error(`argument arg must be ${rule.what}`);
+        const output = await gate(`dry_run ${action} ${arg}`, `dry_run ${action} ${arg}`, signal);
+        return { ok: true as const, output: output.trim() };
+      }
       default:
         throw new Error(`ssh has no operation ${JSON.stringify(op)}`);
     }
@@ -317,7 +363,7 @@ export const sshKind: ConnectorKind = {
   kind: 'ssh',
   title: 'SSH gate',
   description:
-    "Read-only checks (services, ports, disk, memory, load, journal, certificates, processes, setup) and the actions a host's gate config allows (restart, reload, clear_cache), over ssh through the svc-gate command; the host key is pinned.",
+    "Read-only checks (services, ports, disk, memory, load, journal, certificates, processes, setup), the actions a host's gate config allows (restart, reload, clear_cache, terminate_idle, revert) and their dry runs, over ssh through the svc-gate command; the host key is pinned.",
   capabilities: ['gate', 'discover'],
   settings: [
     { name: 'host', type: 'string', required: true, description: 'Host name or IP address.' },

@@ -1,0 +1,110 @@
+// The shapes of one investigation: what the engine reads (findings), what it concludes
+// (hypotheses), and what the decision table is given and answers. Shared by the engine
+// (diagnose.ts), the decision table (decide.ts), the orchestrator and the actions domain.
+import type { Risk } from '../packs/pack.types.js';
+
+export type Confidence = 'proven' | 'linked' | 'suspected' | 'disputed' | 'unproven' | 'cleared';
+export type AutonomyLevel = 'off' | 'shadow' | 'L1' | 'L2';
+export type FixMode = 'advise' | 'draft';
+
+/** One reading of one check, shown to a person as evidence. */
+export interface Finding {
+  /** `<check id>.<rule id>`, or `<check id>.unreadable` when the call failed */
+  readonly id: string;
+  readonly check: string;
+  readonly connector: string;
+  /** the operation and its arguments, as sent: `services {}`, `query {"query":"up"}` */
+  readonly call: string;
+  /** which service it was read for (the episode's, or a dependency's) */
+  readonly service: string;
+  /** the finding as a person reads it */
+  readonly says: string;
+  /** the values the rule looked at */
+  readonly values: Readonly<Record<string, unknown>>;
+  /** at most 1,000 characters of the answer (JSON), so a person can check it */
+  readonly excerpt: string;
+  readonly at: string;
+  /** false: the call failed (`could not read`) */
+  readonly readable: boolean;
+}
+
+export interface Hypothesis {
+  readonly cause: string;
+  readonly title: string;
+  /** the service the cause is on (a dependency's for `linked`) */
+  readonly service: string;
+  readonly confidence: Confidence;
+  /** the pack it comes from */
+  readonly pack: string;
+  readonly proving: readonly string[];
+  readonly supporting: readonly string[];
+  readonly refuting: readonly string[];
+  /** fix ids of the cause, in order of preference */
+  readonly fixes: readonly string[];
+  /** for `linked`: the dependency's episode, when one is open */
+  readonly linked_episode?: string | null;
+  /** the closed episode of the same cause and service this repeats (last 7 days) */
+  readonly recurrence_of?: string | null;
+}
+
+/** A fix as the decision table sees it. */
+export interface FixChoice {
+  readonly pack: string;
+  readonly id: string;
+  readonly title: string;
+  readonly risk: Risk;
+  readonly kind: 'fix' | 'restore';
+  /** the policy's actions section allows this fix for this service at this risk */
+  readonly allowed: boolean;
+  /** the policy lists it as safe without asking (L2) */
+  readonly safe: boolean;
+  /** the templates filled in: runnable now */
+  readonly runnable: boolean;
+}
+
+export interface DecideInput {
+  /** every hypothesis, best first */
+  readonly hypotheses: readonly Hypothesis[];
+  /** the episode's alerts all ended before the decision */
+  readonly alertEnded: boolean;
+  readonly autonomy: AutonomyLevel;
+  readonly fixMode: FixMode;
+  readonly halted: boolean;
+  /** the first fix of the leading proven cause, or null */
+  readonly fix: FixChoice | null;
+  /** a policy change window covers this service now */
+  readonly changeWindow: { readonly name: string; readonly until: string } | null;
+  /** someone can be asked: a signed-in approver exists or an escalation channel works */
+  readonly approvalRoute: boolean;
+}
+
+export type Decision =
+  | 'act'
+  | 'shadow'
+  | 'restore'
+  | 'mitigated_first'
+  | 'ask_human'
+  | 'vetoed'
+  | 'same_cause'
+  | 'downstream'
+  | 'related'
+  | 'settled'
+  | 'recurrence'
+  | 'abstain'
+  | 'cleared'
+  | 'denied'
+  | 'dry_run_failed'
+  | 'no_approval_route'
+  | 'change_blocked'
+  | 'blocked';
+
+export interface DecideOutput {
+  readonly decision: Decision;
+  /** one line a person reads: why this decision */
+  readonly why: string;
+  /**
+   * What happens next: `none` (hand over or close), `act` (dry run, then run at once: L2),
+   * `ask` (dry run, then an approval request: L1), `record` (shadow: write the would-be action).
+   */
+  readonly next: 'none' | 'act' | 'ask' | 'record';
+}
