@@ -1,0 +1,497 @@
+// Approval requests: open (inside the caller's writer transaction), approve, deny, withdraw,
+// expire, the list with facets, and the signed channel links. The two-person rule: the
+// requester never approves their own request, and each approver counts once toward the
+// quorum (a link counts as `channel:<connector>`, once per channel). One deny ends a request.
+// Handlers registered with onDecided / onOpened run after the commit that ended / opened it.
+import { createHash, randomBytes } from 'node:crypto';
+import type { LinkCheck, LinkSigner } from '../channels/index.js';
+import type { Writer } from '../db/writer.js';
+import type { LedgerService } from '../ledger/index.js';
+import { canonicalJson } from '../shared/canonical-json.js';
+import type { Clock } from '../shared/clock.js';
+import {
+  ConflictError,
+  ForbiddenError,
+  InvalidInputError,
+  NotFoundError,
+} from '../shared/errors.js';
+import { roleAtLeast, type Role } from '../shared/roles.js';
+import type { Actor } from '../shared/types.js';
+import type {
+  ApprovalList,
+  ApprovalListQuery,
+  LinkPreview,
+  LinkUsed,
+} from './approvals.schemas.js';
+import {
+  APPROVAL_CLOSED,
+  APPROVAL_DECIDED,
+  APPROVAL_REQUESTED,
+  APPROVAL_SENT,
+  FACETS,
+  KINDS,
+  RISKS,
+  STATUSES,
+  type ApprovalFacet,
+  type ApprovalSortField,
+  type ApprovalsStore,
+} from './approvals.store.js';
+import type {
+  ApprovalDecidedHandler,
+  ApprovalKind,
+  ApprovalRequest,
+  ApprovalStatus,
+  OpenApproval,
+} from './types.js';
+
+/** Default time a request stays open: 24 h. */
+export const DEFAULT_TTL_S = 86_400;
+/** The longest a request may stay open: 30 days. */
+export const MAX_TTL_S = 30 * 86_400;
+
+/** Who decides: the actor the ledger records, the role they hold, and how they came. */
+export interface Approver {
+  readonly actor: Actor;
+  /** null: a signed link (the token is the credential) */
+  readonly role: Role | null;
+  /** `console` (the API), `link`, `lab-approver` */
+  readonly via?: string;
+}
+
+/** What a channel was sent, recorded as approval.sent. */
+export interface SentRecord {
+  readonly request_id: string;
+  readonly channel: string;
+  readonly step: number;
+  readonly ok: boolean;
+  readonly detail: string;
+  /** token_ids of the links sent (never the tokens) */
+  readonly link_ids?: readonly string[];
+}
+
+interface Deps {
+  readonly store: ApprovalsStore;
+  readonly ledger: LedgerService;
+  readonly writer: Writer;
+  readonly clock: Clock;
+  /** The signed single-use links (server/channels): needed for the link endpoints. */
+  readonly links?: LinkSigner;
+  readonly newId?: (nowIso: string) => string;
+  readonly log?: { error(obj: object, msg: string): void };
+}
+
+/** `ap-<UTC timestamp>-<hex>`, e.g. ap-20261122T101500Z-3fa9c1. */
+export function newRequestId(nowIso: string): string {
+  const stamp = nowIso.replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  return `ap-${stamp}-${randomBytes(3).toString('hex')}`;
+}
+
+/** Hex SHA-256 of canonicalJson(subject): what an approval binds to. */
+export function subjectSha256(subject: Readonly<Record<string, unknown>>): string {
+  return createHash('sha256').update(canonicalJson(subject), 'utf8').digest('hex');
+}
+
+/** Distinct approvers so far. */
+export function approversOf(request: Pick<ApprovalRequest, 'decisions'>): string[] {
+  return [...new Set(request.decisions.filter((d) => d.decision === 'approve').map((d) => d.by))];
+}
+
+const conflict = (why: string, message: string): ConflictError =>
+  new ConflictError(why, message, { why });
+
+const viaOf = (actor: Actor) => (actor.via !== undefined ? { acting_via: actor.via } : {});
+
+/** A date is midnight UTC; a time without a zone is UTC. */
+function instant(value: string, field: string): string {
+  const iso = /^\d{4}-\d{2}-\d{2}$/.test(value)
+    ? `${value}T00:00:00Z`
+    : /(Z|[+-]\d{2}:?\d{2})$/.test(value)
+      ? value
+      : `${value}Z`;
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms))
+    throw new InvalidInputError(
+      'invalid_input',
+      `${field} ${JSON.stringify(value)} is not a date`,
+      {
+        field,
+      },
+    );
+  return new Date(ms).toISOString();
+}
+
+const FACET_VALUES: Record<ApprovalFacet, readonly string[]> = {
+  status: STATUSES,
+  risk: RISKS,
+  kind: KINDS,
+};
+
+function csv(field: ApprovalFacet, value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const values = [...new Set(value.split(',').map((v) => v.trim()))].filter((v) => v !== '');
+  if (values.length === 0) return undefined;
+  const allowed = FACET_VALUES[field];
+  for (const v of values) {
+    if (!allowed.includes(v)) {
+      throw new InvalidInputError(
+        'invalid_input',
+        `${field} ${JSON.stringify(v)} is not a ${field}; use a comma-separated list of ${allowed.join(', ')}`,
+        { field },
+      );
+    }
+  }
+  return values;
+}
+
+/** Checks what a caller opens; a bad field is a programming error of the caller, named. */
+function checkOpen(o: OpenApproval): void {
+  const bad = (field: string, why: string): never => {
+    throw new InvalidInputError('invalid_input', `${field} ${why}`, { field });
+  };
+  if (!(KINDS as readonly string[]).includes(o.kind)) bad('kind', 'is not a kind of request');
+  if (o.title.trim() === '' || o.title.length > 200) bad('title', 'must be 1 to 200 characters');
+  if (o.summary.length > 4000) bad('summary', 'must be at most 4000 characters');
+  if (!(RISKS as readonly string[]).includes(o.risk)) bad('risk', 'must be low, medium or high');
+  if (!Number.isInteger(o.quorum) || o.quorum < 1 || o.quorum > 10)
+    bad('quorum', 'must be a whole number from 1 to 10');
+  if (o.approver_role !== 'responder' && o.approver_role !== 'admin')
+    bad('approver_role', 'must be responder or admin');
+  if (o.requested_by.trim() === '') bad('requested_by', 'is required');
+  if (o.ttl_s !== undefined && (!Number.isInteger(o.ttl_s) || o.ttl_s < 1 || o.ttl_s > MAX_TTL_S))
+    bad('ttl_s', `must be a whole number of seconds from 1 to ${String(MAX_TTL_S)}`);
+}
+
+export function createApprovalsService(deps: Deps) {
+  const { store, ledger, writer, clock } = deps;
+  const newId = deps.newId ?? newRequestId;
+  const decided = new Map<ApprovalKind, ApprovalDecidedHandler[]>();
+  const opened: ((request: ApprovalRequest) => void | Promise<void>)[] = [];
+
+  function call(
+    handler: (r: ApprovalRequest) => void | Promise<void>,
+    request: ApprovalRequest,
+  ): void {
+    const failed = (err: unknown) => {
+      deps.log?.error({ err, request_id: request.request_id }, 'approval handler failed');
+    };
+    try {
+      const r = handler(request);
+      if (r instanceof Promise) r.catch(failed);
+    } catch (err) {
+      failed(err);
+    }
+  }
+
+  /** Inside a writer job: after the commit, the request as it then is goes to handlers. */
+  function afterClose(id: string): void {
+    writer.afterCommit(() => {
+      const r = store.get(id);
+      if (r === null) return;
+      for (const h of decided.get(r.kind) ?? []) call(h, r);
+    });
+  }
+
+  function find(id: string): ApprovalRequest {
+    const r = store.get(id);
+    if (r === null)
+      throw new NotFoundError('approval_not_found', `no approval request ${id}`, {
+        field: 'request_id',
+      });
+    return r;
+  }
+
+  /** Inside a writer job: end a pending request. */
+  function closeIn(
+    r: ApprovalRequest,
+    status: ApprovalStatus,
+    actor: string,
+    reason: string | null,
+  ) {
+    ledger.append({
+      type: APPROVAL_CLOSED,
+      actor,
+      data: { request_id: r.request_id, status, reason },
+      reason,
+      trace_id: r.episode_id,
+    });
+    afterClose(r.request_id);
+  }
+
+  const expired = (r: ApprovalRequest): boolean => Date.parse(r.expires_at) <= clock.now();
+
+  /** Inside a writer job: one approve or deny, with every rule of the two-person rule. */
+  function decideIn(
+    id: string,
+    decision: 'approve' | 'deny',
+    who: Approver,
+    reason: string | null,
+  ): ApprovalRequest {
+    const r = find(id);
+    if (who.role !== null && !roleAtLeast(who.role, r.approver_role)) {
+      throw new ForbiddenError(
+        'role_required',
+        `deciding a ${r.kind} request needs the ${r.approver_role} role`,
+        { role: r.approver_role },
+      );
+    }
+    if (r.status !== 'pending')
+      throw conflict('not_pending', `approval request ${id} is ${r.status}, not pending`);
+    if (expired(r))
+      throw conflict('not_pending', `approval request ${id} expired at ${r.expires_at}`);
+    const by = who.actor.name;
+    if (by === r.requested_by) {
+      throw conflict(
+        'own_request',
+        decision === 'approve'
+          ? `${by} asked for this and cannot approve it: another person must`
+          : `${by} asked for this; withdraw it instead of denying it`,
+      );
+    }
+    const before = r.decisions.find((d) => d.by === by);
+    if (before !== undefined) {
+      throw conflict(
+        'already_decided',
+        `${by} already decided on this request (${before.decision}, at ${before.at}); each approver counts once`,
+      );
+    }
+    ledger.append({
+      type: APPROVAL_DECIDED,
+      actor: by,
+      data: {
+        request_id: id,
+        decision,
+        by,
+        via: who.via ?? 'console',
+        reason,
+        subject_sha256: r.subject_sha256,
+        ...viaOf(who.actor),
+      },
+      reason,
+      trace_id: r.episode_id,
+    });
+    const after = find(id);
+    if (decision === 'deny') {
+      closeIn(after, 'denied', by, reason ?? `denied by ${by}`);
+    } else if (approversOf(after).length >= after.quorum) {
+      closeIn(after, 'approved', by, null);
+    }
+    return find(id);
+  }
+
+  /** The link's request and channel, checked without using it. */
+  function linkTarget(c: Extract<LinkCheck, { ok: true }>) {
+    const r = find(c.payload.request_id);
+    const via = store.linkOf(c.token_id);
+    return { request: r, channel: via?.channel ?? null };
+  }
+
+  function refused(c: Extract<LinkCheck, { ok: false }>): never {
+    if (c.reason === 'malformed' || c.reason === 'bad_signature')
+      throw new InvalidInputError('bad_link', c.message, { field: 'token', why: c.reason });
+    throw conflict(c.reason, c.message);
+  }
+
+  function signer(): LinkSigner {
+    if (deps.links === undefined) throw new Error('approval links are not configured');
+    return deps.links;
+  }
+
+  function open(o: OpenApproval): ApprovalRequest {
+    checkOpen(o);
+    const nowIso = clock.nowIso();
+    const id = newId(nowIso);
+    const expiresAt = new Date(clock.now() + (o.ttl_s ?? DEFAULT_TTL_S) * 1000).toISOString();
+    const subject = JSON.parse(canonicalJson(o.subject)) as Record<string, unknown>;
+    ledger.append({
+      type: APPROVAL_REQUESTED,
+      actor: o.requested_by,
+      data: {
+        request_id: id,
+        kind: o.kind,
+        title: o.title.trim(),
+        summary: o.summary,
+        service: o.service,
+        risk: o.risk,
+        episode_id: o.episode_id,
+        subject,
+        subject_sha256: subjectSha256(subject),
+        quorum: o.quorum,
+        approver_role: o.approver_role,
+        requested_by: o.requested_by,
+        expires_at: expiresAt,
+      },
+      trace_id: o.episode_id,
+    });
+    writer.afterCommit(() => {
+      const r = store.get(id);
+      if (r !== null) for (const h of opened) call(h, r);
+    });
+    return find(id);
+  }
+
+  return {
+    /**
+     * Open a request in a writer transaction of its own; resolves after the commit.
+     * onOpened handlers (escalation, lab approver) run after that commit.
+     */
+    open: (o: OpenApproval): Promise<ApprovalRequest> => writer.transact(() => open(o)),
+    /**
+     * Open a request inside the caller's writer job (writer.transact), so that it commits
+     * with whatever asked for it.
+     */
+    openIn: open,
+    /** GET /v1/approvals/<id>: 404 when unknown. */
+    get: find,
+    /** The request, or null. */
+    find: (id: string): ApprovalRequest | null => store.get(id),
+    /** Every pending request, oldest first. */
+    pending: (): ApprovalRequest[] => store.pending(),
+    /** GET /v1/approvals. */
+    list(p: ApprovalListQuery): ApprovalList {
+      const facets: Partial<Record<ApprovalFacet, readonly string[]>> = {};
+      for (const f of FACETS) {
+        const v = csv(f, p[f]);
+        if (v !== undefined) facets[f] = v;
+      }
+      const since = p.since === undefined ? null : instant(p.since, 'since');
+      const until = p.until === undefined ? null : instant(p.until, 'until');
+      if (since !== null && until !== null && until <= since)
+        throw new InvalidInputError('invalid_input', 'until must be later than since', {
+          field: 'until',
+        });
+      const descending = p.sort.startsWith('-');
+      const field = (descending ? p.sort.slice(1) : p.sort) as ApprovalSortField;
+      const q = p.q?.trim() ?? '';
+      const query = p.query?.trim() ?? '';
+      const page = store.list(
+        { facets, q: q === '' ? null : q, query: query === '' ? null : query, since, until },
+        { sort: { field, descending }, limit: p.limit, offset: p.offset },
+        clock.now(),
+      );
+      return {
+        ...page,
+        limit: p.limit,
+        offset: p.offset,
+        sort: `${descending ? '-' : ''}${field}`,
+      };
+    },
+    /** POST /v1/approvals/<id>/approve. */
+    approve(id: string, who: Approver, reason: string | null = null): Promise<ApprovalRequest> {
+      return writer.transact(() => decideIn(id, 'approve', who, reason));
+    },
+    /** POST /v1/approvals/<id>/deny: one deny ends the request. */
+    deny(id: string, who: Approver, reason: string): Promise<ApprovalRequest> {
+      return writer.transact(() => decideIn(id, 'deny', who, reason));
+    },
+    /** POST /v1/approvals/<id>/withdraw: 404 when nothing is pending under that id. */
+    withdraw(id: string, who: Approver, reason: string | null = null): Promise<ApprovalRequest> {
+      return writer.transact(() => {
+        const r = store.get(id);
+        if (r === null || r.status !== 'pending')
+          throw new NotFoundError(
+            'not_pending',
+            r === null
+              ? `no approval request ${id}`
+              : `approval request ${id} is ${r.status}; only a pending request can be withdrawn`,
+          );
+        if (who.role !== null && !roleAtLeast(who.role, r.approver_role)) {
+          throw new ForbiddenError(
+            'role_required',
+            `withdrawing a ${r.kind} request needs the ${r.approver_role} role`,
+            { role: r.approver_role },
+          );
+        }
+        closeIn(r, 'withdrawn', who.actor.name, reason ?? `withdrawn by ${who.actor.name}`);
+        return find(id);
+      });
+    },
+    /** GET /v1/approvals/link: what the link would do now; nothing is used. */
+    peekLink(token: string): LinkPreview {
+      const c = signer().verify(token);
+      if (!c.ok) refused(c);
+      const { request, channel } = linkTarget(c);
+      if (request.status !== 'pending' || expired(request))
+        throw conflict(
+          'not_pending',
+          `approval request ${request.request_id} is ${request.status}`,
+        );
+      return { decision: c.payload.decision, channel, expires_at: c.payload.expires_at, request };
+    },
+    /**
+     * POST /v1/approvals/link: use the link. It counts as `channel:<connector>` (the
+     * channel it was sent on), once per channel; a used, expired or forged link is refused
+     * (409 or 400 with why) and changes nothing.
+     */
+    useLink(token: string, reason: string | null = null): Promise<LinkUsed> {
+      const links = signer();
+      return writer.transact(() => {
+        const peek = links.verify(token);
+        if (!peek.ok) refused(peek);
+        const { request, channel } = linkTarget(peek);
+        if (request.approver_role !== 'responder') {
+          throw new ForbiddenError(
+            'role_required',
+            `a ${request.kind} request needs a person with the ${request.approver_role} role; decide it in the console`,
+            { role: request.approver_role },
+          );
+        }
+        const by = `channel:${channel ?? 'link'}`;
+        // Checked before the link is used: a refused decision leaves the link unused.
+        if (request.status !== 'pending' || expired(request))
+          throw conflict(
+            'not_pending',
+            `approval request ${request.request_id} is ${request.status}`,
+          );
+        const used = links.redeem(token);
+        if (!used.ok) refused(used);
+        const after = decideIn(
+          request.request_id,
+          peek.payload.decision,
+          { actor: { name: by }, role: null, via: 'link' },
+          reason,
+        );
+        return { decision: peek.payload.decision, by, request: after };
+      });
+    },
+    /** Close every pending request past its expiry; returns those closed. */
+    sweep(): Promise<ApprovalRequest[]> {
+      if (store.expiring(clock.nowIso()).length === 0) return Promise.resolve([]);
+      return writer.transact(() => {
+        const due = store.expiring(clock.nowIso());
+        for (const r of due)
+          closeIn(r, 'expired', 'system', `no decision before it expired at ${r.expires_at}`);
+        return due.map((r) => find(r.request_id));
+      });
+    },
+    /** Record what a channel was sent (approval.sent). */
+    recordSent(s: SentRecord): Promise<void> {
+      return writer.transact(() => {
+        const r = store.get(s.request_id);
+        ledger.append({
+          type: APPROVAL_SENT,
+          actor: 'system',
+          data: {
+            request_id: s.request_id,
+            channel: s.channel,
+            step: s.step,
+            ok: s.ok,
+            detail: s.detail,
+            ...(s.link_ids !== undefined && s.link_ids.length > 0 && { link_ids: [...s.link_ids] }),
+          },
+          trace_id: r?.episode_id ?? null,
+        });
+      });
+    },
+    /** Hear every request of `kind` that ends (approved, denied, withdrawn, expired), after its commit. */
+    onDecided(kind: ApprovalKind, handler: ApprovalDecidedHandler): void {
+      const list = decided.get(kind) ?? [];
+      list.push(handler);
+      decided.set(kind, list);
+    },
+    /** Hear every request that opens, after its commit. */
+    onOpened(handler: (request: ApprovalRequest) => void | Promise<void>): void {
+      opened.push(handler);
+    },
+  };
+}
+export type ApprovalsService = ReturnType<typeof createApprovalsService>;
