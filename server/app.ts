@@ -13,6 +13,7 @@ import {
 } from './connectors/index.js';
 import { consoleDir, consoleRoutes } from './console/index.js';
 import { createCoreDoctor } from './core-doctor.js';
+import { buildActing } from './app-acting.js';
 import { doctorRoutes, escalationCheck, snapshotsCheck } from './doctor/index.js';
 import { createSnapshotsService } from './snapshots/index.js';
 import { createPeopleService, peopleRoutes } from './people/index.js';
@@ -252,6 +253,18 @@ export async function buildApp(config: Config, options: AppOptions) {
           .map((k) => k.kind),
     }),
   );
+  const acting = buildActing({
+    config,
+    rt,
+    log,
+    doctor,
+    policy: () => policy.current(),
+    connectors: () => connectors.list().connectors,
+    call: (name, op, args) => connectors.call(name, op, args),
+    estate: () => estate.view(),
+    snapshots: (since) => snapshots.changesSince(since),
+    mode: () => status.mode(),
+  });
   const events = createEventsService({
     ledger: rt.ledger,
     writer: rt.writer,
@@ -275,6 +288,8 @@ export async function buildApp(config: Config, options: AppOptions) {
     reader: rt.reader,
     writer: rt.writer,
     clock: rt.clock,
+    closing: (id) => acting.investigation.closing(id),
+    investigation: (id) => acting.investigation.view(id),
   });
   // Quiet episodes close after the flap hold; checked every 15 s and once at start.
   const closeQuiet = (): void => {
@@ -445,15 +460,19 @@ export async function buildApp(config: Config, options: AppOptions) {
       await v1.register(estateRoutes, { estate, mode: status.mode });
       await v1.register(impactRoutes, { impact, mode: status.mode });
       await v1.register(policyRoutes, { policy, mode: status.mode });
+      await acting.routes(v1, status.mode);
       v1.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: '/v1' },
   );
 
+  await acting.start();
+
   let closing: Promise<void> | null = null;
   async function close(): Promise<void> {
     closing ??= (async () => {
       clearInterval(closer);
+      await acting.stop();
       sessions.stop();
       await poller.stop();
       await snapshots.stop();
@@ -492,6 +511,7 @@ export async function buildApp(config: Config, options: AppOptions) {
     sessions,
     people,
     adminToken: admin.token,
+    acting,
     close,
   };
 }

@@ -29,7 +29,15 @@ export function createCoreDoctor(
   );
   doctor.register(dataVolumeCheck(rt.config.dataDir));
   doctor.register(licenceCheck(rt.licence, rt.fingerprint));
-  doctor.register(investigationsCheck(() => rt.episodesStore.running()));
+  doctor.register(
+    investigationsCheck(() => ({
+      enabled: rt.config.orchestrate,
+      episodes: rt.episodesStore.running().length,
+      investigating: rt.investigationsStore.active().filter((i) => i.status === 'running').length,
+      waiting: rt.investigationsStore.waiting(),
+      firing: rt.investigationsStore.firingIncidents(),
+    })),
+  );
   doctor.register(
     intakeCheck(
       () => rt.reader.list({ type: 'signal.', limit: 1 }).events[0]?.ts ?? null,

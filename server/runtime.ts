@@ -38,6 +38,9 @@ import { createIncidentsStore } from './incidents/index.js';
 import { createIntakeStore } from './intake/index.js';
 import { createLicenceService, createLicenceStore } from './licence/index.js';
 import { createPolicyStore } from './policy/index.js';
+import { createInvestigationsStore } from './investigate/investigations.store.js';
+import { createApprovalsStore } from './approvals/index.js';
+import { createAutonomyStore } from './autonomy/index.js';
 import { systemClock, type Clock } from './shared/clock.js';
 
 /** Migrations sit beside the source in development and beside the bundle in dist/. */
@@ -94,6 +97,9 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   const snapshotsStore = createSnapshotsStore(db);
   const peopleStore = createPeopleStore(db);
   const ssoStore = createSsoStore(db);
+  const investigationsStore = createInvestigationsStore(db);
+  const approvalsStore = createApprovalsStore(db);
+  const autonomyStore = createAutonomyStore(db);
   projections.register(installStore.projection);
   projections.register(licenceStore.projection);
   projections.register(intakeStore.projection);
@@ -107,6 +113,9 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   projections.register(snapshotsStore.projection);
   projections.register(peopleStore.projection);
   projections.register(ssoStore.projection);
+  projections.register(investigationsStore.projection);
+  projections.register(approvalsStore.projection);
+  projections.register(autonomyStore.projection);
 
   const ledgerStore = createLedgerStore(db);
   const ledger = createLedgerService({
@@ -186,6 +195,9 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     installStore,
     intakeStore,
     episodesStore,
+    investigationsStore,
+    approvalsStore,
+    autonomyStore,
     impactStore,
     incidentsStore,
     policyStore,

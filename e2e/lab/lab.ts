@@ -59,6 +59,8 @@ export interface LabOptions {
   /** The /24 the hosts' addresses come from; 127.0.1 by default (127.0.1.1 is the web host). */
   readonly net?: string;
   readonly maxConnections?: number;
+  /** More environment for the service (e.g. SVC_LAB_APPROVER=1); never SVC_DATA or tokens. */
+  readonly serviceEnv?: Readonly<Record<string, string>>;
   /** Mount the app volume as a tmpfs (default); false tries the plain-folder fallback. */
   readonly mount?: boolean;
   /** Progress lines (never secrets). */
@@ -223,7 +225,9 @@ export async function startLab(opts: LabOptions = {}): Promise<Lab> {
     const gateEnv = (d: string) => ({ SVC_GATE_CONF: join(d, 'gate.conf') });
 
     // Everything that waits on nothing starts at once.
-    const service = track(startService({ SVC_INGEST_TOKEN: ingest }).then(keep('service', 0)));
+    const service = track(
+      startService({ ...opts.serviceEnv, SVC_INGEST_TOKEN: ingest }).then(keep('service', 0)),
+    );
     const postgres = track(
       startPostgres({ address: hosts.db, maxConnections }).then(keep('postgresql')),
     );

@@ -300,7 +300,7 @@ describe('svc-core', () => {
         /^ok {4}Audit \/ ledger integrity: \d+ events verify; 0 segments sealed through seq 0$/,
       );
       expect(lines[4]).toBe(
-        'ok    Core / Investigations: 0 episodes running, 0 with alerts still firing, 0 quiet',
+        'ok    Core / Investigations: 0 investigating, 0 waiting for approval, 0 episodes open; 0 incidents still firing',
       );
       expect(lines[5]).toMatch(/^(ok|warn) {2,4}Core \/ Alert intake: /);
       expect(lines[6]).toBe(

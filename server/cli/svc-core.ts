@@ -21,6 +21,8 @@ import { createRuntime } from '../runtime.js';
 import { createStatusService } from '../status/index.js';
 import { VERSION } from '../version.js';
 import { estateCommand, ESTATE_USAGE } from './estate.js';
+import { packsCommand, PACKS_USAGE } from './packs.js';
+import { checksCommand, CHECKS_USAGE } from './checks.js';
 import { preflight } from './preflight.js';
 
 const USAGE = `usage: svc-core <command> [options]
@@ -36,6 +38,8 @@ const USAGE = `usage: svc-core <command> [options]
                                   configured connectors
   connectors check [--json]       health of each connector; non-zero if any fails
 ${ESTATE_USAGE}
+${PACKS_USAGE}
+${CHECKS_USAGE}
   rebuild [--check]               rebuild projections from the ledger (service stopped);
                                   --check compares only and changes nothing`;
 
@@ -99,7 +103,11 @@ export async function run(argv: readonly string[], out: Out): Promise<number> {
       url: { type: 'string' },
       checkpoint: { type: 'string' },
     },
-    allowPositionals: command === 'connectors' || command === 'estate',
+    allowPositionals:
+      command === 'connectors' ||
+      command === 'estate' ||
+      command === 'packs' ||
+      command === 'checks',
   });
   switch (command) {
     case 'version':
@@ -220,6 +228,10 @@ export async function run(argv: readonly string[], out: Out): Promise<number> {
       out.error(`svc-core connectors: use list or check\n${USAGE}`);
       return 2;
     }
+    case 'checks':
+      return checksCommand(rest, { out, config, runtime, connectorsOf });
+    case 'packs':
+      return packsCommand(positionals, values, out, { config });
     case 'estate':
       return estateCommand(positionals, values, out, { config, runtime, connectorsOf });
     case 'preflight': {

@@ -1,3 +1,6 @@
+CREATE INDEX approval_requests_episode ON approval_requests (episode_id) WHERE episode_id IS NOT NULL;
+CREATE INDEX approval_requests_pending ON approval_requests (expires_at) WHERE status = 'pending';
+CREATE INDEX approval_requests_requested_at ON approval_requests (requested_at);
 CREATE INDEX episode_signals_by_signal ON episode_signals (source, fingerprint);
 CREATE INDEX episodes_changed ON episodes (last_seq) WHERE status = 'closed';
 CREATE INDEX episodes_incident ON episodes (incident_id);
@@ -6,6 +9,8 @@ CREATE INDEX episodes_quiet ON episodes (t_quiet) WHERE status = 'quiet';
 CREATE INDEX episodes_t_open ON episodes (t_open);
 CREATE INDEX incidents_grouping ON incidents (group_key, t_open) WHERE status <> 'resolved';
 CREATE INDEX incidents_status ON incidents (status, t_open);
+CREATE INDEX investigations_request ON investigations (request_id) WHERE request_id IS NOT NULL;
+CREATE INDEX investigations_status ON investigations (status) WHERE status IN ('running', 'waiting');
 CREATE INDEX ledger_actor ON ledger (actor);
 CREATE INDEX ledger_category ON ledger (category);
 CREATE INDEX ledger_trace ON ledger (trace_id) WHERE trace_id IS NOT NULL;
@@ -26,6 +31,55 @@ CREATE TABLE access_settings (
   set_by   TEXT NOT NULL,
   set_at   TEXT NOT NULL,
   seq      INTEGER NOT NULL
+);
+CREATE TABLE approval_links (
+  token_id   TEXT PRIMARY KEY,
+  request_id TEXT NOT NULL,
+  channel    TEXT NOT NULL,
+  step       INTEGER NOT NULL
+);
+CREATE TABLE approval_requests (
+  request_id     TEXT PRIMARY KEY,              -- ap-<UTC timestamp>-<hex>
+  kind           TEXT NOT NULL CHECK (kind IN ('action', 'autonomy', 'fix_mode')),
+  status         TEXT NOT NULL
+                 CHECK (status IN ('pending', 'approved', 'denied', 'withdrawn', 'expired')),
+  title          TEXT NOT NULL,
+  summary        TEXT NOT NULL,
+  service        TEXT,
+  risk           TEXT NOT NULL CHECK (risk IN ('low', 'medium', 'high')),
+  episode_id     TEXT,
+  subject        TEXT NOT NULL,                 -- canonical JSON: what is approved, exactly
+  subject_sha256 TEXT NOT NULL,                 -- hex SHA-256 of subject
+  quorum         INTEGER NOT NULL CHECK (quorum >= 1),
+  approver_role  TEXT NOT NULL CHECK (approver_role IN ('responder', 'admin')),
+  requested_by   TEXT NOT NULL,
+  requested_at   TEXT NOT NULL,
+  expires_at     TEXT NOT NULL,
+  decisions      TEXT NOT NULL DEFAULT '[]',    -- JSON [{by, decision, at, via, reason}]
+  channels       TEXT NOT NULL DEFAULT '[]',    -- JSON [{channel, step, at, ok, detail}]
+  closed_at      TEXT,
+  reason         TEXT,                          -- why it was withdrawn, denied or expired
+  seq            INTEGER NOT NULL               -- the last ledger event that changed the row
+);
+CREATE TABLE autonomy_levels (
+  service    TEXT PRIMARY KEY,
+  level      TEXT NOT NULL CHECK (level IN ('off', 'shadow', 'L1', 'L2')),
+  set_by     TEXT NOT NULL,
+  set_at     TEXT NOT NULL,
+  request_id TEXT,                              -- the approval request of a raise
+  seq        INTEGER NOT NULL
+);
+CREATE TABLE autonomy_state (
+  id               INTEGER PRIMARY KEY CHECK (id = 1),
+  fix_mode         TEXT NOT NULL DEFAULT 'advise' CHECK (fix_mode IN ('advise', 'draft')),
+  fix_mode_set_by  TEXT,
+  fix_mode_set_at  TEXT,
+  fix_mode_request TEXT,
+  halted           INTEGER NOT NULL DEFAULT 0 CHECK (halted IN (0, 1)),
+  halt_reason      TEXT,
+  halted_by        TEXT,
+  halted_at        TEXT,
+  seq              INTEGER NOT NULL
 );
 CREATE TABLE branding_state (
   id       INTEGER PRIMARY KEY CHECK (id = 1),
@@ -147,6 +201,26 @@ CREATE TABLE install_state (
   starts        INTEGER NOT NULL DEFAULT 0,
   last_start_at TEXT,
   last_version  TEXT
+);
+CREATE TABLE investigations (
+  episode_id   TEXT PRIMARY KEY,
+  service      TEXT NOT NULL,
+  status       TEXT NOT NULL CHECK (status IN ('running', 'waiting', 'done', 'skipped', 'again')),  -- again: a signal joined after it ended
+  step         TEXT NOT NULL,
+  packs        TEXT NOT NULL DEFAULT '[]',   -- JSON array of pack ids
+  changes      TEXT NOT NULL DEFAULT '[]',   -- JSON array: what changed in the hour before
+  findings     TEXT NOT NULL DEFAULT '[]',   -- JSON array of Finding
+  hypotheses   TEXT NOT NULL DEFAULT '[]',   -- JSON array of Hypothesis, best first
+  decision     TEXT,                         -- JSON {decision, why, next, fix}
+  actions      TEXT NOT NULL DEFAULT '[]',   -- JSON array, one entry per fix tried
+  request_id   TEXT,                         -- the approval request it waits on
+  result       TEXT,                         -- JSON {decision, outcome, result, action} at the end
+  t_start      TEXT NOT NULL,
+  t_diagnosed  TEXT,
+  t_handover   TEXT,
+  t_end        TEXT,
+  first_seq    INTEGER NOT NULL,
+  last_seq     INTEGER NOT NULL
 );
 CREATE TABLE ledger (
   seq      INTEGER PRIMARY KEY,

@@ -131,19 +131,32 @@ export function licenceCheck(licence: LicenceService, fingerprint: Fingerprint):
   };
 }
 
-/** Core / Investigations: informational, the running episodes and how many still fire. */
-export function investigationsCheck(running: () => readonly { status: string }[]): DoctorCheck {
+/** What Core / Investigations reports, read from the store (the CLI has no orchestrator). */
+export interface InvestigationCounts {
+  readonly enabled: boolean;
+  /** episodes not closed */
+  readonly episodes: number;
+  readonly investigating: number;
+  readonly waiting: number;
+  /** incidents whose alerts still fire */
+  readonly firing: number;
+}
+
+/** Core / Investigations: informational, the running count and incidents still firing. */
+export function investigationsCheck(counts: () => InvestigationCounts): DoctorCheck {
   return {
     area: 'Core',
     name: 'Investigations',
     run(): CheckResult {
-      const all = running();
-      const firing = all.filter((e) => e.status === 'open').length;
-      return {
-        status: 'ok',
-        detail: `${String(all.length)} episodes running, ${String(firing)} with alerts still firing, ${String(all.length - firing)} quiet`,
-        hint: '',
-      };
+      const c = counts();
+      const detail = `${String(c.investigating)} investigating, ${String(c.waiting)} waiting for approval, ${String(c.episodes)} episodes open; ${String(c.firing)} incidents still firing`;
+      if (!c.enabled)
+        return {
+          status: 'warn',
+          detail: `investigation is off (SVC_ORCHESTRATE=0); ${detail}`,
+          hint: 'alerts are recorded and episodes opened, but nothing is investigated',
+        };
+      return { status: 'ok', detail, hint: '' };
     },
   };
 }

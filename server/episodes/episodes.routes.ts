@@ -81,6 +81,19 @@ export const EpisodeBody = Type.Object({
   step: Type.Optional(Type.String()),
   findings: Type.Optional(Type.Array(Type.Unknown())),
   hypotheses: Type.Optional(Type.Array(Type.Unknown())),
+  decision_detail: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
+  actions: Type.Optional(Type.Array(Type.Unknown())),
+  changes: Type.Optional(Type.Array(Type.Unknown())),
+  packs: Type.Optional(Type.Array(Type.Unknown())),
+  investigation: Type.Optional(
+    Nullable(
+      Type.Object({
+        status: Type.String(),
+        step: Type.String(),
+        request_id: Nullable(Type.String()),
+      }),
+    ),
+  ),
   timeline: Type.Array(TimelineEvent),
   more: Type.Boolean(),
 });

@@ -58,6 +58,26 @@ interface Deps {
   readonly reader: LedgerReader;
   readonly writer: Writer;
   readonly clock: Clock;
+  /**
+   * What an investigation concluded for an episode that closes now (decision, outcome,
+   * result, action, handover_s and the diagnosis); null: nothing was concluded, the alert
+   * ended by itself (settled).
+   */
+  readonly closing?: (episodeId: string) => Record<string, unknown> | null;
+  /** The investigation's findings, hypotheses, decision and actions, for the episode view. */
+  readonly investigation?: (episodeId: string) => InvestigationView | null;
+}
+
+export interface InvestigationView {
+  readonly status: string;
+  readonly step: string;
+  readonly packs: unknown[];
+  readonly changes: unknown[];
+  readonly findings: unknown[];
+  readonly hypotheses: unknown[];
+  readonly decision_detail: Record<string, unknown> | null;
+  readonly actions: unknown[];
+  readonly request_id: string | null;
 }
 
 export interface Placement {
@@ -162,18 +182,24 @@ export function createEpisodesService(deps: Deps) {
       return writer.transact(() => {
         const due = store.quietSince(cutoff());
         for (const ep of due) {
+          const concluded = deps.closing?.(ep.episode_id) ?? null;
           ledger.append({
             type: EPISODE_CLOSED,
             actor: 'system',
             data: {
               episode_id: ep.episode_id,
-              decision: 'settled',
-              outcome: 'cleared',
-              result: 'resolved',
-              action: '',
-              handover_s: null,
+              ...(concluded ?? {
+                decision: 'settled',
+                outcome: 'cleared',
+                result: 'resolved',
+                action: '',
+                handover_s: null,
+              }),
             },
-            reason: 'every alert of the episode ended by itself and stayed ended for the hold',
+            reason:
+              concluded === null
+                ? 'every alert of the episode ended by itself and stayed ended for the hold'
+                : 'every alert of the episode ended and stayed ended for the hold',
             trace_id: ep.episode_id,
           });
           refreshIncidentOf(ep.episode_id);
@@ -223,14 +249,25 @@ export function createEpisodesService(deps: Deps) {
         suppressed: JSON.parse(row.suppressed) as unknown[],
         team: row.verdict === null ? null : { verdict: row.verdict, detail: row.verdict_detail },
       };
-      if (row.status === 'closed') return { ...record, live: false, timeline, more: page.more };
+      const inv = deps.investigation?.(id) ?? null;
+      const investigation = {
+        findings: inv?.findings ?? [],
+        hypotheses: inv?.hypotheses ?? [],
+        decision_detail: inv?.decision_detail ?? null,
+        actions: inv?.actions ?? [],
+        changes: inv?.changes ?? [],
+        packs: inv?.packs ?? [],
+        investigation:
+          inv === null ? null : { status: inv.status, step: inv.step, request_id: inv.request_id },
+      };
+      if (row.status === 'closed')
+        return { ...record, ...investigation, live: false, timeline, more: page.more };
       return {
         ...record,
+        ...investigation,
         live: true,
         status: row.status,
         step: row.step,
-        findings: [],
-        hypotheses: [],
         timeline,
         more: page.more,
       };

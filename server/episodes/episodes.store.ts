@@ -102,7 +102,8 @@ export function createEpisodesStore(db: Database) {
     `UPDATE episodes SET status = 'closed', step = 'closed', t_close = @t_close, decision = @decision, outcome = @outcome,
        result = @result, action = @action, handover_s = @handover_s, last_seq = @seq,
        confidence = coalesce(@confidence, confidence), kind = coalesce(@kind, kind),
-       confirmed = coalesce(@confirmed, confirmed),
+       confirmed = coalesce(@confirmed, confirmed), fix = coalesce(@fix, fix),
+       diagnosis = coalesce(@diagnosis, diagnosis), note = coalesce(@note, note),
        restore_s = CASE WHEN t_quiet IS NULL THEN NULL
                    ELSE CAST(round((julianday(t_quiet) - julianday(t_open)) * 86400) AS INTEGER) END
      WHERE episode_id = @episode_id`,
@@ -162,6 +163,9 @@ export function createEpisodesStore(db: Database) {
         confidence: typeof d['confidence'] === 'string' ? d['confidence'] : null,
         kind: typeof d['kind'] === 'string' ? d['kind'] : null,
         confirmed: Array.isArray(d['confirmed']) ? JSON.stringify(d['confirmed']) : null,
+        fix: typeof d['fix'] === 'string' ? d['fix'] : null,
+        diagnosis: typeof d['diagnosis'] === 'string' ? d['diagnosis'] : null,
+        note: typeof d['note'] === 'string' ? d['note'] : null,
         seq: e.seq,
       });
     } else if (e.type === EPISODE_SUPPRESSED) {

@@ -46,7 +46,13 @@ type Row = [
   restore_s: number | null,
   incident: number | null,
   last_seq: number,
+  verdict: string | null,
 ];
+
+/** The team's verdict as the scorecard counts it: not judged, agreed (same, advice), other. */
+export const VERDICT = { None: 0, Agreed: 1, Other: 2 } as const;
+const verdictCode = (v: string | null): number =>
+  v === 'same' || v === 'advice' ? VERDICT.Agreed : v === 'other' ? VERDICT.Other : VERDICT.None;
 
 const NONE = -1;
 /** Above this many new rows in one catch-up, sort the order instead of inserting each. */
@@ -56,7 +62,8 @@ export function createEpisodeIndex(db: Database) {
   const changed = db
     .prepare<[number], Row>(
       `SELECT e.rowid, e.t_open, e.t_close, e.service, e.decision, e.outcome, e.result, e.kind,
-         e.confidence, e.action, e.confirmed <> '[]', e.handover_s, e.restore_s, i.rowid, e.last_seq
+         e.confidence, e.action, e.confirmed <> '[]', e.handover_s, e.restore_s, i.rowid, e.last_seq,
+         e.verdict
        FROM episodes e LEFT JOIN incidents i ON i.incident_id = e.incident_id
        WHERE e.status = 'closed' AND e.last_seq > ?`,
     )
@@ -82,6 +89,7 @@ export function createEpisodeIndex(db: Database) {
   let incident = new Int32Array(0);
   let confirmed = new Uint8Array(0);
   let action = new Uint16Array(0);
+  let verdict = new Uint8Array(0);
   const facet = {} as Record<Facet, Uint32Array>;
   for (const f of FACETS) facet[f] = new Uint32Array(0);
   /** Positions by t_open, newest first (ties: higher rowid first). */
@@ -110,6 +118,7 @@ export function createEpisodeIndex(db: Database) {
     incident = grow(incident, capacity);
     confirmed = grow(confirmed, capacity);
     action = grow(action, capacity);
+    verdict = grow(verdict, capacity);
     for (const f of FACETS) facet[f] = grow(facet[f], capacity);
     order = grow(order, capacity);
   }
@@ -158,6 +167,7 @@ export function createEpisodeIndex(db: Database) {
     facet.confidence[p] = dict.confidence.code(conf);
     action[p] = dict.action.code(r[9]);
     confirmed[p] = r[10] ? 1 : 0;
+    verdict[p] = verdictCode(r[15]);
     handover[p] = r[11] ?? NONE;
     restore[p] = r[12] ?? NONE;
     // Episodes without an incident (recorded before incidents existed) stand alone.
@@ -210,6 +220,7 @@ export function createEpisodeIndex(db: Database) {
         incident,
         confirmed,
         action,
+        verdict,
         facet,
         maxIncident,
       };

@@ -1,7 +1,7 @@
 // One pass over the index, newest first, that selects the rows, counts every facet with all
 // filters but its own, and gathers what the scorecard and the histogram need. A row failing
 // exactly one facet filter counts only in that facet; a row failing two counts nowhere.
-import { FACETS, type Facet, type IndexColumns, type EpisodeIndex } from './list.index.js';
+import { FACETS, VERDICT, type Facet, type IndexColumns, type EpisodeIndex } from './list.index.js';
 import type { Selection } from './list.params.js';
 
 /** What the scorecard is computed from: exactly the selected rows. */
@@ -10,6 +10,12 @@ export interface ScanStats {
   readonly restore: Float64Array;
   readonly handover: Float64Array;
   readonly within90: number;
+  /** closed episodes the team judged, and those it agreed with (same or advice) */
+  readonly judged: number;
+  readonly agreed: number;
+  /** the same, of shadow episodes only: the would-be decision scored against the team's */
+  readonly shadowJudged: number;
+  readonly shadowAgreed: number;
   readonly actions: { ran: number; verified: number; taken_back: number; not_verified: number };
   readonly incidents: number;
   readonly incidentsEndedByService: number;
@@ -198,7 +204,13 @@ function stats(index: EpisodeIndex, rows: Int32Array): ScanStats {
     handover: handoverCol,
     action: actionCol,
     incident: incidentCol,
+    verdict: verdictCol,
   } = c;
+  const shadowCode = dict.decision.find('shadow');
+  let judged = 0;
+  let agreed = 0;
+  let shadowJudged = 0;
+  let shadowAgreed = 0;
   const results = new Float64Array(dict.result.values.length);
   const restore = new Float64Array(rows.length);
   const handover = new Float64Array(rows.length);
@@ -222,6 +234,16 @@ function stats(index: EpisodeIndex, rows: Int32Array): ScanStats {
   for (const p of rows) {
     const result = resultCol[p]!;
     results[result]! += 1;
+    const v = verdictCol[p]!;
+    if (v !== VERDICT.None) {
+      const ok = v === VERDICT.Agreed ? 1 : 0;
+      judged += 1;
+      agreed += ok;
+      if (c.facet.decision[p] === shadowCode) {
+        shadowJudged += 1;
+        shadowAgreed += ok;
+      }
+    }
     const r = restoreCol[p]!;
     if (r !== NONE) restore[nRestore++] = r;
     const h = handoverCol[p]!;
@@ -259,6 +281,10 @@ function stats(index: EpisodeIndex, rows: Int32Array): ScanStats {
     restore: restore.subarray(0, nRestore),
     handover: handover.subarray(0, nHandover),
     within90,
+    judged,
+    agreed,
+    shadowJudged,
+    shadowAgreed,
     actions,
     incidents,
     incidentsEndedByService: endedByService,

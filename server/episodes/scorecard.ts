@@ -37,6 +37,13 @@ export function scorecard(stats: ScanStats, figures: ImpactMinutes | null) {
       count: stats.handover.length,
     },
     actions: stats.actions,
+    // Diagnoses the team judged (verdict same or advice = right, other = wrong).
+    accuracy: { share: share(stats.agreed, stats.judged), judged: stats.judged },
+    // Shadow episodes' would-be decisions against the team's verdict: is raising autonomy safe?
+    shadow_agreement: {
+      share: share(stats.shadowAgreed, stats.shadowJudged),
+      judged: stats.shadowJudged,
+    },
     minutes_saved: minutesSaved(stats, figures),
   };
 }

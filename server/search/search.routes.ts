@@ -2,6 +2,7 @@
 // scripts build queries (and suggestions) from the server's own field table.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { APPROVAL_FACETS, APPROVAL_QUERY_FIELDS } from '../approvals/index.js';
 import { EPISODE_QUERY_FIELDS, FACETS } from '../episodes/index.js';
 import { errorResponses } from '../http/common.schemas.js';
 import { LEDGER_QUERY_FIELDS } from '../ledger/index.js';
@@ -49,6 +50,7 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ mode: () => Mode }> = asy
   const body = {
     episodes: describe(EPISODE_QUERY_FIELDS, FACETS),
     ledger: describe(LEDGER_QUERY_FIELDS, []),
+    approvals: describe(APPROVAL_QUERY_FIELDS, APPROVAL_FACETS),
   };
   app.get(
     '/search/fields',
@@ -56,7 +58,10 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ mode: () => Mode }> = asy
       schema: {
         summary: 'The fields of each list for the query language, with enumerated values',
         tags: ['incidents'],
-        response: { 200: Type.Object({ episodes: List, ledger: List }), ...errorResponses },
+        response: {
+          200: Type.Object({ episodes: List, ledger: List, approvals: List }),
+          ...errorResponses,
+        },
       },
       onRequest: [app.requireRole('viewer'), open],
     },

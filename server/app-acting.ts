@@ -1,0 +1,146 @@
+// The composition of issue 7's domains for the server: check packs, approvals (with their
+// escalation through the channels and the lab approver), autonomy, fix mode and halt, and the
+// investigation (engine, actions, orchestrator). Kept beside app.ts so the root stays short.
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import type { Runtime } from './runtime.js';
+import {
+  approvalsRoutes,
+  createApprovalsService,
+  createEscalation,
+  createLabApprover,
+  labApproverCheck,
+  pendingCheck,
+} from './approvals/index.js';
+import { autonomyPolicyCheck, autonomyRoutes, createAutonomyService } from './autonomy/index.js';
+import { createLinkSigner, createLinkUseStore, loadOrCreateLinkKey } from './channels/index.js';
+import type { ConnectionState, Doctor } from './doctor/index.js';
+import { createPacksService, packDirs, packsCheck } from './packs/index.js';
+import type { Policy } from './policy/index.js';
+import type { SnapshotChange } from './snapshots/index.js';
+import { accuracyCheck } from './investigate/doctor-checks.js';
+import { createInvestigation } from './investigate/wire.js';
+import type { ConnectorLike, EstateLike } from './investigate/plan.js';
+import type { Mode } from './shared/mode.js';
+
+/** Roles that may approve an action (viewers cannot). */
+const APPROVERS = new Set(['responder', 'admin', 'owner']);
+
+export interface ActingDeps {
+  readonly config: Config;
+  readonly rt: Runtime;
+  readonly log: Logger;
+  readonly doctor: Pick<Doctor, 'register'>;
+  readonly policy: () => Policy;
+  readonly connectors: () => readonly (ConnectorLike & ConnectionState)[];
+  readonly call: (
+    name: string,
+    op: string,
+    args: Readonly<Record<string, unknown>>,
+  ) => Promise<unknown>;
+  readonly estate: () => EstateLike;
+  readonly snapshots: (sinceIso: string) => readonly SnapshotChange[];
+  readonly mode: () => Mode;
+}
+
+export function buildActing(deps: ActingDeps) {
+  const { config, rt, log, doctor } = deps;
+  const packs = createPacksService({ dirs: packDirs(config.files.packs), log });
+  const links = createLinkSigner({
+    key: loadOrCreateLinkKey(config.dataDir),
+    clock: rt.clock,
+    used: createLinkUseStore(rt.db),
+  });
+  const approvals = createApprovalsService({
+    store: rt.approvalsStore,
+    ledger: rt.ledger,
+    writer: rt.writer,
+    clock: rt.clock,
+    links,
+    log,
+  });
+  const autonomy = createAutonomyService({
+    store: rt.autonomyStore,
+    ledger: rt.ledger,
+    writer: rt.writer,
+    clock: rt.clock,
+    approvals,
+    people: () => rt.peopleStore.users(),
+    log,
+  });
+  const escalation = createEscalation({
+    approvals,
+    links,
+    clock: rt.clock,
+    log,
+    steps: () => deps.policy().escalation.steps,
+    call: deps.call,
+    baseUrl: () => config.http.consoleUrl ?? `http://127.0.0.1:${String(config.http.port)}`,
+  });
+  const labApprover = createLabApprover({ approvals, enabled: config.labApprover, log });
+  const investigation = createInvestigation({
+    store: rt.investigationsStore,
+    episodes: rt.episodesStore,
+    ledger: rt.ledger,
+    reader: rt.reader,
+    writer: rt.writer,
+    clock: rt.clock,
+    log,
+    maxConcurrent: config.maxConcurrent,
+    active: () => config.orchestrate && deps.mode() === 'operating',
+    packs: () => packs.packs().map((p) => p.pack),
+    estate: deps.estate,
+    connectors: deps.connectors,
+    call: deps.call,
+    snapshots: deps.snapshots,
+    policy: deps.policy,
+    autonomy,
+    approvals,
+    // Someone can be asked: the lab approver, a person who may approve, or a working channel.
+    approvalRoute: () => {
+      if (config.labApprover) return true;
+      if (rt.peopleStore.users().some((u) => !u.disabled && APPROVERS.has(u.role))) return true;
+      const healthy = new Set(
+        deps
+          .connectors()
+          .filter((c) => c.problem === null && c.last_health?.ok === true)
+          .map((c) => c.name),
+      );
+      return deps.policy().escalation.steps.some((s) => healthy.has(s.channel));
+    },
+  });
+  doctor.register(packsCheck(packs));
+  doctor.register(pendingCheck({ pending: () => approvals.pending(), clock: rt.clock }));
+  doctor.register(labApproverCheck({ enabled: config.labApprover }));
+  doctor.register(autonomyPolicyCheck(autonomy));
+  doctor.register(accuracyCheck(() => rt.investigationsStore.judged()));
+
+  return {
+    packs,
+    approvals,
+    autonomy,
+    investigation,
+    async start(): Promise<void> {
+      await autonomy.recover();
+      escalation.start();
+      labApprover.start();
+      await investigation.orchestrator.start();
+    },
+    async routes(v1: FastifyInstance, mode: () => Mode): Promise<void> {
+      await v1.register(approvalsRoutes, { approvals, mode });
+      await v1.register(autonomyRoutes, { autonomy, mode });
+    },
+    async stop(): Promise<void> {
+      investigation.orchestrator.stop();
+      labApprover.stop();
+      await escalation.stop();
+      // What is still running ends at the next start (recover), never silently.
+      await Promise.race([
+        investigation.orchestrator.drained(),
+        new Promise((resolve) => setTimeout(resolve, 5000).unref()),
+      ]);
+    },
+  };
+}
+export type Acting = ReturnType<typeof buildActing>;

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import type { PackCondition } from '../packs/index.js';
+import { conditionHolds, ruleHolds, valuesOfRule } from './conditions.js';
+
+const c = (op: PackCondition['op'], than?: PackCondition['than']): PackCondition =>
+  than === undefined ? { value: 'v', op } : { value: 'v', op, than };
+
+describe('conditions', () => {
+  it('compares equal values', () => {
+    expect(conditionHolds(c('eq', 'running'), 'running')).toBe(true);
+    expect(conditionHolds(c('eq', 0), 0)).toBe(true);
+    expect(conditionHolds(c('eq', 1), '1')).toBe(true);
+    expect(conditionHolds(c('eq', true), true)).toBe(true);
+    expect(conditionHolds(c('eq', true), 'true')).toBe(false);
+    expect(conditionHolds(c('ne', 'running'), 'stopped')).toBe(true);
+  });
+
+  it('compares numbers only for gt, ge, lt, le', () => {
+    expect(conditionHolds(c('ge', 95), 100)).toBe(true);
+    expect(conditionHolds(c('ge', 95), 95)).toBe(true);
+    expect(conditionHolds(c('gt', 95), 95)).toBe(false);
+    expect(conditionHolds(c('lt', 0.5), 0.0042)).toBe(true);
+    expect(conditionHolds(c('le', 3), '3')).toBe(true);
+    expect(conditionHolds(c('lt', 3), 'many')).toBe(false);
+    expect(conditionHolds(c('lt', 3), Number.NaN)).toBe(false);
+  });
+
+  it('tests membership and regular expressions', () => {
+    expect(conditionHolds(c('in', ['stopped', 'failed']), 'failed')).toBe(true);
+    expect(conditionHolds(c('in', ['stopped', 'failed']), 'running')).toBe(false);
+    expect(conditionHolds(c('not_in', ['stopped', 'failed']), 'running')).toBe(true);
+    expect(conditionHolds(c('matches', '^5\\d\\d$'), 502)).toBe(true);
+    expect(conditionHolds(c('matches', '(unclosed'), 'x')).toBe(false);
+  });
+
+  it('makes every condition on null false except absent', () => {
+    for (const op of ['eq', 'ne', 'gt', 'lt', 'in', 'not_in', 'matches', 'present'] as const)
+      expect(conditionHolds(c(op, op === 'in' || op === 'not_in' ? ['x'] : 1), null)).toBe(false);
+    expect(conditionHolds(c('absent'), null)).toBe(true);
+    expect(conditionHolds(c('absent'), 0)).toBe(false);
+    expect(conditionHolds(c('present'), 0)).toBe(true);
+    expect(conditionHolds(c('present'), [])).toBe(true);
+  });
+
+  it('holds on a list when any element holds (every element for ne and not_in)', () => {
+    expect(conditionHolds(c('matches', 'error'), ['ok', 'an error'])).toBe(true);
+    expect(conditionHolds(c('ge', 90), [10, 95])).toBe(true);
+    expect(conditionHolds(c('ge', 90), [])).toBe(false);
+    expect(conditionHolds(c('ne', 'x'), ['a', 'x'])).toBe(false);
+    expect(conditionHolds(c('not_in', ['x']), ['a', 'b'])).toBe(true);
+  });
+
+  it('holds a rule when every condition holds, and names the values it looked at', () => {
+    const rule = {
+      id: 'slow',
+      says: 's',
+      when: [
+        { value: 'ok', op: 'eq' as const, than: true },
+        { value: 'ms', op: 'ge' as const, than: 1000 },
+      ],
+    };
+    expect(ruleHolds(rule, { ok: true, ms: 2011, other: 1 })).toBe(true);
+    expect(ruleHolds(rule, { ok: false, ms: 2011 })).toBe(false);
+    expect(ruleHolds(rule, { ok: true })).toBe(false);
+    expect(valuesOfRule(rule, { ok: true, ms: 2011, other: 1 })).toEqual({ ok: true, ms: 2011 });
+  });
+});

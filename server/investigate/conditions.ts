@@ -1,0 +1,114 @@
+// Whether a finding rule holds for a check's values. Every condition of `when` must hold.
+//   eq, ne          equal (numbers as numbers, else as text; booleans as themselves)
+//   gt, ge, lt, le  numbers only (a numeric string counts as its number)
+//   in, not_in      equal to one of `than` (a list) / to none of them
+//   matches         a JavaScript regular expression (no flags) found in the text
+//   present, absent the value is (not) null
+// A null value makes every condition false except `absent`. A list value (a path with `[*]`)
+// holds when any element holds, except `ne` and `not_in`, which must hold for every element;
+// an empty list holds for none of them (but is `present`).
+import type { PackCondition, PackFindingRule } from '../packs/index.js';
+
+type Than = PackCondition['than'];
+
+function asNumber(v: unknown): number | null {
+  if (typeof v === 'number') return Number.isFinite(v) ? v : null;
+  if (typeof v === 'string' && v.trim() !== '' && !Number.isNaN(Number(v))) return Number(v);
+  return null;
+}
+
+function equal(value: unknown, than: unknown): boolean {
+  if (typeof value === 'boolean' || typeof than === 'boolean') return value === than;
+  const a = asNumber(value);
+  const b = asNumber(than);
+  if (a !== null && b !== null) return a === b;
+  if (typeof value === 'string' || typeof value === 'number') return String(value) === String(than);
+  return false;
+}
+
+const regexCache = new Map<string, RegExp | null>();
+function regexOf(source: string): RegExp | null {
+  if (!regexCache.has(source)) {
+    let re: RegExp | null = null;
+    try {
+      re = new RegExp(source);
+    } catch {
+      re = null;
+    }
+    if (regexCache.size > 500) regexCache.clear();
+    regexCache.set(source, re);
+  }
+  return regexCache.get(source) ?? null;
+}
+
+/** One scalar value against one condition. */
+function holdsFor(op: PackCondition['op'], value: unknown, than: Than): boolean {
+  if (value === null || value === undefined) return false;
+  switch (op) {
+    case 'eq':
+      return equal(value, than);
+    case 'ne':
+      return !equal(value, than);
+    case 'gt':
+    case 'ge':
+    case 'lt':
+    case 'le': {
+      const a = asNumber(value);
+      const b = asNumber(than);
+      if (a === null || b === null) return false;
+      return op === 'gt' ? a > b : op === 'ge' ? a >= b : op === 'lt' ? a < b : a <= b;
+    }
+    case 'in':
+      return Array.isArray(than) && than.some((t) => equal(value, t));
+    case 'not_in':
+      return Array.isArray(than) && !than.some((t) => equal(value, t));
+    case 'matches': {
+      if (typeof than !== 'string') return false;
+      const re = regexOf(than);
+      const text =
+        typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+          ? String(value)
+          : JSON.stringify(value);
+      return re !== null && re.test(text);
+    }
+    case 'present':
+      return true;
+    case 'absent':
+      return false;
+  }
+}
+
+/** Whether one condition holds for `value`. */
+export function conditionHolds(condition: PackCondition, value: unknown): boolean {
+  const { op, than } = condition;
+  if (value === null || value === undefined) return op === 'absent';
+  if (op === 'present') return true;
+  if (op === 'absent') return false;
+  if (Array.isArray(value)) {
+    const list = value as unknown[];
+    if (op === 'ne' || op === 'not_in') return list.every((v) => holdsFor(op, v, than));
+    return list.some((v) => holdsFor(op, v, than));
+  }
+  return holdsFor(op, value, than);
+}
+
+/** Whether every condition of the rule holds for the check's values. */
+export function ruleHolds(
+  rule: PackFindingRule,
+  values: Readonly<Record<string, unknown>>,
+): boolean {
+  return rule.when.every((c) =>
+    conditionHolds(c, Object.hasOwn(values, c.value) ? values[c.value] : null),
+  );
+}
+
+/** The values a rule looks at, by name: what a finding shows as its evidence. */
+export function valuesOfRule(
+  rule: PackFindingRule,
+  values: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const c of rule.when)
+    out[c.value] = Object.hasOwn(values, c.value) ? (values[c.value] ?? null) : null;
+  return out;
+}

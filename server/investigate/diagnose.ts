@@ -1,0 +1,190 @@
+// Packs + findings + the episode's context → hypotheses, best first. Pure.
+//   - The causes of the packs that matched are judged on the episode's service; a cause is
+//     kept when some pack can prove it or a finding bears on it.
+//   - A cause defined in several packs (the same id) is one cause: the evidence of every
+//     definition counts; its pack is the definition with fixes (then with a proving finding,
+//     then the first), and its fixes are that pack's.
+//   - On each service the episode's service depends on, a cause proven there is `linked`
+//     when the episode's alerts match its downstream globs; other dependency causes are left
+//     out (they do not explain this episode).
+//   - `recurrence_of`: the latest closed episode of the same cause and service in the last 7
+//     days; `linked_episode`: the dependency's open episode.
+// Whether to abstain is the decision table's job, not this file's.
+import type { Pack, PackCause } from '../packs/index.js';
+import { confidenceOf, confidenceRank, isLinked } from './confidence.js';
+import { fillText, lookupIn } from './templates.js';
+import type { Confidence, Finding, Hypothesis } from './types.js';
+
+export interface ClosedEpisode {
+  readonly episode_id: string;
+  readonly service: string;
+  readonly cause: string;
+  readonly closed_at: string;
+}
+
+export interface OpenEpisode {
+  readonly episode_id: string;
+  readonly service: string;
+}
+
+export interface DiagnoseContext {
+  readonly service: string;
+  /** the episode's alert names */
+  readonly alerts: readonly string[];
+  /** the services it depends on (one and two links away) */
+  readonly dependencies: readonly string[];
+  /** ids of the packs that matched the episode's signal */
+  readonly matched: readonly string[];
+  /** closed episodes, for recurrence */
+  readonly recent?: readonly ClosedEpisode[];
+  /** open episodes, for `linked_episode` */
+  readonly open?: readonly OpenEpisode[];
+  /** ISO-8601 now; recurrence looks 7 days back from it (without it, any age counts) */
+  readonly now?: string;
+  /** per service: variables and values read, for filling cause titles */
+  readonly variables?: (service: string) => Readonly<Record<string, unknown>>;
+}
+
+export const RECURRENCE_DAYS = 7;
+const DAY_MS = 86_400_000;
+
+interface Definition {
+  readonly pack: string;
+  readonly cause: PackCause;
+}
+
+interface Judged {
+  readonly hypothesis: Hypothesis;
+  readonly own: boolean;
+  readonly order: number;
+}
+
+/** Every definition of each cause id, in pack order. */
+export function causeDefinitions(packs: readonly Pack[]): Map<string, Definition[]> {
+  const out = new Map<string, Definition[]>();
+  for (const pack of packs) {
+    for (const cause of pack.causes) {
+      const list = out.get(cause.id) ?? [];
+      list.push({ pack: pack.id, cause });
+      out.set(cause.id, list);
+    }
+  }
+  return out;
+}
+
+function judge(
+  id: string,
+  defs: readonly Definition[],
+  service: string,
+  present: ReadonlySet<string>,
+  ctx: DiagnoseContext,
+): { hypothesis: Omit<Hypothesis, 'confidence'>; confidence: Exclude<Confidence, 'linked'> } {
+  const pick = (list: 'proves' | 'supports' | 'refutes'): string[] => [
+    ...new Set(defs.flatMap((d) => d.cause[list].filter((f) => present.has(f)))),
+  ];
+  const proving = pick('proves');
+  const supporting = pick('supports');
+  const refuting = pick('refutes');
+  const score = (d: Definition): number =>
+    (d.cause.fixes.length > 0 ? 2 : 0) + (d.cause.proves.some((f) => present.has(f)) ? 1 : 0);
+  const chosen = defs.reduce((best, d) => (score(d) > score(best) ? d : best));
+  const vars = ctx.variables?.(service) ?? {};
+  const title = fillText(chosen.cause.title, lookupIn({ service }, vars)).value;
+  return {
+    hypothesis: {
+      cause: id,
+      title,
+      service,
+      pack: chosen.pack,
+      proving,
+      supporting,
+      refuting,
+      fixes: [...chosen.cause.fixes],
+    },
+    confidence: confidenceOf({
+      proving: proving.length,
+      supporting: supporting.length,
+      refuting: refuting.length,
+    }),
+  };
+}
+
+function recurrenceOf(cause: string, service: string, ctx: DiagnoseContext): string | null {
+  const since = ctx.now === undefined ? null : Date.parse(ctx.now) - RECURRENCE_DAYS * DAY_MS;
+  const hits = (ctx.recent ?? [])
+    .filter((e) => e.cause === cause && e.service === service)
+    .filter((e) => since === null || Date.parse(e.closed_at) >= since)
+    .sort((a, b) => b.closed_at.localeCompare(a.closed_at));
+  return hits[0]?.episode_id ?? null;
+}
+
+/** Hypotheses for the episode, best first. */
+export function diagnose(
+  packs: readonly Pack[],
+  findings: readonly Finding[],
+  ctx: DiagnoseContext,
+): Hypothesis[] {
+  const defs = causeDefinitions(packs);
+  const presentOn = (service: string): Set<string> =>
+    new Set(findings.filter((f) => f.readable && f.service === service).map((f) => f.id));
+  const judged: Judged[] = [];
+  let order = 0;
+
+  // The episode's own service: the causes of the matching packs.
+  const own = presentOn(ctx.service);
+  const ownIds: string[] = [];
+  for (const pack of packs) {
+    if (!ctx.matched.includes(pack.id)) continue;
+    for (const c of pack.causes) if (!ownIds.includes(c.id)) ownIds.push(c.id);
+  }
+  for (const id of ownIds) {
+    const all = defs.get(id) ?? [];
+    const { hypothesis, confidence } = judge(id, all, ctx.service, own, ctx);
+    const provable = all.some((d) => d.cause.proves.length > 0);
+    const touched =
+      hypothesis.proving.length + hypothesis.supporting.length + hypothesis.refuting.length > 0;
+    if (!provable && !touched) continue;
+    judged.push({
+      hypothesis: {
+        ...hypothesis,
+        confidence,
+        recurrence_of: confidence === 'proven' ? recurrenceOf(id, ctx.service, ctx) : null,
+      },
+      own: true,
+      order: order++,
+    });
+  }
+
+  // The services it depends on: causes proven there that produce this episode's alerts.
+  for (const dep of ctx.dependencies) {
+    if (dep === ctx.service) continue;
+    const present = presentOn(dep);
+    for (const [id, all] of defs) {
+      const downstream = [...new Set(all.flatMap((d) => d.cause.downstream?.alerts ?? []))];
+      if (downstream.length === 0) continue;
+      const { hypothesis, confidence } = judge(id, all, dep, present, ctx);
+      if (!isLinked(confidence, ctx.alerts, downstream)) continue;
+      judged.push({
+        hypothesis: {
+          ...hypothesis,
+          confidence: 'linked',
+          linked_episode: ctx.open?.find((e) => e.service === dep)?.episode_id ?? null,
+          recurrence_of: recurrenceOf(id, dep, ctx),
+        },
+        own: false,
+        order: order++,
+      });
+    }
+  }
+
+  return judged
+    .sort(
+      (a, b) =>
+        confidenceRank(a.hypothesis.confidence) - confidenceRank(b.hypothesis.confidence) ||
+        b.hypothesis.proving.length - a.hypothesis.proving.length ||
+        b.hypothesis.supporting.length - a.hypothesis.supporting.length ||
+        Number(b.own) - Number(a.own) ||
+        a.order - b.order,
+    )
+    .map((j) => j.hypothesis);
+}

@@ -1,0 +1,14 @@
+// Investigation: the engine that runs the check packs, the decision table, and the
+// orchestrator that takes every episode through them (docs/investigation.md).
+export {
+  createEngine,
+  variablesFor,
+  type Engine,
+  type Investigation,
+  type PreparedFix,
+} from './engine.js';
+export { decide, afterAction, withoutAction, DECISION_TABLE } from './decide.js';
+export { createInvestigation, type Investigation as InvestigationRuntime } from './wire.js';
+export { createInvestigationsStore, type InvestigationsStore } from './investigations.store.js';
+export { accuracyCheck, ACCURACY_FLOOR } from './doctor-checks.js';
+export type * from './types.js';

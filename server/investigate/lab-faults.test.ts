@@ -1,0 +1,203 @@
+// The real packs (build/packs/src, unsigned) against RECORDED connector answers for each lab
+// fault (fixtures/: lab.json is the healthy lab, each <fault>.json the answers that differ
+// and the ground truth). Each episode must prove exactly the ground-truth cause (or link it
+// to the dependency it lives on), and no other cause may be proven or linked.
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { createFakeClock } from '../shared/clock.js';
+import { createEngine } from './engine.js';
+import { loadSourcePacks } from './fixtures/source-packs.js';
+import type { ConnectorLike, EstateLike } from './plan.js';
+
+const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
+
+interface Lab {
+  readonly now: string;
+  readonly estate: EstateLike;
+  readonly connectors: ConnectorLike[];
+  readonly answers: Record<string, unknown>;
+}
+
+interface Episode {
+  readonly service: string;
+  readonly alerts: string[];
+  readonly proven: [string, string][];
+  readonly linked: [string, string][];
+  readonly fix?: { id: string; op: string; args: Record<string, unknown> };
+}
+
+interface Fault {
+  readonly fault: string;
+  readonly answers: Record<string, unknown>;
+  readonly episodes: Episode[];
+}
+
+const readJson = <T>(name: string): T =>
+  JSON.parse(readFileSync(`${FIXTURES}${name}`, 'utf8')) as T;
+
+/**
+ * The key a recorded answer is filed under: `<connector> <op>`, and for a PromQL query the
+ * metric names it selects and the service it selects them for (`prometheus up@app`).
+ */
+function answerKey(connector: string, op: string, args: Readonly<Record<string, unknown>>) {
+  if (op !== 'query') return `${connector} ${op}`;
+  const query = String(args['query']);
+  const metrics = [
+    ...new Set([...query.matchAll(/([A-Za-z_:][A-Za-z0-9_:]*)\{/g)].map((m) => m[1])),
+  ];
+  const service = /service=~?"([^"]*)"/.exec(query)?.[1] ?? '';
+  return `${connector} ${metrics.join('+')}@${service}`;
+}
+
+function recorded(answers: Record<string, unknown>) {
+  const asked: string[] = [];
+  const call = (connector: string, op: string, args: Readonly<Record<string, unknown>>) => {
+    const key = answerKey(connector, op, args);
+    asked.push(key);
+    if (!Object.hasOwn(answers, key))
+      return Promise.reject(new Error(`no recorded answer for ${key}`));
+    const answer = answers[key] as { $error?: string } | null;
+    if (answer !== null && typeof answer === 'object' && typeof answer.$error === 'string')
+      return Promise.reject(new Error(answer.$error));
+    return Promise.resolve(structuredClone(answer));
+  };
+  return { call, asked };
+}
+
+const lab = readJson<Lab>('lab.json');
+const faults = readdirSync(FIXTURES)
+  .filter((f) => f.endsWith('.json') && f !== 'lab.json')
+  .sort()
+  .map((f) => readJson<Fault>(f));
+const packs = loadSourcePacks();
+
+function engineFor(answers: Record<string, unknown>) {
+  const rec = recorded({ ...lab.answers, ...answers });
+  const engine = createEngine({
+    packs: () => packs,
+    estate: () => lab.estate,
+    connectors: () => lab.connectors,
+    call: rec.call,
+    clock: createFakeClock(lab.now),
+  });
+  return { engine, asked: rec.asked };
+}
+
+const pairs = (list: readonly { cause: string; service: string }[]) =>
+  list.map((h) => `${h.cause}(${h.service})`).sort();
+
+describe('the real packs against recorded answers from each lab fault', () => {
+  it('covers every lab fault, the red herring and the no-fault case', () => {
+    expect(faults.map((f) => f.fault)).toEqual([
+      'app-down',
+      'bad-deploy',
+      'cert-expiry',
+      'cpu-hog',
+      'db-down',
+      'disk-full',
+      'memory-pressure',
+      'no-fault',
+      'pool-exhausted',
+      'red-herring',
+      'service-down',
+      'slow-upstream',
+    ]);
+  });
+
+  for (const fault of faults) {
+    for (const ep of fault.episodes) {
+      it(`${fault.fault}: ${ep.service} [${ep.alerts.join(', ')}]`, async () => {
+        const { engine } = engineFor(fault.answers);
+        const result = await engine.investigate({
+          episode_id: `ep-${fault.fault}`,
+          service: ep.service,
+          alerts: ep.alerts,
+          labels: { alertname: ep.alerts[0] ?? '', service: ep.service },
+        });
+        // Every answer the packs ask for is recorded: nothing unreadable but what the fault breaks.
+        const unexpected = result.findings.filter(
+          (f) =>
+            !f.readable &&
+            !f.says.startsWith('not run: no value for {dependencies}') &&
+            !f.says.includes('connection refused'),
+        );
+        expect(unexpected.map((f) => `${f.id}@${f.service}: ${f.says}`)).toEqual([]);
+
+        const proven = result.hypotheses.filter((h) => h.confidence === 'proven');
+        const linked = result.hypotheses.filter((h) => h.confidence === 'linked');
+        expect(pairs(proven)).toEqual(ep.proven.map(([c, s]) => `${c}(${s})`).sort());
+        expect(pairs(linked)).toEqual(ep.linked.map(([c, s]) => `${c}(${s})`).sort());
+        // The leading hypothesis is the ground truth.
+        const truth = [...ep.proven, ...ep.linked][0];
+        if (truth !== undefined) {
+          expect(result.hypotheses[0]).toMatchObject({ cause: truth[0], service: truth[1] });
+        }
+        for (const h of [...proven, ...linked]) {
+          expect(h.proving.length).toBeGreaterThan(0);
+          for (const id of h.proving) {
+            const f = result.findings.find((x) => x.id === id && x.service === h.service);
+            expect(f?.readable).toBe(true);
+            expect(f?.excerpt.length).toBeLessThanOrEqual(1000);
+          }
+        }
+        if (ep.fix !== undefined) {
+          const lead = result.hypotheses[0];
+          if (lead === undefined) throw new Error('no hypothesis');
+          const [fix] = result.fixes.forHypothesis(lead);
+          expect(fix).toMatchObject({
+            fix: { id: ep.fix.id },
+            runnable: true,
+            action: { op: ep.fix.op, args: ep.fix.args },
+          });
+          expect(fix?.connector).toMatch(/^ssh-/);
+        }
+      });
+    }
+  }
+
+  it('restarts the unit through the host that runs it, with the gate dry run', async () => {
+    const { engine } = engineFor(faults.find((f) => f.fault === 'app-down')?.answers ?? {});
+    const r = await engine.investigate({
+      episode_id: 'ep-1',
+      service: 'app',
+      alerts: ['LabAppDown'],
+      labels: {},
+    });
+    const lead = r.hypotheses[0];
+    if (lead === undefined) throw new Error('no hypothesis');
+    expect(r.fixes.forHypothesis(lead)).toEqual([
+      expect.objectContaining({
+        pack: 'host',
+        service: 'app',
+        connector: 'ssh-app',
+        action: { op: 'restart', args: { unit: 'app' } },
+        dry_run: { op: 'dry_run', args: { action: 'restart', arg: 'app' } },
+        take_back: null,
+        runnable: true,
+        why: null,
+      }),
+    ]);
+    expect(r.fixes.get('host', 'restart_unit')?.risk).toBe('low');
+  });
+
+  it('shows the red herring deploy as evidence and refutes it', async () => {
+    const herring = faults.find((f) => f.fault === 'red-herring');
+    const { engine } = engineFor(herring?.answers ?? {});
+    const r = await engine.investigate({
+      episode_id: 'ep-2',
+      service: 'app',
+      alerts: ['LabAppErrors'],
+      labels: {},
+    });
+    const bad = r.hypotheses.find((h) => h.cause === 'bad_deploy' && h.service === 'app');
+    expect(bad).toMatchObject({
+      confidence: 'disputed',
+      proving: ['change.recent.recent_commit'],
+      refuting: ['change.health.healthy'],
+    });
+    expect(r.findings.find((f) => f.id === 'change.recent.recent_commit')?.says).toContain(
+      'shop: raise the pool size to 6',
+    );
+  });
+});

@@ -1,0 +1,404 @@
+// The orchestrator over a real SQLite ledger with small fakes for the engine, decision
+// table, approvals and actions: every step lands in the ledger, the concurrency bound holds,
+// an approval wait survives as ledger state, and a crash mid-action is ended explicitly.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ApprovalRequest, OpenApproval } from '../approvals/types.js';
+import { createEpisodesStore } from '../episodes/index.js';
+import { createIntakeStore } from '../intake/index.js';
+import { systemClock } from '../shared/clock.js';
+import { openLedgerBench, type LedgerBench } from '../shared/testing/ledger-bench.js';
+import type { PackFix } from '../packs/pack.types.js';
+import { closeFields, type ActionResult } from './closing.js';
+import type { FixPlan } from './fix-plan.js';
+import { createInvestigationsStore, type InvestigationsStore } from './investigations.store.js';
+import { createOrchestrator, type Diagnosis, type OrchestratorDeps } from './orchestrator.js';
+import type { AutonomyLevel, DecideInput, DecideOutput, Hypothesis } from './types.js';
+
+const log = pino({ level: 'silent' });
+const FIX: PackFix = {
+  id: 'restart_unit',
+  title: 'Restart the unit',
+  risk: 'low',
+  connector: 'ssh',
+  kind: 'fix',
+  dry_run: { op: 'dry_run', args: { action: 'restart', arg: 'nginx' } },
+  action: { op: 'restart', args: { unit: 'nginx' } },
+  verify: { expect: [], expect_absent: [], within_s: 1, alert_ends_within_s: 0 },
+  take_back: null,
+};
+const PROVEN: Hypothesis = {
+  cause: 'service_down',
+  title: 'nginx is down',
+  service: 'nginx',
+  confidence: 'proven',
+  pack: 'host',
+  proving: ['host.services.unit_down'],
+  supporting: [],
+  refuting: [],
+  fixes: ['restart_unit'],
+};
+const DIAGNOSIS: Diagnosis = {
+  packs: ['host'],
+  findings: [
+    {
+      id: 'host.services.unit_down',
+      check: 'host.services',
+      connector: 'ssh-web',
+      call: 'services {}',
+      service: 'nginx',
+      says: 'unit nginx is stopped',
+      values: { state: 'stopped' },
+      excerpt: '{"units":[]}',
+      at: '2026-11-22T10:00:00.000Z',
+      readable: true,
+    },
+  ],
+  hypotheses: [PROVEN],
+};
+
+let dir: string;
+let bench: LedgerBench;
+let store: InvestigationsStore;
+let seq = 0;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'orchestrator-'));
+  bench = openLedgerBench(join(dir, 'db.sqlite'), systemClock);
+  store = createInvestigationsStore(bench.db);
+  bench.projections.register(createIntakeStore(bench.db).projection);
+  bench.projections.register(createEpisodesStore(bench.db).projection);
+  bench.projections.register(store.projection);
+});
+afterEach(() => {
+  bench.db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function openEpisode(service: string): string {
+  seq += 1;
+  const id = `ep-20261122T100000Z-${seq.toString(16).padStart(6, '0')}`;
+  bench.writer.transactNow(() => {
+    bench.ledger.append({
+      type: 'signal.fired',
+      actor: 'system',
+      data: {
+        source: 'test',
+        fingerprint: id,
+        name: 'LabNginxDown',
+        severity: 'critical',
+        service,
+        resource: null,
+        started_at: '2026-11-22T10:00:00.000Z',
+        summary: 'down',
+        labels: { alertname: 'LabNginxDown', service },
+        link: null,
+      },
+    });
+    bench.ledger.append({
+      type: 'episode.opened',
+      actor: 'system',
+      data: {
+        episode_id: id,
+        service,
+        source: 'test',
+        fingerprint: id,
+        name: 'LabNginxDown',
+        autonomy: 'shadow',
+      },
+      trace_id: id,
+    });
+  });
+  return id;
+}
+
+const planOf = (episodeId: string): FixPlan => ({
+  episode_id: episodeId,
+  service: 'nginx',
+  pack: 'host',
+  fix: FIX,
+  connector: 'ssh-web',
+  vars: { service: 'nginx' },
+  subject: { episode_id: episodeId, pack: 'host', fix: FIX.id, connector: 'ssh-web' },
+  hypotheses: [PROVEN],
+});
+
+interface Harness {
+  readonly deps: OrchestratorDeps;
+  readonly opened: OpenApproval[];
+  readonly executed: string[];
+  active: number;
+  maxActive: number;
+}
+
+function harness(over: {
+  level?: AutonomyLevel;
+  decide?: (i: DecideInput) => DecideOutput;
+  result?: ActionResult;
+  maxConcurrent?: number;
+}): Harness {
+  const h: Harness = { opened: [], executed: [], active: 0, maxActive: 0, deps: null as never };
+  const episodes = createEpisodesStore(bench.db);
+  (h as { deps: OrchestratorDeps }).deps = {
+    store,
+    ledger: bench.ledger,
+    writer: bench.writer,
+    clock: systemClock,
+    log,
+    maxConcurrent: over.maxConcurrent ?? 2,
+    episode: (id) => {
+      const row = episodes.get(id);
+      return row === null
+        ? null
+        : {
+            episode_id: id,
+            service: row.service,
+            status: row.status,
+            t_open: row.t_open,
+            suppressed: row.suppressed !== '[]',
+          };
+    },
+    diagnose: async () => {
+      h.active += 1;
+      h.maxActive = Math.max(h.maxActive, h.active);
+      await new Promise((r) => setTimeout(r, 20));
+      h.active -= 1;
+      return DIAGNOSIS;
+    },
+    changes: () => [],
+    autonomy: { levelOf: () => over.level ?? 'L1', fixMode: () => 'advise', halted: () => false },
+    planFix: (episodeId, _service, d) =>
+      d.hypotheses.length === 0
+        ? null
+        : {
+            choice: {
+              pack: 'host',
+              id: FIX.id,
+              title: FIX.title,
+              risk: 'low',
+              kind: 'fix',
+              allowed: true,
+              safe: false,
+              runnable: true,
+            },
+            plan: planOf(episodeId),
+          },
+    changeWindow: () => null,
+    approvalRoute: () => true,
+    decide: over.decide ?? (() => ({ decision: 'act', why: 'proven, L1 asks', next: 'ask' })),
+    approvals: {
+      open: (input) => {
+        h.opened.push(input);
+        return Promise.resolve(request(input, 'pending', `ap-${String(h.opened.length)}`));
+      },
+    },
+    actions: {
+      dryRun: () => Promise.resolve({ ok: true, detail: 'would restart nginx: allowed' }),
+      shadow: () => Promise.resolve(),
+      execute: (plan) => {
+        h.executed.push(plan.fix.id);
+        return Promise.resolve(over.result ?? 'verified');
+      },
+    },
+    planOf: (r) => planOf(r.episode_id ?? ''),
+  };
+  return h;
+}
+
+function request(
+  input: OpenApproval,
+  status: ApprovalRequest['status'],
+  id: string,
+): ApprovalRequest {
+  return {
+    ...input,
+    request_id: id,
+    status,
+    subject_sha256: '0'.repeat(64),
+    requested_at: '2026-11-22T10:00:01.000Z',
+    expires_at: '2026-11-23T10:00:01.000Z',
+    decisions: [],
+    channels: [],
+    closed_at: null,
+    reason: null,
+  };
+}
+
+const types = (id: string): string[] =>
+  bench.db
+    .prepare<[string], { type: string }>('SELECT type FROM ledger WHERE trace_id = ? ORDER BY seq')
+    .all(id)
+    .map((r) => r.type);
+
+describe('the orchestrator', () => {
+  it('writes every step of an investigation to the ledger and waits for approval at L1', async () => {
+    const h = harness({});
+    const o = createOrchestrator(h.deps);
+    const id = openEpisode('nginx');
+    o.nudge();
+    await o.drained();
+    expect(types(id)).toEqual([
+      'episode.opened',
+      'investigation.started',
+      'investigation.step',
+      'investigation.step',
+      'check.ran',
+      'investigation.hypotheses',
+      'decision.made',
+      'investigation.waiting',
+    ]);
+    expect(h.opened).toHaveLength(1);
+    expect(h.opened[0]?.quorum).toBe(1);
+    const row = store.get(id);
+    expect(row?.status).toBe('waiting');
+    expect(row?.t_handover).not.toBeNull();
+    expect(JSON.parse(row?.findings ?? '[]')).toHaveLength(1);
+
+    // Approved: the action runs and the investigation ends verified.
+    o.decided(request(h.opened[0] as OpenApproval, 'approved', 'ap-1'));
+    await o.drained();
+    expect(h.executed).toEqual(['restart_unit']);
+    const done = store.get(id);
+    expect(done?.status).toBe('done');
+    const fields = closeFields(done, '2026-11-22T10:00:00.000Z');
+    expect(fields).toMatchObject({
+      decision: 'act',
+      outcome: 'mitigated',
+      result: 'resolved',
+      action: 'verified',
+      confidence: 'proven',
+      kind: 'failure',
+      fix: 'restart_unit',
+    });
+    o.stop();
+  });
+
+  it('ends a denied request as denied, and runs nothing', async () => {
+    const h = harness({});
+    const o = createOrchestrator(h.deps);
+    const id = openEpisode('nginx');
+    o.nudge();
+    await o.drained();
+    o.decided({ ...request(h.opened[0] as OpenApproval, 'denied', 'ap-1'), reason: 'not now' });
+    await o.drained();
+    expect(h.executed).toEqual([]);
+    expect(closeFields(store.get(id), '2026-11-22T10:00:00.000Z')).toMatchObject({
+      decision: 'denied',
+      outcome: 'rejected',
+      result: 'handed_over',
+    });
+    o.stop();
+  });
+
+  it('investigates at most maxConcurrent episodes at once', async () => {
+    const h = harness({
+      maxConcurrent: 1,
+      decide: () => ({ decision: 'abstain', why: 'x', next: 'none' }),
+    });
+    const o = createOrchestrator(h.deps);
+    const ids = [openEpisode('a'), openEpisode('b'), openEpisode('c')];
+    o.nudge();
+    await o.drained();
+    expect(h.maxActive).toBe(1);
+    for (const id of ids) expect(store.get(id)?.status).toBe('done');
+    o.stop();
+  });
+
+  it('skips an episode of a service whose autonomy is off', async () => {
+    const h = harness({ level: 'off' });
+    const o = createOrchestrator(h.deps);
+    const id = openEpisode('nginx');
+    o.nudge();
+    await o.drained();
+    expect(store.get(id)?.status).toBe('skipped');
+    expect(types(id)).not.toContain('check.ran');
+    o.stop();
+  });
+
+  it('ends an action a crash interrupted as handed over, and never runs it twice', async () => {
+    const id = openEpisode('nginx');
+    bench.writer.transactNow(() => {
+      for (const [type, data] of [
+        ['investigation.started', { service: 'nginx' }],
+        ['decision.made', { decision: 'act', why: 'L2 safe', next: 'act' }],
+        ['action.started', { fix: 'restart_unit', connector: 'ssh-web', call: 'restart' }],
+      ] as const)
+        bench.ledger.append({
+          type,
+          actor: 'system',
+          data: { episode_id: id, ...data },
+          trace_id: id,
+        });
+    });
+    const h = harness({});
+    const o = createOrchestrator(h.deps);
+    await o.start();
+    await o.drained();
+    expect(h.executed).toEqual([]);
+    expect(types(id)).toContain('investigation.recovered');
+    expect(closeFields(store.get(id), '2026-11-22T10:00:00.000Z')).toMatchObject({
+      decision: 'ask_human',
+      action: 'not_verified',
+    });
+    o.stop();
+  });
+
+  it('runs an investigation interrupted before acting again', async () => {
+    const id = openEpisode('nginx');
+    bench.writer.transactNow(() => {
+      bench.ledger.append({
+        type: 'investigation.started',
+        actor: 'system',
+        data: { episode_id: id, service: 'nginx' },
+        trace_id: id,
+      });
+    });
+    const h = harness({
+      decide: () => ({ decision: 'shadow', why: 'shadow records', next: 'record' }),
+    });
+    const o = createOrchestrator(h.deps);
+    await o.start();
+    await o.drained();
+    expect(types(id)).toContain('investigation.recovered');
+    expect(closeFields(store.get(id), '2026-11-22T10:00:00.000Z')).toMatchObject({
+      decision: 'shadow',
+      outcome: 'shadow',
+      result: 'shadow',
+    });
+    o.stop();
+  });
+
+  it('investigates again when a signal joins after a round ended', async () => {
+    const h = harness({
+      decide: () => ({ decision: 'abstain', why: 'nothing decisive', next: 'none' }),
+    });
+    const o = createOrchestrator(h.deps);
+    const id = openEpisode('nginx');
+    o.nudge();
+    await o.drained();
+    expect(store.get(id)?.status).toBe('done');
+    bench.writer.transactNow(() => {
+      bench.ledger.append({
+        type: 'episode.joined',
+        actor: 'system',
+        data: {
+          episode_id: id,
+          service: 'nginx',
+          source: 'test',
+          fingerprint: 'other',
+          name: 'LabSiteDown',
+        },
+        trace_id: id,
+      });
+    });
+    expect(store.get(id)?.status).toBe('again');
+    o.nudge();
+    await o.drained();
+    expect(types(id).filter((t) => t === 'decision.made')).toHaveLength(2);
+    expect(store.get(id)?.status).toBe('done');
+    o.stop();
+  });
+});

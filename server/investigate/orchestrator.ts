@@ -1,0 +1,408 @@
+// The orchestrator: every open episode is investigated once, at most `maxConcurrent` at a
+// time (the rest wait in order), through the steps of the design (intake, what changed,
+// checks, hypotheses, decide, act). Each step is a ledger event with the episode's id as
+// trace, so the live view is a ledger query. An action that needs approval waits for the
+// approvals domain to call `decided`; nothing is held in memory that a restart would lose:
+// `recover` at start resumes or ends, explicitly, what a crash interrupted.
+import type { Logger } from 'pino';
+import type { Writer } from '../db/writer.js';
+import type { LedgerService } from '../ledger/index.js';
+import type { ApprovalRequest, OpenApproval } from '../approvals/types.js';
+import type { Clock } from '../shared/clock.js';
+import type {
+  AutonomyLevel,
+  DecideInput,
+  DecideOutput,
+  Decision,
+  Finding,
+  FixChoice,
+  FixMode,
+  Hypothesis,
+} from './types.js';
+import {
+  CHECK_RAN,
+  DECISION_MADE,
+  INVESTIGATION_FINISHED,
+  INVESTIGATION_HYPOTHESES,
+  INVESTIGATION_RECOVERED,
+  INVESTIGATION_SKIPPED,
+  INVESTIGATION_STARTED,
+  INVESTIGATION_STEP,
+  INVESTIGATION_WAITING,
+  type InvestigationsStore,
+} from './investigations.store.js';
+import { closingOf, handsOver, type Closing, type ActionResult } from './closing.js';
+import type { FixPlan } from './fix-plan.js';
+
+const CHANGES_WINDOW_MS = 60 * 60 * 1000;
+const SCAN_MS = 1000;
+export interface EpisodeInfo {
+  readonly episode_id: string;
+  readonly service: string;
+  readonly status: 'open' | 'quiet' | 'closed';
+  readonly t_open: string;
+  readonly suppressed: boolean;
+}
+
+export interface Diagnosis {
+  readonly packs: readonly string[];
+  readonly findings: readonly Finding[];
+  readonly hypotheses: readonly Hypothesis[];
+}
+
+export interface OrchestratorDeps {
+  readonly store: InvestigationsStore;
+  readonly ledger: LedgerService;
+  readonly writer: Writer;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly maxConcurrent: number;
+  /** whether new investigations start now (SVC_ORCHESTRATE, and the service is operating) */
+  readonly active?: () => boolean;
+  readonly episode: (id: string) => EpisodeInfo | null;
+  /** which packs match, then the checks and hypotheses (the engine) */
+  readonly diagnose: (ctx: {
+    episode_id: string;
+    service: string;
+    alerts: string[];
+    labels: Record<string, string>;
+  }) => Promise<Diagnosis>;
+  /** what changed since: snapshot diffs, deploys, human.deploy events */
+  readonly changes: (sinceIso: string, service: string) => unknown[];
+  readonly autonomy: {
+    levelOf(service: string): AutonomyLevel;
+    fixMode(): FixMode;
+    halted(): boolean;
+  };
+  /** the first runnable fix of the leading proven hypothesis, with the policy's say */
+  readonly planFix: (
+    episodeId: string,
+    service: string,
+    diagnosis: Diagnosis,
+  ) => { choice: FixChoice; plan: FixPlan | null } | null;
+  readonly changeWindow: (service: string) => { name: string; until: string } | null;
+  readonly approvalRoute: () => boolean;
+  readonly decide: (input: DecideInput) => DecideOutput;
+  readonly approvals: { open(input: OpenApproval): Promise<ApprovalRequest> };
+  readonly actions: {
+    dryRun(plan: FixPlan): Promise<{ ok: boolean; detail: string }>;
+    shadow(plan: FixPlan, would: 'act' | 'ask'): Promise<void>;
+    execute(plan: FixPlan): Promise<ActionResult>;
+  };
+  /** the plan an approved request runs: rebuilt from the request's subject */
+  readonly planOf: (request: ApprovalRequest) => FixPlan | null;
+}
+
+export function createOrchestrator(deps: OrchestratorDeps) {
+  const { store, ledger, writer, clock, log } = deps;
+  const inFlight = new Set<string>();
+  const queue: (() => Promise<void>)[] = [];
+  let running = 0;
+  let timer: NodeJS.Timeout | null = null;
+  let stopped = false;
+  const idle = new Set<() => void>();
+
+  function pump(): void {
+    while (!stopped && running < deps.maxConcurrent && queue.length > 0) {
+      const job = queue.shift();
+      if (job === undefined) break;
+      running += 1;
+      void job()
+        .catch((err: unknown) => {
+          log.error({ err }, 'investigation step failed');
+        })
+        .finally(() => {
+          running -= 1;
+          pump();
+          if (running === 0 && queue.length === 0) for (const f of idle) f();
+        });
+    }
+  }
+
+  function enqueue(id: string, job: () => Promise<void>): void {
+    if (inFlight.has(id)) return;
+    inFlight.add(id);
+    queue.push(async () => {
+      try {
+        await job();
+      } finally {
+        inFlight.delete(id);
+      }
+    });
+    pump();
+  }
+
+  const append = (type: string, id: string, data: Record<string, unknown>, reason?: string) =>
+    writer.transact(() =>
+      ledger.append({
+        type,
+        actor: 'system',
+        data: { episode_id: id, ...data },
+        ...(reason !== undefined && { reason }),
+        trace_id: id,
+      }),
+    );
+
+  /** The alerts that still fire (all of them when none does), and their labels merged. */
+  function alertsOf(id: string): { alerts: string[]; labels: Record<string, string> } {
+    const all = store.signalsOf(id);
+    const firing = all.filter((s) => s.firing);
+    const signals = firing.length > 0 ? firing : all;
+    return {
+      alerts: [...new Set(signals.map((s) => s.name))],
+      labels: Object.assign({}, ...signals.map((s) => s.labels)) as Record<string, string>,
+    };
+  }
+
+  async function finish(id: string, closing: Closing, why: string): Promise<void> {
+    await append(INVESTIGATION_FINISHED, id, { ...closing }, why);
+  }
+
+  /** The hypotheses recorded for an episode, for a close that happens after a wait. */
+  const recorded = (id: string): { hypotheses: Hypothesis[] } => ({
+    hypotheses: JSON.parse(store.get(id)?.hypotheses ?? '[]') as Hypothesis[],
+  });
+
+  async function act(id: string, plan: FixPlan, decision: Decision): Promise<void> {
+    const result = await deps.actions.execute(plan);
+    await finish(
+      id,
+      closingOf(decision, result, plan, recorded(id)),
+      `the fix ${plan.fix.id}: ${result}`,
+    );
+  }
+
+  async function investigate(id: string): Promise<void> {
+    const ep = deps.episode(id);
+    const prior = store.get(id);
+    if (ep === null || ep.status === 'closed' || (prior !== null && prior.status !== 'again'))
+      return;
+    const level = deps.autonomy.levelOf(ep.service);
+    if (level === 'off' || ep.suppressed) {
+      const why = level === 'off' ? 'autonomy is off for this service' : 'the signal is suppressed';
+      await append(INVESTIGATION_SKIPPED, id, { service: ep.service, why }, why);
+      return;
+    }
+    const queueS = Math.max(0, Math.round((clock.now() - Date.parse(ep.t_open)) / 1000));
+    await append(INVESTIGATION_STARTED, id, { service: ep.service, queue_s: queueS });
+    const { alerts, labels } = alertsOf(id);
+
+    const since = new Date(Date.parse(ep.t_open) - CHANGES_WINDOW_MS).toISOString();
+    const changes = deps.changes(since, ep.service);
+    await append(INVESTIGATION_STEP, id, { step: 'changes', changes });
+    await append(INVESTIGATION_STEP, id, { step: 'checks' });
+    const diagnosis = await deps.diagnose({
+      episode_id: id,
+      service: ep.service,
+      alerts,
+      labels,
+    });
+    await writer.transact(() => {
+      for (const finding of diagnosis.findings)
+        ledger.append({
+          type: CHECK_RAN,
+          actor: 'system',
+          data: { episode_id: id, finding },
+          trace_id: id,
+        });
+      ledger.append({
+        type: INVESTIGATION_HYPOTHESES,
+        actor: 'system',
+        data: { episode_id: id, packs: diagnosis.packs, hypotheses: diagnosis.hypotheses },
+        trace_id: id,
+      });
+    });
+    await decideAndAct(id, ep.service, diagnosis, level);
+  }
+
+  async function decideAndAct(
+    id: string,
+    service: string,
+    diagnosis: Diagnosis,
+    level: AutonomyLevel,
+  ): Promise<void> {
+    const fix = deps.planFix(id, service, diagnosis);
+    const now = deps.episode(id);
+    const out = deps.decide({
+      hypotheses: diagnosis.hypotheses,
+      alertEnded: now === null || now.status !== 'open',
+      autonomy: level,
+      fixMode: deps.autonomy.fixMode(),
+      halted: deps.autonomy.halted(),
+      fix: fix?.choice ?? null,
+      changeWindow: deps.changeWindow(service),
+      approvalRoute: deps.approvalRoute(),
+    });
+    const choice = fix?.choice;
+    await append(
+      DECISION_MADE,
+      id,
+      {
+        decision: out.decision,
+        why: out.why,
+        next: out.next,
+        handover: handsOver(out.decision),
+        ...(choice !== undefined && {
+          fix: { pack: choice.pack, id: choice.id, title: choice.title, risk: choice.risk },
+        }),
+      },
+      out.why,
+    );
+    const plan = fix?.plan ?? null;
+    if (out.next === 'none' || plan === null) {
+      await finish(id, closingOf(out.decision, 'none', null, diagnosis), out.why);
+      return;
+    }
+    if (out.next === 'record') {
+      await deps.actions.shadow(plan, level === 'L2' && choice?.safe === true ? 'act' : 'ask');
+      await finish(id, closingOf('shadow', 'none', plan, diagnosis), out.why);
+      return;
+    }
+    const dry = await deps.actions.dryRun(plan);
+    if (!dry.ok) {
+      await finish(id, closingOf(out.decision, 'dry_run_failed', plan, diagnosis), dry.detail);
+      return;
+    }
+    if (out.next === 'act') {
+      await act(id, plan, out.decision);
+      return;
+    }
+    const request = await deps.approvals.open({
+      kind: 'action',
+      title: `${plan.fix.title} on ${service}`,
+      summary: `${diagnosis.hypotheses[0]?.title ?? 'a proven cause'}: ${out.why}`,
+      service,
+      risk: plan.fix.risk,
+      episode_id: id,
+      subject: plan.subject,
+      quorum: plan.fix.kind === 'restore' ? 2 : 1,
+      approver_role: 'responder',
+      requested_by: 'system',
+    });
+    await append(INVESTIGATION_WAITING, id, {
+      request_id: request.request_id,
+      decision: out.decision,
+    });
+  }
+
+  /** An approval request ended: run the approved action, or end the wait. */
+  function decided(request: ApprovalRequest): void {
+    const row = store.byRequest(request.request_id);
+    if (row === null || row.status !== 'waiting') return;
+    const id = row.episode_id;
+    const decision = (JSON.parse(row.decision ?? '{}') as { decision?: Decision }).decision;
+    enqueue(id, async () => {
+      if (request.status === 'approved') {
+        const plan = deps.planOf(request);
+        if (plan === null) {
+          await finish(
+            id,
+            closingOf('ask_human', 'none', null, recorded(id)),
+            'the approved fix is gone',
+          );
+          return;
+        }
+        await act(id, plan, decision ?? 'act');
+        return;
+      }
+      const closing =
+        request.status === 'denied'
+          ? closingOf(decision ?? 'act', 'denied', null, recorded(id))
+          : closingOf('ask_human', 'none', null, recorded(id));
+      await finish(
+        id,
+        closing,
+        `the approval request was ${request.status}${request.reason === null ? '' : `: ${request.reason}`}`,
+      );
+    });
+  }
+
+  /** At start: investigations a crash interrupted are resumed or ended, never left hanging. */
+  async function recover(): Promise<void> {
+    for (const row of store.active()) {
+      if (row.status === 'waiting') continue; // the request is in the ledger; `decided` resumes
+      const started = (JSON.parse(row.actions) as { status: string }[]).some(
+        (a) => a.status === 'running',
+      );
+      if (started) {
+        const what = 'an action was running when the service stopped; a person must check it';
+        await append(INVESTIGATION_RECOVERED, row.episode_id, { what }, what);
+        await finish(
+          row.episode_id,
+          closingOf('ask_human', 'not_verified', null, recorded(row.episode_id)),
+          what,
+        );
+        continue;
+      }
+      const what = 'interrupted before acting: the investigation runs again';
+      await append(INVESTIGATION_RECOVERED, row.episode_id, { what }, what);
+      const ep = deps.episode(row.episode_id);
+      if (ep === null || ep.status === 'closed') {
+        await finish(
+          row.episode_id,
+          closingOf('abstain', 'none', null, recorded(row.episode_id)),
+          'the episode closed',
+        );
+        continue;
+      }
+      enqueue(row.episode_id, async () => {
+        await rerun(row.episode_id, ep.service);
+      });
+    }
+  }
+
+  async function rerun(id: string, service: string): Promise<void> {
+    const diagnosis = await deps.diagnose({ episode_id: id, service, ...alertsOf(id) });
+    await writer.transact(() => {
+      for (const finding of diagnosis.findings)
+        ledger.append({
+          type: CHECK_RAN,
+          actor: 'system',
+          data: { episode_id: id, finding },
+          trace_id: id,
+        });
+      ledger.append({
+        type: INVESTIGATION_HYPOTHESES,
+        actor: 'system',
+        data: { episode_id: id, packs: diagnosis.packs, hypotheses: diagnosis.hypotheses },
+        trace_id: id,
+      });
+    });
+    await decideAndAct(id, service, diagnosis, deps.autonomy.levelOf(service));
+  }
+
+  function scan(): void {
+    if (deps.active?.() === false) return;
+    for (const ep of store.due()) enqueue(ep.episode_id, () => investigate(ep.episode_id));
+  }
+
+  return {
+    async start(): Promise<void> {
+      await recover();
+      scan();
+      timer = setInterval(scan, SCAN_MS);
+      timer.unref();
+    },
+    /** Look for new episodes now (after intake committed one). */
+    nudge: scan,
+    decided,
+    /** Running and queued investigations, for doctor and status. */
+    counts: () => ({ running, queued: queue.length }),
+    /** Resolves when nothing runs or waits in the queue (tests). */
+    async drained(): Promise<void> {
+      if (running === 0 && queue.length === 0) return;
+      await new Promise<void>((resolve) => {
+        const f = (): void => {
+          idle.delete(f);
+          resolve();
+        };
+        idle.add(f);
+      });
+    },
+    stop(): void {
+      stopped = true;
+      if (timer !== null) clearInterval(timer);
+    },
+  };
+}
+export type Orchestrator = ReturnType<typeof createOrchestrator>;

@@ -1,0 +1,213 @@
+// Runs planned checks in parallel through an injected `call` (the connectors runtime, which
+// bounds calls in flight per connector) and turns each answer into values and findings:
+// the check's value paths read the answer, each finding rule whose conditions hold is a
+// finding. A call that fails is the finding `<check>.unreadable` with the error's message
+// (connector errors are written to be safe to show); so is a check no connector reaches and
+// one whose arguments name a value nobody has. A check whose arguments name a value another
+// check reads for the same service (`{host.setup.cache}`) waits for that check. The same call
+// (connector, operation and arguments) asked for several services is made once.
+import type { Finding } from './types.js';
+import type { PlannedCheck } from './plan.js';
+import { ruleHolds, valuesOfRule } from './conditions.js';
+import { evaluateValues } from './paths.js';
+import { fillArgs, fillText, lookupIn } from './templates.js';
+
+/** One connector operation, answered or failed within `timeoutMs`. */
+export type CallFn = (
+  connector: string,
+  op: string,
+  args: Readonly<Record<string, unknown>>,
+  timeoutMs: number,
+) => Promise<unknown>;
+
+export interface RunDeps {
+  readonly call: CallFn;
+  /** ISO-8601 now, for each finding's `at` */
+  readonly now: () => string;
+  /** the episode's variables for a service: service, host, alertname, label.<name>, … */
+  readonly variables: (service: string) => Readonly<Record<string, unknown>>;
+  /** used when a check sets no timeout_s (default 15) */
+  readonly defaultTimeoutS?: number;
+}
+
+export interface CheckResults {
+  /** in plan order */
+  readonly findings: Finding[];
+  /** per service: `<check id>.<value name>` → value (the first readable answer's) */
+  readonly values: Record<string, Record<string, unknown>>;
+}
+
+export const EXCERPT_MAX = 1000;
+const MESSAGE_MAX = 300;
+
+const clip = (text: string, max: number): string =>
+  text.length > max ? `${text.slice(0, max - 1)}…` : text;
+
+/** At most 1,000 characters of the answer as JSON. */
+export function excerptOf(answer: unknown): string {
+  let json: string;
+  try {
+    json = JSON.stringify(answer) ?? 'null';
+  } catch {
+    json = String(answer);
+  }
+  return clip(json, EXCERPT_MAX);
+}
+
+export const callText = (op: string, args: Readonly<Record<string, unknown>>): string =>
+  `${op} ${JSON.stringify(args)}`;
+
+function messageOf(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  return clip(text.replace(/\s+/g, ' ').trim() || 'failed without a message', MESSAGE_MAX);
+}
+
+function unreadable(p: PlannedCheck, call: string, says: string, at: string): Finding {
+  return {
+    id: `${p.check.id}.unreadable`,
+    check: p.check.id,
+    connector: p.connector ?? '',
+    call,
+    service: p.service,
+    says,
+    values: {},
+    excerpt: '',
+    at,
+    readable: false,
+  };
+}
+
+/** The findings of one answer: every rule that holds, its `says` filled in. */
+export function findingsOf(
+  p: PlannedCheck,
+  call: string,
+  answer: unknown,
+  values: Readonly<Record<string, unknown>>,
+  variables: Readonly<Record<string, unknown>>,
+  at: string,
+): Finding[] {
+  const qualified: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(values)) qualified[`${p.check.id}.${k}`] = v;
+  const lookup = lookupIn(qualified, variables);
+  const excerpt = excerptOf(answer);
+  return p.check.findings
+    .filter((rule) => ruleHolds(rule, values))
+    .map((rule) => ({
+      id: `${p.check.id}.${rule.id}`,
+      check: p.check.id,
+      connector: p.connector ?? '',
+      call,
+      service: p.service,
+      says: fillText(rule.says, lookup).value,
+      values: valuesOfRule(rule, values),
+      excerpt,
+      at,
+      readable: true,
+    }));
+}
+
+interface Pending {
+  readonly index: number;
+  readonly p: PlannedCheck;
+}
+
+export async function runChecks(
+  planned: readonly PlannedCheck[],
+  deps: RunDeps,
+): Promise<CheckResults> {
+  const byIndex: Finding[][] = planned.map(() => []);
+  const values: Record<string, Record<string, unknown>> = {};
+  const valuesOf = (service: string): Record<string, unknown> => (values[service] ??= {});
+  const defaultTimeoutS = deps.defaultTimeoutS ?? 15;
+  // The same call for several services (a git log, a host's units) is made once.
+  const shared = new Map<string, Promise<unknown>>();
+  const callOnce = (connector: string, op: string, args: Record<string, unknown>, ms: number) => {
+    const key = `${connector}\u0000${callText(op, args)}`;
+    let p = shared.get(key);
+    if (p === undefined) {
+      p = deps.call(connector, op, args, ms);
+      shared.set(key, p);
+    }
+    return p;
+  };
+
+  let pending: Pending[] = [];
+  planned.forEach((p, index) => {
+    if (p.connector === null || p.problem !== null) {
+      const call = callText(p.check.call.op, p.check.call.args ?? {});
+      byIndex[index] = [unreadable(p, call, p.problem ?? 'no connector', deps.now())];
+    } else pending.push({ index, p });
+  });
+
+  while (pending.length > 0) {
+    const ready: { item: Pending; args: Record<string, unknown> }[] = [];
+    const waiting: Pending[] = [];
+    for (const item of pending) {
+      const { p } = item;
+      const vars = deps.variables(p.service);
+      const filled = fillArgs(p.check.call.args, lookupIn(valuesOf(p.service), vars));
+      if (filled.missing.length === 0) {
+        ready.push({ item, args: filled.value });
+        continue;
+      }
+      // A name another pending check of this service will read: wait for it.
+      const later = filled.missing.some((name) =>
+        pending.some(
+          (o) => o !== item && o.p.service === p.service && name.startsWith(`${o.p.check.id}.`),
+        ),
+      );
+      if (later) waiting.push(item);
+      else {
+        byIndex[item.index] = [
+          unreadable(
+            p,
+            callText(p.check.call.op, p.check.call.args ?? {}),
+            `not run: no value for ${filled.missing.map((m) => `{${m}}`).join(', ')}`,
+            deps.now(),
+          ),
+        ];
+      }
+    }
+    if (ready.length === 0) {
+      for (const item of waiting) {
+        byIndex[item.index] = [
+          unreadable(
+            item.p,
+            callText(item.p.check.call.op, item.p.check.call.args ?? {}),
+            'not run: its arguments wait on values no check could read',
+            deps.now(),
+          ),
+        ];
+      }
+      break;
+    }
+    await Promise.all(
+      ready.map(async ({ item, args }) => {
+        const { p } = item;
+        const call = callText(p.check.call.op, args);
+        const timeoutMs = (p.check.timeout_s ?? defaultTimeoutS) * 1000;
+        let answer: unknown;
+        try {
+          answer = structuredClone(
+            await callOnce(p.connector ?? '', p.check.call.op, args, timeoutMs),
+          );
+        } catch (err) {
+          byIndex[item.index] = [
+            unreadable(p, call, `could not read: ${messageOf(err)}`, deps.now()),
+          ];
+          return;
+        }
+        const vars = deps.variables(p.service);
+        const own = valuesOf(p.service);
+        const read = evaluateValues(answer, p.check.values, lookupIn(own, vars));
+        for (const [name, v] of Object.entries(read)) {
+          const key = `${p.check.id}.${name}`;
+          if (own[key] === undefined || own[key] === null) own[key] = v;
+        }
+        byIndex[item.index] = findingsOf(p, call, answer, read, vars, deps.now());
+      }),
+    );
+    pending = waiting;
+  }
+  return { findings: byIndex.flat(), values };
+}

@@ -1,0 +1,187 @@
+// The investigation assembled from the domains it uses: the engine over the packs, the
+// estate and the connectors; the fix planner and the decision table; the actions executor;
+// and the orchestrator that drives them per episode. The server builds it once (app.ts).
+import type { Logger } from 'pino';
+import type { Writer } from '../db/writer.js';
+import type { LedgerReader, LedgerService } from '../ledger/index.js';
+import { createActions } from '../act/index.js';
+import type { ApprovalRequest, OpenApproval } from '../approvals/types.js';
+import type { EpisodesStore } from '../episodes/index.js';
+import type { Pack } from '../packs/pack.types.js';
+import { changeWindowNow, fixPermission, type Policy } from '../policy/index.js';
+import type { SnapshotChange } from '../snapshots/index.js';
+import type { Clock } from '../shared/clock.js';
+import { withTimeout } from '../shared/timeout.js';
+import { createChangesReader } from './changes.js';
+import { closeFields } from './closing.js';
+import { decide } from './decide.js';
+import { createEngine, variablesFor } from './engine.js';
+import { createFixPlanner } from './fix-plan.js';
+import type { InvestigationsStore } from './investigations.store.js';
+import { createOrchestrator } from './orchestrator.js';
+import type { ConnectorLike, EstateLike } from './plan.js';
+import type { AutonomyLevel, FixMode } from './types.js';
+
+export interface InvestigationDeps {
+  readonly store: InvestigationsStore;
+  readonly episodes: EpisodesStore;
+  readonly ledger: LedgerService;
+  readonly reader: LedgerReader;
+  readonly writer: Writer;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly maxConcurrent: number;
+  /** whether new investigations start now */
+  readonly active: () => boolean;
+  readonly packs: () => readonly Pack[];
+  readonly estate: () => EstateLike;
+  readonly connectors: () => readonly ConnectorLike[];
+  readonly call: (
+    name: string,
+    op: string,
+    args: Readonly<Record<string, unknown>>,
+  ) => Promise<unknown>;
+  readonly snapshots: (sinceIso: string) => readonly SnapshotChange[];
+  readonly policy: () => Policy;
+  readonly autonomy: {
+    levelOf(service: string): AutonomyLevel;
+    fixMode(): FixMode;
+    halted(): boolean;
+  };
+  readonly approvals: {
+    open(input: OpenApproval): Promise<ApprovalRequest>;
+    onDecided(kind: 'action', handler: (r: ApprovalRequest) => void): void;
+  };
+  /** someone can be asked: a person who may approve, or a working escalation channel */
+  readonly approvalRoute: () => boolean;
+}
+
+const RECURRENCE_MS = 7 * 86_400_000;
+
+export function createInvestigation(deps: InvestigationDeps) {
+  const { store, episodes, clock } = deps;
+  const engine = createEngine({
+    packs: deps.packs,
+    estate: deps.estate,
+    connectors: deps.connectors,
+    // A check's own timeout on top of the connector's (the shorter wins).
+    call: (name, op, args, timeoutMs) =>
+      withTimeout(
+        deps.call(name, op, args),
+        timeoutMs / 1000,
+        `${name} ${op}: no answer in ${String(timeoutMs / 1000)} s`,
+      ),
+    clock,
+  });
+  const planner = createFixPlanner({
+    packs: deps.packs,
+    variables: (episodeId, service) => {
+      const alerts = store.signalsOf(episodeId);
+      return variablesFor({
+        service,
+        estate: deps.estate(),
+        alerts: alerts.map((s) => s.name),
+        labels: Object.assign({}, ...alerts.map((s) => s.labels)) as Record<string, string>,
+        episodeId,
+        nowMs: clock.now(),
+      });
+    },
+    permission: (service, fix) => fixPermission(deps.policy(), service, fix),
+  });
+  const actions = createActions({
+    call: deps.call,
+    ledger: deps.ledger,
+    writer: deps.writer,
+    clock,
+    halted: () => deps.autonomy.halted(),
+    policyNow: (service, fix) => {
+      const p = deps.policy();
+      return {
+        changeWindow: changeWindowNow(p, service, clock.nowIso()),
+        permission: fixPermission(p, service, fix),
+      };
+    },
+    recheck: (checkIds, ctx) =>
+      engine.recheck(checkIds, { service: ctx.service, episode_id: ctx.episode_id }),
+    alertEnded: (id) => episodes.get(id)?.status !== 'open',
+  });
+  const changes = createChangesReader({
+    snapshots: deps.snapshots,
+    events: (since) =>
+      deps.reader.list({ type: 'human.deploy,human.action', since, order: 'asc', limit: 200 })
+        .events,
+  });
+  const orchestrator = createOrchestrator({
+    store,
+    ledger: deps.ledger,
+    writer: deps.writer,
+    clock,
+    log: deps.log,
+    maxConcurrent: deps.maxConcurrent,
+    active: deps.active,
+    episode: (id) => {
+      const row = episodes.get(id);
+      return row === null
+        ? null
+        : {
+            episode_id: id,
+            service: row.service,
+            status: row.status,
+            t_open: row.t_open,
+            suppressed: row.suppressed !== '[]',
+          };
+    },
+    diagnose: (ctx) =>
+      engine.investigate({
+        ...ctx,
+        recent_closed: store.closedSince(new Date(clock.now() - RECURRENCE_MS).toISOString()),
+        open_episodes: episodes
+          .running()
+          .map((e) => ({ episode_id: e.episode_id, service: e.service })),
+      }),
+    changes: (since, service) => changes(since, service),
+    autonomy: deps.autonomy,
+    planFix: (id, service, diagnosis) => planner.plan(id, service, diagnosis),
+    changeWindow: (service) => changeWindowNow(deps.policy(), service, clock.nowIso()),
+    approvalRoute: deps.approvalRoute,
+    decide,
+    approvals: deps.approvals,
+    actions: {
+      dryRun: (plan) => actions.dryRun(plan),
+      shadow: (plan, would) => actions.shadow(plan, would),
+      execute: async (plan) => (await actions.execute(plan)).result,
+    },
+    planOf: (request) => planner.fromSubject(request.subject, request.request_id),
+  });
+  deps.approvals.onDecided('action', (r) => {
+    orchestrator.decided(r);
+  });
+  return {
+    engine,
+    actions,
+    orchestrator,
+    /** The episode.closed data of an investigated episode (episodes' closing hook). */
+    closing: (episodeId: string) => {
+      const row = episodes.get(episodeId);
+      return row === null ? null : closeFields(store.get(episodeId), row.t_open);
+    },
+    /** The investigation part of the episode view. */
+    view: (episodeId: string) => {
+      const row = store.get(episodeId);
+      if (row === null) return null;
+      return {
+        status: row.status,
+        step: row.step,
+        packs: JSON.parse(row.packs) as unknown[],
+        changes: JSON.parse(row.changes) as unknown[],
+        findings: JSON.parse(row.findings) as unknown[],
+        hypotheses: JSON.parse(row.hypotheses) as unknown[],
+        decision_detail:
+          row.decision === null ? null : (JSON.parse(row.decision) as Record<string, unknown>),
+        actions: JSON.parse(row.actions) as unknown[],
+        request_id: row.request_id,
+      };
+    },
+  };
+}
+export type Investigation = ReturnType<typeof createInvestigation>;
