@@ -63,7 +63,11 @@ beforeAll(async () => {
   // One approver is not a quorum: still shadow.
   expect((await api<{ default: string }>(lab.api, 'GET', '/v1/autonomy')).default).toBe('shadow');
   await api(bob, 'POST', `/v1/approvals/${id}/approve`, {});
-  expect((await api<{ default: string }>(lab.api, 'GET', '/v1/autonomy')).default).toBe('L1');
+  // Applied in the commit after the quorum's approval.
+  await until('the raise to L1', async () => {
+    const view = await api<{ default: string }>(lab.api, 'GET', '/v1/autonomy');
+    return view.default === 'L1' ? view : undefined;
+  });
 }, 150_000);
 
 afterAll(async () => {

@@ -8,6 +8,8 @@ export const EPISODE_CLOSED = 'episode.closed';
 export const EPISODE_SUPPRESSED = 'episode.suppressed';
 export const EPISODE_TEAM = 'episode.team';
 const SIGNAL_RESOLVED = 'signal.resolved';
+/** incidents.store.ts INCIDENT_LINKED: the episode moves to another incident. */
+const INCIDENT_LINKED = 'incident.linked';
 
 export interface EpisodeRow {
   readonly episode_id: string;
@@ -115,6 +117,9 @@ export function createEpisodesStore(db: Database) {
   const team = db.prepare<{ verdict: string; detail: string | null; seq: number; id: string }>(
     `UPDATE episodes SET verdict = @verdict, verdict_detail = @detail, last_seq = @seq WHERE episode_id = @id`,
   );
+  const moved = db.prepare<{ incident: string; id: string; seq: number }>(
+    `UPDATE episodes SET incident_id = @incident, relation = 'related', last_seq = @seq WHERE episode_id = @id`,
+  );
   const ofIncident = db.prepare<[string], IncidentEpisodeRow>(
     `SELECT episode_id, service, status, relation, t_open, t_close, alerts, confirmed, decision, outcome, result, action, fix
      FROM episodes WHERE incident_id = ? ORDER BY first_seq`,
@@ -175,6 +180,8 @@ export function createEpisodesStore(db: Database) {
         seq: e.seq,
         id: text(e, 'episode_id'),
       });
+    } else if (e.type === INCIDENT_LINKED) {
+      moved.run({ incident: text(e, 'incident_id'), id: text(e, 'episode_id'), seq: e.seq });
     } else if (e.type === EPISODE_TEAM) {
       const detail = e.data['detail'];
       team.run({

@@ -5,6 +5,12 @@ import type { LedgerEvent, Projection } from '../ledger/index.js';
 export const INCIDENT_OPENED = 'incident.opened';
 export const INCIDENT_JOINED = 'incident.joined';
 export const INCIDENT_STATUS = 'incident.status';
+/**
+ * An episode found to be the downstream effect of another's proven cause joins that
+ * episode's incident; the incident it leaves, when nothing else is in it, is resolved as
+ * merged.
+ */
+export const INCIDENT_LINKED = 'incident.linked';
 
 export const INCIDENT_STATUSES = ['open', 'mitigating', 'monitoring', 'resolved'] as const;
 export type IncidentStatus = (typeof INCIDENT_STATUSES)[number];
@@ -66,8 +72,42 @@ export function createIncidentsStore(db: Database) {
      WHERE incident_id = @incident_id`,
   );
 
+  const emptied = db.prepare<Record<string, unknown>>(
+    `UPDATE incidents SET status = 'resolved', t_resolved = @ts,
+       history = json_insert(history, '$[#]', json(@entry)), last_seq = @seq
+     WHERE incident_id = @from AND NOT EXISTS (
+       SELECT 1 FROM episodes WHERE incident_id = @from AND episode_id <> @episode_id)`,
+  );
+
   function apply(e: LedgerEvent): void {
     const incidentId = text(e, 'incident_id');
+    if (e.type === INCIDENT_LINKED) {
+      const base = {
+        at: e.ts,
+        seq: e.seq,
+        episode_id: text(e, 'episode_id'),
+        service: text(e, 'service'),
+      };
+      joined.run({
+        incident_id: incidentId,
+        service: text(e, 'service'),
+        entry: JSON.stringify({
+          ...base,
+          event: 'joined',
+          relation: text(e, 'relation'),
+          from: text(e, 'from_incident'),
+        }),
+        seq: e.seq,
+      });
+      emptied.run({
+        from: text(e, 'from_incident'),
+        episode_id: text(e, 'episode_id'),
+        ts: e.ts,
+        entry: JSON.stringify({ ...base, event: 'merged', into: incidentId }),
+        seq: e.seq,
+      });
+      return;
+    }
     if (e.type === INCIDENT_OPENED || e.type === INCIDENT_JOINED) {
       const entry: HistoryEntry = {
         at: e.ts,
@@ -129,7 +169,7 @@ export function createIncidentsStore(db: Database) {
     projection: {
       name: 'incidents',
       tables: ['incidents'],
-      types: [INCIDENT_OPENED, INCIDENT_JOINED, INCIDENT_STATUS],
+      types: [INCIDENT_OPENED, INCIDENT_JOINED, INCIDENT_STATUS, INCIDENT_LINKED],
       apply,
     } satisfies Projection,
   };

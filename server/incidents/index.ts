@@ -6,6 +6,7 @@ export {
   INCIDENT_OPENED,
   INCIDENT_JOINED,
   INCIDENT_STATUS,
+  INCIDENT_LINKED,
 } from './incidents.store.js';
 export {
   createIncidentsService,

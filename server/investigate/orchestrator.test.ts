@@ -8,6 +8,7 @@ import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApprovalRequest, OpenApproval } from '../approvals/types.js';
 import { createEpisodesStore } from '../episodes/index.js';
+import { createIncidentsStore } from '../incidents/index.js';
 import { createIntakeStore } from '../intake/index.js';
 import { systemClock } from '../shared/clock.js';
 import { openLedgerBench, type LedgerBench } from '../shared/testing/ledger-bench.js';
@@ -71,6 +72,7 @@ beforeEach(() => {
   store = createInvestigationsStore(bench.db);
   bench.projections.register(createIntakeStore(bench.db).projection);
   bench.projections.register(createEpisodesStore(bench.db).projection);
+  bench.projections.register(createIncidentsStore(bench.db).projection);
   bench.projections.register(store.projection);
 });
 afterEach(() => {
@@ -399,6 +401,67 @@ describe('the orchestrator', () => {
     await o.drained();
     expect(types(id).filter((t) => t === 'decision.made')).toHaveLength(2);
     expect(store.get(id)?.status).toBe('done');
+    o.stop();
+  });
+
+  it('moves a downstream episode into the incident of the episode whose cause explains it', async () => {
+    const db = openEpisode('postgresql');
+    const app = openEpisode('app');
+    const incidentOf = (id: string) =>
+      bench.db
+        .prepare<[string], { incident_id: string | null }>(
+          'SELECT incident_id FROM episodes WHERE episode_id = ?',
+        )
+        .get(id)?.incident_id;
+    bench.writer.transactNow(() => {
+      for (const [id, incident] of [
+        [db, 'in-db'],
+        [app, 'in-app'],
+      ] as const) {
+        bench.ledger.append({
+          type: 'incident.opened',
+          actor: 'system',
+          data: { incident_id: incident, episode_id: id, service: 'x', group_key: null },
+          trace_id: incident,
+        });
+        bench.db
+          .prepare('UPDATE episodes SET incident_id = ? WHERE episode_id = ?')
+          .run(incident, id);
+      }
+    });
+    const linked: Hypothesis = {
+      ...PROVEN,
+      service: 'postgresql',
+      confidence: 'linked',
+      linked_episode: db,
+    };
+    const h = harness({ decide: () => ({ decision: 'downstream', why: 'linked', next: 'none' }) });
+    const o = createOrchestrator({
+      ...h.deps,
+      diagnose: () => Promise.resolve({ ...DIAGNOSIS, hypotheses: [linked] }),
+      link: (id, to) => {
+        bench.ledger.append({
+          type: 'incident.linked',
+          actor: 'system',
+          data: {
+            incident_id: incidentOf(to),
+            episode_id: id,
+            service: 'app',
+            from_incident: incidentOf(id),
+            relation: 'downstream',
+            to_episode: to,
+          },
+          trace_id: incidentOf(to) ?? '',
+        });
+      },
+    });
+    o.nudge();
+    await o.drained();
+    expect(incidentOf(app)).toBe('in-db');
+    const left = bench.db
+      .prepare<[string], { status: string }>('SELECT status FROM incidents WHERE incident_id = ?')
+      .get('in-app');
+    expect(left?.status).toBe('resolved');
     o.stop();
   });
 });

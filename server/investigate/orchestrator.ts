@@ -89,6 +89,11 @@ export interface OrchestratorDeps {
     shadow(plan: FixPlan, would: 'act' | 'ask'): Promise<void>;
     execute(plan: FixPlan): Promise<ActionResult>;
   };
+  /**
+   * Inside the decision's transaction: a downstream episode joins the incident of the
+   * episode whose proven cause it follows from.
+   */
+  readonly link?: (episodeId: string, toEpisode: string) => void;
   /** the plan an approved request runs: rebuilt from the request's subject */
   readonly planOf: (request: ApprovalRequest) => FixPlan | null;
 }
@@ -234,20 +239,26 @@ export function createOrchestrator(deps: OrchestratorDeps) {
       approvalRoute: deps.approvalRoute(),
     });
     const choice = fix?.choice;
-    await append(
-      DECISION_MADE,
-      id,
-      {
-        decision: out.decision,
-        why: out.why,
-        next: out.next,
-        handover: handsOver(out.decision),
-        ...(choice !== undefined && {
-          fix: { pack: choice.pack, id: choice.id, title: choice.title, risk: choice.risk },
-        }),
-      },
-      out.why,
-    );
+    const linkedTo = diagnosis.hypotheses.find((h) => h.confidence === 'linked')?.linked_episode;
+    await writer.transact(() => {
+      ledger.append({
+        type: DECISION_MADE,
+        actor: 'system',
+        data: {
+          episode_id: id,
+          decision: out.decision,
+          why: out.why,
+          next: out.next,
+          handover: handsOver(out.decision),
+          ...(choice !== undefined && {
+            fix: { pack: choice.pack, id: choice.id, title: choice.title, risk: choice.risk },
+          }),
+        },
+        reason: out.why,
+        trace_id: id,
+      });
+      if (out.decision === 'downstream' && typeof linkedTo === 'string') deps.link?.(id, linkedTo);
+    });
     const plan = fix?.plan ?? null;
     if (out.next === 'none' || plan === null) {
       await finish(id, closingOf(out.decision, 'none', null, diagnosis), out.why);

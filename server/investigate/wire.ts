@@ -7,6 +7,7 @@ import type { LedgerReader, LedgerService } from '../ledger/index.js';
 import { createActions } from '../act/index.js';
 import type { ApprovalRequest, OpenApproval } from '../approvals/types.js';
 import type { EpisodesStore } from '../episodes/index.js';
+import { INCIDENT_LINKED } from '../incidents/index.js';
 import type { Pack } from '../packs/pack.types.js';
 import { changeWindowNow, fixPermission, type Policy } from '../policy/index.js';
 import type { SnapshotChange } from '../snapshots/index.js';
@@ -150,6 +151,25 @@ export function createInvestigation(deps: InvestigationDeps) {
       dryRun: (plan) => actions.dryRun(plan),
       shadow: (plan, would) => actions.shadow(plan, would),
       execute: async (plan) => (await actions.execute(plan)).result,
+    },
+    link: (id, to) => {
+      const from = episodes.get(id);
+      const target = episodes.get(to)?.incident_id ?? null;
+      if (from?.incident_id == null || target === null || from.incident_id === target) return;
+      deps.ledger.append({
+        type: INCIDENT_LINKED,
+        actor: 'system',
+        data: {
+          incident_id: target,
+          episode_id: id,
+          service: from.service,
+          from_incident: from.incident_id,
+          relation: 'downstream',
+          to_episode: to,
+        },
+        reason: `downstream of ${to}, whose proven cause explains it`,
+        trace_id: target,
+      });
     },
     planOf: (request) => planner.fromSubject(request.subject, request.request_id),
   });
