@@ -165,6 +165,8 @@ export function createApprovalsService(deps: Deps) {
   const { store, ledger, writer, clock } = deps;
   const newId = deps.newId ?? newRequestId;
   const decided = new Map<ApprovalKind, ApprovalDecidedHandler[]>();
+  /** Run inside the transaction that ends a request, so what it applies commits with it. */
+  const decidedIn = new Map<ApprovalKind, ((request: ApprovalRequest) => void)[]>();
   const opened: ((request: ApprovalRequest) => void | Promise<void>)[] = [];
 
   function call(
@@ -214,6 +216,8 @@ export function createApprovalsService(deps: Deps) {
       reason,
       trace_id: r.episode_id,
     });
+    const now = store.get(r.request_id);
+    if (now !== null) for (const h of decidedIn.get(r.kind) ?? []) h(now);
     afterClose(r.request_id);
   }
 
@@ -487,6 +491,16 @@ export function createApprovalsService(deps: Deps) {
       const list = decided.get(kind) ?? [];
       list.push(handler);
       decided.set(kind, list);
+    },
+    /**
+     * Apply what a request of `kind` decides inside the same transaction that ends it: the
+     * caller's answer then already shows the change (a raise of autonomy, fix mode draft).
+     * A handler that throws undoes the decision with it.
+     */
+    onDecidedIn(kind: ApprovalKind, handler: (request: ApprovalRequest) => void): void {
+      const list = decidedIn.get(kind) ?? [];
+      list.push(handler);
+      decidedIn.set(kind, list);
     },
     /** Hear every request that opens, after its commit. */
     onOpened(handler: (request: ApprovalRequest) => void | Promise<void>): void {

@@ -123,7 +123,8 @@ describe('autonomy levels', () => {
     const c = await h.call('POST', `/approvals/${request.request_id}/approve`, carol.token, {});
     expect(c.status).toBe(200);
     expect(c.body['status']).toBe('approved');
-    await eventually(() => h.autonomy.levelOf('web') === 'L2');
+    // Applied in the approving transaction: the answer already implies the new level.
+    expect(h.autonomy.levelOf('web')).toBe('L2');
     expect(h.events('autonomy.raise_requested').map((e) => e.data)).toEqual([
       { service: 'web', level: 'L2', from: 'shadow', request_id: request.request_id },
     ]);

@@ -51,7 +51,7 @@ interface Deps {
   readonly ledger: LedgerService;
   readonly writer: Writer;
   readonly clock: Clock;
-  readonly approvals: Pick<ApprovalsService, 'openIn' | 'pending' | 'onDecided' | 'list'>;
+  readonly approvals: Pick<ApprovalsService, 'openIn' | 'pending' | 'onDecidedIn' | 'list'>;
   /** Everyone who may sign in (peopleStore.users()). */
   readonly people: () => readonly PersonRef[];
   /** Hours a raise request stays open; 24 by default. */
@@ -178,18 +178,12 @@ export function createAutonomyService(deps: Deps) {
     });
   }
 
-  const applyLater = (apply: (r: ApprovalRequest) => void) => (r: ApprovalRequest) => {
-    if (r.status !== 'approved') return;
-    writer
-      .transact(() => {
-        apply(r);
-      })
-      .catch((err: unknown) => {
-        deps.log?.error({ err, request_id: r.request_id }, 'applying an approved request failed');
-      });
+  // Applied in the transaction that approves, so the approver's answer already shows it.
+  const whenApproved = (apply: (r: ApprovalRequest) => void) => (r: ApprovalRequest) => {
+    if (r.status === 'approved') apply(r);
   };
-  approvals.onDecided('autonomy', applyLater(applyRaiseIn));
-  approvals.onDecided('fix_mode', applyLater(applyDraftIn));
+  approvals.onDecidedIn('autonomy', whenApproved(applyRaiseIn));
+  approvals.onDecidedIn('fix_mode', whenApproved(applyDraftIn));
 
   return {
     /** The level in force for a service: its own, else the default, else shadow. */

@@ -1,4 +1,4 @@
-// Confidence from findings, by fixed rules (docs/investigation-contract.md, "Semantics"):
+// Confidence from findings, by fixed rules (docs/investigation.md, "Confidence"):
 //   proven     a proving finding and no refuting one
 //   linked     proven on a dependency, and this episode's alerts match the cause's downstream
 //   suspected  supporting findings, none proving (and none refuting)
