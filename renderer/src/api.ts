@@ -54,7 +54,16 @@ export const session = {
   },
 };
 
-async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+/**
+ * One call of the API with the session token: the parsed answer and its status (POST
+ * /v1/autonomy says lowered with 200, requested with 202). Not 2xx: an ApiError; a 401 on a
+ * held session ends it.
+ */
+export async function request<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: T }> {
   const headers: Record<string, string> = { accept: 'application/json' };
   const token = session.get();
   if (token !== null) headers['authorization'] = `Bearer ${token}`;
@@ -65,12 +74,29 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
     ...(body !== undefined && { body: JSON.stringify(body) }),
   });
   const text = await res.text();
-  const parsed = (text === '' ? {} : JSON.parse(text)) as unknown;
-  if (!res.ok) {
-    if (res.status === 401 && token !== null) session.clear();
-    throw new ApiError(res.status, (parsed ?? {}) as Record<string, unknown>);
+  let parsed: unknown = {};
+  let json = true;
+  try {
+    parsed = text === '' ? {} : JSON.parse(text);
+  } catch {
+    // A proxy's error page, say: the status still tells what happened.
+    json = false;
   }
-  return parsed as T;
+  if (!res.ok || !json) {
+    if (res.status === 401 && token !== null) session.clear();
+    throw new ApiError(
+      res.ok ? 502 : res.status,
+      json && typeof parsed === 'object' && parsed !== null
+        ? (parsed as Record<string, unknown>)
+        : { message: `HTTP ${String(res.status)}: the answer was not JSON` },
+    );
+  }
+  return { status: res.status, body: parsed as T };
+}
+
+/** One call of the API: the parsed answer of a 2xx (see `request`). */
+export async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  return (await request<T>(method, path, body)).body;
 }
 
 export interface Status {

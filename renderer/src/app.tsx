@@ -1,8 +1,9 @@
 // The frame: sign-in gate, top bar (instance, mode, live seq, halt), and the page of the path.
-import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, useSyncExternalStore } from 'react';
-import { api, ApiError, session } from './api.js';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
+import { lazy, Suspense, useEffect, useSyncExternalStore } from 'react';
+import { api, ApiError, roleAtLeast, session, type Me } from './api.js';
 import { BrandingEffect, BrandMark } from './branding.js';
+import { HaltBanner, HaltButton } from './halt-button.js';
 import { Link } from './parts.js';
 import { keys, useLive } from './queries.js';
 import { navigate, useLocation } from './router.js';
@@ -16,12 +17,28 @@ import { SignInPage } from './pages/sign-in.js';
 import { SettingsPage } from './pages/settings.js';
 import { WallPage } from './pages/wall.js';
 import { StatusPage } from './pages/status.js';
+import { approvalApi, approvalKeys, waitsFor } from './pages/approvals-queries.js';
 
 // The estate graph (React Flow, dagre) loads only when its page is opened.
 const EstatePage = lazy(() => import('./pages/estate.js').then((m) => ({ default: m.EstatePage })));
 // People, teams and "Me" load on demand too: most visits never open them.
 const PeoplePage = lazy(() => import('./pages/people.js').then((m) => ({ default: m.PeoplePage })));
 const MePage = lazy(() => import('./pages/me.js').then((m) => ({ default: m.MePage })));
+// Approvals, autonomy and the policy editor (issue 7) load on demand as well.
+const ApprovalsPage = lazy(() =>
+  import('./pages/approvals.js').then((m) => ({ default: m.ApprovalsPage })),
+);
+const AutonomyPage = lazy(() =>
+  import('./pages/autonomy.js').then((m) => ({ default: m.AutonomyPage })),
+);
+const PolicyPage = lazy(() => import('./pages/policy.js').then((m) => ({ default: m.PolicyPage })));
+// The page of a channel's approve/deny link: no sign-in, the signed token is the credential.
+const ApprovalLinkPage = lazy(() =>
+  import('./pages/approval-link.js').then((m) => ({ default: m.ApprovalLinkPage })),
+);
+
+/** The path of a channel's approve/deny link (server/approvals/escalation.ts `linkUrl`). */
+const LINK_PATH = '/approvals/link';
 
 function Loading({ title }: { title: string }) {
   return (
@@ -35,13 +52,59 @@ function Loading({ title }: { title: string }) {
 const PAGES = [
   { path: '/live', title: 'Live' },
   { path: '/episodes', title: 'Episodes' },
+  { path: '/approvals', title: 'Approvals' },
+  { path: '/autonomy', title: 'Autonomy' },
   { path: '/estate', title: 'Estate' },
   { path: '/audit', title: 'Audit' },
   { path: '/connections', title: 'Connections' },
+  { path: '/policy', title: 'Policy' },
   { path: '/people', title: 'People' },
   { path: '/status', title: 'Status' },
   { path: '/settings', title: 'Settings' },
 ] as const;
+
+/**
+ * " (2)" after Approvals: pending requests the signed-in person could approve now (not their
+ * own, their role suffices, not yet approved by them). Refetched when the live seq moves.
+ */
+function WaitingCount({ me }: { me: Me | undefined }) {
+  const responder = roleAtLeast(me?.role, 'responder');
+  const pending = useQuery({
+    queryKey: approvalKeys.pending,
+    queryFn: approvalApi.pending,
+    enabled: responder,
+    placeholderData: keepPreviousData,
+  });
+  if (!responder || pending.data === undefined) return null;
+  const n = pending.data.requests.filter((r) => waitsFor(r, me)).length;
+  const more = pending.data.total > pending.data.requests.length;
+  if (n === 0 && !more) return null;
+  const count = `${String(n)}${more ? '+' : ''}`;
+  return (
+    <span
+      className="nav-count"
+      title={`${count} pending request${n === 1 && !more ? '' : 's'} you could approve`}
+    >
+      {` (${count})`}
+    </span>
+  );
+}
+
+/** Go elsewhere once rendered, replacing this entry (an old address of a page). */
+function Redirect({ to }: { to: string }) {
+  useEffect(() => {
+    navigate(to, { replace: true });
+  }, [to]);
+  return null;
+}
+
+function decoded(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
 
 function TopBar({ path }: { path: string }) {
   const qc = useQueryClient();
@@ -62,7 +125,10 @@ function TopBar({ path }: { path: string }) {
       <nav aria-label="pages">
         {PAGES.map((p) => (
           <span key={p.path} className={path.startsWith(p.path) ? 'current' : undefined}>
-            <Link to={p.path}>{p.title}</Link>
+            <Link to={p.path}>
+              {p.title}
+              {p.path === '/approvals' && <WaitingCount me={me.data} />}
+            </Link>
           </span>
         ))}
       </nav>
@@ -81,14 +147,7 @@ function TopBar({ path }: { path: string }) {
             </Link>
           </span>
         )}
-        <button
-          type="button"
-          className="halt"
-          disabled
-          title="Halting all actions arrives with the autonomy capability; nothing acts yet"
-        >
-          ■ Halt
-        </button>
+        <HaltButton role={me.data?.role} />
         <button
           type="button"
           className="quiet"
@@ -161,6 +220,34 @@ function Page({ path }: { path: string }) {
         <PeoplePage />
       </Suspense>
     );
+  // The console page of one request (escalation's link for admin-level requests): the list
+  // with that request pinned on top.
+  if (path.startsWith('/approvals/')) {
+    const id = decoded(path.slice('/approvals/'.length));
+    return (
+      <Redirect
+        to={id === '' ? '/approvals' : `/approvals?${new URLSearchParams({ sel: id }).toString()}`}
+      />
+    );
+  }
+  if (path === '/approvals')
+    return (
+      <Suspense fallback={<Loading title="Approvals" />}>
+        <ApprovalsPage />
+      </Suspense>
+    );
+  if (path === '/autonomy')
+    return (
+      <Suspense fallback={<Loading title="Autonomy" />}>
+        <AutonomyPage />
+      </Suspense>
+    );
+  if (path === '/policy')
+    return (
+      <Suspense fallback={<Loading title="Policy" />}>
+        <PolicyPage />
+      </Suspense>
+    );
   if (path === '/me')
     return (
       <Suspense fallback={<Loading title="Me" />}>
@@ -186,6 +273,22 @@ export function App() {
   const me = useQuery({ queryKey: keys.me, queryFn: api.me, enabled: token !== null });
   const signedOut =
     ssoReturn || token === null || (me.error instanceof ApiError && me.error.status === 401);
+  // A channel's approve/deny link works signed in or not: the token is the credential.
+  if (path === LINK_PATH)
+    return (
+      <>
+        <BrandingEffect />
+        <Suspense
+          fallback={
+            <main className="sign-in">
+              <p className="muted">Loading the approval link…</p>
+            </main>
+          }
+        >
+          <ApprovalLinkPage />
+        </Suspense>
+      </>
+    );
   if (!signedOut && path === '/wall')
     return (
       <>
@@ -205,6 +308,7 @@ export function App() {
       <BrandingEffect />
       <TopBar path={path} />
       <SetupBanner />
+      <HaltBanner role={me.data?.role} />
       <Page path={path} />
     </div>
   );

@@ -44,6 +44,10 @@ export function useLive(enabled: boolean) {
     void qc.invalidateQueries({ queryKey: keys.status });
     // Discoveries, overrides and confirmed suggestions are ledger events too.
     void qc.invalidateQueries({ queryKey: ['estate'] });
+    // So is every approval decision, autonomy or fix mode change, halt, resume and policy save.
+    void qc.invalidateQueries({ queryKey: ['approvals'] });
+    void qc.invalidateQueries({ queryKey: ['autonomy'] });
+    void qc.invalidateQueries({ queryKey: ['policy'] });
   }, [seq, qc]);
   return live;
 }

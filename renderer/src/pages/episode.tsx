@@ -1,10 +1,13 @@
 // One episode: its record or live view, the suppressions, the timeline by seq, and the
 // team's verdict form.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { api, type Episode } from '../api.js';
 import { ErrorNote, Link, Time } from '../parts.js';
 import { keys } from '../queries.js';
+
+// Hypotheses, findings, decision and actions: loaded with the first episode opened.
+const EpisodeDiagnosis = lazy(() => import('./episode-diagnosis.js'));
 
 const VERDICTS = [
   ['same', 'Did what it said'],
@@ -145,16 +148,9 @@ export function EpisodePage({ id }: { id: string }) {
               — recorded, not investigated.
             </div>
           )}
-          {e.live && (
-            <>
-              <h2>Findings and hypotheses</h2>
-              <p className="muted">
-                {(e.findings ?? []).length} findings, {(e.hypotheses ?? []).length} hypotheses
-                {(e.findings ?? []).length === 0 &&
-                  ' — nothing read yet: investigation arrives with its own capability'}
-              </p>
-            </>
-          )}
+          <Suspense fallback={<p className="muted">Loading the diagnosis…</p>}>
+            <EpisodeDiagnosis episode={e} />
+          </Suspense>
           <h2>Timeline</h2>
           <ol className="timeline">
             {e.timeline.map((t) => (

@@ -1,15 +1,21 @@
 // The wall display: running episodes in large type, no navigation, the scope printed in the
-// header so a screen across the room says what it shows and how fresh it is.
+// header so a screen across the room says what it shows and how fresh it is. While every
+// action is halted (GET /v1/autonomy `halted`), a hatched banner says so, with who, when and
+// why; the wall offers no button (it may be a shared screen).
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { api } from '../api.js';
 import { BrandMark } from '../branding.js';
-import { age } from '../parts.js';
+import { age, Time } from '../parts.js';
 import { keys, useLive } from '../queries.js';
+import { autonomyApi, autonomyKey } from './autonomy-queries.js';
 
 export function WallPage() {
   const live = useLive(true);
   const status = useQuery({ queryKey: keys.status, queryFn: api.status });
+  // Refetched when the live seq moves (useLive): a halt shows within a heartbeat.
+  const autonomy = useQuery({ queryKey: autonomyKey, queryFn: autonomyApi.get });
+  const halted = autonomy.data?.halted ?? null;
   const [now, setNow] = useState(Date.now());
   useEffect(() => {
     const t = setInterval(() => {
@@ -33,6 +39,15 @@ export function WallPage() {
           {live.isError && ' · DISCONNECTED: data may be stale'}
         </span>
       </header>
+      {halted !== null && (
+        <p className="banner halted" role="status" aria-label="halted">
+          <strong>■ ALL ACTIONS HALTED</strong>{' '}
+          <span>
+            by {halted.by} at <Time iso={halted.at} />: “{halted.reason}”. Diagnosis goes on;
+            nothing acts until an admin resumes.
+          </span>
+        </p>
+      )}
       <p className={firing > 0 ? 'headline firing' : 'headline calm'}>
         {firing > 0 ? `▲ ${String(firing)} firing` : '✓ Nothing firing'}
         {running.length > firing && ` · ${String(running.length - firing)} quiet`}
