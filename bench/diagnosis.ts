@@ -36,6 +36,8 @@ interface Case {
   /** the ground-truth cause and its service; null: no fault (abstain or cleared, never a fix) */
   readonly cause: string | null;
   readonly service: string;
+  /** the alerts of the case on its service: a round that sees none of them is another's */
+  readonly alerts: readonly string[];
   start(lab: Lab): Promise<void>;
   end(lab: Lab): Promise<void>;
 }
@@ -62,6 +64,8 @@ function faultCase(name: FaultName): Case {
     name,
     cause: causeOf(f.cause),
     service: f.service,
+    // `LabSiteDown (nginx)` belongs to another service's episode.
+    alerts: f.alerts.filter((a) => !a.includes('(')),
     start: (lab) => inject(lab.state, name),
     end: async (lab) => {
       await heal(lab.state, name);
@@ -74,6 +78,7 @@ const noise: Case = {
   name: 'noise',
   cause: null,
   service: 'app',
+  alerts: ['LabDiskFull'],
   start: async (lab) => {
     const now = new Date();
     const res = await fetch(`${lab.state.monitor.alertmanager}/api/v2/alerts`, {
@@ -98,6 +103,7 @@ const redHerring: Case = {
   name: 'red-herring',
   cause: 'service_down',
   service: 'nginx',
+  alerts: ['LabNginxDown', 'LabSiteDown'],
   start: async (lab) => {
     const s = lab.state;
     const config = headConfig(s.deploy.repo);
@@ -131,6 +137,7 @@ async function measure(a: Api, c: Case, after: number, run: number): Promise<Run
   const fired = new Map<string, string>(); // episode → first signal ts after `after`
   const lastFired: { ts: string | null } = { ts: null };
   const hypotheses = new Map<string, Hypothesis[]>();
+  const ours = new Set<string>(); // episodes whose current round saw the case's alerts
   let seen = after;
   while (Date.now() < deadline) {
     for (const e of await events(a, seen)) {
@@ -143,12 +150,19 @@ async function measure(a: Api, c: Case, after: number, run: number): Promise<Run
       }
       if (e.type === 'investigation.hypotheses' && id !== null)
         hypotheses.set(id, (e.data['hypotheses'] as Hypothesis[] | undefined) ?? []);
-      if (e.type === 'investigation.started' && id !== null && !episodes.has(id)) {
-        const ep = await api<{ service: string; t_open: string }>(a, 'GET', `/v1/episodes/${id}`);
-        episodes.set(id, ep.service);
-        fired.set(id, lastFired.ts ?? e.ts);
+      if (e.type === 'investigation.started' && id !== null) {
+        if (!episodes.has(id)) {
+          const ep = await api<{ service: string }>(a, 'GET', `/v1/episodes/${id}`);
+          episodes.set(id, ep.service);
+          fired.set(id, lastFired.ts ?? e.ts);
+        }
+        // Only a round that sees one of the case's own alerts is measured.
+        const seen = (e.data['alerts'] as string[] | undefined) ?? [];
+        if (seen.some((n) => c.alerts.includes(n))) ours.add(id);
+        else ours.delete(id);
       }
       if (e.type !== 'decision.made' || id === null || episodes.get(id) !== c.service) continue;
+      if (!ours.has(id)) continue;
       const hs = hypotheses.get(id) ?? [];
       const lead = hs[0];
       const provenWrong = hs.some(
@@ -177,7 +191,11 @@ async function measure(a: Api, c: Case, after: number, run: number): Promise<Run
         wrong_proven: provenWrong,
         seconds: (Date.parse(e.ts) - Date.parse(fired.get(id) ?? ep.t_open)) / 1000,
         decision: String(e.data['decision']),
-        handover_s: handover ? Math.round((Date.parse(e.ts) - Date.parse(ep.t_open)) / 1000) : null,
+        // From the alert that started this round: an episode rejoined minutes later keeps
+        // its old t_open, which would measure the earlier fault's time.
+        handover_s: handover
+          ? Math.round((Date.parse(e.ts) - Date.parse(fired.get(id) ?? ep.t_open)) / 1000)
+          : null,
       };
     }
     await sleep(1000);
@@ -206,6 +224,15 @@ async function withdrawPending(a: Api): Promise<void> {
     await api(a, 'POST', `/v1/approvals/${r.request_id}/withdraw`, {
       reason: 'benchmark run over',
     });
+}
+
+/** Wait (up to 90 s) until no episode has an alert firing, so cases do not overlap. */
+async function quiet(a: Api): Promise<void> {
+  for (let i = 0; i < 90; i += 1) {
+    const live = await api<{ running: { status: string }[] }>(a, 'GET', '/v1/live');
+    if (live.running.every((r) => r.status !== 'open')) return;
+    await sleep(1000);
+  }
 }
 
 /** L1 everywhere: a raise needs two approvers, so two people are made and approve it. */
@@ -276,7 +303,7 @@ async function main(): Promise<void> {
         );
         await c.end(lab);
         await withdrawPending(lab.api);
-        await sleep(5000); // let the alerts end before the next case
+        await quiet(lab.api);
       }
     }
   } finally {

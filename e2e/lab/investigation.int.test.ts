@@ -172,7 +172,7 @@ describe('investigation on the lab', () => {
         outcome: 'mitigated',
         action: 'verified',
       });
-      expect(unitsUp(lab.state).nginx).toBe(true);
+      expect(unitsUp(lab.state)['nginx']).toBe(true);
       const types = (await trace(id, seq)).map((e) => e.type);
       for (const t of [
         'check.ran',
@@ -202,7 +202,7 @@ describe('investigation on the lab', () => {
         );
         expect(refused?.data['why']).toBe('halted');
         expect(gateLog('app').slice(before.length)).not.toMatch(/action (start|done): restart app/);
-        expect(unitsUp(lab.state).app).toBe(false);
+        expect(unitsUp(lab.state)['app']).toBe(false);
       } finally {
         await api(lab.api, 'POST', '/v1/resume', {});
       }

@@ -164,6 +164,18 @@ export function createActions(deps: ActDeps) {
       }),
     );
 
+  /** One call through the plan's connector: its answer as text, or why it failed. */
+  async function attempt(
+    plan: ActionPlan,
+    c: FilledCall,
+  ): Promise<{ ok: boolean; detail: string }> {
+    try {
+      return { ok: true, detail: answerText(await deps.call(plan.connector, c.op, c.args)) };
+    } catch (err) {
+      return { ok: false, detail: messageOf(err) };
+    }
+  }
+
   function filled(call: PackCall, plan: ActionPlan): FilledCall {
     const { call: c, missing } = fillCall(call, plan.vars);
     if (missing.length > 0)
@@ -267,14 +279,7 @@ export function createActions(deps: ActDeps) {
       };
     }
     const c = filled(tb, plan);
-    let ok = true;
-    let detail: string;
-    try {
-      detail = answerText(await deps.call(plan.connector, c.op, c.args));
-    } catch (err) {
-      ok = false;
-      detail = messageOf(err);
-    }
+    const { ok, detail } = await attempt(plan, c);
     await record(plan, 'action.taken_back', { call: callText(c), ok, detail });
     return ok
       ? { result: 'taken_back', detail: `${why}; taken back (${callText(c)})`, findings: [] }
@@ -292,14 +297,7 @@ export function createActions(deps: ActDeps) {
         return { ok: true, detail, call: null };
       }
       const c = filled(dr, plan);
-      let ok = true;
-      let detail: string;
-      try {
-        detail = answerText(await deps.call(plan.connector, c.op, c.args));
-      } catch (err) {
-        ok = false;
-        detail = messageOf(err);
-      }
+      const { ok, detail } = await attempt(plan, c);
       await record(plan, 'action.dry_run', { ...extra, connector: plan.connector, call: callText(c), ok, detail }); // prettier-ignore
       return { ok, detail, call: callText(c) };
     },
@@ -331,14 +329,7 @@ export function createActions(deps: ActDeps) {
       const base = { connector: plan.connector, call: callText(c) };
       const req = plan.request_id != null ? { request_id: plan.request_id } : {};
       await record(plan, 'action.started', { ...base, ...req });
-      let ok = true;
-      let detail: string;
-      try {
-        detail = answerText(await deps.call(plan.connector, c.op, c.args));
-      } catch (err) {
-        ok = false;
-        detail = messageOf(err);
-      }
+      const { ok, detail } = await attempt(plan, c);
       await record(plan, 'action.done', { ...base, ok, detail });
       const doneAt = deps.clock.now();
       if (!ok) {

@@ -194,12 +194,4 @@ describe('the engine', () => {
     expect(found.map((f) => `${f.id}@${f.service}`)).toEqual(['host.services.unit_running@db']);
     expect(calls).toEqual(['ssh-db services']);
   });
-
-  it('verifies a fix by reading its checks again', async () => {
-    const { e } = engine({});
-    const fix = pack.fixes[0];
-    if (fix === undefined) throw new Error('no fix');
-    const r = await e.verify(fix, { service: 'db' }, { sleep: () => Promise.resolve() });
-    expect(r).toMatchObject({ ok: true, findings: ['host.services.unit_running'] });
-  });
 });

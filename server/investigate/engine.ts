@@ -16,7 +16,6 @@ import {
 import { runChecks, type CallFn } from './run-checks.js';
 import { fillArgs, lookupIn } from './templates.js';
 import type { Finding, Hypothesis } from './types.js';
-import { checksOf, verifyFix, type VerifyResult } from './verify.js';
 
 export interface EngineDeps {
   /** the loaded packs, read at every investigation */
@@ -288,24 +287,6 @@ export function createEngine(deps: EngineDeps) {
     },
 
     recheck,
-
-    /** Re-reads the fix's verification checks until it holds or its time is up. */
-    async verify(
-      fix: PackFix,
-      ctx: RecheckContext,
-      wait: {
-        readonly sleep: (ms: number) => Promise<void>;
-        readonly alertsEnded?: () => boolean | Promise<boolean>;
-        readonly pollMs?: number;
-      },
-    ): Promise<VerifyResult> {
-      const ids = checksOf(fix.verify);
-      return verifyFix(fix.verify, {
-        recheck: () => recheck(ids, ctx),
-        now: () => deps.clock.now(),
-        ...wait,
-      });
-    },
   };
 }
 

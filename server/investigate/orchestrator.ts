@@ -177,32 +177,9 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     );
   }
 
-  async function investigate(id: string): Promise<void> {
-    const ep = deps.episode(id);
-    const prior = store.get(id);
-    if (ep === null || ep.status === 'closed' || (prior !== null && prior.status !== 'again'))
-      return;
-    const level = deps.autonomy.levelOf(ep.service);
-    if (level === 'off' || ep.suppressed) {
-      const why = level === 'off' ? 'autonomy is off for this service' : 'the signal is suppressed';
-      await append(INVESTIGATION_SKIPPED, id, { service: ep.service, why }, why);
-      return;
-    }
-    const queueS = Math.max(0, Math.round((clock.now() - Date.parse(ep.t_open)) / 1000));
-    await append(INVESTIGATION_STARTED, id, { service: ep.service, queue_s: queueS });
-    const { alerts, labels } = alertsOf(id);
-
-    const since = new Date(Date.parse(ep.t_open) - CHANGES_WINDOW_MS).toISOString();
-    const changes = deps.changes(since, ep.service);
-    await append(INVESTIGATION_STEP, id, { step: 'changes', changes });
-    await append(INVESTIGATION_STEP, id, { step: 'checks' });
-    const diagnosis = await deps.diagnose({
-      episode_id: id,
-      service: ep.service,
-      alerts,
-      labels,
-    });
-    await writer.transact(() => {
+  /** Every finding, then the hypotheses, in one commit. */
+  const recordDiagnosis = (id: string, diagnosis: Diagnosis) =>
+    writer.transact(() => {
       for (const finding of diagnosis.findings)
         ledger.append({
           type: CHECK_RAN,
@@ -217,6 +194,33 @@ export function createOrchestrator(deps: OrchestratorDeps) {
         trace_id: id,
       });
     });
+
+  async function investigate(id: string): Promise<void> {
+    const ep = deps.episode(id);
+    const prior = store.get(id);
+    if (ep === null || ep.status === 'closed' || (prior !== null && prior.status !== 'again'))
+      return;
+    const level = deps.autonomy.levelOf(ep.service);
+    if (level === 'off' || ep.suppressed) {
+      const why = level === 'off' ? 'autonomy is off for this service' : 'the signal is suppressed';
+      await append(INVESTIGATION_SKIPPED, id, { service: ep.service, why }, why);
+      return;
+    }
+    const queueS = Math.max(0, Math.round((clock.now() - Date.parse(ep.t_open)) / 1000));
+    const { alerts, labels } = alertsOf(id);
+    await append(INVESTIGATION_STARTED, id, { service: ep.service, alerts, queue_s: queueS });
+
+    const since = new Date(Date.parse(ep.t_open) - CHANGES_WINDOW_MS).toISOString();
+    const changes = deps.changes(since, ep.service);
+    await append(INVESTIGATION_STEP, id, { step: 'changes', changes });
+    await append(INVESTIGATION_STEP, id, { step: 'checks' });
+    const diagnosis = await deps.diagnose({
+      episode_id: id,
+      service: ep.service,
+      alerts,
+      labels,
+    });
+    await recordDiagnosis(id, diagnosis);
     await decideAndAct(id, ep.service, diagnosis, level);
   }
 
@@ -364,21 +368,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
 
   async function rerun(id: string, service: string): Promise<void> {
     const diagnosis = await deps.diagnose({ episode_id: id, service, ...alertsOf(id) });
-    await writer.transact(() => {
-      for (const finding of diagnosis.findings)
-        ledger.append({
-          type: CHECK_RAN,
-          actor: 'system',
-          data: { episode_id: id, finding },
-          trace_id: id,
-        });
-      ledger.append({
-        type: INVESTIGATION_HYPOTHESES,
-        actor: 'system',
-        data: { episode_id: id, packs: diagnosis.packs, hypotheses: diagnosis.hypotheses },
-        trace_id: id,
-      });
-    });
+    await recordDiagnosis(id, diagnosis);
     await decideAndAct(id, service, diagnosis, deps.autonomy.levelOf(service));
   }
 
