@@ -44,7 +44,8 @@ await Promise.all([
 // SQL migrations are read at run time beside the bundle (server/db/migrate.ts).
 cpSync('server/db/migrations', 'dist/migrations', { recursive: true });
 // The built-in signed check packs, loaded beside the bundle (server/packs/loader.ts).
-if (existsSync('build/packs/signed')) cpSync('build/packs/signed', 'dist/packs', { recursive: true });
+if (existsSync('build/packs/signed'))
+  cpSync('build/packs/signed', 'dist/packs', { recursive: true });
 // The verify worker sits beside each entry that starts it (dist/ and dist/main/).
 cpSync('dist/verify-worker.mjs', 'dist/main/verify-worker.mjs');
 // The console last: Vite empties only its own folder.

@@ -29,6 +29,7 @@ interface Hypothesis {
 
 let lab: Lab;
 let ann: Api;
+let bob: Api;
 const parent = mkdtempSync(join(tmpdir(), 'lab-investigation-'));
 const FAULT_WAIT_MS = 150_000;
 
@@ -53,7 +54,7 @@ beforeAll(async () => {
     tokens.push(s.token);
   }
   ann = { url: lab.api.url, token: tokens[0] ?? '' };
-  const bob: Api = { url: lab.api.url, token: tokens[1] ?? '' };
+  bob = { url: lab.api.url, token: tokens[1] ?? '' };
   const asked = await api<{ request: { request_id: string } }>(lab.api, 'POST', '/v1/autonomy', {
     service: '*',
     level: 'L1',
@@ -257,6 +258,35 @@ describe('investigation on the lab', () => {
         expect(gateLog('app').slice(before.length)).not.toMatch(/action /);
       });
     } finally {
+      await api(lab.api, 'PUT', '/v1/policy', {});
+    }
+  }, 240_000);
+
+  it('at L2 runs, without asking, only a fix the policy lists as safe for that service', async () => {
+    await api(lab.api, 'PUT', '/v1/policy', {
+      actions: {
+        rules: [{ services: ['nginx'], fixes: ['restart_unit'], max_risk: 'low', safe: true }],
+      },
+    });
+    const raise = await api<{ request: { request_id: string } }>(lab.api, 'POST', '/v1/autonomy', {
+      service: 'nginx',
+      level: 'L2',
+    });
+    for (const who of [ann, bob])
+      await api(who, 'POST', `/v1/approvals/${raise.request.request_id}/approve`, {});
+    const seq = await head();
+    try {
+      await withFault('service-down', async () => {
+        const finished = await waitFor(seq, 'nginx', 'investigation.finished', 'the L2 restart');
+        expect(finished.data).toMatchObject({ decision: 'act', action: 'verified' });
+        const id = String(finished.data['episode_id']);
+        const types = (await trace(id, seq)).map((e) => e.type);
+        expect(types).not.toContain('approval.requested');
+        expect(types).toContain('action.verified');
+        expect(unitsUp(lab.state)['nginx']).toBe(true);
+      });
+    } finally {
+      await api(lab.api, 'POST', '/v1/autonomy', { service: 'nginx', level: 'L1' });
       await api(lab.api, 'PUT', '/v1/policy', {});
     }
   }, 240_000);
