@@ -94,33 +94,54 @@ async function eventsAfter(seq: number, types: string): Promise<LedgerEvent[]> {
   return page.events;
 }
 
-/** The first event of `type` after `seq` for an episode of `service`. */
+/** What each fault fires on its own service: the round those alerts start is the one to read. */
+const OWN_ALERT: Record<string, string> = {
+  nginx: 'LabNginxDown',
+  app: 'Lab',
+  postgresql: 'LabPg',
+};
+
+/**
+ * The first event of `type` after `seq` in a round of investigation of `service` that saw
+ * one of the fault's own alerts (a stale alert of an earlier test may start a round too).
+ */
 async function waitFor(
   seq: number,
   service: string,
   type: string,
   what: string,
 ): Promise<LedgerEvent> {
+  const own = OWN_ALERT[service] ?? '';
   return until(
     what,
     async () => {
-      const events = await eventsAfter(seq, 'episode.,investigation.,decision.,approval.requested');
-      const ours = new Set(
-        events
-          .filter(
-            (e) =>
-              (e.type === 'episode.opened' || e.type === 'episode.joined') &&
-              e.data['service'] === service,
-          )
-          .map((e) => e.data['episode_id']),
-      );
+      const events = await eventsAfter(seq, 'investigation.,decision.,approval.requested');
+      const roundStart = new Map<unknown, number>();
       for (const e of events) {
-        if (e.type !== 'investigation.started') continue;
-        if (e.data['service'] === service) ours.add(e.data['episode_id']);
+        if (e.type !== 'investigation.started' || e.data['service'] !== service) continue;
+        const alerts = (e.data['alerts'] as string[] | undefined) ?? [];
+        if (alerts.some((a) => a.startsWith(own))) roundStart.set(e.data['episode_id'], e.seq);
+        else roundStart.delete(e.data['episode_id']);
       }
-      return events.find((e) => e.type === type && ours.has(e.data['episode_id']));
+      return events.find((e) => {
+        const from = roundStart.get(e.data['episode_id']);
+        return e.type === type && from !== undefined && e.seq > from;
+      });
     },
     FAULT_WAIT_MS,
+    1000,
+  );
+}
+
+/** Until no episode has an alert firing, so that one test's alerts do not start another's rounds. */
+async function quiet(): Promise<void> {
+  await until(
+    'every alert ended',
+    async () => {
+      const live = await api<{ running: { status: string }[] }>(lab.api, 'GET', '/v1/live');
+      return live.running.every((r) => r.status !== 'open') ? true : undefined;
+    },
+    90_000,
     1000,
   );
 }
@@ -137,6 +158,7 @@ async function withFault(name: FaultName, body: () => Promise<void>): Promise<vo
     await body();
   } finally {
     await heal(lab.state, name);
+    await quiet();
   }
 }
 
@@ -278,8 +300,17 @@ describe('investigation on the lab', () => {
     try {
       await withFault('service-down', async () => {
         const finished = await waitFor(seq, 'nginx', 'investigation.finished', 'the L2 restart');
-        expect(finished.data).toMatchObject({ decision: 'act', action: 'verified' });
         const id = String(finished.data['episode_id']);
+        const ep = await api<{ hypotheses: unknown[]; findings: { id: string; says: string }[] }>(
+          lab.api,
+          'GET',
+          `/v1/episodes/${id}`,
+        );
+        const why = JSON.stringify({
+          hypotheses: ep.hypotheses,
+          findings: ep.findings.map((f) => `${f.id}: ${f.says}`),
+        });
+        expect(finished.data, why).toMatchObject({ decision: 'act', action: 'verified' });
         const types = (await trace(id, seq)).map((e) => e.type);
         expect(types).not.toContain('approval.requested');
         expect(types).toContain('action.verified');

@@ -184,7 +184,7 @@ describe('GET /v1/ledger and its parameters', () => {
       trace_id: 'trace-web-1',
     }, // 4
     {
-      type: 'approval.requested',
+      type: 'approval.asked',
       actor: 'svc',
       data: { service: 'webshop', risk: 'low' },
       trace_id: 'trace-web-1',

@@ -222,6 +222,11 @@ describe('GET /v1/status, /v1/doctor, /metrics, /v1/openapi.json', () => {
         'Connections/health',
         'Core/What-changed snapshots',
         'Approvals/escalation',
+        'Packs/signatures',
+        'Approvals/pending',
+        'Approvals/lab auto-approver',
+        'Policy/fix mode, raising autonomy',
+        'Diagnosis/accuracy',
       ]);
       const worst = report.checks.reduce<DoctorCheckBody['status']>(
         (w, c) => (rank[c.status] > rank[w] ? c.status : w),
