@@ -464,4 +464,20 @@ describe('the orchestrator', () => {
     expect(left?.status).toBe('resolved');
     o.stop();
   });
+
+  it('starts nothing while inactive (SVC_ORCHESTRATE=0, or not operating), and catches up after', async () => {
+    let active = false;
+    const h = harness({ decide: () => ({ decision: 'abstain', why: 'x', next: 'none' }) });
+    const o = createOrchestrator({ ...h.deps, active: () => active });
+    const id = openEpisode('nginx');
+    o.nudge();
+    await o.drained();
+    expect(store.get(id)).toBeNull();
+    expect(types(id)).toEqual(['episode.opened']);
+    active = true;
+    o.nudge();
+    await o.drained();
+    expect(store.get(id)?.status).toBe('done');
+    o.stop();
+  });
 });
