@@ -480,4 +480,81 @@ describe('the orchestrator', () => {
     expect(store.get(id)?.status).toBe('done');
     o.stop();
   });
+
+  it('withdraws a request whose episode closed, and never runs a fix approved after the close', async () => {
+    const h = harness({});
+    const withdrawn: string[] = [];
+    const o = createOrchestrator({
+      ...h.deps,
+      approvals: {
+        ...h.deps.approvals,
+        withdraw: (id) => {
+          withdrawn.push(id);
+          return Promise.resolve();
+        },
+      },
+    });
+    const id = openEpisode('nginx');
+    o.nudge();
+    await o.drained();
+    expect(store.get(id)?.status).toBe('waiting');
+    bench.writer.transactNow(() => {
+      bench.ledger.append({
+        type: 'episode.closed',
+        actor: 'system',
+        data: {
+          episode_id: id,
+          decision: 'settled',
+          outcome: 'cleared',
+          result: 'resolved',
+          action: '',
+          handover_s: null,
+        },
+        trace_id: id,
+      });
+    });
+    // Approved after the close: nothing runs.
+    o.decided(request(h.opened[0] as OpenApproval, 'approved', 'ap-1'));
+    await o.drained();
+    expect(h.executed).toEqual([]);
+    expect(closeFields(store.get(id), '2026-11-22T10:00:00.000Z')).toMatchObject({
+      decision: 'settled',
+    });
+    o.stop();
+
+    // Still waiting when the episode closed: the scan withdraws the request.
+    const other = openEpisode('nginx');
+    const o2 = createOrchestrator({
+      ...h.deps,
+      approvals: {
+        ...h.deps.approvals,
+        withdraw: (rid) => {
+          withdrawn.push(rid);
+          return Promise.resolve();
+        },
+      },
+    });
+    o2.nudge();
+    await o2.drained();
+    bench.writer.transactNow(() => {
+      bench.ledger.append({
+        type: 'episode.closed',
+        actor: 'system',
+        data: {
+          episode_id: other,
+          decision: 'settled',
+          outcome: 'cleared',
+          result: 'resolved',
+          action: '',
+          handover_s: null,
+        },
+        trace_id: other,
+      });
+    });
+    o2.nudge();
+    await o2.drained();
+    expect(withdrawn).toEqual(['ap-2']);
+    expect(store.get(other)?.status).toBe('done');
+    o2.stop();
+  });
 });

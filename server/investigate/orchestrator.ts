@@ -83,7 +83,11 @@ export interface OrchestratorDeps {
   readonly changeWindow: (service: string) => { name: string; until: string } | null;
   readonly approvalRoute: () => boolean;
   readonly decide: (input: DecideInput) => DecideOutput;
-  readonly approvals: { open(input: OpenApproval): Promise<ApprovalRequest> };
+  readonly approvals: {
+    open(input: OpenApproval): Promise<ApprovalRequest>;
+    /** end a pending request of the service's own (its episode closed) */
+    withdraw?(requestId: string, reason: string): Promise<unknown>;
+  };
   readonly actions: {
     dryRun(plan: FixPlan): Promise<{ ok: boolean; detail: string }>;
     shadow(plan: FixPlan, would: 'act' | 'ask'): Promise<void>;
@@ -307,6 +311,14 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     const id = row.episode_id;
     const decision = (JSON.parse(row.decision ?? '{}') as { decision?: Decision }).decision;
     enqueue(id, async () => {
+      if (request.status === 'approved' && deps.episode(id)?.status === 'closed') {
+        await finish(
+          id,
+          closingOf('settled', 'none', null, recorded(id)),
+          'approved after the episode closed: nothing runs',
+        );
+        return;
+      }
       if (request.status === 'approved') {
         const plan = deps.planOf(request);
         if (plan === null) {
@@ -372,8 +384,32 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     await decideAndAct(id, service, diagnosis, deps.autonomy.levelOf(service));
   }
 
+  /**
+   * A request still pending when its episode closed (the alerts ended and stayed ended) is
+   * withdrawn: approving it later must not run a fix for an episode that is over.
+   */
+  function withdrawOrphans(): void {
+    for (const row of store.active()) {
+      if (row.status !== 'waiting' || row.request_id === null) continue;
+      if (deps.episode(row.episode_id)?.status !== 'closed') continue;
+      const requestId = row.request_id;
+      const why = 'the episode closed: its alerts ended and stayed ended';
+      enqueue(row.episode_id, async () => {
+        await deps.approvals.withdraw?.(requestId, why).catch((err: unknown) => {
+          log.warn({ err, request_id: requestId }, 'could not withdraw the request');
+        });
+        await finish(
+          row.episode_id,
+          closingOf('settled', 'none', null, recorded(row.episode_id)),
+          why,
+        );
+      });
+    }
+  }
+
   function scan(): void {
     if (deps.active?.() === false) return;
+    withdrawOrphans();
     for (const ep of store.due()) enqueue(ep.episode_id, () => investigate(ep.episode_id));
   }
 

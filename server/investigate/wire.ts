@@ -51,6 +51,11 @@ export interface InvestigationDeps {
   };
   readonly approvals: {
     open(input: OpenApproval): Promise<ApprovalRequest>;
+    withdraw(
+      id: string,
+      who: { actor: { name: string }; role: null },
+      reason: string | null,
+    ): Promise<ApprovalRequest>;
     onDecided(kind: 'action', handler: (r: ApprovalRequest) => void): void;
   };
   /** someone can be asked: a person who may approve, or a working escalation channel */
@@ -146,7 +151,11 @@ export function createInvestigation(deps: InvestigationDeps) {
     changeWindow: (service) => changeWindowNow(deps.policy(), service, clock.nowIso()),
     approvalRoute: deps.approvalRoute,
     decide,
-    approvals: deps.approvals,
+    approvals: {
+      open: (input) => deps.approvals.open(input),
+      withdraw: (id, reason) =>
+        deps.approvals.withdraw(id, { actor: { name: 'system' }, role: null }, reason),
+    },
     actions: {
       dryRun: (plan) => actions.dryRun(plan),
       shadow: (plan, would) => actions.shadow(plan, would),

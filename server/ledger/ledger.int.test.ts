@@ -197,7 +197,7 @@ describe('GET /v1/ledger and its parameters', () => {
       reason: 'looks fine',
       trace_id: 'trace-web-1',
     }, // 6
-    { type: 'action.started', actor: 'svc', data: { service: 'db' }, trace_id: 'trace-db-2' }, // 7
+    { type: 'action.begun', actor: 'svc', data: { service: 'db' }, trace_id: 'trace-db-2' }, // 7
     {
       at: '2026-01-03T00:00:00.000Z',
       type: 'action.finished',
@@ -205,7 +205,7 @@ describe('GET /v1/ledger and its parameters', () => {
       data: { service: 'db', note: 'diskXfull' },
       trace_id: 'trace-db-2',
     }, // 8
-    { type: 'check.ran', actor: 'svc', data: { check: 'disk_full', host: 'db-1' } }, // 9
+    { type: 'check.read', actor: 'svc', data: { check: 'disk_full', host: 'db-1' } }, // 9
     {
       at: '2026-01-04T00:00:00.000Z',
       type: 'human.note',
@@ -341,7 +341,7 @@ describe('GET /v1/ledger and its parameters', () => {
     expect(seqs(await list(base, 'type=%20approval.%20,%20check.%20&order=asc'))).toEqual([
       5, 6, 9,
     ]);
-    expect(seqs(await list(base, 'type=action.started'))).toEqual([7]);
+    expect(seqs(await list(base, 'type=action.begun'))).toEqual([7]);
     expect(seqs(await list(base, 'type=human&order=asc'))).toEqual([4, 10]);
     expect(seqs(await list(base, 'type=nothing.'))).toEqual([]);
     // A prefix is literal text: LIKE wildcards in it match only themselves.
