@@ -557,4 +557,28 @@ describe('the orchestrator', () => {
     expect(store.get(other)?.status).toBe('done');
     o2.stop();
   });
+
+  it('joins instead of acting when the same cause is already proven elsewhere (same_cause)', async () => {
+    const h = harness({});
+    const links: string[] = [];
+    const o = createOrchestrator({
+      ...h.deps,
+      relate: () => ({ decision: 'same_cause', to: 'ep-other', why: 'already proven there' }),
+      link: (id, to, relation) => {
+        links.push(`${relation}:${to}`);
+      },
+    });
+    const id = openEpisode('worker');
+    o.nudge();
+    await o.drained();
+    expect(h.opened).toEqual([]);
+    expect(h.executed).toEqual([]);
+    expect(links).toEqual(['same_cause:ep-other']);
+    expect(closeFields(store.get(id), '2026-11-22T10:00:00.000Z')).toMatchObject({
+      decision: 'same_cause',
+      outcome: 'explained',
+      result: 'linked',
+    });
+    o.stop();
+  });
 });

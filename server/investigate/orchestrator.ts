@@ -36,6 +36,9 @@ import type { FixPlan } from './fix-plan.js';
 
 const CHANGES_WINDOW_MS = 60 * 60 * 1000;
 const SCAN_MS = 1000;
+/** Decisions a same_cause join never replaces: nothing proven here to share. */
+const NOT_JOINED: readonly Decision[] = ['abstain', 'cleared', 'settled', 'downstream'];
+
 export interface EpisodeInfo {
   readonly episode_id: string;
   readonly service: string;
@@ -97,7 +100,17 @@ export interface OrchestratorDeps {
    * Inside the decision's transaction: a downstream episode joins the incident of the
    * episode whose proven cause it follows from.
    */
-  readonly link?: (episodeId: string, toEpisode: string) => void;
+  readonly link?: (
+    episodeId: string,
+    toEpisode: string,
+    relation: 'downstream' | 'same_cause' | 'related',
+  ) => void;
+  /** another open episode this one belongs with (same_cause, related); see relate.ts */
+  readonly relate?: (
+    episodeId: string,
+    service: string,
+    hypotheses: readonly Hypothesis[],
+  ) => { decision: 'same_cause' | 'related'; to: string; why: string } | null;
   /** the plan an approved request runs: rebuilt from the request's subject */
   readonly planOf: (request: ApprovalRequest) => FixPlan | null;
 }
@@ -236,7 +249,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
   ): Promise<void> {
     const fix = deps.planFix(id, service, diagnosis);
     const now = deps.episode(id);
-    const out = deps.decide({
+    let out = deps.decide({
       hypotheses: diagnosis.hypotheses,
       alertEnded: now === null || now.status !== 'open',
       autonomy: level,
@@ -246,6 +259,14 @@ export function createOrchestrator(deps: OrchestratorDeps) {
       changeWindow: deps.changeWindow(service),
       approvalRoute: deps.approvalRoute(),
     });
+    const rel = deps.relate?.(id, service, diagnosis.hypotheses) ?? null;
+    // same_cause: another episode acts on this cause; related: joined rather than abstained.
+    const joins =
+      rel !== null &&
+      (rel.decision === 'same_cause'
+        ? !NOT_JOINED.includes(out.decision)
+        : out.decision === 'abstain');
+    if (joins) out = { decision: rel.decision, why: rel.why, next: 'none' };
     const choice = fix?.choice;
     const linkedTo = diagnosis.hypotheses.find((h) => h.confidence === 'linked')?.linked_episode;
     await writer.transact(() => {
@@ -265,7 +286,9 @@ export function createOrchestrator(deps: OrchestratorDeps) {
         reason: out.why,
         trace_id: id,
       });
-      if (out.decision === 'downstream' && typeof linkedTo === 'string') deps.link?.(id, linkedTo);
+      if (out.decision === 'downstream' && typeof linkedTo === 'string')
+        deps.link?.(id, linkedTo, 'downstream');
+      else if (joins) deps.link?.(id, rel.to, rel.decision);
     });
     const plan = fix?.plan ?? null;
     if (out.next === 'none' || plan === null) {

@@ -21,7 +21,8 @@ import { createFixPlanner } from './fix-plan.js';
 import type { InvestigationsStore } from './investigations.store.js';
 import { createOrchestrator } from './orchestrator.js';
 import type { ConnectorLike, EstateLike } from './plan.js';
-import type { AutonomyLevel, FixMode } from './types.js';
+import { relate } from './relate.js';
+import type { AutonomyLevel, FixMode, Hypothesis } from './types.js';
 
 export interface InvestigationDeps {
   readonly store: InvestigationsStore;
@@ -161,7 +162,23 @@ export function createInvestigation(deps: InvestigationDeps) {
       shadow: (plan, would) => actions.shadow(plan, would),
       execute: async (plan) => (await actions.execute(plan)).result,
     },
-    link: (id, to) => {
+    relate: (id, service, hypotheses) =>
+      relate({
+        episode_id: id,
+        service,
+        hypotheses,
+        estate: deps.estate(),
+        others: episodes.running().map((e) => {
+          const lead = (JSON.parse(store.get(e.episode_id)?.hypotheses ?? '[]') as Hypothesis[])[0];
+          return {
+            episode_id: e.episode_id,
+            service: e.service,
+            t_open: e.t_open,
+            lead: lead === undefined ? null : { cause: lead.cause, confidence: lead.confidence },
+          };
+        }),
+      }),
+    link: (id, to, relation) => {
       const from = episodes.get(id);
       const target = episodes.get(to)?.incident_id ?? null;
       if (from?.incident_id == null || target === null || from.incident_id === target) return;
@@ -173,10 +190,15 @@ export function createInvestigation(deps: InvestigationDeps) {
           episode_id: id,
           service: from.service,
           from_incident: from.incident_id,
-          relation: 'downstream',
+          relation,
           to_episode: to,
         },
-        reason: `downstream of ${to}, whose proven cause explains it`,
+        reason:
+          relation === 'downstream'
+            ? `downstream of ${to}, whose proven cause explains it`
+            : relation === 'same_cause'
+              ? `the same cause as ${to}`
+              : `related to ${to} through the estate`,
         trace_id: target,
       });
     },
