@@ -24,7 +24,12 @@ export default defineConfig({
           name: 'integration',
           environment: 'node',
           sequence: { groupOrder: 1 },
-          include: ['server/**/*.int.test.ts', 'e2e/**/*.int.test.ts', 'build/**/*.int.test.ts'],
+          include: [
+            'server/**/*.int.test.ts',
+            'models/**/*.int.test.ts',
+            'e2e/**/*.int.test.ts',
+            'build/**/*.int.test.ts',
+          ],
           exclude: ['node_modules/**', 'dist/**'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
