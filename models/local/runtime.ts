@@ -1,0 +1,156 @@
+// The local runtime: a GGUF model run by node-llama-cpp, behind the same ModelClient as an
+// endpoint. The model lives in a child process (worker.ts), because a malformed model file
+// can kill the process that loads it; here a crash becomes a 'refused' ModelError.
+import { fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { ModelError } from '../types.js';
+import type { ModelAnswer, ModelClient, ModelRequest } from '../types.js';
+import { validate } from '../validate.js';
+import type { EngineAnswer, EngineOptions } from './engine.js';
+
+export interface LocalClientOptions {
+  modelPath: string;
+  /** false: CPU only (tests); 'auto' (default): the GPU when there is one. */
+  gpu?: false | 'auto';
+  /** CPU threads (default 4; use 1 on two-core machines). */
+  threads?: number;
+  contextSize?: number;
+  /** Refuse to serve when llama.cpp found no GPU (production placement). */
+  requireGpu?: boolean;
+  /** The worker script and node flags; default: worker.js next to this file, or worker.ts via tsx. */
+  worker?: { path: string; execArgv: string[] };
+}
+
+export interface LocalClient extends ModelClient {
+  /** Resolves when the model is loaded, with the backend found ('cuda', 'vulkan', … or false). */
+  ready(): Promise<{ gpu: string | false }>;
+  close(): Promise<void>;
+}
+
+type Reply = { id: number; answer?: EngineAnswer; error?: string };
+type Status = { type: 'loaded'; gpu: string | false } | { type: 'failed'; message: string };
+
+function defaultWorker(): { path: string; execArgv: string[] } {
+  const ts = import.meta.url.endsWith('.ts');
+  const path = fileURLToPath(new URL(ts ? './worker.ts' : './worker.js', import.meta.url));
+  return { path, execArgv: ts ? ['--import', 'tsx'] : [] };
+}
+
+export function createLocalClient(options: LocalClientOptions): LocalClient {
+  const worker = options.worker ?? defaultWorker();
+  const child: ChildProcess = fork(worker.path, [], {
+    execArgv: worker.execArgv,
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    serialization: 'advanced',
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
+  const pending = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void }>();
+  let nextId = 1;
+  let exited: string | null = null;
+  let closing = false;
+
+  const loaded = new Promise<{ gpu: string | false }>((resolve, reject) => {
+    child.on('message', (message: Reply | Status) => {
+      if ('type' in message) {
+        if (message.type === 'failed') reject(new Error(`model load failed: ${message.message}`));
+        else if (options.requireGpu && message.gpu === false) {
+          reject(new Error('no GPU found: a local model is refused for production use'));
+        } else resolve({ gpu: message.gpu });
+        return;
+      }
+      const waiter = pending.get(message.id);
+      pending.delete(message.id);
+      waiter?.resolve(message);
+    });
+    child.on('exit', (code, signal) => {
+      exited = `model process exited (${signal ?? `code ${code}`})${closing ? '' : `: ${stderr.trim().slice(-300)}`}`;
+      reject(new Error(exited));
+      for (const waiter of pending.values()) waiter.reject(new Error(exited));
+      pending.clear();
+    });
+  });
+  loaded.catch(() => undefined);
+  const load: EngineOptions = {
+    modelPath: options.modelPath,
+    gpu: options.gpu ?? 'auto',
+    threads: options.threads ?? 4,
+    ...(options.contextSize ? { contextSize: options.contextSize } : {}),
+  };
+  child.send({ type: 'load', options: load });
+
+  const refused = (request: ModelRequest, why: string) =>
+    new ModelError('refused', `local model refused "${request.purpose}": ${why}`, {
+      purpose: request.purpose,
+      status: null,
+    });
+
+  return {
+    ready: () => loaded,
+    async call(request: ModelRequest, signal?: AbortSignal): Promise<ModelAnswer> {
+      signal?.throwIfAborted();
+      const started = Date.now();
+      try {
+        await loaded;
+      } catch (error) {
+        throw refused(request, (error as Error).message);
+      }
+      if (exited) throw refused(request, exited);
+      const id = nextId++;
+      const reply = await new Promise<Reply>((resolve, reject) => {
+        const onAbort = () => {
+          pending.delete(id);
+          // The caller's own abort reason passes through unchanged (see docs/models.md).
+          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+          reject(signal?.reason);
+        };
+        signal?.addEventListener('abort', onAbort, { once: true });
+        const done =
+          <T>(f: (v: T) => void) =>
+          (v: T) => {
+            signal?.removeEventListener('abort', onAbort);
+            f(v);
+          };
+        pending.set(id, { resolve: done(resolve), reject: done(reject) });
+        const { system, user, schema, max_tokens } = request;
+        child.send({ type: 'call', id, request: { system, user, schema, max_tokens } });
+      }).catch((error: unknown) => {
+        if (signal?.aborted) throw error;
+        throw refused(request, (error as Error).message);
+      });
+      if (!reply.answer) throw refused(request, reply.error ?? 'no answer');
+      const invalid = (why: string) =>
+        new ModelError('invalid_answer', `local model answer for "${request.purpose}" ${why}`, {
+          purpose: request.purpose,
+        });
+      let value: unknown;
+      try {
+        value = JSON.parse(reply.answer.text);
+      } catch {
+        throw invalid('is not JSON (max_tokens too small?)');
+      }
+      const problems = validate(request.schema, value);
+      if (problems.length > 0) throw invalid(`is outside the schema: ${problems.join('; ')}`);
+      return {
+        value,
+        usage: {
+          prompt_tokens: reply.answer.prompt_tokens,
+          completion_tokens: reply.answer.completion_tokens,
+        },
+        model: reply.answer.model,
+        seconds: (Date.now() - started) / 1000,
+        cached: false,
+      };
+    },
+    async close() {
+      if (exited) return;
+      closing = true;
+      const gone = new Promise((resolve) => child.once('exit', resolve));
+      child.send({ type: 'close' });
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await gone;
+      clearTimeout(timer);
+    },
+  };
+}
