@@ -23,6 +23,13 @@ import { accuracyCheck } from './investigate/doctor-checks.js';
 import { createInvestigation } from './investigate/wire.js';
 import type { ConnectorLike, EstateLike } from './investigate/plan.js';
 import type { Mode } from './shared/mode.js';
+import {
+  answerCheck,
+  createModelUse,
+  hostHasGpu,
+  modelUseProjection,
+  placementCheck,
+} from './models-use/index.js';
 
 /** Roles that may approve an action (viewers cannot). */
 const APPROVERS = new Set(['responder', 'admin', 'owner']);
@@ -42,6 +49,8 @@ export interface ActingDeps {
   readonly estate: () => EstateLike;
   readonly snapshots: (sinceIso: string) => readonly SnapshotChange[];
   readonly mode: () => Mode;
+  /** Whether this host has a GPU (doctor's Models placement); a probe of /dev by default. */
+  readonly hasGpu?: () => boolean;
 }
 
 export function buildActing(deps: ActingDeps) {
@@ -79,6 +88,8 @@ export function buildActing(deps: ActingDeps) {
     baseUrl: () => config.http.consoleUrl ?? `http://127.0.0.1:${String(config.http.port)}`,
   });
   const labApprover = createLabApprover({ approvals, enabled: config.labApprover, log });
+  const models = createModelUse({ config, ledger: rt.ledger, writer: rt.writer });
+  rt.projections.register(modelUseProjection);
   const investigation = createInvestigation({
     store: rt.investigationsStore,
     episodes: rt.episodesStore,
@@ -97,6 +108,7 @@ export function buildActing(deps: ActingDeps) {
     policy: deps.policy,
     autonomy,
     approvals,
+    models,
     // Someone can be asked: the lab approver, a person who may approve, or a working channel.
     approvalRoute: () => {
       if (config.labApprover) return true;
@@ -110,6 +122,10 @@ export function buildActing(deps: ActingDeps) {
       return deps.policy().escalation.steps.some((s) => healthy.has(s.channel));
     },
   });
+  doctor.register(
+    placementCheck({ models, local: config.model.local, hasGpu: deps.hasGpu ?? hostHasGpu }),
+  );
+  doctor.register(answerCheck({ models }));
   doctor.register(packsCheck(packs));
   doctor.register(pendingCheck({ pending: () => approvals.pending(), clock: rt.clock }));
   doctor.register(labApproverCheck({ enabled: config.labApprover }));
@@ -121,6 +137,7 @@ export function buildActing(deps: ActingDeps) {
     approvals,
     autonomy,
     investigation,
+    models,
     async start(): Promise<void> {
       await autonomy.recover();
       escalation.start();

@@ -79,7 +79,10 @@ export function templateNote(
   return lines.join(' ');
 }
 
-/** The episode.closed data of an investigated episode; null when it concluded nothing. */
+/**
+ * The episode.closed data of an investigated episode; null when it concluded nothing. `note`:
+ * the note written when the investigation finished (investigation.note), else the template's.
+ */
 export function closeFields(
   row: {
     status: string;
@@ -90,6 +93,7 @@ export function closeFields(
     t_handover: string | null;
   } | null,
   tOpen: string,
+  note: string | null = null,
 ): Record<string, unknown> | null {
   if (row?.status !== 'done' || row.result === null) return null;
   const closing = JSON.parse(row.result) as Closing;
@@ -104,6 +108,6 @@ export function closeFields(
     ...closing,
     handover_s: handover,
     diagnosis: hypotheses[0]?.title ?? '',
-    note: templateNote(closing, decision, hypotheses, findings),
+    note: note ?? templateNote(closing, decision, hypotheses, findings),
   };
 }

@@ -13,6 +13,7 @@ import { changeWindowNow, fixPermission, type Policy } from '../policy/index.js'
 import type { SnapshotChange } from '../snapshots/index.js';
 import type { Clock } from '../shared/clock.js';
 import { withTimeout } from '../shared/timeout.js';
+import { gateEvidence, noteOf, withNotes, writeNote, type ModelUse } from '../models-use/index.js';
 import { createChangesReader } from './changes.js';
 import { closeFields } from './closing.js';
 import { decide } from './decide.js';
@@ -61,6 +62,8 @@ export interface InvestigationDeps {
   };
   /** someone can be asked: a person who may approve, or a working escalation channel */
   readonly approvalRoute: () => boolean;
+  /** The models (System 1 gate, System 2 note); absent or null: templates only. */
+  readonly models?: ModelUse | null;
 }
 
 const RECURRENCE_MS = 7 * 86_400_000;
@@ -118,10 +121,19 @@ export function createInvestigation(deps: InvestigationDeps) {
       deps.reader.list({ type: 'human.deploy,human.action', since, order: 'asc', limit: 200 })
         .events,
   });
+  const models = deps.models ?? null;
+  const modelDeps = { ledger: deps.ledger, writer: deps.writer };
+  // With System 2, each finished investigation gets its note before its step resolves.
+  const seen =
+    models?.configured('s2') === true
+      ? withNotes(deps.ledger, deps.writer, (id) =>
+          writeNote({ models, ...modelDeps, row: (e) => store.get(e) }, id),
+        )
+      : modelDeps;
   const orchestrator = createOrchestrator({
     store,
-    ledger: deps.ledger,
-    writer: deps.writer,
+    ledger: seen.ledger,
+    writer: seen.writer,
     clock,
     log: deps.log,
     maxConcurrent: deps.maxConcurrent,
@@ -138,14 +150,18 @@ export function createInvestigation(deps: InvestigationDeps) {
             suppressed: row.suppressed !== '[]',
           };
     },
-    diagnose: (ctx) =>
-      engine.investigate({
+    diagnose: async (ctx) => {
+      const diagnosis = await engine.investigate({
         ...ctx,
         recent_closed: store.closedSince(new Date(clock.now() - RECURRENCE_MS).toISOString()),
         open_episodes: episodes
           .running()
           .map((e) => ({ episode_id: e.episode_id, service: e.service })),
-      }),
+      });
+      return models === null
+        ? diagnosis
+        : gateEvidence({ models, ...modelDeps }, ctx.episode_id, diagnosis);
+    },
     changes: (since, service) => changes(since, service),
     autonomy: deps.autonomy,
     planFix: (id, service, diagnosis) => planner.plan(id, service, diagnosis),
@@ -214,7 +230,9 @@ export function createInvestigation(deps: InvestigationDeps) {
     /** The episode.closed data of an investigated episode (episodes' closing hook). */
     closing: (episodeId: string) => {
       const row = episodes.get(episodeId);
-      return row === null ? null : closeFields(store.get(episodeId), row.t_open);
+      return row === null
+        ? null
+        : closeFields(store.get(episodeId), row.t_open, noteOf(deps.reader, episodeId));
     },
     /** The investigation part of the episode view. */
     view: (episodeId: string) => {

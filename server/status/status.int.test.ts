@@ -48,8 +48,14 @@ interface StatusBody {
   ledger: { seq: number; hash: string | null; segments: number; sealed_through: number };
   models: {
     placement: string;
-    system2: { configured: boolean; model: string | null; investigator: string };
-    system1: { configured: boolean; model: string | null };
+    system2: {
+      configured: boolean;
+      model: string | null;
+      url_origin: string | null;
+      investigator: string;
+    };
+    system1: { configured: boolean; model: string | null; url_origin: string | null };
+    cassette: string | null;
   };
   orchestrate: boolean;
   ingest: boolean;
@@ -131,8 +137,9 @@ describe('GET /v1/status, /v1/doctor, /metrics, /v1/openapi.json', () => {
       expect(body.auth).toStrictEqual({ sso: false, methods: ['token', 'password'] });
       expect(body.models).toStrictEqual({
         placement: 'missing',
-        system2: { configured: false, model: null, investigator: 'loop' },
-        system1: { configured: false, model: null },
+        system2: { configured: false, model: null, url_origin: null, investigator: 'loop' },
+        system1: { configured: false, model: null, url_origin: null },
+        cassette: null,
       });
       expect(body.orchestrate).toBe(true);
       expect(body.ingest).toBe(true);
@@ -222,6 +229,8 @@ describe('GET /v1/status, /v1/doctor, /metrics, /v1/openapi.json', () => {
         'Connections/health',
         'Core/What-changed snapshots',
         'Approvals/escalation',
+        'Models/placement',
+        'Models/System 1 and investigator',
         'Packs/signatures',
         'Approvals/pending',
         'Approvals/lab auto-approver',

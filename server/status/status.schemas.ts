@@ -48,9 +48,15 @@ export const StatusBody = Type.Object({
     system2: Type.Object({
       configured: Type.Boolean(),
       model: Nullable(Type.String()),
+      url_origin: Nullable(Type.String()),
       investigator: Type.String(),
     }),
-    system1: Type.Object({ configured: Type.Boolean(), model: Nullable(Type.String()) }),
+    system1: Type.Object({
+      configured: Type.Boolean(),
+      model: Nullable(Type.String()),
+      url_origin: Nullable(Type.String()),
+    }),
+    cassette: Nullable(Type.String()),
   }),
   orchestrate: Type.Boolean(),
   ingest: Type.Boolean(),

@@ -2,6 +2,7 @@ import type { Config } from '../config.js';
 import type { Fingerprint } from '../install/index.js';
 import type { LedgerStore } from '../ledger/index.js';
 import type { LicenceService } from '../licence/index.js';
+import { modelSettings, originOf } from '../models-use/index.js';
 import { Mode } from '../shared/mode.js';
 
 interface Deps {
@@ -50,15 +51,24 @@ export function createStatusService(deps: Deps) {
     return { steps, done: steps.filter((s) => s.done).length, of: steps.length };
   }
 
+  /** The models in use: endpoint origins and model names, never keys or paths. */
   function models() {
+    const { s1, s2 } = modelSettings(config);
     return {
       placement:
         config.model.url !== null ? (config.model.local ? 'local' : 'endpoint') : 'missing',
-      system2:
-        config.model.url !== null
-          ? { configured: true, model: config.model.name, investigator: config.investigator.kind }
-          : { configured: false, model: null, investigator: config.investigator.kind },
-      system1: { configured: config.s1.url !== null, model: config.s1.model },
+      system2: {
+        configured: s2 !== null,
+        model: s2?.model ?? null,
+        url_origin: originOf(s2?.url ?? null),
+        investigator: config.investigator.kind,
+      },
+      system1: {
+        configured: s1 !== null,
+        model: s1?.model ?? null,
+        url_origin: originOf(s1?.url ?? null),
+      },
+      cassette: config.model.cassetteDir === null ? null : config.model.replay,
     };
   }
 

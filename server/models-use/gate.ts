@@ -1,0 +1,77 @@
+// System 1's gate "is this evidence enough?", asked after the hypotheses when System 1 is
+// configured and the lead is proven (the only confidence that lets a fix run). A "no" lowers
+// the lead to suspected, so nothing acts on it; an error leaves the diagnosis as it was and
+// records the gate unverified. The gate never raises a confidence.
+import type { Writer } from '../db/writer.js';
+import type { LedgerService } from '../ledger/index.js';
+import { ModelError } from '../../models/index.js';
+import type { Diagnosis } from '../investigate/orchestrator.js';
+import { DECISION_S1, type ModelUse } from './service.js';
+
+export const GATE_SCHEMA = {
+  type: 'object',
+  properties: { enough: { type: 'boolean' }, why: { type: 'string', maxLength: 300 } },
+  required: ['enough', 'why'],
+  additionalProperties: false,
+} as const;
+
+const SYSTEM =
+  'You check an incident diagnosis. Say whether the evidence given is enough to name the ' +
+  'cause and act on it. Use only the facts given. Answer with JSON.';
+
+export interface GateDeps {
+  readonly models: ModelUse;
+  readonly ledger: LedgerService;
+  readonly writer: Writer;
+}
+
+export async function gateEvidence(
+  deps: GateDeps,
+  episodeId: string,
+  diagnosis: Diagnosis,
+): Promise<Diagnosis> {
+  const lead = diagnosis.hypotheses[0];
+  if (!deps.models.configured('s1') || lead?.confidence !== 'proven') return diagnosis;
+  const says = lead.proving
+    .map((id) => diagnosis.findings.find((f) => f.id === id)?.says)
+    .filter((s): s is string => s !== undefined);
+  let data: Record<string, unknown>;
+  let out = diagnosis;
+  try {
+    const answer = await deps.models.call(
+      's1',
+      {
+        purpose: 's1.enough',
+        system: SYSTEM,
+        user: JSON.stringify({ cause: lead.title, service: lead.service, evidence: says }),
+        schema: GATE_SCHEMA,
+        max_tokens: 200,
+      },
+      episodeId,
+    );
+    const v = answer.value as { enough: boolean; why: string };
+    data = { enough: v.enough, why: v.why, verified: true, lowered: !v.enough };
+    if (!v.enough)
+      out = {
+        ...diagnosis,
+        hypotheses: [{ ...lead, confidence: 'suspected' }, ...diagnosis.hypotheses.slice(1)],
+      };
+  } catch (err) {
+    data = {
+      enough: null,
+      verified: false,
+      lowered: false,
+      error_kind: err instanceof ModelError ? err.kind : 'refused',
+    };
+  }
+  await deps.writer.transact(() =>
+    deps.ledger.append({
+      type: DECISION_S1,
+      actor: 'system',
+      data: { episode_id: episodeId, cause: lead.cause, ...data },
+      reason: data['verified'] === true ? null : 'System 1 did not answer: the gate is unverified',
+      trace_id: episodeId,
+    }),
+  );
+  return out;
+}

@@ -1,0 +1,154 @@
+// The episode's note, written by System 2 from the diagnosis when an investigation finishes:
+// the hypotheses' titles, the proving findings, the decision and why. Any model error (timeout,
+// spent ceiling, refusal, an answer outside the schema) gives the template note instead; the
+// note is an `investigation.note` event, which the close prefers to the template.
+import type { Writer } from '../db/writer.js';
+import type { LedgerReader, LedgerService } from '../ledger/index.js';
+import {
+  INVESTIGATION_FINISHED,
+  type InvestigationRow,
+} from '../investigate/investigations.store.js';
+import { templateNote, type Closing } from '../investigate/closing.js';
+import type { Hypothesis } from '../investigate/types.js';
+import { INVESTIGATION_NOTE, type ModelUse } from './service.js';
+
+export const NOTE_SCHEMA = {
+  type: 'object',
+  properties: { note: { type: 'string', minLength: 1, maxLength: 1500 } },
+  required: ['note'],
+  additionalProperties: false,
+} as const;
+
+const SYSTEM =
+  'You write the short note that explains an incident episode to the people on call. ' +
+  'Use only the facts given. Plain sentences, at most 1500 characters. Answer with JSON.';
+
+interface Parsed {
+  closing: Closing;
+  hypotheses: Hypothesis[];
+  findings: { id: string; says: string }[];
+  decision: { decision?: string; why?: string } | null;
+}
+
+function parse(row: InvestigationRow): Parsed | null {
+  if (row.status !== 'done' || row.result === null) return null;
+  return {
+    closing: JSON.parse(row.result) as Closing,
+    hypotheses: JSON.parse(row.hypotheses) as Hypothesis[],
+    findings: JSON.parse(row.findings) as { id: string; says: string }[],
+    decision:
+      row.decision === null
+        ? null
+        : (JSON.parse(row.decision) as { decision?: string; why?: string }),
+  };
+}
+
+/** The facts the model is given: no connector output beyond what each finding says. */
+export function notePrompt(p: Parsed, service: string): string {
+  const says = (ids: readonly string[]) =>
+    ids
+      .map((id) => p.findings.find((f) => f.id === id)?.says)
+      .filter((s): s is string => s !== undefined);
+  return JSON.stringify({
+    service,
+    hypotheses: p.hypotheses.map((h) => ({
+      title: h.title,
+      confidence: h.confidence,
+      proving: says(h.proving),
+    })),
+    decision: p.closing.decision,
+    why: p.decision?.why ?? null,
+    result: p.closing.result,
+    action: p.closing.action,
+    fix: p.closing.fix,
+  });
+}
+
+export interface NoteDeps {
+  readonly models: ModelUse;
+  readonly ledger: LedgerService;
+  readonly writer: Writer;
+  readonly row: (episodeId: string) => InvestigationRow | null;
+}
+
+/** Write the note of a finished investigation (a no-op while it is not done). */
+export async function writeNote(
+  deps: NoteDeps,
+  episodeId: string,
+): Promise<{ note: string; source: 'model' | 'template' } | null> {
+  const row = deps.row(episodeId);
+  const p = row === null ? null : parse(row);
+  if (row === null || p === null || !deps.models.configured('s2')) return null;
+  let out: { note: string; source: 'model' | 'template' };
+  try {
+    const answer = await deps.models.call(
+      's2',
+      {
+        purpose: 'note',
+        system: SYSTEM,
+        user: notePrompt(p, row.service),
+        schema: NOTE_SCHEMA,
+        max_tokens: 600,
+      },
+      episodeId,
+    );
+    out = { note: (answer.value as { note: string }).note.trim(), source: 'model' };
+    if (out.note === '') throw new Error('empty note');
+  } catch {
+    out = {
+      note: templateNote(p.closing, p.decision, p.hypotheses, p.findings),
+      source: 'template',
+    };
+  }
+  await deps.writer.transact(() =>
+    deps.ledger.append({
+      type: INVESTIGATION_NOTE,
+      actor: 'system',
+      data: { episode_id: episodeId, ...out },
+      trace_id: episodeId,
+    }),
+  );
+  return out;
+}
+
+/** The latest note of an episode; null when none was written (the close uses the template). */
+export function noteOf(reader: LedgerReader, episodeId: string): string | null {
+  const last = reader.list({ type: INVESTIGATION_NOTE, trace: episodeId, order: 'desc', limit: 1 })
+    .events[0];
+  const note = last?.data['note'];
+  return typeof note === 'string' ? note : null;
+}
+
+/**
+ * The orchestrator's ledger and writer, seen through: once a transaction that finished an
+ * investigation commits, its note is written before the step resolves (bounded by the
+ * model's timeout), so the close that follows finds it.
+ */
+export function withNotes(
+  ledger: LedgerService,
+  writer: Writer,
+  onFinished: (episodeId: string) => Promise<unknown>,
+): { ledger: LedgerService; writer: Writer } {
+  const finished = new Set<string>();
+  return {
+    ledger: {
+      ...ledger,
+      append(input) {
+        const event = ledger.append(input);
+        if (input.type === INVESTIGATION_FINISHED && typeof input.trace_id === 'string')
+          finished.add(input.trace_id);
+        return event;
+      },
+    },
+    writer: {
+      ...writer,
+      async transact<T>(fn: () => T): Promise<T> {
+        const out = await writer.transact(fn);
+        const ids = [...finished];
+        finished.clear();
+        for (const id of ids) await onFinished(id).catch(() => undefined);
+        return out;
+      },
+    },
+  };
+}
