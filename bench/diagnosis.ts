@@ -226,6 +226,24 @@ async function withdrawPending(a: Api): Promise<void> {
     });
 }
 
+/**
+ * Wait (up to 10 s) until the measured round is past its decision step: an approval request
+ * opens just after decision.made, and a request left pending keeps the episode waiting, so a
+ * later case on the same service would start no round of its own.
+ */
+async function settled(a: Api, episode: string | null): Promise<void> {
+  if (episode === null) return;
+  for (let i = 0; i < 20; i += 1) {
+    const ep = await api<{ investigation: { status: string } | null }>(
+      a,
+      'GET',
+      `/v1/episodes/${episode}`,
+    );
+    if (ep.investigation?.status !== 'running') return;
+    await sleep(500);
+  }
+}
+
 /** Wait (up to 90 s) until no episode has an alert firing, so cases do not overlap. */
 async function quiet(a: Api): Promise<void> {
   for (let i = 0; i < 90; i += 1) {
@@ -301,6 +319,7 @@ async function main(): Promise<void> {
         console.error(
           `${c.name} #${String(run)}: ${r.named} ${r.confidence} ${r.right ? 'right' : 'WRONG'} ${r.seconds === null ? '-' : r.seconds.toFixed(1)} s ${r.decision}`,
         );
+        await settled(lab.api, r.episode);
         await c.end(lab);
         await withdrawPending(lab.api);
         await quiet(lab.api);
