@@ -5,6 +5,7 @@
 // it by re-reading the fix's checks (expected findings present, others absent, the alert
 // ended) and takes it back when verification fails and the fix has a take-back. Every step is
 // a ledger event whose trace id is the episode's.
+import { fillCall as fillTemplateCall, lookupIn } from '../packs/index.js';
 import { canonicalJson } from '../shared/canonical-json.js';
 import type {
   ActDeps,
@@ -22,45 +23,16 @@ import type {
 
 const DEFAULT_VERIFY_EVERY_MS = 3000;
 const MAX_DETAIL = 1000;
-const PLACEHOLDER = /\{([A-Za-z0-9_.:@-]+)\}/g;
-const WHOLE_PLACEHOLDER = /^\{([A-Za-z0-9_.:@-]+)\}$/;
-
 /**
- * A call with its `{name}` placeholders filled from `vars`: a string that is one placeholder
- * takes the value as it is (a number stays a number); placeholders inside a string are
- * replaced by the value's text. Names with no value are listed in `missing`; the call is then
- * not runnable (never an empty string).
+ * A call with its `{name}` placeholders filled from `vars` (templates.ts: a string that is one
+ * placeholder keeps the value's type). Names with no value are listed in `missing`; the call
+ * is then not runnable (never an empty string).
  */
 export function fillCall(
   call: PackCall,
   vars: Readonly<Record<string, TemplateValue>>,
 ): { readonly call: FilledCall; readonly missing: readonly string[] } {
-  const missing = new Set<string>();
-  const value = (name: string): TemplateValue | undefined =>
-    Object.hasOwn(vars, name) ? vars[name] : undefined;
-  const args: Record<string, TemplateValue> = {};
-  for (const [key, raw] of Object.entries(call.args ?? {})) {
-    if (typeof raw !== 'string') {
-      args[key] = raw;
-      continue;
-    }
-    const whole = WHOLE_PLACEHOLDER.exec(raw);
-    if (whole?.[1] !== undefined) {
-      const v = value(whole[1]);
-      if (v === undefined) missing.add(whole[1]);
-      args[key] = v ?? raw;
-      continue;
-    }
-    args[key] = raw.replace(PLACEHOLDER, (text, name: string) => {
-      const v = value(name);
-      if (v === undefined) {
-        missing.add(name);
-        return text;
-      }
-      return String(v);
-    });
-  }
-  return { call: { op: call.op, args }, missing: [...missing] };
+  return fillTemplateCall(call, lookupIn(vars));
 }
 
 /** Whether every call of the fix (dry run, action, take-back) can be filled from `vars`. */

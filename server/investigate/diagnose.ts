@@ -12,7 +12,7 @@
 // Whether to abstain is the decision table's job, not this file's.
 import type { Pack, PackCause } from '../packs/index.js';
 import { confidenceOf, confidenceRank, isLinked } from './confidence.js';
-import { fillText, lookupIn } from './templates.js';
+import { fillText, lookupIn } from '../packs/index.js';
 import type { Confidence, Finding, Hypothesis } from './types.js';
 
 export interface ClosedEpisode {

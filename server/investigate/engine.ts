@@ -2,7 +2,7 @@
 // their checks through the connectors, judge the causes, and look up (and fill in) fixes.
 // Everything it reads comes through its deps, so the orchestrator, the command line and the
 // tests build it the same way.
-import type { Pack, PackCall, PackFix } from '../packs/index.js';
+import type { Pack, PackFix } from '../packs/index.js';
 import { diagnose, type ClosedEpisode, type OpenEpisode } from './diagnose.js';
 import { matchPacks } from './match.js';
 import {
@@ -14,7 +14,7 @@ import {
   type PlannedCheck,
 } from './plan.js';
 import { runChecks, type CallFn } from './run-checks.js';
-import { fillArgs, lookupIn } from './templates.js';
+import { fillCall, lookupIn } from '../packs/index.js';
 import type { Finding, Hypothesis } from './types.js';
 
 export interface EngineDeps {
@@ -134,17 +134,6 @@ export function variablesFor(v: VariableInput): Record<string, unknown> {
   if (deps.length > 0) out['dependencies'] = deps.map(promRegexLiteral).join('|');
   for (const [k, value] of Object.entries(v.labels)) out[`label.${k}`] = value;
   return out;
-}
-
-function fillCall(
-  call: PackCall,
-  lookup: (name: string) => unknown,
-): {
-  call: FilledCall;
-  missing: string[];
-} {
-  const filled = fillArgs(call.args, lookup);
-  return { call: { op: call.op, args: filled.value }, missing: [...filled.missing] };
 }
 
 export function createEngine(deps: EngineDeps) {

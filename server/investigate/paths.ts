@@ -6,7 +6,7 @@
 //   selector (`[0].commit`) when the answer is itself a list.
 // A path that finds nothing gives null. After `[*]` the result is a list (elements that lack
 // the rest of the path are left out), so `[*].commit|count` of an empty answer is 0.
-import { fillText, type Lookup } from './templates.js';
+import { fillText, type Lookup } from '../packs/index.js';
 
 type Step =
   | { readonly kind: 'name'; readonly name: string }

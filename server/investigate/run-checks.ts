@@ -10,7 +10,7 @@ import type { Finding } from './types.js';
 import type { PlannedCheck } from './plan.js';
 import { ruleHolds, valuesOfRule } from './conditions.js';
 import { evaluateValues } from './paths.js';
-import { fillArgs, fillText, lookupIn } from './templates.js';
+import { fillArgs, fillText, lookupIn } from '../packs/index.js';
 
 /** One connector operation, answered or failed within `timeoutMs`. */
 export type CallFn = (

@@ -55,3 +55,14 @@ export {
   type PackSummary,
 } from './packs.service.js';
 export { packsCheck, type PacksCheckDeps } from './packs-check.js';
+export {
+  asText,
+  fillArgs,
+  fillCall,
+  fillText,
+  fillValue,
+  lookupIn,
+  placeholders,
+  type Filled,
+  type Lookup,
+} from './templates.js';

@@ -86,3 +86,15 @@ export function lookupIn(...records: readonly Readonly<Record<string, unknown>>[
     return undefined;
   };
 }
+
+/** A connector call with its arguments filled; `missing` lists the names that had no value. */
+export function fillCall(
+  call: {
+    readonly op: string;
+    readonly args?: Readonly<Record<string, string | number | boolean>>;
+  },
+  lookup: Lookup,
+): { call: { op: string; args: Record<string, string | number | boolean> }; missing: string[] } {
+  const filled = fillArgs(call.args, lookup);
+  return { call: { op: call.op, args: filled.value }, missing: [...filled.missing] };
+}
