@@ -581,4 +581,96 @@ describe('the orchestrator', () => {
     });
     o.stop();
   });
+
+  it('runs nothing when the action is vetoed, and hands the episode over', async () => {
+    const h = harness({ level: 'L2', decide: () => ({ decision: 'act', why: 'L2', next: 'act' }) });
+    const asked: string[] = [];
+    const dryRuns: string[] = [];
+    const o = createOrchestrator({
+      ...h.deps,
+      actions: {
+        ...h.deps.actions,
+        dryRun: (plan) => {
+          dryRuns.push(plan.fix.id);
+          return h.deps.actions.dryRun(plan);
+        },
+      },
+      vetoAction: (id, plan) => {
+        asked.push(`${id}:${plan.fix.id}`);
+        return Promise.resolve({ vetoed: true, why: 'System 1 vetoed: wrong unit' });
+      },
+    });
+    const id = openEpisode('nginx');
+    o.nudge();
+    await o.drained();
+    expect(asked).toEqual([`${id}:restart_unit`]);
+    expect(dryRuns).toEqual([]);
+    expect(h.executed).toEqual([]);
+    expect(h.opened).toEqual([]);
+    expect(types(id).slice(-3)).toEqual([
+      'decision.made',
+      'decision.made',
+      'investigation.finished',
+    ]);
+    const row = store.get(id);
+    expect(JSON.parse(row?.decision ?? '{}')).toMatchObject({
+      decision: 'vetoed',
+      why: 'System 1 vetoed: wrong unit',
+      handover: true,
+      fix: { id: 'restart_unit' },
+    });
+    expect(row?.t_handover).not.toBeNull();
+    expect(closeFields(row, '2026-11-22T10:00:00.000Z')).toMatchObject({
+      decision: 'vetoed',
+      outcome: 'escalated',
+      result: 'handed_over',
+      action: '',
+    });
+    o.stop();
+  });
+
+  it('asks no veto for a shadow record, and goes on when the action is not vetoed', async () => {
+    const asked: string[] = [];
+    const vetoAction = (id: string) => {
+      asked.push(id);
+      return Promise.resolve({ vetoed: false, why: '' });
+    };
+    const shadow = harness({
+      decide: () => ({ decision: 'shadow', why: 'shadow records', next: 'record' }),
+    });
+    const o = createOrchestrator({ ...shadow.deps, vetoAction });
+    openEpisode('nginx');
+    o.nudge();
+    await o.drained();
+    o.stop();
+    expect(asked).toEqual([]);
+
+    const h = harness({});
+    const o2 = createOrchestrator({ ...h.deps, vetoAction });
+    const id = openEpisode('nginx');
+    o2.nudge();
+    await o2.drained();
+    expect(asked).toEqual([id]);
+    expect(h.opened).toHaveLength(1);
+    o2.stop();
+  });
+
+  it('calls the finished hook after each finish, and a failing hook never fails the episode', async () => {
+    const h = harness({ decide: () => ({ decision: 'abstain', why: 'x', next: 'none' }) });
+    const seen: string[] = [];
+    const o = createOrchestrator({
+      ...h.deps,
+      finished: (id) => {
+        // The finish has committed: the hook reads the finished row.
+        seen.push(`${id}:${store.get(id)?.status ?? 'none'}`);
+        return Promise.reject(new Error('the note failed'));
+      },
+    });
+    const id = openEpisode('nginx');
+    o.nudge();
+    await o.drained();
+    expect(seen).toEqual([`${id}:done`]);
+    expect(store.get(id)?.status).toBe('done');
+    o.stop();
+  });
 });

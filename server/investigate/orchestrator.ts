@@ -113,6 +113,19 @@ export interface OrchestratorDeps {
   ) => { decision: 'same_cause' | 'related'; to: string; why: string } | null;
   /** the plan an approved request runs: rebuilt from the request's subject */
   readonly planOf: (request: ApprovalRequest) => FixPlan | null;
+  /**
+   * Asked before a fix is dry-run, run or put to a person (System 1's "is this action
+   * safe?"); a veto hands the episode over with nothing run. Absent: nothing is asked.
+   */
+  readonly vetoAction?:
+    | ((
+        episodeId: string,
+        plan: FixPlan,
+        diagnosis: Diagnosis,
+      ) => Promise<{ vetoed: boolean; why: string }>)
+    | undefined;
+  /** After an investigation's finish committed (the episode's note); it never fails the episode. */
+  readonly finished?: ((episodeId: string) => Promise<void>) | undefined;
 }
 
 export function createOrchestrator(deps: OrchestratorDeps) {
@@ -178,6 +191,12 @@ export function createOrchestrator(deps: OrchestratorDeps) {
 
   async function finish(id: string, closing: Closing, why: string): Promise<void> {
     await append(INVESTIGATION_FINISHED, id, { ...closing }, why);
+    // Awaited so the close that follows finds the note; its failure is the hook's own.
+    try {
+      await deps.finished?.(id);
+    } catch (err) {
+      log.warn({ err, episode_id: id }, 'the finished hook failed');
+    }
   }
 
   /** The hypotheses recorded for an episode, for a close that happens after a wait. */
@@ -268,6 +287,10 @@ export function createOrchestrator(deps: OrchestratorDeps) {
         : out.decision === 'abstain');
     if (joins) out = { decision: rel.decision, why: rel.why, next: 'none' };
     const choice = fix?.choice;
+    const fixRef =
+      choice === undefined
+        ? {}
+        : { fix: { pack: choice.pack, id: choice.id, title: choice.title, risk: choice.risk } };
     const linkedTo = diagnosis.hypotheses.find((h) => h.confidence === 'linked')?.linked_episode;
     await writer.transact(() => {
       ledger.append({
@@ -279,9 +302,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
           why: out.why,
           next: out.next,
           handover: handsOver(out.decision),
-          ...(choice !== undefined && {
-            fix: { pack: choice.pack, id: choice.id, title: choice.title, risk: choice.risk },
-          }),
+          ...fixRef,
         },
         reason: out.why,
         trace_id: id,
@@ -298,6 +319,15 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     if (out.next === 'record') {
       await deps.actions.shadow(plan, level === 'L2' && choice?.safe === true ? 'act' : 'ask');
       await finish(id, closingOf('shadow', 'none', plan, diagnosis), out.why);
+      return;
+    }
+    const veto = await deps.vetoAction?.(id, plan, diagnosis);
+    if (veto?.vetoed === true) {
+      // A second decision replaces the first: vetoed, handed over, nothing runs.
+      const { why } = veto;
+      const decision = { decision: 'vetoed', why, next: 'none', handover: handsOver('vetoed') };
+      await append(DECISION_MADE, id, { ...decision, ...fixRef }, why);
+      await finish(id, closingOf('vetoed', 'none', plan, diagnosis), why);
       return;
     }
     const dry = await deps.actions.dryRun(plan);

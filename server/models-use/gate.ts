@@ -1,7 +1,8 @@
 // System 1's gate "is this evidence enough?", asked after the hypotheses when System 1 is
 // configured and the lead is proven (the only confidence that lets a fix run). A "no" lowers
 // the lead to suspected, so nothing acts on it; an error leaves the diagnosis as it was and
-// records the gate unverified. The gate never raises a confidence.
+// records the gate unverified. The gate never raises a confidence. The other two gates
+// (gate-action.ts, gate-pattern.ts) record themselves the same way, through `recordGate`.
 import type { Writer } from '../db/writer.js';
 import type { LedgerService } from '../ledger/index.js';
 import { ModelError } from '../../models/index.js';
@@ -25,6 +26,28 @@ export interface GateDeps {
   readonly writer: Writer;
 }
 
+/** What a failed call is recorded as: the model's error kind, else `refused`. */
+export const errorKind = (err: unknown): string =>
+  err instanceof ModelError ? err.kind : 'refused';
+
+/** One asking of a System 1 gate, as a `decision.s1` event of the episode. */
+export function recordGate(
+  deps: GateDeps,
+  episodeId: string,
+  data: Readonly<Record<string, unknown>> & { readonly gate: string; readonly verified: boolean },
+  reason: string | null = null,
+): Promise<unknown> {
+  return deps.writer.transact(() =>
+    deps.ledger.append({
+      type: DECISION_S1,
+      actor: 'system',
+      data: { episode_id: episodeId, ...data },
+      reason: data.verified ? reason : 'System 1 did not answer: the gate is unverified',
+      trace_id: episodeId,
+    }),
+  );
+}
+
 export async function gateEvidence(
   deps: GateDeps,
   episodeId: string,
@@ -35,7 +58,7 @@ export async function gateEvidence(
   const says = lead.proving
     .map((id) => diagnosis.findings.find((f) => f.id === id)?.says)
     .filter((s): s is string => s !== undefined);
-  let data: Record<string, unknown>;
+  let data: Record<string, unknown> & { gate: string; verified: boolean };
   let out = diagnosis;
   try {
     const answer = await deps.models.call(
@@ -50,7 +73,14 @@ export async function gateEvidence(
       episodeId,
     );
     const v = answer.value as { enough: boolean; why: string };
-    data = { enough: v.enough, why: v.why, verified: true, lowered: !v.enough };
+    data = {
+      gate: 'enough',
+      cause: lead.cause,
+      enough: v.enough,
+      why: v.why,
+      verified: true,
+      lowered: !v.enough,
+    };
     if (!v.enough)
       out = {
         ...diagnosis,
@@ -58,20 +88,14 @@ export async function gateEvidence(
       };
   } catch (err) {
     data = {
+      gate: 'enough',
+      cause: lead.cause,
       enough: null,
       verified: false,
       lowered: false,
-      error_kind: err instanceof ModelError ? err.kind : 'refused',
+      error_kind: errorKind(err),
     };
   }
-  await deps.writer.transact(() =>
-    deps.ledger.append({
-      type: DECISION_S1,
-      actor: 'system',
-      data: { episode_id: episodeId, cause: lead.cause, ...data },
-      reason: data['verified'] === true ? null : 'System 1 did not answer: the gate is unverified',
-      trace_id: episodeId,
-    }),
-  );
+  await recordGate(deps, episodeId, data);
   return out;
 }

@@ -1,27 +1,28 @@
 // The episode's note, written by System 2 from the diagnosis when an investigation finishes:
 // the hypotheses' titles, the proving findings, the decision and why. Any model error (timeout,
 // spent ceiling, refusal, an answer outside the schema) gives the template note instead; the
-// note is an `investigation.note` event, which the close prefers to the template.
+// note is an `investigation.note` event, which the close prefers to the template. The
+// orchestrator's `finished` hook calls `writeNote` once the finish has committed.
 import type { Writer } from '../db/writer.js';
 import type { LedgerReader, LedgerService } from '../ledger/index.js';
-import {
-  INVESTIGATION_FINISHED,
-  type InvestigationRow,
-} from '../investigate/investigations.store.js';
+import type { InvestigationRow } from '../investigate/investigations.store.js';
 import { templateNote, type Closing } from '../investigate/closing.js';
 import type { Hypothesis } from '../investigate/types.js';
 import { INVESTIGATION_NOTE, type ModelUse } from './service.js';
 
+/** A short note: what a person reads first on the episode. */
+const NOTE_MAX = 800;
+
 export const NOTE_SCHEMA = {
   type: 'object',
-  properties: { note: { type: 'string', minLength: 1, maxLength: 1500 } },
+  properties: { note: { type: 'string', minLength: 1, maxLength: NOTE_MAX } },
   required: ['note'],
   additionalProperties: false,
 } as const;
 
 const SYSTEM =
   'You write the short note that explains an incident episode to the people on call. ' +
-  'Use only the facts given. Plain sentences, at most 1500 characters. Answer with JSON.';
+  'Use only the facts given. Plain sentences, at most 800 characters. Answer with JSON.';
 
 interface Parsed {
   closing: Closing;
@@ -88,7 +89,8 @@ export async function writeNote(
         system: SYSTEM,
         user: notePrompt(p, row.service),
         schema: NOTE_SCHEMA,
-        max_tokens: 600,
+        // Room for the longest note the schema allows, even at a character per token.
+        max_tokens: NOTE_MAX + 100,
       },
       episodeId,
     );
@@ -117,38 +119,4 @@ export function noteOf(reader: LedgerReader, episodeId: string): string | null {
     .events[0];
   const note = last?.data['note'];
   return typeof note === 'string' ? note : null;
-}
-
-/**
- * The orchestrator's ledger and writer, seen through: once a transaction that finished an
- * investigation commits, its note is written before the step resolves (bounded by the
- * model's timeout), so the close that follows finds it.
- */
-export function withNotes(
-  ledger: LedgerService,
-  writer: Writer,
-  onFinished: (episodeId: string) => Promise<unknown>,
-): { ledger: LedgerService; writer: Writer } {
-  const finished = new Set<string>();
-  return {
-    ledger: {
-      ...ledger,
-      append(input) {
-        const event = ledger.append(input);
-        if (input.type === INVESTIGATION_FINISHED && typeof input.trace_id === 'string')
-          finished.add(input.trace_id);
-        return event;
-      },
-    },
-    writer: {
-      ...writer,
-      async transact<T>(fn: () => T): Promise<T> {
-        const out = await writer.transact(fn);
-        const ids = [...finished];
-        finished.clear();
-        for (const id of ids) await onFinished(id).catch(() => undefined);
-        return out;
-      },
-    },
-  };
 }

@@ -1,0 +1,172 @@
+// System 1's "is this action safe?" over a real ledger with a fake model: a "no" vetoes with
+// System 1's reason, a "yes" lets the action go on, an error lets it go on unverified, and the
+// prompt carries the fix and its filled call, never a reading.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ModelError, type ModelRequest } from '../../models/index.js';
+import type { FixPlan } from '../investigate/fix-plan.js';
+import type { Diagnosis } from '../investigate/orchestrator.js';
+import { systemClock } from '../shared/clock.js';
+import { openLedgerBench, type LedgerBench } from '../shared/testing/ledger-bench.js';
+import { gateAction } from './gate-action.js';
+import { modelUseProjection, type ModelUse } from './service.js';
+
+const EPISODE = 'ep-20261122T100000Z-0a1b2c';
+const DIAGNOSIS: Diagnosis = {
+  packs: ['host'],
+  findings: [
+    {
+      id: 'host.services.unit_down',
+      check: 'host.services',
+      connector: 'ssh-web',
+      call: 'services {}',
+      service: 'nginx',
+      says: 'unit nginx is stopped',
+      values: { state: 'stopped' },
+      excerpt: '{"units":[]}',
+      at: '2026-11-22T10:00:00.000Z',
+      readable: true,
+    },
+  ],
+  hypotheses: [
+    {
+      cause: 'service_down',
+      title: 'nginx is down',
+      service: 'nginx',
+      confidence: 'proven',
+      pack: 'host',
+      proving: ['host.services.unit_down'],
+      supporting: [],
+      refuting: [],
+      fixes: ['restart_unit'],
+    },
+  ],
+};
+const PLAN: FixPlan = {
+  episode_id: EPISODE,
+  service: 'nginx',
+  pack: 'host',
+  fix: {
+    id: 'restart_unit',
+    title: 'Restart the unit',
+    risk: 'low',
+    connector: 'ssh',
+    kind: 'fix',
+    dry_run: null,
+    action: { op: 'restart', args: { unit: '{service}' } },
+    verify: { expect: [], expect_absent: [], within_s: 1, alert_ends_within_s: 0 },
+    take_back: null,
+  },
+  connector: 'ssh-web',
+  vars: { service: 'nginx', 'host.services.state': 'stopped' },
+  subject: {},
+  hypotheses: DIAGNOSIS.hypotheses,
+};
+
+/** A System 1 that answers `answer` (or throws it), and remembers what it was asked. */
+function fakeModels(answer: unknown, configured = true) {
+  const asked: ModelRequest[] = [];
+  const models: ModelUse = {
+    configured: (system) => configured && system === 's1',
+    replayOnly: () => false,
+    call: async (_system, request) => {
+      asked.push(request);
+      if (answer instanceof Error) throw answer;
+      return {
+        value: answer,
+        usage: { prompt_tokens: 1, completion_tokens: 1 },
+        model: 'fake',
+        seconds: 0,
+        cached: false,
+      };
+    },
+    describe: () => ({ system2: null, system1: null, cassette: null }),
+  };
+  return { models, asked };
+}
+
+let dir: string;
+let bench: LedgerBench;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'gate-action-'));
+  bench = openLedgerBench(join(dir, 'db.sqlite'), systemClock);
+  bench.projections.register(modelUseProjection);
+});
+afterEach(() => {
+  bench.db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const gates = () =>
+  bench.db
+    .prepare<[], { data: string; reason: string | null }>(
+      "SELECT data, reason FROM ledger WHERE type = 'decision.s1' ORDER BY seq",
+    )
+    .all()
+    .map((r) => ({ data: JSON.parse(r.data) as Record<string, unknown>, reason: r.reason }));
+
+describe('the action gate', () => {
+  it('vetoes on a "no", with System 1\'s reason, and records it', async () => {
+    const { models, asked } = fakeModels({ safe: false, why: 'restarts the wrong unit' });
+    const out = await gateAction({ models, ...bench }, EPISODE, PLAN, DIAGNOSIS);
+    expect(out).toEqual({ vetoed: true, why: 'System 1 vetoed: restarts the wrong unit' });
+    expect(asked[0]).toMatchObject({ purpose: 's1.action_safe', max_tokens: 200 });
+    expect(JSON.parse(asked[0]?.user ?? '{}')).toEqual({
+      cause: 'nginx is down',
+      service: 'nginx',
+      fix: { id: 'restart_unit', title: 'Restart the unit', risk: 'low', kind: 'fix' },
+      action: { op: 'restart', args: { unit: 'nginx' } },
+    });
+    // Readings stay out of the prompt: neither a finding nor a value read.
+    expect(asked[0]?.user).not.toContain('stopped');
+    expect(gates()).toEqual([
+      {
+        data: {
+          episode_id: EPISODE,
+          gate: 'action_safe',
+          fix: 'restart_unit',
+          safe: false,
+          why: 'restarts the wrong unit',
+          verified: true,
+        },
+        reason: 'System 1 vetoed: restarts the wrong unit',
+      },
+    ]);
+  });
+
+  it('lets the action go on when System 1 says yes', async () => {
+    const { models } = fakeModels({ safe: true, why: 'restarts the stopped unit' });
+    const out = await gateAction({ models, ...bench }, EPISODE, PLAN, DIAGNOSIS);
+    expect(out.vetoed).toBe(false);
+    expect(gates()[0]?.data).toMatchObject({ safe: true, verified: true });
+  });
+
+  it('lets the action go on, unverified, when System 1 does not answer', async () => {
+    const { models } = fakeModels(new ModelError('ceiling_spent', 'spent', { purpose: 'x' }));
+    const out = await gateAction({ models, ...bench }, EPISODE, PLAN, DIAGNOSIS);
+    expect(out.vetoed).toBe(false);
+    expect(gates()).toEqual([
+      {
+        data: {
+          episode_id: EPISODE,
+          gate: 'action_safe',
+          fix: 'restart_unit',
+          safe: null,
+          verified: false,
+          error_kind: 'ceiling_spent',
+        },
+        reason: 'System 1 did not answer: the gate is unverified',
+      },
+    ]);
+  });
+
+  it('asks nothing and records nothing without System 1', async () => {
+    const { models, asked } = fakeModels({ safe: false, why: 'x' }, false);
+    const out = await gateAction({ models, ...bench }, EPISODE, PLAN, DIAGNOSIS);
+    expect(out.vetoed).toBe(false);
+    expect(asked).toEqual([]);
+    expect(gates()).toEqual([]);
+  });
+});
