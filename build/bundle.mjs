@@ -23,6 +23,8 @@ await Promise.all([
       server: 'server/main.ts',
       'svc-core': 'server/cli/svc-core.ts',
       'verify-worker': 'server/ledger/verify-worker.ts',
+      // The local model's child process (models/local/runtime.ts forks it).
+      'models-worker': 'models/local/worker.ts',
     },
     outdir: 'dist',
     format: 'esm',
@@ -46,7 +48,8 @@ cpSync('server/db/migrations', 'dist/migrations', { recursive: true });
 // The built-in signed check packs, loaded beside the bundle (server/packs/loader.ts).
 if (existsSync('build/packs/signed'))
   cpSync('build/packs/signed', 'dist/packs', { recursive: true });
-// The verify worker sits beside each entry that starts it (dist/ and dist/main/).
+// The workers sit beside each entry that starts them (dist/ and dist/main/).
 cpSync('dist/verify-worker.mjs', 'dist/main/verify-worker.mjs');
+cpSync('dist/models-worker.mjs', 'dist/main/models-worker.mjs');
 // The console last: Vite empties only its own folder.
 await buildConsole({ configFile: 'renderer/vite.config.ts', logLevel: 'warn' });

@@ -9,6 +9,7 @@ import { app, dialog, type BrowserWindow } from 'electron';
 import {
   ConfigError,
   loadConfig,
+  openLocalModel,
   startServer,
   type Config,
   type RunningServer,
@@ -45,7 +46,10 @@ async function start(): Promise<void> {
     bind: '127.0.0.1',
     version: app.getVersion(),
   });
-  server = await startServer(config, { env: process.env });
+  // The local model (SVC_MODEL_LOCAL=1, a .gguf SVC_MODEL) runs in a child process that the
+  // server owns and ends on close (before-quit); refused on a host without a GPU.
+  const localModel = await openLocalModel(config);
+  server = await startServer(config, { env: process.env, localModel });
   url = consoleUrl(server.url, config.http.port);
   installSecurity(new URL(url).origin);
   openWindow();

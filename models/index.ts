@@ -4,6 +4,9 @@ import { withCassette } from './cassette.js';
 import type { CassetteMode } from './cassette.js';
 import { withCeiling } from './ceiling.js';
 import type { CeilingClient } from './ceiling.js';
+import { withLimits } from './limits.js';
+import type { LocalEndpoint, LocalEndpointOptions } from './local/endpoint.js';
+import type { LocalClient, LocalClientOptions } from './local/runtime.js';
 import { chatBody, createOpenAiClient } from './openai.js';
 import type { FetchLike } from './openai.js';
 import { ModelError } from './types.js';
@@ -22,11 +25,18 @@ export type {
 export type { CeilingClient, CeilingState } from './ceiling.js';
 export type { CassetteMode } from './cassette.js';
 export type { FetchLike } from './openai.js';
+export type { LocalClient, LocalClientOptions } from './local/runtime.js';
+export type { LocalEndpoint, LocalEndpointOptions } from './local/endpoint.js';
 export { validate } from './validate.js';
 
 export interface ModelClientOptions {
-  /** Endpoint; may be null only when every answer comes from a cassette (replay). */
+  /** Endpoint; may be null when `transport` is given or every answer is replayed. */
   url: string | null;
+  /**
+   * The model itself instead of an endpoint (the local runtime): used when `url` is null,
+   * behind the same cassette, ceiling, timeout and concurrency limit.
+   */
+  transport?: ModelClient;
   model: string;
   key: string | null;
   extra: Readonly<Record<string, unknown>> | null;
@@ -60,6 +70,11 @@ export function createModelClient(options: ModelClientOptions): CeilingClient {
       ...clock,
       ...(options.fetch ? { fetch: options.fetch } : {}),
     });
+  } else if (options.transport) {
+    endpoint = withLimits(options.transport, {
+      timeoutS: options.timeoutS,
+      concurrency: options.concurrency,
+    });
   } else {
     if (!(cassetteDir && options.replay === 'replay')) {
       throw new Error(
@@ -90,4 +105,19 @@ export function createModelClient(options: ModelClientOptions): CeilingClient {
     throw new Error('a cassette needs both a directory and a mode (record, replay or auto)');
   }
   return client;
+}
+
+/**
+ * The local runtime (a GGUF model in a child process, see local/runtime.ts). Loaded lazily,
+ * so a process that never runs a local model never loads this code or llama.cpp.
+ */
+export async function createLocalRuntime(options: LocalClientOptions): Promise<LocalClient> {
+  const { createLocalClient } = await import('./local/runtime.js');
+  return createLocalClient(options);
+}
+
+/** Serves a model client as an OpenAI-compatible endpoint (local/endpoint.ts), lazily. */
+export async function startLocalEndpoint(options: LocalEndpointOptions): Promise<LocalEndpoint> {
+  const endpoint = await import('./local/endpoint.js');
+  return endpoint.startLocalEndpoint(options);
 }

@@ -51,6 +51,7 @@ import {
 } from './access/index.js';
 import { createMailService, createMailStore, mailRoutes } from './mail/index.js';
 import { createNoiseControl, createPolicyService, policyRoutes } from './policy/index.js';
+import type { LocalModel } from './models-use/index.js';
 import { createRuntime, type Runtime } from './runtime.js';
 import { searchRoutes } from './search/index.js';
 import type { Clock } from './shared/clock.js';
@@ -64,6 +65,8 @@ export interface AppOptions {
   readonly wrongCredentialDelayMs?: number;
   /** The environment that connectors' `{env}` secret references read (process.env in production). */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** The local model runtime, loaded by the caller (startServer's option); closed by it too. */
+  readonly localModel?: LocalModel;
 }
 
 /** First-start and every-start events; a crash before the last stop is recorded, not hidden. */
@@ -194,6 +197,11 @@ export async function buildApp(config: Config, options: AppOptions) {
     ledgerStore: rt.ledgerStore,
     startedAt,
     hasWorkingConnection: connectors.hasWorkingConnection,
+    // Closures: the model service is built further down (buildActing).
+    models: {
+      ceilings: () => acting.models.ceilings(),
+      local: () => acting.models.local(),
+    },
     // Closures: the sign-in services are built further down.
     auth: () => {
       const ssoOn = sso.publicInfo().enabled;
@@ -264,6 +272,7 @@ export async function buildApp(config: Config, options: AppOptions) {
     estate: () => estate.view(),
     snapshots: (since) => snapshots.changesSince(since),
     mode: () => status.mode(),
+    ...(options.localModel && { localModel: options.localModel }),
   });
   const events = createEventsService({
     ledger: rt.ledger,

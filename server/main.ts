@@ -1,7 +1,7 @@
 // Headless entry (npm start, containers): configuration from the environment, graceful
 // stop on SIGTERM/SIGINT.
 import { ConfigError, describeConfig, loadConfig } from './config.js';
-import { startServer } from './index.js';
+import { openLocalModel, startServer } from './index.js';
 import { createLogger } from './logger.js';
 import { VERSION } from './version.js';
 
@@ -17,7 +17,15 @@ async function main(): Promise<void> {
     throw err;
   }
   const log = createLogger(config.logLevel);
-  const server = await startServer(config, { log, env: process.env });
+  // SVC_MODEL_LOCAL=1 with a .gguf SVC_MODEL: loaded in a child process while the server
+  // starts; refused (and said so) on a host without a GPU, the server runs on without it.
+  const localModel = await openLocalModel(config);
+  void localModel?.settled().then((v) => {
+    if (v.state === 'refused')
+      log.warn({ model: v.file, reason: v.reason }, 'local model refused: model calls fail');
+    else log.info({ model: v.file, gpu: v.gpu }, 'local model loaded');
+  });
+  const server = await startServer(config, { log, env: process.env, localModel });
   // Every setting as it took effect, secrets masked: what an operator checks first.
   log.info(
     {

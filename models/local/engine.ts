@@ -11,7 +11,12 @@ export interface EngineOptions {
   threads: number;
   /** Context size in tokens; default: the model's own, capped by memory. */
   contextSize?: number;
+  /** Refuse before loading the model when llama.cpp finds no GPU backend. */
+  requireGpu?: boolean;
 }
+
+/** Why a local model is refused on a host where llama.cpp finds no GPU backend. */
+export const NO_GPU = 'no GPU found: a local model is refused (models never run on the CPU)';
 
 export interface EngineRequest {
   system: string;
@@ -40,6 +45,11 @@ export interface Engine {
 export async function loadEngine(options: EngineOptions): Promise<Engine> {
   const { getLlama, LlamaChatSession } = await import('node-llama-cpp');
   const llama = await getLlama({ gpu: options.gpu, build: 'never', progressLogs: false });
+  // Checked before the weights load: a large model on the CPU takes minutes and most memory.
+  if (options.requireGpu && llama.gpu === false) {
+    await llama.dispose();
+    throw new Error(NO_GPU);
+  }
   const model = await llama.loadModel({ modelPath: options.modelPath });
   const context = await model.createContext({
     threads: options.threads,

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { ModelError } from '../types.js';
 import type { ModelAnswer, ModelClient, ModelRequest } from '../types.js';
 import { validate } from '../validate.js';
+import { NO_GPU } from './engine.js';
 import type { EngineAnswer, EngineOptions } from './engine.js';
 
 export interface LocalClientOptions {
@@ -18,7 +19,7 @@ export interface LocalClientOptions {
   contextSize?: number;
   /** Refuse to serve when llama.cpp found no GPU (production placement). */
   requireGpu?: boolean;
-  /** The worker script and node flags; default: worker.js next to this file, or worker.ts via tsx. */
+  /** The worker script and node flags; default: see defaultWorker. */
   worker?: { path: string; execArgv: string[] };
 }
 
@@ -31,9 +32,14 @@ export interface LocalClient extends ModelClient {
 type Reply = { id: number; answer?: EngineAnswer; error?: string };
 type Status = { type: 'loaded'; gpu: string | false } | { type: 'failed'; message: string };
 
+/**
+ * From source (tsx, vitest) worker.ts through tsx; from a bundle (dist/server.mjs,
+ * dist/svc-core.mjs, dist/main/main.cjs) the models-worker.mjs that build/bundle.mjs writes
+ * beside it.
+ */
 function defaultWorker(): { path: string; execArgv: string[] } {
   const ts = import.meta.url.endsWith('.ts');
-  const path = fileURLToPath(new URL(ts ? './worker.ts' : './worker.js', import.meta.url));
+  const path = fileURLToPath(new URL(ts ? './worker.ts' : './models-worker.mjs', import.meta.url));
   return { path, execArgv: ts ? ['--import', 'tsx'] : [] };
 }
 
@@ -54,9 +60,14 @@ export function createLocalClient(options: LocalClientOptions): LocalClient {
   const loaded = new Promise<{ gpu: string | false }>((resolve, reject) => {
     child.on('message', (message: Reply | Status) => {
       if ('type' in message) {
-        if (message.type === 'failed') reject(new Error(`model load failed: ${message.message}`));
-        else if (options.requireGpu && message.gpu === false) {
-          reject(new Error('no GPU found: a local model is refused for production use'));
+        if (message.type === 'failed') {
+          const why = message.message === NO_GPU ? NO_GPU : `model load failed: ${message.message}`;
+          reject(new Error(why));
+          // Nothing more to serve: the child goes, so a refused model holds no memory.
+          child.send({ type: 'close' });
+        } else if (options.requireGpu && message.gpu === false) {
+          reject(new Error(NO_GPU));
+          child.send({ type: 'close' });
         } else resolve({ gpu: message.gpu });
         return;
       }
@@ -77,6 +88,7 @@ export function createLocalClient(options: LocalClientOptions): LocalClient {
     gpu: options.gpu ?? 'auto',
     threads: options.threads ?? 4,
     ...(options.contextSize ? { contextSize: options.contextSize } : {}),
+    ...(options.requireGpu ? { requireGpu: true } : {}),
   };
   child.send({ type: 'load', options: load });
 
@@ -147,7 +159,7 @@ export function createLocalClient(options: LocalClientOptions): LocalClient {
       if (exited) return;
       closing = true;
       const gone = new Promise((resolve) => child.once('exit', resolve));
-      child.send({ type: 'close' });
+      if (child.connected) child.send({ type: 'close' });
       const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
       await gone;
       clearTimeout(timer);

@@ -21,7 +21,7 @@ export interface TinyModelOptions {
 
 /** The GGUF bytes of the tiny model. Same options, same bytes. */
 export function tinyGguf(options: TinyModelOptions = {}): Buffer {
-  const { layers = 2, embd = 64, heads = 4, ff = 128, context = 512, seed = 42 } = options;
+  const { layers = 2, embd = 64, heads = 4, ff = 128, context = 2048, seed = 42 } = options;
   const tokens = ['<unk>', '<s>', '</s>'];
   for (let b = 0; b < 256; b++) tokens.push(`<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`);
   // A 260th, normal token so the vocabulary is not only control and byte tokens.

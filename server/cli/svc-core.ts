@@ -1,6 +1,6 @@
 // svc-core: the command line of the service (version, health, fingerprint, ledger-verify,
-// doctor, preflight, connectors, estate, rebuild). Exit 0 on success, 1 on a failed check,
-// 2 on bad usage.
+// doctor, preflight, connectors, estate, packs, checks, models serve, rebuild). Exit 0 on
+// success, 1 on a failed check, 2 on bad usage.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -23,6 +23,7 @@ import { VERSION } from '../version.js';
 import { estateCommand, ESTATE_USAGE } from './estate.js';
 import { packsCommand, PACKS_USAGE } from './packs.js';
 import { checksCommand, CHECKS_USAGE } from './checks.js';
+import { modelsCommand, MODELS_USAGE } from './models.js';
 import { preflight } from './preflight.js';
 
 const USAGE = `usage: svc-core <command> [options]
@@ -40,6 +41,7 @@ const USAGE = `usage: svc-core <command> [options]
 ${ESTATE_USAGE}
 ${PACKS_USAGE}
 ${CHECKS_USAGE}
+${MODELS_USAGE}
   rebuild [--check]               rebuild projections from the ledger (service stopped);
                                   --check compares only and changes nothing`;
 
@@ -94,6 +96,8 @@ const healthLine = (h: ConnectionHealth): string =>
 
 export async function run(argv: readonly string[], out: Out): Promise<number> {
   const [command, ...rest] = argv;
+  // Its own options (--model, --port, …): parsed there, not by the common parser below.
+  if (command === 'models') return modelsCommand(rest, { out });
   const { values, positionals } = parseArgs({
     args: rest,
     options: {

@@ -1,8 +1,9 @@
 // The models in the server against a real OpenAI-compatible endpoint (node:http on
 // 127.0.0.1) and a real SQLite ledger: the note comes from System 2 when it answers and from
-// the template when it answers too late (the investigation still finishes), System 1's gate
-// lowers or leaves a proven lead and records itself, every call is a `model.called` event with
-// token counts and never the key; doctor's Models checks and GET /v1/status through the server.
+// the template when it answers too late (the investigation still finishes), System 1's gates
+// lower or leave a proven lead and veto an unsafe action (nothing runs, the episode is handed
+// over), each recording itself; every call is a `model.called` event with token counts and
+// never the key; doctor's Models checks and GET /v1/status through the server.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,8 +20,10 @@ import {
   createInvestigationsStore,
   type InvestigationsStore,
 } from '../investigate/investigations.store.js';
+import type { FixPlan } from '../investigate/fix-plan.js';
 import { createOrchestrator, type Diagnosis } from '../investigate/orchestrator.js';
-import type { Hypothesis } from '../investigate/types.js';
+import type { FixChoice, Hypothesis } from '../investigate/types.js';
+import type { PackFix } from '../packs/index.js';
 import { createLedgerReader, createLedgerListStore } from '../ledger/index.js';
 import { systemClock } from '../shared/clock.js';
 import { openLedgerBench, type LedgerBench } from '../shared/testing/ledger-bench.js';
@@ -31,9 +34,10 @@ import {
   makeDataDir,
   testEnv,
 } from '../shared/testing/test-server.js';
-import { placementCheck } from './doctor.js';
+import { hostHasGpu } from './doctor.js';
 import { gateEvidence } from './gate.js';
-import { noteOf, withNotes, writeNote } from './note.js';
+import { gateAction } from './gate-action.js';
+import { noteOf, writeNote } from './note.js';
 import { createModelUse, modelUseProjection } from './service.js';
 
 const KEY = 'Planted-model-key-s3cret-7f3a9c';
@@ -44,12 +48,20 @@ interface Endpoint {
   url: string;
   delayMs: number;
   enough: boolean;
+  safe: boolean;
   seen: { auth: string | undefined; body: string }[];
   server: Server;
 }
 
 async function startEndpoint(): Promise<Endpoint> {
-  const ep: Endpoint = { url: '', delayMs: 0, enough: true, seen: [], server: null as never };
+  const ep: Endpoint = {
+    url: '',
+    delayMs: 0,
+    enough: true,
+    safe: true,
+    seen: [],
+    server: null as never,
+  };
   ep.server = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
@@ -65,7 +77,9 @@ async function startEndpoint(): Promise<Endpoint> {
           ? { note: MODEL_NOTE }
           : 'enough' in props
             ? { enough: ep.enough, why: ep.enough ? 'the unit is stopped' : 'one reading only' }
-            : { ok: true };
+            : 'safe' in props
+              ? { safe: ep.safe, why: ep.safe ? 'restarts the stopped unit' : 'not this host' }
+              : { ok: true };
       const answer = JSON.stringify({
         model: parsed.model,
         choices: [{ message: { role: 'assistant', content: JSON.stringify(value) } }],
@@ -118,6 +132,38 @@ const DIAGNOSIS: Diagnosis = {
   hypotheses: [PROVEN],
 };
 
+const FIX: PackFix = {
+  id: 'restart_unit',
+  title: 'Restart the unit',
+  risk: 'low',
+  connector: 'ssh',
+  kind: 'fix',
+  dry_run: { op: 'dry_run', args: { action: 'restart', arg: '{service}' } },
+  action: { op: 'restart', args: { unit: '{service}' } },
+  verify: { expect: [], expect_absent: [], within_s: 1, alert_ends_within_s: 0 },
+  take_back: null,
+};
+const CHOICE: FixChoice = {
+  pack: 'host',
+  id: FIX.id,
+  title: FIX.title,
+  risk: 'low',
+  kind: 'fix',
+  allowed: true,
+  safe: true,
+  runnable: true,
+};
+const planOf = (episodeId: string): FixPlan => ({
+  episode_id: episodeId,
+  service: 'nginx',
+  pack: 'host',
+  fix: FIX,
+  connector: 'ssh-web',
+  vars: { service: 'nginx' },
+  subject: { episode_id: episodeId, pack: 'host', fix: FIX.id, connector: 'ssh-web' },
+  hypotheses: [PROVEN],
+});
+
 /** Every file under `dir`, read as text: the ledger, its WAL, logs, cassettes. */
 function everything(dir: string): string {
   let all = '';
@@ -144,6 +190,7 @@ describe('the note and the System 1 gate, through the orchestrator', () => {
   beforeEach(() => {
     ep.delayMs = 0;
     ep.enough = true;
+    ep.safe = true;
     ep.seen.length = 0;
     dir = mkdtempSync(join(tmpdir(), 'models-use-'));
     bench = openLedgerBench(join(dir, 'db.sqlite'), systemClock);
@@ -202,22 +249,23 @@ describe('the note and the System 1 gate, through the orchestrator', () => {
   ): Record<string, unknown> =>
     JSON.parse(events.find((e) => e.type === type)?.data ?? '{}') as Record<string, unknown>;
 
-  /** The composition of wire.ts around a real orchestrator (engine and decisions faked). */
-  async function investigate(env: Record<string, string>) {
+  /**
+   * The composition of wire.ts around a real orchestrator (engine and decisions faked). With
+   * `fix`, the proven lead has a runnable fix that L2 would run at once.
+   */
+  async function investigate(env: Record<string, string>, opts: { fix?: boolean } = {}) {
     const { dir: d, machineIdFile } = makeDataDir();
     const config = loadConfig(testEnv(d, machineIdFile, env), { port: 0, bind: '127.0.0.1' });
     rmSync(d, { recursive: true, force: true });
     const models = createModelUse({ config, ledger: bench.ledger, writer: bench.writer });
     const base = { ledger: bench.ledger, writer: bench.writer };
-    const seen = withNotes(bench.ledger, bench.writer, (id) =>
-      writeNote({ models, ...base, row: (e) => store.get(e) }, id),
-    );
     const episodes = createEpisodesStore(bench.db);
     const decided: Diagnosis[] = [];
+    const ran: string[] = [];
     const orchestrator = createOrchestrator({
       store,
-      ledger: seen.ledger,
-      writer: seen.writer,
+      ledger: bench.ledger,
+      writer: bench.writer,
       clock: systemClock,
       log: pino({ level: 'silent' }),
       maxConcurrent: 2,
@@ -236,22 +284,35 @@ describe('the note and the System 1 gate, through the orchestrator', () => {
       diagnose: (ctx) => gateEvidence({ models, ...base }, ctx.episode_id, DIAGNOSIS),
       changes: () => [],
       autonomy: { levelOf: () => 'L1', fixMode: () => 'advise', halted: () => false },
-      planFix: () => null,
+      planFix: (episodeId) =>
+        opts.fix === true ? { choice: CHOICE, plan: planOf(episodeId) } : null,
       changeWindow: () => null,
       approvalRoute: () => true,
       decide: (input) => {
         decided.push({ ...DIAGNOSIS, hypotheses: [...input.hypotheses] });
-        return input.hypotheses[0]?.confidence === 'proven'
+        if (input.hypotheses[0]?.confidence !== 'proven')
+          return { decision: 'abstain', why: 'nothing proven', next: 'none' };
+        return input.fix === null
           ? { decision: 'ask_human', why: 'proven; no fix runs here', next: 'none' }
-          : { decision: 'abstain', why: 'nothing proven', next: 'none' };
+          : { decision: 'act', why: 'proven; L2 runs the safe fix', next: 'act' };
       },
       approvals: { open: () => Promise.reject(new Error('no approvals here')) },
       actions: {
-        dryRun: () => Promise.reject(new Error('no actions')),
+        dryRun: () => {
+          ran.push('dry_run');
+          return Promise.resolve({ ok: true, detail: 'would restart nginx' });
+        },
         shadow: () => Promise.resolve(),
-        execute: () => Promise.reject(new Error('no actions')),
+        execute: () => {
+          ran.push('execute');
+          return Promise.resolve('verified');
+        },
       },
       planOf: () => null,
+      vetoAction: (id, plan, diagnosis) => gateAction({ models, ...base }, id, plan, diagnosis),
+      finished: async (id) => {
+        await writeNote({ models, ...base, row: (e) => store.get(e) }, id);
+      },
     });
     const id = openEpisode();
     const started = Date.now();
@@ -268,7 +329,7 @@ describe('the note and the System 1 gate, through the orchestrator', () => {
       .all(id) as { type: string; data: string; trace_id: string }[];
     const tOpen = createEpisodesStore(bench.db).get(id)?.t_open ?? '';
     const closed = closeFields(store.get(id), tOpen, noteOf(reader, id));
-    return { id, events, closed, decided, seconds: (Date.now() - started) / 1000 };
+    return { id, events, closed, decided, ran, seconds: (Date.now() - started) / 1000 };
   }
 
   it('writes the note with System 2, gates with System 1, and records each call', async () => {
@@ -311,6 +372,32 @@ describe('the note and the System 1 gate, through the orchestrator', () => {
     expect(r.decided[0]?.hypotheses[0]?.confidence).toBe('suspected');
     const gate = dataOf(r.events, 'decision.s1');
     expect(gate).toMatchObject({ enough: false, verified: true, lowered: true });
+  });
+
+  it('a "no" from System 1 on the action vetoes it: nothing runs, the episode is handed over', async () => {
+    ep.safe = false;
+    const r = await investigate({ SVC_MODEL_URL: ep.url, SVC_MODEL_KEY: KEY }, { fix: true });
+    expect(r.ran).toEqual([]);
+    expect(r.closed).toMatchObject({ decision: 'vetoed', result: 'handed_over', fix: FIX.id });
+    const made = r.events
+      .filter((e) => e.type === 'decision.made')
+      .map((e) => JSON.parse(e.data) as Record<string, unknown>);
+    expect(made.map((d) => d['decision'])).toEqual(['act', 'vetoed']);
+    expect(made[1]).toMatchObject({ why: 'System 1 vetoed: not this host', handover: true });
+    const gates = r.events
+      .filter((e) => e.type === 'decision.s1')
+      .map((e) => JSON.parse(e.data) as Record<string, unknown>);
+    expect(gates.map((g) => g['gate'])).toEqual(['enough', 'action_safe']);
+    expect(gates[1]).toMatchObject({ fix: FIX.id, safe: false, verified: true });
+    // Only stable facts go to System 1: the filled call, never a reading.
+    const asked = ep.seen.find((s) => s.body.includes('"safe":{"type":"boolean"}'));
+    expect(asked?.body).toContain('restart');
+    expect(asked?.body).not.toContain('unit nginx is stopped');
+    // Said yes: the same fix runs.
+    ep.safe = true;
+    const yes = await investigate({ SVC_MODEL_URL: ep.url, SVC_MODEL_KEY: KEY }, { fix: true });
+    expect(yes.ran).toEqual(['dry_run', 'execute']);
+    expect(yes.closed).toMatchObject({ decision: 'act', action: 'verified' });
   });
 
   it('past SVC_MODEL_TIMEOUT_S the note is the template and the episode still finishes', async () => {
@@ -386,9 +473,19 @@ describe('the server: status, doctor and reserved types', () => {
           model: 'tiny',
           url_origin: new URL(ep.url).origin,
           investigator: 'loop',
+          investigator_bounds: { s2_calls: 16, reads: 24, depth: 4 },
+          tokens_today: 0,
+          daily_tokens: 0,
         },
-        system1: { configured: true, model: 'tiny', url_origin: new URL(ep.url).origin },
+        system1: {
+          configured: true,
+          model: 'tiny',
+          url_origin: new URL(ep.url).origin,
+          tokens_today: 0,
+          daily_tokens: 0,
+        },
         cassette: null,
+        local: null,
       });
       expect(status.body).not.toContain(KEY);
       expect(status.body).not.toContain('/v1?x=1');
@@ -443,35 +540,23 @@ describe('the server: status, doctor and reserved types', () => {
     }
   });
 
-  it('with no models: placement warns, answers are ok (deliberately unconfigured)', async () => {
+  it('with no models: placement fails without a GPU (warns with one), answers are ok', async () => {
     const server = await buildTestServer();
     try {
       const checks = await modelsChecks(server);
+      // The specification: "fails on a GPU-less host whose models are missing".
       expect(checks.map((c) => [c.check, c.status, c.detail])).toEqual([
-        ['placement', 'warn', 'no models: diagnosis runs without them, notes from templates'],
+        hostHasGpu()
+          ? ['placement', 'warn', 'no models: diagnosis runs without them, notes from templates']
+          : [
+              'placement',
+              'fail',
+              'no models and no GPU on this host: diagnosis runs without them, notes from templates',
+            ],
         ['System 1 and investigator', 'ok', 'investigator unconfigured, System 1 unconfigured'],
       ]);
     } finally {
       await server.cleanup();
     }
-  });
-});
-
-describe('placement', () => {
-  const models = (configured: boolean) => ({
-    configured: () => configured,
-    describe: () => ({
-      system2: { url_origin: 'http://gpu:8080', model: 'm' },
-      system1: null,
-      cassette: null,
-    }),
-  });
-  it('fails a local model on a host without a GPU, and passes it with one', async () => {
-    const noGpu = placementCheck({ models: models(true), local: true, hasGpu: () => false });
-    expect((await noGpu.run()).status).toBe('fail');
-    const gpu = placementCheck({ models: models(true), local: true, hasGpu: () => true });
-    expect(await gpu.run()).toMatchObject({ status: 'ok' });
-    const remote = placementCheck({ models: models(true), local: false, hasGpu: () => false });
-    expect((await remote.run()).detail).toMatch(/behind endpoints: System 2 http:\/\/gpu:8080/);
   });
 });

@@ -5,8 +5,17 @@
 import type { Writer } from '../db/writer.js';
 import type { LedgerService, Projection } from '../ledger/index.js';
 import { createModelClient, ModelError } from '../../models/index.js';
-import type { FetchLike, ModelAnswer, ModelClient, ModelRequest } from '../../models/index.js';
+import type {
+  CeilingClient,
+  CeilingState,
+  FetchLike,
+  ModelAnswer,
+  ModelClient,
+  ModelClock,
+  ModelRequest,
+} from '../../models/index.js';
 import type { Config } from '../config.js';
+import type { LocalModel, LocalModelView } from './local.js';
 import { modelSettings, originOf, type EndpointSettings, type ModelSystem } from './settings.js';
 
 export const MODEL_CALLED = 'model.called';
@@ -27,11 +36,60 @@ export interface ModelUseDeps {
   readonly writer: Writer;
   /** Tests and the doctor's probes may pass their own. */
   readonly fetch?: FetchLike;
+  /** The local runtime, when server/main.ts or main/ loaded one (SVC_MODEL_LOCAL=1). */
+  readonly local?: LocalModel;
+  /** Tests: the day of the token ceilings. */
+  readonly clock?: ModelClock;
 }
 
-function clientOf(s: EndpointSettings, fetch: FetchLike | undefined, cassette: boolean) {
+/** What callers of the models use; tests fake it. */
+export interface ModelUse {
+  configured(system: ModelSystem): boolean;
+  /** Whether the system answers from a cassette only (no endpoint to probe). */
+  replayOnly(system: ModelSystem): boolean;
+  call(
+    system: ModelSystem,
+    request: ModelRequest,
+    traceId: string | null,
+    options?: { probe?: boolean; timeoutS?: number },
+  ): Promise<ModelAnswer>;
+  describe(): {
+    system2: { url_origin: string | null; model: string } | null;
+    system1: { url_origin: string | null; model: string } | null;
+    cassette: 'record' | 'replay' | 'auto' | null;
+  };
+}
+
+/** The live state status and doctor show beside ModelUse. */
+export interface ModelUseState {
+  /** Each system's daily token ceiling today; null when the system is unconfigured. */
+  ceilings(): Record<ModelSystem, CeilingState | null>;
+  /** The local runtime's state; null when there is none. */
+  local(): LocalModelView | null;
+}
+
+const NOT_LOADED = 'the local model is not loaded in this process';
+
+/** Answers "not loaded" when the settings want the local model and none was passed in. */
+const notLoaded: ModelClient = {
+  call: (request) =>
+    Promise.reject(
+      new ModelError('refused', NOT_LOADED, {
+        purpose: request.purpose,
+        status: null,
+      }),
+    ),
+};
+
+function clientOf(
+  s: EndpointSettings,
+  deps: Pick<ModelUseDeps, 'fetch' | 'local' | 'clock'>,
+  cassette: boolean,
+): CeilingClient {
+  const { fetch, clock } = deps;
   return createModelClient({
     url: s.url,
+    ...(s.local ? { transport: deps.local?.client ?? notLoaded } : {}),
     model: s.model,
     key: s.key,
     extra: s.extra,
@@ -41,19 +99,23 @@ function clientOf(s: EndpointSettings, fetch: FetchLike | undefined, cassette: b
     cassetteDir: cassette ? s.cassetteDir : null,
     replay: cassette ? s.replay : null,
     ...(fetch === undefined ? {} : { fetch }),
+    ...(clock === undefined ? {} : { clock }),
   });
 }
 
-export function createModelUse(deps: ModelUseDeps) {
+export function createModelUse(deps: ModelUseDeps): ModelUse & ModelUseState {
   const settings = modelSettings(deps.config);
-  const clients: Record<ModelSystem, ModelClient | null> = {
-    s2: settings.s2 === null ? null : clientOf(settings.s2, deps.fetch, true),
-    s1: settings.s1 === null ? null : clientOf(settings.s1, deps.fetch, true),
+  const clients: Record<ModelSystem, CeilingClient | null> = {
+    s2: settings.s2 === null ? null : clientOf(settings.s2, deps, true),
+    s1: settings.s1 === null ? null : clientOf(settings.s1, deps, true),
   };
-  // Health probes skip the cassette: they ask the endpoint itself, and record nothing.
+  // Health probes skip the cassette: they ask the endpoint (or the local model) itself, and
+  // record nothing. Their own ceilings count nothing the real ones do.
+  const probeOf = (s: EndpointSettings | null) =>
+    s === null || (s.url === null && !s.local) ? null : clientOf(s, deps, false);
   const probes: Record<ModelSystem, ModelClient | null> = {
-    s2: settings.s2?.url == null ? null : clientOf(settings.s2, deps.fetch, false),
-    s1: settings.s1?.url == null ? null : clientOf(settings.s1, deps.fetch, false),
+    s2: probeOf(settings.s2),
+    s1: probeOf(settings.s1),
   };
 
   const record = (data: Record<string, unknown>, traceId: string | null) =>
@@ -144,10 +206,24 @@ export function createModelUse(deps: ModelUseDeps) {
 
   return {
     configured: (system: ModelSystem): boolean => clients[system] !== null,
-    /** Whether the system answers from a cassette only (no endpoint to probe). */
-    replayOnly: (system: ModelSystem): boolean =>
-      settings[system] !== null && settings[system].url === null,
+    replayOnly: (system: ModelSystem): boolean => {
+      const s = settings[system];
+      return s !== null && s.url === null && !s.local;
+    },
     call,
+    ceilings: () => ({ s2: clients.s2?.state() ?? null, s1: clients.s1?.state() ?? null }),
+    local: (): LocalModelView | null => {
+      const s2 = settings.s2;
+      if (s2?.local !== true) return null;
+      return (
+        deps.local?.view() ?? {
+          file: s2.model,
+          state: 'refused',
+          gpu: null,
+          reason: NOT_LOADED,
+        }
+      );
+    },
     /** What GET /v1/status shows: origins and model names, never keys or paths. */
     describe() {
       const view = (s: EndpointSettings | null) =>
@@ -160,4 +236,3 @@ export function createModelUse(deps: ModelUseDeps) {
     },
   };
 }
-export type ModelUse = ReturnType<typeof createModelUse>;

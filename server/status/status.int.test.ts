@@ -53,9 +53,18 @@ interface StatusBody {
       model: string | null;
       url_origin: string | null;
       investigator: string;
+      tokens_today: number;
+      daily_tokens: number;
     };
-    system1: { configured: boolean; model: string | null; url_origin: string | null };
+    system1: {
+      configured: boolean;
+      model: string | null;
+      url_origin: string | null;
+      tokens_today: number;
+      daily_tokens: number;
+    };
     cassette: string | null;
+    local: { file: string; state: string; gpu: string | null; reason: string | null } | null;
   };
   orchestrate: boolean;
   ingest: boolean;
@@ -137,9 +146,24 @@ describe('GET /v1/status, /v1/doctor, /metrics, /v1/openapi.json', () => {
       expect(body.auth).toStrictEqual({ sso: false, methods: ['token', 'password'] });
       expect(body.models).toStrictEqual({
         placement: 'missing',
-        system2: { configured: false, model: null, url_origin: null, investigator: 'loop' },
-        system1: { configured: false, model: null, url_origin: null },
+        system2: {
+          configured: false,
+          model: null,
+          url_origin: null,
+          investigator: 'loop',
+          investigator_bounds: { s2_calls: 16, reads: 24, depth: 4 },
+          tokens_today: 0,
+          daily_tokens: 0,
+        },
+        system1: {
+          configured: false,
+          model: null,
+          url_origin: null,
+          tokens_today: 0,
+          daily_tokens: 0,
+        },
         cassette: null,
+        local: null,
       });
       expect(body.orchestrate).toBe(true);
       expect(body.ingest).toBe(true);

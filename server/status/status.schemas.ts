@@ -44,19 +44,46 @@ export const StatusBody = Type.Object({
     sealed_through: Type.Integer(),
   }),
   models: Type.Object({
-    placement: Type.String(),
+    placement: Type.Union([
+      Type.Literal('local'),
+      Type.Literal('endpoint'),
+      Type.Literal('cassette'),
+      Type.Literal('missing'),
+    ]),
     system2: Type.Object({
       configured: Type.Boolean(),
       model: Nullable(Type.String()),
       url_origin: Nullable(Type.String()),
       investigator: Type.String(),
+      /** the investigator's bounds (SVC_MCTS_*), which the ledger's model.investigated shows met */
+      investigator_bounds: Type.Object({
+        s2_calls: Type.Integer(),
+        reads: Type.Integer(),
+        depth: Type.Integer(),
+      }),
+      tokens_today: Type.Integer(),
+      daily_tokens: Type.Integer(),
     }),
     system1: Type.Object({
       configured: Type.Boolean(),
       model: Nullable(Type.String()),
       url_origin: Nullable(Type.String()),
+      tokens_today: Type.Integer(),
+      daily_tokens: Type.Integer(),
     }),
     cassette: Nullable(Type.String()),
+    local: Nullable(
+      Type.Object({
+        file: Type.String(),
+        state: Type.Union([
+          Type.Literal('loading'),
+          Type.Literal('ready'),
+          Type.Literal('refused'),
+        ]),
+        gpu: Nullable(Type.String()),
+        reason: Nullable(Type.String()),
+      }),
+    ),
   }),
   orchestrate: Type.Boolean(),
   ingest: Type.Boolean(),

@@ -2,8 +2,8 @@ import type { Config } from '../config.js';
 import type { Fingerprint } from '../install/index.js';
 import type { LedgerStore } from '../ledger/index.js';
 import type { LicenceService } from '../licence/index.js';
-import { modelSettings, originOf } from '../models-use/index.js';
 import { Mode } from '../shared/mode.js';
+import { modelsView, type ModelsLive } from './status.models.js';
 
 interface Deps {
   readonly config: Config;
@@ -17,6 +17,8 @@ interface Deps {
   readonly impactSet?: () => boolean;
   /** The sign-in methods offered now, for the console's sign-in page (access domain). */
   readonly auth?: () => { sso: boolean; methods: string[] };
+  /** The running model service: token ceilings and the local runtime (absent in svc-core). */
+  readonly models?: ModelsLive;
 }
 
 export function createStatusService(deps: Deps) {
@@ -49,27 +51,6 @@ export function createStatusService(deps: Deps) {
       },
     ];
     return { steps, done: steps.filter((s) => s.done).length, of: steps.length };
-  }
-
-  /** The models in use: endpoint origins and model names, never keys or paths. */
-  function models() {
-    const { s1, s2 } = modelSettings(config);
-    return {
-      placement:
-        config.model.url !== null ? (config.model.local ? 'local' : 'endpoint') : 'missing',
-      system2: {
-        configured: s2 !== null,
-        model: s2?.model ?? null,
-        url_origin: originOf(s2?.url ?? null),
-        investigator: config.investigator.kind,
-      },
-      system1: {
-        configured: s1 !== null,
-        model: s1?.model ?? null,
-        url_origin: originOf(s1?.url ?? null),
-      },
-      cassette: config.model.cassetteDir === null ? null : config.model.replay,
-    };
   }
 
   return {
@@ -106,7 +87,7 @@ export function createStatusService(deps: Deps) {
           segments: last?.segment ?? 0,
           sealed_through: last?.last_seq ?? 0,
         },
-        models: models(),
+        models: modelsView(config, deps.models),
         orchestrate: config.orchestrate,
         ingest: config.tokens.ingest !== null,
         started_at: deps.startedAt,
