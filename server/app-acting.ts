@@ -25,10 +25,13 @@ import type { ConnectorLike, EstateLike } from './investigate/plan.js';
 import type { Mode } from './shared/mode.js';
 import {
   answerCheck,
+  createInvestigator,
   createModelUse,
   hostHasGpu,
+  investigatorProjection,
   modelUseProjection,
   placementCheck,
+  type LocalModel,
 } from './models-use/index.js';
 
 /** Roles that may approve an action (viewers cannot). */
@@ -36,6 +39,8 @@ const APPROVERS = new Set(['responder', 'admin', 'owner']);
 
 export interface ActingDeps {
   readonly config: Config;
+  /** The local model runtime (startServer's option), when one was loaded. */
+  readonly localModel?: LocalModel;
   readonly rt: Runtime;
   readonly log: Logger;
   readonly doctor: Pick<Doctor, 'register'>;
@@ -88,8 +93,28 @@ export function buildActing(deps: ActingDeps) {
     baseUrl: () => config.http.consoleUrl ?? `http://127.0.0.1:${String(config.http.port)}`,
   });
   const labApprover = createLabApprover({ approvals, enabled: config.labApprover, log });
-  const models = createModelUse({ config, ledger: rt.ledger, writer: rt.writer });
+  const models = createModelUse({
+    config,
+    ledger: rt.ledger,
+    writer: rt.writer,
+    ...(deps.localModel && { local: deps.localModel }),
+  });
   rt.projections.register(modelUseProjection);
+  rt.projections.register(investigatorProjection);
+  const investigator = models.configured('s2')
+    ? createInvestigator({
+        models,
+        ledger: rt.ledger,
+        writer: rt.writer,
+        kind: config.investigator.kind,
+        bounds: {
+          s2Calls: config.investigator.mctsS2Calls,
+          reads: config.investigator.mctsReads,
+          depth: config.investigator.mctsDepth,
+        },
+        timeoutS: config.model.timeoutS,
+      })
+    : null;
   const investigation = createInvestigation({
     store: rt.investigationsStore,
     episodes: rt.episodesStore,
@@ -109,6 +134,7 @@ export function buildActing(deps: ActingDeps) {
     autonomy,
     approvals,
     models,
+    investigator,
     // Someone can be asked: the lab approver, a person who may approve, or a working channel.
     approvalRoute: () => {
       if (config.labApprover) return true;

@@ -4,6 +4,7 @@ import { createFakeClock } from '../shared/clock.js';
 import { createEngine, variablesFor } from './engine.js';
 import type { EstateLike } from './plan.js';
 import type { CallFn } from './run-checks.js';
+import type { Investigator } from './readings.js';
 
 const estate: EstateLike = {
   services: [
@@ -193,5 +194,99 @@ describe('the engine', () => {
     const found = await e.recheck(['host.services'], { service: 'db' });
     expect(found.map((f) => `${f.id}@${f.service}`)).toEqual(['host.services.unit_running@db']);
     expect(calls).toEqual(['ssh-db services']);
+  });
+});
+
+describe('the engine with a model investigator', () => {
+  const disk: Pack = {
+    id: 'disk',
+    version: 1,
+    title: 'disk',
+    matches: [{ alerts: ['*Disk*'] }],
+    checks: [
+      {
+        id: 'disk.usage',
+        title: 'disk usage',
+        connector: 'ssh',
+        call: { op: 'disk' },
+        values: { used: { path: 'used' } },
+        findings: [{ id: 'full', when: [{ value: 'used', op: 'ge', than: 95 }], says: 'full' }],
+      },
+      {
+        id: 'disk.inodes',
+        title: 'inodes',
+        connector: 'ssh',
+        call: { op: 'inodes' },
+        values: { used: { path: 'used' } },
+        findings: [
+          { id: 'ok', when: [{ value: 'used', op: 'lt', than: 50 }], says: 'few inodes used' },
+        ],
+      },
+    ],
+    causes: [
+      {
+        id: 'disk_full',
+        title: 'the disk of {service} is full',
+        proves: ['disk.usage.full'],
+        supports: [],
+        refutes: [],
+        fixes: [],
+      },
+    ],
+    fixes: [],
+  };
+
+  function engine(units: Record<string, string>, investigator: Investigator) {
+    const call: CallFn = (c, op) => {
+      if (op === 'disk') return Promise.resolve({ used: 99 });
+      if (op === 'inodes') return Promise.resolve({ used: 10 });
+      if (op === 'connections') return Promise.resolve({ by_role: [] });
+      const name = c === 'ssh-web' ? 'web' : 'db';
+      return Promise.resolve({ units: [{ name, state: units[name] ?? 'running', pid: 1 }] });
+    };
+    return createEngine({
+      packs: () => [pack, disk],
+      estate: () => estate,
+      connectors: () => connectors,
+      call,
+      clock: createFakeClock('2026-03-02T10:00:00.000Z'),
+      investigator: () => investigator,
+    });
+  }
+  const ctx = { episode_id: 'ep-1', service: 'web', alerts: ['WebDown'], labels: {} };
+
+  it('offers the unmatched packs’ checks, and what a proposed read proves joins the diagnosis', async () => {
+    const offered: string[] = [];
+    const investigator: Investigator = {
+      async extend(_ctx, tools) {
+        offered.push(...tools.catalogue.map((c) => c.id));
+        expect(tools.assess([]).lead).toBe('cleared');
+        expect(await tools.read('disk.usage@web')).toEqual(['disk.usage@web', 'disk.inodes@web']);
+        expect(await tools.read('disk.usage@web')).toEqual([]);
+        expect(await tools.read('disk.inodes@web')).toEqual([]);
+        expect(await tools.read('host.services@web')).toEqual([]);
+        expect(tools.assess(['disk.usage@web']).lead).toBe('proven');
+      },
+    };
+    const r = await engine({}, investigator).investigate(ctx);
+    expect(offered).toEqual(['disk.usage@web', 'disk.inodes@web']);
+    expect(r.packs).toEqual(['host', 'disk']);
+    expect(r.findings.map((f) => f.id)).toEqual(
+      expect.arrayContaining(['disk.usage.full', 'disk.inodes.ok']),
+    );
+    expect(r.hypotheses[0]).toMatchObject({ cause: 'disk_full', confidence: 'proven' });
+  });
+
+  it('is not asked when the packs’ own checks settle the cause', async () => {
+    let asked = false;
+    const investigator: Investigator = {
+      extend() {
+        asked = true;
+        return Promise.resolve();
+      },
+    };
+    const r = await engine({ db: 'stopped' }, investigator).investigate(ctx);
+    expect(asked).toBe(false);
+    expect(r.hypotheses[0]?.confidence).toBe('linked');
   });
 });

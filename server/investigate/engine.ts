@@ -16,6 +16,7 @@ import {
 import { runChecks, type CallFn } from './run-checks.js';
 import { fillCall, lookupIn } from '../packs/index.js';
 import type { Finding, Hypothesis } from './types.js';
+import { createReadings, settled, type Investigator } from './readings.js';
 
 export interface EngineDeps {
   /** the loaded packs, read at every investigation */
@@ -29,6 +30,8 @@ export interface EngineDeps {
   readonly clock: { now(): number; nowIso(): string };
   /** seconds for a check that sets no timeout_s (default 15) */
   readonly defaultTimeoutS?: number;
+  /** the model investigator, asked when the packs' checks settle nothing; null: none */
+  readonly investigator?: () => Investigator | null;
 }
 
 export interface InvestigateContext {
@@ -253,21 +256,49 @@ export function createEngine(deps: EngineDeps) {
       }).map((p) => p.id);
       const variables = variablesOf(ctx, estate);
       const planned = planChecks({ packs, matched, service: ctx.service, estate, connectors });
-      const { findings, values } = await run(planned, variables);
-      const hypotheses = diagnose(packs, findings, {
-        service: ctx.service,
-        alerts: ctx.alerts,
-        dependencies: dependenciesOf(ctx.service, estate.links),
-        matched,
-        recent: ctx.recent_closed ?? [],
-        open: ctx.open_episodes ?? [],
-        now: deps.clock.nowIso(),
-        variables: (s) => ({ ...variables(s), ...(values[s] ?? {}) }),
-      });
+      const first = await run(planned, variables);
+      const judge = (
+        findings: readonly Finding[],
+        inPlay: readonly string[],
+        values: Record<string, Record<string, unknown>>,
+      ): Hypothesis[] =>
+        diagnose(packs, findings, {
+          service: ctx.service,
+          alerts: ctx.alerts,
+          dependencies: dependenciesOf(ctx.service, estate.links),
+          matched: inPlay,
+          recent: ctx.recent_closed ?? [],
+          open: ctx.open_episodes ?? [],
+          now: deps.clock.nowIso(),
+          variables: (s) => ({ ...variables(s), ...(values[s] ?? {}) }),
+        });
+      let reading = { findings: first.findings, values: first.values, matched };
+      let hypotheses = judge(reading.findings, matched, reading.values);
+      const investigator = deps.investigator?.() ?? null;
+      if (investigator !== null && !settled(hypotheses)) {
+        const readings = createReadings({
+          packs,
+          estate,
+          connectors,
+          service: ctx.service,
+          matched,
+          first,
+          // What the first reading found fills a proposed check's placeholders too.
+          run: (more) => run(more, (s) => ({ ...variables(s), ...(first.values[s] ?? {}) })),
+          judge,
+        });
+        await investigator.extend(
+          { episode_id: ctx.episode_id, service: ctx.service, alerts: ctx.alerts },
+          readings.tools,
+        );
+        reading = readings.result();
+        hypotheses = judge(reading.findings, reading.matched, reading.values);
+      }
+      const { findings, values } = reading;
       return {
         episode_id: ctx.episode_id,
         service: ctx.service,
-        packs: matched,
+        packs: reading.matched,
         findings,
         hypotheses,
         fixes: fixLookup(packs, estate, connectors, variables, values),

@@ -13,13 +13,21 @@ import { changeWindowNow, fixPermission, type Policy } from '../policy/index.js'
 import type { SnapshotChange } from '../snapshots/index.js';
 import type { Clock } from '../shared/clock.js';
 import { withTimeout } from '../shared/timeout.js';
-import { gateEvidence, noteOf, withNotes, writeNote, type ModelUse } from '../models-use/index.js';
+import {
+  gateAction,
+  gateEvidence,
+  gatePattern,
+  noteOf,
+  writeNote,
+  type ModelUse,
+} from '../models-use/index.js';
 import { createChangesReader } from './changes.js';
 import { closeFields } from './closing.js';
 import { decide } from './decide.js';
 import { createEngine, variablesFor } from './engine.js';
 import { createFixPlanner } from './fix-plan.js';
 import type { InvestigationsStore } from './investigations.store.js';
+import type { Investigator } from './readings.js';
 import { createOrchestrator } from './orchestrator.js';
 import type { ConnectorLike, EstateLike } from './plan.js';
 import { relate } from './relate.js';
@@ -64,6 +72,8 @@ export interface InvestigationDeps {
   readonly approvalRoute: () => boolean;
   /** The models (System 1 gate, System 2 note); absent or null: templates only. */
   readonly models?: ModelUse | null;
+  /** System 2 proposing further checks when the packs' own settle nothing; null: none */
+  readonly investigator?: Investigator | null;
 }
 
 const RECURRENCE_MS = 7 * 86_400_000;
@@ -82,6 +92,7 @@ export function createInvestigation(deps: InvestigationDeps) {
         `${name} ${op}: no answer in ${String(timeoutMs / 1000)} s`,
       ),
     clock,
+    investigator: () => deps.investigator ?? null,
   });
   const planner = createFixPlanner({
     packs: deps.packs,
@@ -123,17 +134,10 @@ export function createInvestigation(deps: InvestigationDeps) {
   });
   const models = deps.models ?? null;
   const modelDeps = { ledger: deps.ledger, writer: deps.writer };
-  // With System 2, each finished investigation gets its note before its step resolves.
-  const seen =
-    models?.configured('s2') === true
-      ? withNotes(deps.ledger, deps.writer, (id) =>
-          writeNote({ models, ...modelDeps, row: (e) => store.get(e) }, id),
-        )
-      : modelDeps;
   const orchestrator = createOrchestrator({
     store,
-    ledger: seen.ledger,
-    writer: seen.writer,
+    ledger: deps.ledger,
+    writer: deps.writer,
     clock,
     log: deps.log,
     maxConcurrent: deps.maxConcurrent,
@@ -158,9 +162,9 @@ export function createInvestigation(deps: InvestigationDeps) {
           .running()
           .map((e) => ({ episode_id: e.episode_id, service: e.service })),
       });
-      return models === null
-        ? diagnosis
-        : gateEvidence({ models, ...modelDeps }, ctx.episode_id, diagnosis);
+      if (models === null) return diagnosis;
+      const gated = await gateEvidence({ models, ...modelDeps }, ctx.episode_id, diagnosis);
+      return gatePattern({ models, ...modelDeps, row: (e) => store.get(e) }, ctx.episode_id, gated);
     },
     changes: (since, service) => changes(since, service),
     autonomy: deps.autonomy,
@@ -219,6 +223,17 @@ export function createInvestigation(deps: InvestigationDeps) {
       });
     },
     planOf: (request) => planner.fromSubject(request.subject, request.request_id),
+    vetoAction:
+      models === null
+        ? undefined
+        : (id, plan, diagnosis) => gateAction({ models, ...modelDeps }, id, plan, diagnosis),
+    // With System 2, each finished investigation gets its note before its step resolves.
+    finished:
+      models?.configured('s2') === true
+        ? async (id) => {
+            await writeNote({ models, ...modelDeps, row: (e) => store.get(e) }, id);
+          }
+        : undefined,
   });
   deps.approvals.onDecided('action', (r) => {
     orchestrator.decided(r);

@@ -1,0 +1,197 @@
+// The model investigator in the real server: real HTTP, real SQLite, a real http connector
+// probing a real web server, and System 2 served by the project's own local
+// endpoint running the tiny GGUF model through node-llama-cpp on the CPU. The packs' own checks
+// cannot settle the alert (no ssh connector reaches the host), so the investigator proposes a
+// check from the catalogue and the engine reads it. Recorded once, the whole investigation
+// then replays from the cassette with no endpoint: the same calls, the same proposals, the
+// same diagnosis and decision. Every bound holds, counted from the ledger.
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createLocalRuntime,
+  startLocalEndpoint,
+  type LocalClient,
+  type LocalEndpoint,
+} from '../../models/index.js';
+// eslint-disable-next-line no-restricted-imports -- a test fixture, not part of models/' surface
+import { writeTinyGguf } from '../../models/testing/tiny-gguf.js';
+import {
+  asAdmin,
+  asIngest,
+  buildTestServer,
+  type TestServer,
+} from '../shared/testing/test-server.js';
+
+let dir: string;
+let local: LocalClient;
+let endpoint: LocalEndpoint;
+let web: Server;
+let webUrl: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'svc-investigator-'));
+  const modelPath = await writeTinyGguf(join(dir, 'tiny.gguf'));
+  local = await createLocalRuntime({ modelPath, gpu: false, threads: 1 });
+  endpoint = await startLocalEndpoint({ client: local, port: 0, host: '127.0.0.1' });
+  web = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end('ok');
+  });
+  await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
+  webUrl = `http://127.0.0.1:${String((web.address() as AddressInfo).port)}/`;
+}, 60_000);
+
+afterAll(async () => {
+  await endpoint.close();
+  await local.close();
+  web.closeAllConnections();
+  await new Promise<void>((resolve) => web.close(() => resolve()));
+  if (process.env['KEEP'] === undefined) rmSync(dir, { recursive: true, force: true });
+  else console.log('KEPT', dir);
+});
+
+interface Run {
+  calls: { purpose: string; ok: boolean; cached: boolean; error_kind?: string }[];
+  proposed: { check: string; service: string; depth: number }[];
+  summary: { stopped: string; s2_calls: number; reads: number; depth: number };
+  hypotheses: { cause: string; confidence: string }[];
+  findings: string[];
+  decision: string;
+}
+
+const until = async (what: string, fn: () => Promise<boolean>, ms = 20_000): Promise<void> => {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await fn()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+};
+
+async function investigate(env: Record<string, string>): Promise<Run> {
+  const server: TestServer = await buildTestServer({ env });
+  try {
+    const put = await server.app.inject({
+      method: 'PUT',
+      url: '/v1/connectors/web-probe',
+      headers: asAdmin(),
+      payload: { kind: 'http', settings: { url: webUrl, service: 'web' }, timeout_s: 5 },
+    });
+    expect(put.statusCode, put.body).toBe(200);
+    await until('operating', async () => {
+      const res = await server.app.inject({ method: 'GET', url: '/v1/status', headers: asAdmin() });
+      return res.json<{ mode: string }>().mode === 'operating';
+    });
+    const posted = await server.app.inject({
+      method: 'POST',
+      url: '/v1/alerts/alertmanager',
+      headers: asIngest(),
+      payload: {
+        version: '4',
+        groupKey: 'g',
+        status: 'firing',
+        alerts: [
+          {
+            status: 'firing',
+            fingerprint: 'web-down',
+            labels: { alertname: 'WebDown', service: 'web' },
+            annotations: { summary: 'web is down' },
+            startsAt: '2026-11-22T10:00:00Z',
+            endsAt: '0001-01-01T00:00:00Z',
+          },
+        ],
+      },
+    });
+    expect(posted.statusCode, posted.body).toBe(202);
+    const id = posted.json<{ signals: { episode_id: string }[] }>().signals[0]?.episode_id ?? '';
+    const events = () =>
+      server.runtime.reader.list({ trace: id, order: 'asc', limit: 500 }).events as {
+        type: string;
+        data: Record<string, unknown>;
+      }[];
+    // Finished, and its note written (the note is the last model call of an episode).
+    await until('the note', () =>
+      Promise.resolve(events().some((e) => e.type === 'investigation.note')),
+    );
+    const all = events();
+    // Without the episode's id, which differs between runs.
+    const of = (type: string) =>
+      all
+        .filter((e) => e.type === type)
+        .map(({ data: { episode_id: _id, ...rest } }) => rest as Record<string, unknown>);
+    const hyps = of('investigation.hypotheses').at(-1)?.['hypotheses'] as Run['hypotheses'];
+    return {
+      calls: of('model.called') as unknown as Run['calls'],
+      proposed: of('model.proposed') as unknown as Run['proposed'],
+      summary: of('model.investigated')[0] as unknown as Run['summary'],
+      hypotheses: hyps.map((h) => ({ cause: h.cause, confidence: h.confidence })),
+      findings: of('check.ran').map((d) => (d['finding'] as { id: string }).id),
+      decision: String(of('decision.made').at(-1)?.['decision']),
+    };
+  } finally {
+    await server.cleanup();
+  }
+}
+
+const bounds = { SVC_MCTS_S2_CALLS: '3', SVC_MCTS_READS: '2', SVC_MCTS_DEPTH: '2' };
+
+describe.each(['mcts', 'loop'] as const)('the %s investigator', (kind) => {
+  const cassette = () => join(dir, `cassette-${kind}`);
+  let recorded: Run;
+
+  it('proposes only catalogue checks within its bounds, counted in the ledger', async () => {
+    recorded = await investigate({
+      SVC_MODEL_URL: endpoint.url,
+      SVC_MODEL: 'tiny',
+      SVC_MODEL_CASSETTE: cassette(),
+      SVC_MODEL_REPLAY: 'record',
+      SVC_INVESTIGATOR: kind,
+      ...bounds,
+    });
+    expect(recorded.calls.map((c) => c.purpose)).toContain('note');
+    const asked = recorded.calls.filter((c) => c.purpose.startsWith('investigator.'));
+    expect(asked.length).toBeGreaterThan(0);
+    expect(asked.every((c) => c.ok && !c.cached)).toBe(true);
+    expect(recorded.summary.s2_calls).toBe(asked.length);
+    expect(recorded.summary.s2_calls).toBeLessThanOrEqual(3);
+    expect(recorded.summary.reads).toBe(recorded.proposed.length);
+    expect(recorded.summary.reads).toBeLessThanOrEqual(2);
+    expect(recorded.summary.depth).toBeLessThanOrEqual(2);
+    // The only check a connector reaches outside the matched pack: the http probe of web.
+    for (const p of recorded.proposed)
+      expect(p).toMatchObject({ check: 'http.probe', service: 'web' });
+    if (kind === 'mcts') {
+      // A tree search always reads what it expands (its answers name at least one check).
+      expect(recorded.proposed).toHaveLength(1);
+      expect(recorded.findings.some((f) => f.startsWith('http.probe.'))).toBe(true);
+    }
+    expect(recorded.findings).toContain('host.services.unreadable');
+    expect(readdirSync(cassette()).filter((f) => f.endsWith('.json')).length).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('replays the whole investigation from the cassette, with no endpoint', async () => {
+    const replayed = await investigate({
+      SVC_MODEL: 'tiny',
+      SVC_MODEL_CASSETTE: cassette(),
+      SVC_MODEL_REPLAY: 'replay',
+      SVC_INVESTIGATOR: kind,
+      ...bounds,
+    });
+    expect(replayed.calls.map((c) => c.purpose)).toEqual(recorded.calls.map((c) => c.purpose));
+    // Every call, the note among them, replays from the cassette.
+    expect(recorded.calls.every((c) => c.ok)).toBe(true);
+    expect(replayed.calls.every((c) => c.ok && c.cached)).toBe(true);
+    expect(replayed.calls.filter((c) => c.purpose.startsWith('investigator.')).length).toBe(
+      recorded.summary.s2_calls,
+    );
+    expect(replayed.proposed).toEqual(recorded.proposed);
+    expect(replayed.summary).toEqual(recorded.summary);
+    expect(replayed.findings).toEqual(recorded.findings);
+    expect(replayed.hypotheses).toEqual(recorded.hypotheses);
+    expect(replayed.decision).toBe(recorded.decision);
+  }, 120_000);
+});

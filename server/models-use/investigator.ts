@@ -1,0 +1,40 @@
+// The model investigator the engine asks when the packs' own checks settle nothing
+// (SVC_INVESTIGATOR: loop or mcts). It only proposes checks from the catalogue the engine
+// offers; the engine reads them, and whatever the readings prove goes through the same
+// decision table, policy, autonomy and halt as any other diagnosis.
+import type { Writer } from '../db/writer.js';
+import type { LedgerService } from '../ledger/index.js';
+import type { Investigator } from '../investigate/readings.js';
+import type { ModelUse } from './service.js';
+import { runLoop } from './investigator-loop.js';
+import { runMcts } from './investigator-mcts.js';
+import { createSession, Stop, type Bounds, type InvestigatorKind } from './investigator-session.js';
+
+export interface InvestigatorDeps {
+  readonly models: Pick<ModelUse, 'call'>;
+  readonly ledger: LedgerService;
+  readonly writer: Writer;
+  readonly kind: InvestigatorKind;
+  readonly bounds: Bounds;
+  readonly timeoutS: number;
+  readonly now?: () => number;
+}
+
+export function createInvestigator(deps: InvestigatorDeps): Investigator {
+  return {
+    async extend(ctx, tools) {
+      if (tools.catalogue.length === 0) return; // nothing it could propose: no call, no record
+      const session = createSession(deps, ctx, tools);
+      let stopped: Stop;
+      try {
+        if (deps.kind === 'mcts') await runMcts(session, ctx, tools, deps.bounds.depth);
+        else await runLoop(session, ctx, tools);
+        stopped = new Stop('exhausted');
+      } catch (err) {
+        if (!(err instanceof Stop)) throw err;
+        stopped = err;
+      }
+      await session.finish(stopped.why, stopped.kind);
+    },
+  };
+}
