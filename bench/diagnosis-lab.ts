@@ -1,12 +1,11 @@
-// npm run bench:diagnosis: the diagnosis benchmark on the lab. The service runs at L1 with
-// the lab approver off; every lab fault is injected several times (BENCH_RUNS, default 3),
-// plus a rule fired on noise (no fault) and a red herring (a harmless deploy just before the
-// web server stops). Per run it prints the named cause (right or wrong), its confidence, the
-// seconds from the alert reaching the service to the decision, the decision and the handover.
-//
-// Aims (issue 7): the right cause proven or linked in at least 95% of runs, no wrong cause
-// ever proven, median alert → diagnosis under 30 s, every handover within 90 s.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// The diagnosis benchmark on the lab, as a function: `npm run bench:diagnosis` (diagnosis.ts)
+// prints it, and `npm run bench` (model-cost.bench.ts) runs it with and without the model
+// investigator. The service runs at L1 with the lab approver off; every lab fault is injected
+// `runs` times, plus a rule fired on noise (no fault) and a red herring (a harmless deploy just
+// before the web server stops). Per run: the named cause (right or wrong), its confidence, the
+// seconds from the alert reaching the service to the decision, the decision, the handover, and
+// what the models cost the episode (calls, tokens, seconds, checks the investigator read).
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -15,9 +14,46 @@ import { applyDeploy, commitConfig, headConfig } from '../e2e/lab/deploy.js';
 import { FAULTS, heal, inject, type FaultName } from '../e2e/lab/faults.js';
 import { startLab, type Lab } from '../e2e/lab/lab.js';
 
-const RUNS = Number(process.env['BENCH_RUNS'] ?? 3);
-const WAIT_MS = Number(process.env['BENCH_WAIT_S'] ?? 150) * 1000;
-const ONLY = (process.env['BENCH_FAULTS'] ?? '').split(',').filter((s) => s !== '');
+import { createLocalRuntime, startLocalEndpoint } from '../models/index.js';
+import { writeTinyGguf } from '../models/testing/tiny-gguf.js';
+
+/**
+ * The models of a run: System 2 (the investigator and the note) on the tiny test model,
+ * through a cassette. System 1 is left unreachable, so its gates stay unverified and never
+ * change a diagnosis: a random test model would lower and veto at random, and the figure is
+ * the investigator's.
+ */
+export interface ModelSetup {
+  readonly investigator: 'loop' | 'mcts';
+  /** the cassette directory (committed ones live under bench/cassettes/) */
+  readonly cassetteDir: string;
+  /** replay: answers from the cassette only; auto: a miss asks the tiny model and records */
+  readonly replay: 'record' | 'replay' | 'auto';
+}
+
+export interface DiagnosisOptions {
+  readonly runs: number;
+  /** case names; empty: every case */
+  readonly only: readonly string[];
+  readonly waitMs: number;
+  readonly models: ModelSetup | null;
+  readonly net: string;
+  readonly log: (line: string) => void;
+}
+
+/** What the models cost one measured episode. */
+export interface ModelCost {
+  readonly calls: number;
+  readonly tokens: number;
+  readonly seconds: number;
+  readonly reads: number;
+  /** calls that failed (a cassette miss in replay mode among them) */
+  readonly failed: number;
+  /** investigator runs that went past a bound, counted from the ledger (should be none) */
+  readonly over_bounds: number;
+  /** calls answered from the cassette */
+  readonly replayed: number;
+}
 
 interface Event {
   seq: number;
@@ -41,7 +77,7 @@ interface Case {
   start(lab: Lab): Promise<void>;
   end(lab: Lab): Promise<void>;
 }
-interface Run {
+export interface Run {
   case: string;
   run: number;
   episode: string | null;
@@ -52,6 +88,50 @@ interface Run {
   seconds: number | null;
   decision: string;
   handover_s: number | null;
+  model: ModelCost;
+}
+
+const NO_COST: ModelCost = {
+  calls: 0,
+  tokens: 0,
+  seconds: 0,
+  reads: 0,
+  failed: 0,
+  over_bounds: 0,
+  replayed: 0,
+};
+
+interface Bounds {
+  s2_calls: number;
+  reads: number;
+  depth: number;
+}
+
+/**
+ * Investigator runs past a bound, from the ledger alone: the calls (`model.called`,
+ * investigator.*) and reads (`model.proposed`) between a run's start and its summary, and the
+ * deepest read, against the bounds the summary names.
+ */
+function overBounds(events: readonly Event[]): number {
+  let over = 0;
+  let calls = 0;
+  let reads = 0;
+  let depth = 0;
+  for (const e of events) {
+    if (e.type === 'model.called' && String(e.data['purpose']).startsWith('investigator.'))
+      calls += 1;
+    if (e.type === 'model.proposed') {
+      reads += 1;
+      depth = Math.max(depth, Number(e.data['depth'] ?? 0));
+    }
+    if (e.type !== 'model.investigated') continue;
+    const b = e.data['bounds'] as Bounds;
+    if (calls > b.s2_calls || reads > b.reads || depth > b.depth) over += 1;
+    calls = 0;
+    reads = 0;
+    depth = 0;
+  }
+  return over;
 }
 
 /** The cause a fault's ground truth names: `service_down(nginx)` → service_down. */
@@ -131,8 +211,8 @@ async function headSeq(a: Api): Promise<number> {
 }
 
 /** The first decision for an episode of the case's service after `after`, with what led to it. */
-async function measure(a: Api, c: Case, after: number, run: number): Promise<Run> {
-  const deadline = Date.now() + WAIT_MS;
+async function measure(a: Api, c: Case, after: number, run: number, waitMs: number): Promise<Run> {
+  const deadline = Date.now() + waitMs;
   const episodes = new Map<string, string>(); // episode → service
   const fired = new Map<string, string>(); // episode → first signal ts after `after`
   const lastFired: { ts: string | null } = { ts: null };
@@ -196,6 +276,7 @@ async function measure(a: Api, c: Case, after: number, run: number): Promise<Run
         handover_s: handover
           ? Math.round((Date.parse(e.ts) - Date.parse(fired.get(id) ?? ep.t_open)) / 1000)
           : null,
+        model: NO_COST,
       };
     }
     await sleep(1000);
@@ -211,7 +292,43 @@ async function measure(a: Api, c: Case, after: number, run: number): Promise<Run
     seconds: null,
     decision: '',
     handover_s: null,
+    model: NO_COST,
   };
+}
+
+/** System 2's events for the episode since `after`: its calls (note included) and reads. */
+async function costOf(a: Api, episode: string | null, after: number): Promise<ModelCost> {
+  if (episode === null) return NO_COST;
+  const page = await api<{ events: Event[] }>(
+    a,
+    'GET',
+    `/v1/ledger?order=asc&limit=2000&after_seq=${String(after)}&type=model.&trace=${episode}`,
+  );
+  const calls = page.events.filter((e) => e.type === 'model.called' && e.data['system'] === 's2');
+  const n = (e: Event, k: string): number => Number(e.data[k] ?? 0);
+  return {
+    calls: calls.length,
+    tokens: calls.reduce((t, e) => t + n(e, 'prompt_tokens') + n(e, 'completion_tokens'), 0),
+    seconds: calls.reduce((t, e) => t + n(e, 'seconds'), 0),
+    reads: page.events.filter((e) => e.type === 'model.proposed').length,
+    failed: calls.filter((e) => e.data['ok'] !== true).length,
+    over_bounds: overBounds(page.events),
+    replayed: calls.filter((e) => e.data['cached'] === true).length,
+  };
+}
+
+/** The episode's note is its last model call: wait (up to 10 s) for it. */
+async function noted(a: Api, episode: string | null, after: number): Promise<void> {
+  if (episode === null) return;
+  for (let i = 0; i < 20; i += 1) {
+    const page = await api<{ events: Event[] }>(
+      a,
+      'GET',
+      `/v1/ledger?order=asc&limit=10&after_seq=${String(after)}&type=investigation.note&trace=${episode}`,
+    );
+    if (page.events.length > 0) return;
+    await sleep(500);
+  }
 }
 
 async function withdrawPending(a: Api): Promise<void> {
@@ -296,70 +413,142 @@ const median = (xs: number[]): number | null => {
   return s.length % 2 === 1 ? (s[m] ?? null) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
 };
 
-async function main(): Promise<void> {
-  const parent = mkdtempSync(join(tmpdir(), 'bench-diagnosis-'));
-  const lab = await startLab({
-    dir: join(parent, 'lab'),
-    net: '127.0.6',
-    log: (l) => console.error(l),
+/** The tiny model served on loopback, for the runs that may ask it (record, auto). */
+async function modelEndpoint(dir: string, m: ModelSetup | null) {
+  if (m === null || m.replay === 'replay') return null;
+  const client = await createLocalRuntime({
+    modelPath: await writeTinyGguf(join(dir, 'tiny.gguf')),
+    gpu: false,
+    threads: 1,
   });
-  const runs: Run[] = [];
-  try {
-    await discover(lab.api);
-    await raiseToL1(lab.api);
-    const cases = [...FAULTS.map((f) => faultCase(f.name)), noise, redHerring].filter(
-      (c) => ONLY.length === 0 || ONLY.includes(c.name),
-    );
-    for (let run = 1; run <= RUNS; run += 1) {
-      for (const c of cases) {
-        const after = await headSeq(lab.api);
-        await c.start(lab);
-        const r = await measure(lab.api, c, after, run);
-        runs.push(r);
-        console.error(
-          `${c.name} #${String(run)}: ${r.named} ${r.confidence} ${r.right ? 'right' : 'WRONG'} ${r.seconds === null ? '-' : r.seconds.toFixed(1)} s ${r.decision}`,
-        );
-        await settled(lab.api, r.episode);
-        await c.end(lab);
-        await withdrawPending(lab.api);
-        await quiet(lab.api);
-      }
-    }
-  } finally {
-    await lab.stop();
-    rmSync(parent, { recursive: true, force: true });
-  }
-  print(runs);
+  const endpoint = await startLocalEndpoint({ client, port: 0, host: '127.0.0.1' });
+  return {
+    url: endpoint.url,
+    close: async () => {
+      await endpoint.close();
+      await client.close();
+    },
+  };
 }
 
-function print(runs: Run[]): void {
-  const pad = (s: string, n: number): string => s.padEnd(n);
-  console.log(
-    `${pad('case', 16)}${pad('run', 5)}${pad('named cause', 36)}${pad('confidence', 12)}${pad('right', 7)}${pad('alert→diagnosis', 17)}${pad('decision', 20)}handover`,
-  );
-  for (const r of runs)
-    console.log(
-      `${pad(r.case, 16)}${pad(String(r.run), 5)}${pad(r.named, 36)}${pad(r.confidence, 12)}${pad(r.right ? 'yes' : 'NO', 7)}${pad(r.seconds === null ? '-' : `${r.seconds.toFixed(1)} s`, 17)}${pad(r.decision, 20)}${r.handover_s === null ? '-' : `${String(r.handover_s)} s`}`,
-    );
+function modelEnv(m: ModelSetup | null, url: string | null): Record<string, string> {
+  if (m === null) return {};
+  return {
+    SVC_MODEL: 'tiny',
+    SVC_MODEL_CASSETTE: m.cassetteDir,
+    SVC_MODEL_REPLAY: m.replay,
+    SVC_INVESTIGATOR: m.investigator,
+    // A replayed answer takes no time; a recorded one from the tiny model well under this.
+    SVC_MODEL_TIMEOUT_S: '20',
+    SVC_S1_URL: 'http://127.0.0.1:9/v1',
+    SVC_S1_TIMEOUT_S: '1',
+    ...(url !== null && { SVC_MODEL_URL: url }),
+  };
+}
+
+export async function runDiagnosis(o: DiagnosisOptions): Promise<Run[]> {
+  const parent = mkdtempSync(join(tmpdir(), 'bench-diagnosis-'));
+  const endpoint = await modelEndpoint(parent, o.models);
+  const runs: Run[] = [];
+  try {
+    const lab = await startLab({
+      dir: join(parent, 'lab'),
+      net: o.net,
+      log: o.log,
+      serviceEnv: modelEnv(o.models, endpoint?.url ?? null),
+    });
+    try {
+      await discover(lab.api);
+      await raiseToL1(lab.api);
+      const cases = [...FAULTS.map((f) => faultCase(f.name)), noise, redHerring].filter(
+        (c) => o.only.length === 0 || o.only.includes(c.name),
+      );
+      for (let run = 1; run <= o.runs; run += 1) {
+        for (const c of cases) {
+          const after = await headSeq(lab.api);
+          await c.start(lab);
+          const measured = await measure(lab.api, c, after, run, o.waitMs);
+          await settled(lab.api, measured.episode);
+          await c.end(lab);
+          await withdrawPending(lab.api);
+          // A round waiting for approval finishes (and gets its note) once withdrawn.
+          if (o.models !== null) await noted(lab.api, measured.episode, after);
+          const r = { ...measured, model: await costOf(lab.api, measured.episode, after) };
+          runs.push(r);
+          o.log(
+            `${c.name} #${String(run)}: ${r.named} ${r.confidence} ${r.right ? 'right' : 'WRONG'} ${r.seconds === null ? '-' : r.seconds.toFixed(1)} s ${r.decision}` +
+              (o.models === null
+                ? ''
+                : `; System 2 ${String(r.model.calls)} call(s), ${String(r.model.tokens)} tokens, ${String(r.model.reads)} read(s)`),
+          );
+          await quiet(lab.api);
+        }
+      }
+    } finally {
+      await lab.stop();
+    }
+  } finally {
+    await endpoint?.close();
+    rmSync(parent, { recursive: true, force: true });
+  }
+  return runs;
+}
+
+export interface Summary {
+  runs: number;
+  right_share: number | null;
+  wrong_proven: number;
+  median_alert_to_diagnosis_s: number | null;
+  handovers: number;
+  handovers_within_90_s: number;
+  /** per measured episode, mean */
+  model_calls: number;
+  model_tokens: number;
+  model_seconds: number;
+  model_reads: number;
+  model_failed: number;
+  /** investigator runs past a bound, in all */
+  model_over_bounds: number;
+  /** the share of System 2's calls answered from the cassette; null when none was made */
+  model_replayed_share: number | null;
+}
+
+export function summarize(runs: readonly Run[]): Summary {
   const right = runs.filter((r) => r.right).length;
   const seconds = runs.flatMap((r) => (r.seconds === null ? [] : [r.seconds]));
   const handovers = runs.flatMap((r) => (r.handover_s === null ? [] : [r.handover_s]));
-  const summary = {
+  const mean = (f: (c: ModelCost) => number): number =>
+    runs.length === 0 ? 0 : runs.reduce((t, r) => t + f(r.model), 0) / runs.length;
+  return {
     runs: runs.length,
     right_share: runs.length === 0 ? null : right / runs.length,
     wrong_proven: runs.filter((r) => r.wrong_proven).length,
     median_alert_to_diagnosis_s: median(seconds),
     handovers: handovers.length,
     handovers_within_90_s: handovers.filter((h) => h <= 90).length,
+    model_calls: mean((c) => c.calls),
+    model_tokens: mean((c) => c.tokens),
+    model_seconds: mean((c) => c.seconds),
+    model_reads: mean((c) => c.reads),
+    model_failed: mean((c) => c.failed),
+    model_over_bounds: runs.reduce((t, r) => t + r.model.over_bounds, 0),
+    model_replayed_share: ((all) =>
+      all === 0 ? null : runs.reduce((t, r) => t + r.model.replayed, 0) / all)(
+      runs.reduce((t, r) => t + r.model.calls, 0),
+    ),
   };
-  console.log(JSON.stringify(summary, null, 2));
-  writeFileSync(
-    join(import.meta.dirname, 'diagnosis-results.local.json'),
-    `${JSON.stringify({ at: new Date().toISOString(), summary, runs }, null, 2)}\n`,
-  );
 }
 
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exitCode = 1;
-});
+export function print(runs: readonly Run[]): Summary {
+  const pad = (t: string, n: number): string => t.padEnd(n);
+  console.log(
+    `${pad('case', 16)}${pad('run', 5)}${pad('named cause', 36)}${pad('confidence', 12)}${pad('right', 7)}${pad('alert→diagnosis', 17)}${pad('decision', 20)}${pad('handover', 10)}models`,
+  );
+  for (const r of runs)
+    console.log(
+      `${pad(r.case, 16)}${pad(String(r.run), 5)}${pad(r.named, 36)}${pad(r.confidence, 12)}${pad(r.right ? 'yes' : 'NO', 7)}${pad(r.seconds === null ? '-' : `${r.seconds.toFixed(1)} s`, 17)}${pad(r.decision, 20)}${pad(r.handover_s === null ? '-' : `${String(r.handover_s)} s`, 10)}${String(r.model.calls)} calls, ${String(r.model.tokens)} tokens, ${String(r.model.reads)} reads`,
+    );
+  const summary = summarize(runs);
+  console.log(JSON.stringify(summary, null, 2));
+  return summary;
+}

@@ -48,6 +48,7 @@ const BENCHMARKS: readonly (() => Promise<{ default: Benchmark }>)[] = [
   () => import('./alert-intake.bench.js'),
   () => import('./ledger-verify.bench.js'),
   () => import('./episodes-list.bench.js'),
+  () => import('./model-cost.bench.js'),
 ];
 
 interface ResultFigure {
