@@ -163,7 +163,9 @@ export const VARIABLES = {
   SVC_MODEL_TIMEOUT_S: int('model call abandoned after this many seconds', 1, 3600),
   SVC_MODEL_CONCURRENCY: int('simultaneous model calls', 1, 256),
   SVC_MODEL_DAILY_TOKENS: int('daily token ceiling (0: none)', 0, Number.MAX_SAFE_INTEGER),
-  SVC_MODEL_LOCAL: flag('1 treats the model endpoint as on this host'),
+  SVC_MODEL_LOCAL: flag(
+    '1: the model runs on this host (SVC_MODEL_URL there, or without it SVC_MODEL as a .gguf file, absolute or in <SVC_DATA>/models/; a GPU is required)',
+  ),
   SVC_S1_URL: url('System 1 decisions endpoint'),
   SVC_S1_MODEL: str('System 1 model'),
   SVC_S1_KEY: secret('System 1 key'),
