@@ -32,6 +32,8 @@ export interface EngineDeps {
   readonly defaultTimeoutS?: number;
   /** the model investigator, asked when the packs' checks settle nothing; null: none */
   readonly investigator?: () => Investigator | null;
+  /** records that an episode moved to a step (the live view shows it); absent: not recorded */
+  readonly step?: (episodeId: string, step: 'models') => Promise<void>;
 }
 
 export interface InvestigateContext {
@@ -287,6 +289,8 @@ export function createEngine(deps: EngineDeps) {
           run: (more) => run(more, (s) => ({ ...variables(s), ...(first.values[s] ?? {}) })),
           judge,
         });
+        // The investigator may take up to SVC_MODEL_TIMEOUT_S: the live view says so.
+        await deps.step?.(ctx.episode_id, 'models');
         await investigator.extend(
           { episode_id: ctx.episode_id, service: ctx.service, alerts: ctx.alerts },
           readings.tools,

@@ -26,7 +26,7 @@ import { closeFields } from './closing.js';
 import { decide } from './decide.js';
 import { createEngine, variablesFor } from './engine.js';
 import { createFixPlanner } from './fix-plan.js';
-import type { InvestigationsStore } from './investigations.store.js';
+import { INVESTIGATION_STEP, type InvestigationsStore } from './investigations.store.js';
 import type { Investigator } from './readings.js';
 import { createOrchestrator } from './orchestrator.js';
 import type { ConnectorLike, EstateLike } from './plan.js';
@@ -93,6 +93,15 @@ export function createInvestigation(deps: InvestigationDeps) {
       ),
     clock,
     investigator: () => deps.investigator ?? null,
+    step: (id, step) =>
+      deps.writer.transact(() => {
+        deps.ledger.append({
+          type: INVESTIGATION_STEP,
+          actor: 'system',
+          data: { episode_id: id, step },
+          trace_id: id,
+        });
+      }),
   });
   const planner = createFixPlanner({
     packs: deps.packs,

@@ -123,6 +123,8 @@ async function investigate(env: Record<string, string>): Promise<Run> {
       all
         .filter((e) => e.type === type)
         .map(({ data: { episode_id: _id, ...rest } }) => rest as Record<string, unknown>);
+    // The live view showed the models step while the investigator worked.
+    expect(of('investigation.step').map((d) => d['step'])).toContain('models');
     const hyps = of('investigation.hypotheses').at(-1)?.['hypotheses'] as Run['hypotheses'];
     return {
       calls: of('model.called') as unknown as Run['calls'],
