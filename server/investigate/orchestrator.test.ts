@@ -12,54 +12,15 @@ import { createIncidentsStore } from '../incidents/index.js';
 import { createIntakeStore } from '../intake/index.js';
 import { systemClock } from '../shared/clock.js';
 import { openLedgerBench, type LedgerBench } from '../shared/testing/ledger-bench.js';
-import type { PackFix } from '../packs/pack.types.js';
 import { closeFields, type ActionResult } from './closing.js';
 import type { FixPlan } from './fix-plan.js';
 import { createInvestigationsStore, type InvestigationsStore } from './investigations.store.js';
-import { createOrchestrator, type Diagnosis, type OrchestratorDeps } from './orchestrator.js';
+import { createOrchestrator, type OrchestratorDeps } from './orchestrator.js';
 import type { AutonomyLevel, DecideInput, DecideOutput, Hypothesis } from './types.js';
 
+import { DIAGNOSIS, FIX, PROVEN } from './fixtures/nginx-down.js';
+
 const log = pino({ level: 'silent' });
-const FIX: PackFix = {
-  id: 'restart_unit',
-  title: 'Restart the unit',
-  risk: 'low',
-  connector: 'ssh',
-  kind: 'fix',
-  dry_run: { op: 'dry_run', args: { action: 'restart', arg: 'nginx' } },
-  action: { op: 'restart', args: { unit: 'nginx' } },
-  verify: { expect: [], expect_absent: [], within_s: 1, alert_ends_within_s: 0 },
-  take_back: null,
-};
-const PROVEN: Hypothesis = {
-  cause: 'service_down',
-  title: 'nginx is down',
-  service: 'nginx',
-  confidence: 'proven',
-  pack: 'host',
-  proving: ['host.services.unit_down'],
-  supporting: [],
-  refuting: [],
-  fixes: ['restart_unit'],
-};
-const DIAGNOSIS: Diagnosis = {
-  packs: ['host'],
-  findings: [
-    {
-      id: 'host.services.unit_down',
-      check: 'host.services',
-      connector: 'ssh-web',
-      call: 'services {}',
-      service: 'nginx',
-      says: 'unit nginx is stopped',
-      values: { state: 'stopped' },
-      excerpt: '{"units":[]}',
-      at: '2026-11-22T10:00:00.000Z',
-      readable: true,
-    },
-  ],
-  hypotheses: [PROVEN],
-};
 
 let dir: string;
 let bench: LedgerBench;

@@ -5,45 +5,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ModelError, type ModelRequest } from '../../models/index.js';
+import { ModelError } from '../../models/index.js';
 import type { FixPlan } from '../investigate/fix-plan.js';
-import type { Diagnosis } from '../investigate/orchestrator.js';
 import { systemClock } from '../shared/clock.js';
 import { openLedgerBench, type LedgerBench } from '../shared/testing/ledger-bench.js';
+import { DIAGNOSIS } from '../investigate/fixtures/nginx-down.js';
 import { gateAction } from './gate-action.js';
-import { modelUseProjection, type ModelUse } from './service.js';
+import { fakeModels } from './testing.js';
+import { modelUseProjection } from './service.js';
 
 const EPISODE = 'ep-20261122T100000Z-0a1b2c';
-const DIAGNOSIS: Diagnosis = {
-  packs: ['host'],
-  findings: [
-    {
-      id: 'host.services.unit_down',
-      check: 'host.services',
-      connector: 'ssh-web',
-      call: 'services {}',
-      service: 'nginx',
-      says: 'unit nginx is stopped',
-      values: { state: 'stopped' },
-      excerpt: '{"units":[]}',
-      at: '2026-11-22T10:00:00.000Z',
-      readable: true,
-    },
-  ],
-  hypotheses: [
-    {
-      cause: 'service_down',
-      title: 'nginx is down',
-      service: 'nginx',
-      confidence: 'proven',
-      pack: 'host',
-      proving: ['host.services.unit_down'],
-      supporting: [],
-      refuting: [],
-      fixes: ['restart_unit'],
-    },
-  ],
-};
 const PLAN: FixPlan = {
   episode_id: EPISODE,
   service: 'nginx',
@@ -64,28 +35,6 @@ const PLAN: FixPlan = {
   subject: {},
   hypotheses: DIAGNOSIS.hypotheses,
 };
-
-/** A System 1 that answers `answer` (or throws it), and remembers what it was asked. */
-function fakeModels(answer: unknown, configured = true) {
-  const asked: ModelRequest[] = [];
-  const models: ModelUse = {
-    configured: (system) => configured && system === 's1',
-    replayOnly: () => false,
-    call: async (_system, request) => {
-      asked.push(request);
-      if (answer instanceof Error) throw answer;
-      return {
-        value: answer,
-        usage: { prompt_tokens: 1, completion_tokens: 1 },
-        model: 'fake',
-        seconds: 0,
-        cached: false,
-      };
-    },
-    describe: () => ({ system2: null, system1: null, cassette: null }),
-  };
-  return { models, asked };
-}
 
 let dir: string;
 let bench: LedgerBench;

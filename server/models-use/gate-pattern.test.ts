@@ -5,13 +5,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ModelError, type ModelRequest } from '../../models/index.js';
+import { ModelError } from '../../models/index.js';
 import type { Diagnosis } from '../investigate/orchestrator.js';
 import type { Hypothesis } from '../investigate/types.js';
 import { systemClock } from '../shared/clock.js';
 import { openLedgerBench, type LedgerBench } from '../shared/testing/ledger-bench.js';
 import { gatePattern } from './gate-pattern.js';
-import { modelUseProjection, type ModelUse } from './service.js';
+import { fakeModels } from './testing.js';
+import { modelUseProjection } from './service.js';
 
 const EPISODE = 'ep-20261122T100000Z-0a1b2c';
 const EARLIER = 'ep-20261120T080000Z-ffee01';
@@ -32,28 +33,6 @@ const EARLIER_ROW = {
   hypotheses: JSON.stringify([{ ...LEAD, proving: ['host.disk.full'], recurrence_of: null }]),
   result: JSON.stringify({ decision: 'act', action: 'verified', fix: 'restart_unit' }),
 };
-
-/** A System 1 that answers `answer` (or throws it), and remembers what it was asked. */
-function fakeModels(answer: unknown) {
-  const asked: ModelRequest[] = [];
-  const models: ModelUse = {
-    configured: (system) => system === 's1',
-    replayOnly: () => false,
-    call: async (_system, request) => {
-      asked.push(request);
-      if (answer instanceof Error) throw answer;
-      return {
-        value: answer,
-        usage: { prompt_tokens: 1, completion_tokens: 1 },
-        model: 'fake',
-        seconds: 0,
-        cached: false,
-      };
-    },
-    describe: () => ({ system2: null, system1: null, cassette: null }),
-  };
-  return { models, asked };
-}
 
 let dir: string;
 let bench: LedgerBench;

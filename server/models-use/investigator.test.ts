@@ -74,19 +74,22 @@ const enumOf = (r: ModelRequest, key: 'next' | 'checks'): string[] => {
   return props?.enum ?? props?.items?.enum ?? [];
 };
 const ctx = { episode_id: 'ep-1', service: 'web', alerts: ['Down'] };
+const BOUNDS = { s2Calls: 16, reads: 24, depth: 4 };
+
+/** Runs one investigator over a world, with the default bounds unless given. */
+const investigate = (
+  h: ReturnType<typeof harness>,
+  tools: InvestigatorTools,
+  kind: 'loop' | 'mcts',
+  more: { bounds?: typeof BOUNDS; now?: () => number } = {},
+) => createInvestigator({ ...h, kind, bounds: BOUNDS, timeoutS: 60, ...more }).extend(ctx, tools);
 const ids = ['a.one@web', 'b.two@web', 'c.three@web', 'd.four@web', 'e.five@web', 'f.six@web'];
 
 describe('the loop investigator', () => {
   it('reads what it proposes until a cause is proven, and records each read and the run', async () => {
     const h = harness((r) => ({ next: enumOf(r, 'next')[0], why: 'first left' }));
     const w = world(ids, 'b.two@web');
-    const inv = createInvestigator({
-      ...h,
-      kind: 'loop',
-      bounds: { s2Calls: 16, reads: 24, depth: 4 },
-      timeoutS: 60,
-    });
-    await inv.extend(ctx, w.tools);
+    await investigate(h, w.tools, 'loop');
     expect(w.done).toEqual(['a.one@web', 'b.two@web']);
     expect(h.events.filter((e) => e.type === MODEL_PROPOSED).map((e) => e.data['check'])).toEqual([
       'a.one',
@@ -104,12 +107,7 @@ describe('the loop investigator', () => {
   it('never exceeds its bounds, whatever the model proposes', async () => {
     const h = harness((r) => ({ next: enumOf(r, 'next')[0], why: '' }));
     const w = world(ids, null);
-    await createInvestigator({
-      ...h,
-      kind: 'loop',
-      bounds: { s2Calls: 3, reads: 24, depth: 10 },
-      timeoutS: 60,
-    }).extend(ctx, w.tools);
+    await investigate(h, w.tools, 'loop', { bounds: { s2Calls: 3, reads: 24, depth: 10 } });
     expect(h.requests).toHaveLength(3);
     expect(w.done).toHaveLength(3);
     expect(h.events.find((e) => e.type === MODEL_INVESTIGATED)?.data).toMatchObject({
@@ -126,12 +124,7 @@ describe('the loop investigator', () => {
       return { next: round === 2 ? 'stop' : enumOf(r, 'next')[1], why: '' };
     });
     const w = world(ids, null);
-    await createInvestigator({
-      ...h,
-      kind: 'loop',
-      bounds: { s2Calls: 16, reads: 24, depth: 4 },
-      timeoutS: 60,
-    }).extend(ctx, w.tools);
+    await investigate(h, w.tools, 'loop');
     expect(enumOf(h.requests[1] as ModelRequest, 'next')).not.toContain('b.two@web');
     expect(enumOf(h.requests[1] as ModelRequest, 'next')).toContain('stop');
     expect(w.done).toEqual(['b.two@web']);
@@ -147,12 +140,7 @@ describe('the loop investigator', () => {
         throw new ModelError(kind, 'no', { purpose: 'investigator.next_check' });
       });
       const w = world(ids, null);
-      await createInvestigator({
-        ...h,
-        kind: 'loop',
-        bounds: { s2Calls: 16, reads: 24, depth: 4 },
-        timeoutS: 60,
-      }).extend(ctx, w.tools);
+      await investigate(h, w.tools, 'loop');
       expect(w.done).toEqual([]);
       expect(h.events.find((e) => e.type === MODEL_INVESTIGATED)?.data).toMatchObject({
         stopped,
@@ -163,12 +151,7 @@ describe('the loop investigator', () => {
 
   it('makes no call when the catalogue is empty', async () => {
     const h = harness(() => ({ next: 'stop', why: '' }));
-    await createInvestigator({
-      ...h,
-      kind: 'loop',
-      bounds: { s2Calls: 16, reads: 24, depth: 4 },
-      timeoutS: 60,
-    }).extend(ctx, world([], null).tools);
+    await investigate(h, world([], null).tools, 'loop');
     expect(h.requests).toHaveLength(0);
     expect(h.events).toHaveLength(0);
   });
@@ -180,13 +163,10 @@ describe('the loop investigator', () => {
       return { next: enumOf(r, 'next')[0], why: '' };
     });
     const w = world(ids, null);
-    await createInvestigator({
-      ...h,
-      kind: 'loop',
+    await investigate(h, w.tools, 'loop', {
       bounds: { s2Calls: 16, reads: 24, depth: 10 },
-      timeoutS: 60,
       now: () => t,
-    }).extend(ctx, w.tools);
+    });
     expect(h.events.find((e) => e.type === MODEL_INVESTIGATED)?.data['stopped']).toBe('time');
     expect(w.done.length).toBeLessThan(3);
   });
@@ -196,12 +176,7 @@ describe('the tree search investigator', () => {
   it('expands proposals, reads each check once, and stops when a branch proves a cause', async () => {
     const h = harness((r) => ({ checks: enumOf(r, 'checks').slice(0, 3), why: 'try' }));
     const w = world(ids, 'c.three@web');
-    await createInvestigator({
-      ...h,
-      kind: 'mcts',
-      bounds: { s2Calls: 16, reads: 24, depth: 4 },
-      timeoutS: 60,
-    }).extend(ctx, w.tools);
+    await investigate(h, w.tools, 'mcts');
     expect(w.done).toEqual(['a.one@web', 'b.two@web', 'c.three@web']);
     expect(new Set(w.done).size).toBe(w.done.length);
     expect(h.events.find((e) => e.type === MODEL_INVESTIGATED)?.data).toMatchObject({
@@ -220,7 +195,7 @@ describe('the tree search investigator', () => {
     ]) {
       const h = harness((r) => ({ checks: enumOf(r, 'checks').slice(-2), why: '' }));
       const w = world(ids, null);
-      await createInvestigator({ ...h, kind: 'mcts', bounds, timeoutS: 60 }).extend(ctx, w.tools);
+      await investigate(h, w.tools, 'mcts', { bounds });
       const summary = h.events.find((e) => e.type === MODEL_INVESTIGATED)?.data as {
         s2_calls: number;
         reads: number;
@@ -239,12 +214,7 @@ describe('the tree search investigator', () => {
   it('gives each proposal its request with only unread-on-this-path catalogue ids', async () => {
     const h = harness((r) => ({ checks: enumOf(r, 'checks').slice(0, 1), why: '' }));
     const w = world(ids, null);
-    await createInvestigator({
-      ...h,
-      kind: 'mcts',
-      bounds: { s2Calls: 3, reads: 24, depth: 4 },
-      timeoutS: 60,
-    }).extend(ctx, w.tools);
+    await investigate(h, w.tools, 'mcts', { bounds: { s2Calls: 3, reads: 24, depth: 4 } });
     for (const r of h.requests) {
       expect(r.purpose).toBe('investigator.propose');
       for (const id of enumOf(r, 'checks')) expect(ids).toContain(id);

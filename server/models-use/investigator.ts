@@ -2,23 +2,13 @@
 // (SVC_INVESTIGATOR: loop or mcts). It only proposes checks from the catalogue the engine
 // offers; the engine reads them, and whatever the readings prove goes through the same
 // decision table, policy, autonomy and halt as any other diagnosis.
-import type { Writer } from '../db/writer.js';
-import type { LedgerService } from '../ledger/index.js';
 import type { Investigator } from '../investigate/readings.js';
-import type { ModelUse } from './service.js';
 import { runLoop } from './investigator-loop.js';
 import { runMcts } from './investigator-mcts.js';
-import { createSession, Stop, type Bounds, type InvestigatorKind } from './investigator-session.js';
+import { createSession, Stop, type SessionDeps } from './investigator-session.js';
 
-export interface InvestigatorDeps {
-  readonly models: Pick<ModelUse, 'call'>;
-  readonly ledger: LedgerService;
-  readonly writer: Writer;
-  readonly kind: InvestigatorKind;
-  readonly bounds: Bounds;
-  readonly timeoutS: number;
-  readonly now?: () => number;
-}
+/** The session's deps: the models, the ledger, the strategy, its bounds and time. */
+export type InvestigatorDeps = SessionDeps;
 
 export function createInvestigator(deps: InvestigatorDeps): Investigator {
   return {

@@ -22,7 +22,7 @@ import {
 } from '../investigate/investigations.store.js';
 import type { FixPlan } from '../investigate/fix-plan.js';
 import { createOrchestrator, type Diagnosis } from '../investigate/orchestrator.js';
-import type { FixChoice, Hypothesis } from '../investigate/types.js';
+import type { FixChoice } from '../investigate/types.js';
 import type { PackFix } from '../packs/index.js';
 import { createLedgerReader, createLedgerListStore } from '../ledger/index.js';
 import { systemClock } from '../shared/clock.js';
@@ -34,6 +34,7 @@ import {
   makeDataDir,
   testEnv,
 } from '../shared/testing/test-server.js';
+import { DIAGNOSIS, PROVEN } from '../investigate/fixtures/nginx-down.js';
 import { hostHasGpu } from './doctor.js';
 import { gateEvidence } from './gate.js';
 import { gateAction } from './gate-action.js';
@@ -101,36 +102,6 @@ const stopEndpoint = (ep: Endpoint) =>
     ep.server.closeAllConnections();
     ep.server.close(() => resolve());
   });
-
-const PROVEN: Hypothesis = {
-  cause: 'service_down',
-  title: 'nginx is down',
-  service: 'nginx',
-  confidence: 'proven',
-  pack: 'host',
-  proving: ['host.services.unit_down'],
-  supporting: [],
-  refuting: [],
-  fixes: ['restart_unit'],
-};
-const DIAGNOSIS: Diagnosis = {
-  packs: ['host'],
-  findings: [
-    {
-      id: 'host.services.unit_down',
-      check: 'host.services',
-      connector: 'ssh-web',
-      call: 'services {}',
-      service: 'nginx',
-      says: 'unit nginx is stopped',
-      values: { state: 'stopped' },
-      excerpt: '{"units":[]}',
-      at: '2026-11-22T10:00:00.000Z',
-      readable: true,
-    },
-  ],
-  hypotheses: [PROVEN],
-};
 
 const FIX: PackFix = {
   id: 'restart_unit',
