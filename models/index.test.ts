@@ -3,21 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createModelClient } from './index.js';
-import type { ModelClientOptions } from './index.js';
-import { completion, fakeClock, request, stubClient } from './testing.js';
+import { clientOptions, completion, fakeClock, request, stubClient } from './testing.js';
 import type { ModelAnswer, ModelRequest } from './types.js';
-
-const base: ModelClientOptions = {
-  url: 'http://model.test/v1',
-  model: 'tiny',
-  key: null,
-  extra: null,
-  timeoutS: 5,
-  concurrency: 1,
-  dailyTokens: 0,
-  cassetteDir: null,
-  replay: null,
-};
 
 describe('createModelClient', () => {
   it('composes cassette → ceiling → endpoint', async () => {
@@ -25,7 +12,7 @@ describe('createModelClient', () => {
     let calls = 0;
     const clock = fakeClock('2026-03-01T10:00:00Z');
     const client = createModelClient({
-      ...base,
+      ...clientOptions,
       dailyTokens: 10,
       cassetteDir: dir,
       replay: 'auto',
@@ -44,7 +31,7 @@ describe('createModelClient', () => {
     });
     expect(calls).toBe(1);
     const replayOnly = createModelClient({
-      ...base,
+      ...clientOptions,
       url: null,
       cassetteDir: dir,
       replay: 'replay',
@@ -56,15 +43,17 @@ describe('createModelClient', () => {
   });
 
   it('refuses a half-configured cassette or no endpoint', () => {
-    expect(() => createModelClient({ ...base, url: null })).toThrow(/endpoint URL is required/);
-    expect(() => createModelClient({ ...base, cassetteDir: '/tmp/x' })).toThrow(/both/);
+    expect(() => createModelClient({ ...clientOptions, url: null })).toThrow(
+      /endpoint URL is required/,
+    );
+    expect(() => createModelClient({ ...clientOptions, cassetteDir: '/tmp/x' })).toThrow(/both/);
   });
 
   it('puts an injected transport behind the cassette, ceiling, timeout and limit', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'models-'));
     const local = stubClient({ enough: 'yes' }, 12);
     const client = createModelClient({
-      ...base,
+      ...clientOptions,
       url: null,
       transport: local,
       dailyTokens: 10,
@@ -99,7 +88,12 @@ describe('createModelClient', () => {
           });
         }),
     };
-    const limited = createModelClient({ ...base, url: null, transport: slow, timeoutS: 1 });
+    const limited = createModelClient({
+      ...clientOptions,
+      url: null,
+      transport: slow,
+      timeoutS: 1,
+    });
     const [first, second] = await Promise.allSettled([
       limited.call(request),
       limited.call(request),

@@ -12,21 +12,12 @@ import type { FetchLike } from './openai.js';
 import { ModelError } from './types.js';
 import type { ModelClient, ModelClock } from './types.js';
 
-export { ModelError, systemClock } from './types.js';
-export type {
-  JsonSchema,
-  ModelAnswer,
-  ModelClient,
-  ModelClock,
-  ModelErrorKind,
-  ModelRequest,
-  ModelUsage,
-} from './types.js';
+export { ModelError } from './types.js';
+export type { JsonSchema, ModelAnswer, ModelClient, ModelClock, ModelRequest } from './types.js';
 export type { CeilingClient, CeilingState } from './ceiling.js';
-export type { CassetteMode } from './cassette.js';
 export type { FetchLike } from './openai.js';
-export type { LocalClient, LocalClientOptions } from './local/runtime.js';
-export type { LocalEndpoint, LocalEndpointOptions } from './local/endpoint.js';
+export type { LocalClient } from './local/runtime.js';
+export type { LocalEndpoint } from './local/endpoint.js';
 export { validate } from './validate.js';
 
 export interface ModelClientOptions {
@@ -98,8 +89,7 @@ export function createModelClient(options: ModelClientOptions): CeilingClient {
       mode: options.replay,
       bodyOf: (request) => chatBody(request, model, extra),
     });
-    const ceiling = client;
-    return { call: (request, signal) => taped.call(request, signal), state: () => ceiling.state() };
+    return { call: (request, signal) => taped.call(request, signal), state: () => client.state() };
   }
   if (cassetteDir || options.replay) {
     throw new Error('a cassette needs both a directory and a mode (record, replay or auto)');

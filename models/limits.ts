@@ -1,6 +1,6 @@
-// Timeout and concurrency for an injected transport (the local runtime), the same bounds the
-// endpoint client puts around its HTTP calls: one deadline covers the wait for a slot and
-// the call, so a busy model never stalls an episode.
+// Timeout and concurrency around a transport (the endpoint client's HTTP calls, the local
+// runtime): one deadline covers the wait for a slot and the call, so a busy model never
+// stalls an episode.
 import { createLimiter } from './limiter.js';
 import { ModelError } from './types.js';
 import type { ModelClient } from './types.js';

@@ -1,10 +1,10 @@
 // Client for OpenAI-compatible chat completions (SVC_MODEL_URL, SVC_S1_URL). The answer is
 // constrained with response_format json_schema (strict) and checked again here, because not
 // every compatible server honours strict mode.
-import { createLimiter } from './limiter.js';
+import { withLimits } from './limits.js';
 import { ModelError, systemClock } from './types.js';
 import type { ModelAnswer, ModelClient, ModelClock, ModelRequest } from './types.js';
-import { validate } from './validate.js';
+import { answerValue, invalidAnswer } from './validate.js';
 
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 
@@ -70,10 +70,9 @@ export function createOpenAiClient(options: OpenAiOptions): ModelClient {
   const target = completionsUrl(options.url);
   const clock = options.clock ?? systemClock;
   const doFetch: FetchLike = options.fetch ?? ((url, init) => fetch(url, init));
-  const limiter = createLimiter(options.concurrency);
   const { key } = options;
 
-  async function send(request: ModelRequest, signal: AbortSignal): Promise<ModelAnswer> {
+  async function send(request: ModelRequest, signal?: AbortSignal): Promise<ModelAnswer> {
     const started = clock.now();
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (key) headers['authorization'] = `Bearer ${key}`;
@@ -81,7 +80,7 @@ export function createOpenAiClient(options: OpenAiOptions): ModelClient {
       method: 'POST',
       headers,
       body: JSON.stringify(chatBody(request, options.model, options.extra)),
-      signal,
+      signal: signal ?? null,
     });
     const text = await response.text();
     if (!response.ok) {
@@ -94,24 +93,16 @@ export function createOpenAiClient(options: OpenAiOptions): ModelClient {
     return parseAnswer(request, text, options.model, (clock.now() - started) / 1000);
   }
 
-  return {
+  // The deadline and the slot limit are withLimits'; here only what is HTTP's own: a
+  // connection failure (no status) becomes 'refused'. A failure after an abort passes on, for
+  // withLimits to tell a timeout from the caller's own abort.
+  const transport: ModelClient = {
     async call(request, signal) {
-      // One deadline for queueing and the request, so a busy endpoint cannot stall an episode.
-      const deadline = AbortSignal.timeout(options.timeoutS * 1000);
-      const combined = signal ? AbortSignal.any([signal, deadline]) : deadline;
       try {
-        return await limiter.run(() => send(request, combined), combined);
+        return await send(request, signal);
       } catch (err) {
-        if (err instanceof ModelError) throw err;
-        if (deadline.aborted && !signal?.aborted) {
-          throw new ModelError(
-            'timeout',
-            `model call "${request.purpose}" abandoned after ${options.timeoutS} s`,
-            { purpose: request.purpose },
-          );
-        }
-        if (signal?.aborted) throw err;
-        // Connection failures: no HTTP status. The message may quote the URL, never the key.
+        if (err instanceof ModelError || signal?.aborted) throw err;
+        // The message may quote the URL, never the key.
         const message = err instanceof Error ? err.message : String(err);
         throw new ModelError(
           'refused',
@@ -121,6 +112,7 @@ export function createOpenAiClient(options: OpenAiOptions): ModelClient {
       }
     },
   };
+  return withLimits(transport, options);
 }
 
 function parseAnswer(
@@ -129,10 +121,7 @@ function parseAnswer(
   fallbackModel: string,
   seconds: number,
 ): ModelAnswer {
-  const invalid = (why: string): ModelError =>
-    new ModelError('invalid_answer', `model answer for "${request.purpose}" ${why}`, {
-      purpose: request.purpose,
-    });
+  const invalid = (why: string): ModelError => invalidAnswer(request, 'model', why);
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -146,17 +135,8 @@ function parseAnswer(
   };
   const content = b.choices?.[0]?.message?.content;
   if (typeof content !== 'string') throw invalid('has no message content');
-  let value: unknown;
-  try {
-    value = JSON.parse(content);
-  } catch {
-    throw invalid('content is not JSON');
-  }
-  const problems = validate(request.schema, value);
-  if (problems.length > 0)
-    throw invalid(`does not fit its schema: ${problems.slice(0, 5).join('; ')}`);
   return {
-    value,
+    value: answerValue(request, content, 'model'),
     usage: {
       prompt_tokens: count(b.usage?.prompt_tokens),
       completion_tokens: count(b.usage?.completion_tokens),

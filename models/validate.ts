@@ -2,7 +2,8 @@
 // only need the subset that structured-output endpoints and grammars honour anyway: type,
 // enum, const, required, properties, additionalProperties: false, items, and length/range
 // limits. Unknown keywords are ignored, not rejected.
-import type { JsonSchema } from './types.js';
+import { ModelError } from './types.js';
+import type { JsonSchema, ModelRequest } from './types.js';
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -89,4 +90,33 @@ export function validate(schema: JsonSchema, value: unknown, path = '$'): string
     }
   }
   return errors;
+}
+
+/** The invalid_answer error for a request; `source` names who answered ('model', 'local model'). */
+export function invalidAnswer(request: ModelRequest, source: string, why: string): ModelError {
+  return new ModelError('invalid_answer', `${source} answer for "${request.purpose}" ${why}`, {
+    purpose: request.purpose,
+  });
+}
+
+/**
+ * The JSON value in an answer's content, checked against the request's schema: the one check
+ * both the endpoint client and the local runtime apply, whatever the model claims to honour.
+ */
+export function answerValue(request: ModelRequest, content: string, source: string): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(content);
+  } catch {
+    throw invalidAnswer(request, source, 'content is not JSON (cut by max_tokens?)');
+  }
+  const problems = validate(request.schema, value);
+  if (problems.length > 0) {
+    throw invalidAnswer(
+      request,
+      source,
+      `is outside its schema: ${problems.slice(0, 5).join('; ')}`,
+    );
+  }
+  return value;
 }

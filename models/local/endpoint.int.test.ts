@@ -1,59 +1,31 @@
 // The project's own endpoint client (createModelClient) against the project's own local
 // endpoint, serving the tiny model through the real node-llama-cpp CPU path.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createModelClient, validate } from '../index.js';
-import type { ModelRequest } from '../index.js';
-import { writeTinyGguf } from '../testing/tiny-gguf.js';
+import { clientOptions, openTinyModel, verdictRequest as request } from '../testing.js';
 import { startLocalEndpoint } from './endpoint.js';
 import type { LocalEndpoint } from './endpoint.js';
-import { createLocalClient } from './runtime.js';
-import type { LocalClient } from './runtime.js';
 
-const request: ModelRequest = {
-  purpose: 's1.safe',
-  system: 'You judge whether an action is safe.',
-  user: 'Restart nginx on web-1?',
-  schema: {
-    type: 'object',
-    required: ['safe', 'reason'],
-    additionalProperties: false,
-    properties: {
-      safe: { type: 'string', enum: ['yes', 'no'] },
-      reason: { type: 'string', maxLength: 16 },
-    },
-  },
-  max_tokens: 96,
-};
-
-let dir: string;
-let local: LocalClient;
+let tiny: Awaited<ReturnType<typeof openTinyModel>>;
 let endpoint: LocalEndpoint;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'svc-endpoint-'));
-  const modelPath = await writeTinyGguf(join(dir, 'tiny.gguf'));
-  local = createLocalClient({ modelPath, gpu: false, threads: 1 });
-  endpoint = await startLocalEndpoint({ client: local, port: 0, host: '127.0.0.1', key: 'k-1' });
+  tiny = await openTinyModel();
+  endpoint = await startLocalEndpoint({
+    client: tiny.client,
+    port: 0,
+    host: '127.0.0.1',
+    key: 'k-1',
+  });
 });
 
 afterAll(async () => {
   await endpoint.close();
-  await local.close();
-  await rm(dir, { recursive: true, force: true });
+  await tiny.close();
 });
 
-const options = {
-  model: 'local',
-  extra: null,
-  timeoutS: 30,
-  concurrency: 1,
-  dailyTokens: 0,
-  cassetteDir: null,
-  replay: null,
-};
+// The tiny model on the CPU is slow on a small test machine.
+const options = { ...clientOptions, model: 'local', timeoutS: 30 };
 
 describe('local OpenAI-compatible endpoint', () => {
   it('answers the endpoint client with a schema-valid value and token counts', async () => {

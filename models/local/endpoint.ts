@@ -3,7 +3,7 @@
 // response_format json_schema becomes the grammar; the answer is checked against the schema.
 import { once } from 'node:events';
 import { createServer } from 'node:http';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ModelError } from '../types.js';
 import type { JsonSchema, ModelClient } from '../types.js';
@@ -69,7 +69,7 @@ export async function startLocalEndpoint(options: LocalEndpointOptions): Promise
   const limit = options.maxBody ?? 1 << 20;
   let counter = 0;
 
-  const handle = async (req: IncomingMessage, res: ServerResponse, signal: AbortSignal) => {
+  const handle = async (req: IncomingMessage, signal: AbortSignal) => {
     const path = (req.url ?? '').split('?')[0];
     if (key && req.headers.authorization !== `Bearer ${key}`) throw new HttpError(401, 'bad key');
     if (req.method === 'GET' && path === '/v1/models') {
@@ -126,7 +126,7 @@ export async function startLocalEndpoint(options: LocalEndpointOptions): Promise
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(payload));
     };
-    handle(req, res, abort.signal).then(
+    handle(req, abort.signal).then(
       (payload) => reply(200, payload),
       (error: unknown) => {
         const status =

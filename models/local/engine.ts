@@ -7,7 +7,7 @@ export interface EngineOptions {
   modelPath: string;
   /** false: CPU only (tests); 'auto': the GPU when there is one (production). */
   gpu: false | 'auto';
-  /** CPU threads; 1 on small test machines (the default of 4 is far slower on 2 cores). */
+  /** CPU threads; 1 on small test machines (more is far slower on 2 cores). */
   threads: number;
   /** Context size in tokens; default: the model's own, capped by memory. */
   contextSize?: number;
@@ -31,8 +31,6 @@ export interface EngineAnswer {
   prompt_tokens: number;
   completion_tokens: number;
   model: string;
-  /** The llama.cpp backend in use: 'cuda', 'vulkan', 'metal' or false (CPU). */
-  gpu: string | false;
 }
 
 export interface Engine {
@@ -81,7 +79,6 @@ export async function loadEngine(options: EngineOptions): Promise<Engine> {
         prompt_tokens: sequence.tokenMeter.usedInputTokens,
         completion_tokens: sequence.tokenMeter.usedOutputTokens,
         model: name,
-        gpu: llama.gpu,
       };
     } finally {
       await sequence.dispose();

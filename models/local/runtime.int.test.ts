@@ -1,45 +1,25 @@
 // The local runtime through the real node-llama-cpp CPU path, with a tiny model written by
 // the test (no download). A random model ignores the prompt: the checks are validity against
 // the schema, determinism at temperature 0, token counts, and crash containment.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTinyModel, verdictRequest } from '../testing.js';
 import { ModelError } from '../types.js';
-import type { ModelRequest } from '../types.js';
 import { validate } from '../validate.js';
-import { writeTinyGguf } from '../testing/tiny-gguf.js';
 import { createLocalClient } from './runtime.js';
 import type { LocalClient } from './runtime.js';
 
-const verdictRequest: ModelRequest = {
-  purpose: 's1.enough',
-  system: 'You judge evidence.',
-  user: 'Is this enough?',
-  schema: {
-    type: 'object',
-    required: ['verdict', 'why'],
-    additionalProperties: false,
-    properties: {
-      verdict: { type: 'string', enum: ['enough', 'more', 'unsure'] },
-      why: { type: 'string', maxLength: 24 },
-    },
-  },
-  max_tokens: 128,
-};
-
-let dir: string;
+let tiny: Awaited<ReturnType<typeof openTinyModel>>;
 let client: LocalClient;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'svc-local-'));
-  const modelPath = await writeTinyGguf(join(dir, 'tiny.gguf'));
-  client = createLocalClient({ modelPath, gpu: false, threads: 1 });
+  tiny = await openTinyModel();
+  client = tiny.client;
 });
 
 afterAll(async () => {
-  await client.close();
-  await rm(dir, { recursive: true, force: true });
+  await tiny.close();
 });
 
 describe('local runtime (node-llama-cpp, CPU, tiny model)', () => {
@@ -62,7 +42,7 @@ describe('local runtime (node-llama-cpp, CPU, tiny model)', () => {
   });
 
   it('contains a malformed model file in the child process', async () => {
-    const bad = join(dir, 'bad.gguf');
+    const bad = join(tiny.dir, 'bad.gguf');
     await writeFile(bad, Buffer.concat([Buffer.from('GGUF'), Buffer.alloc(64, 0xff)]));
     const broken = createLocalClient({ modelPath: bad, gpu: false, threads: 1 });
     await expect(broken.ready()).rejects.toThrow();

@@ -3,10 +3,11 @@
 // can kill the process that loads it; here a crash becomes a 'refused' ModelError.
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { ModelError } from '../types.js';
 import type { ModelAnswer, ModelClient, ModelRequest } from '../types.js';
-import { validate } from '../validate.js';
+import { answerValue } from '../validate.js';
 import { NO_GPU } from './engine.js';
 import type { EngineAnswer, EngineOptions } from './engine.js';
 
@@ -14,7 +15,7 @@ export interface LocalClientOptions {
   modelPath: string;
   /** false: CPU only (tests); 'auto' (default): the GPU when there is one. */
   gpu?: false | 'auto';
-  /** CPU threads (default 4; use 1 on two-core machines). */
+  /** CPU threads (default: one core left to the service, at most 4; tests use 1). */
   threads?: number;
   contextSize?: number;
   /** Refuse to serve when llama.cpp found no GPU (production placement). */
@@ -65,9 +66,6 @@ export function createLocalClient(options: LocalClientOptions): LocalClient {
           reject(new Error(why));
           // Nothing more to serve: the child goes, so a refused model holds no memory.
           child.send({ type: 'close' });
-        } else if (options.requireGpu && message.gpu === false) {
-          reject(new Error(NO_GPU));
-          child.send({ type: 'close' });
         } else resolve({ gpu: message.gpu });
         return;
       }
@@ -86,7 +84,7 @@ export function createLocalClient(options: LocalClientOptions): LocalClient {
   const load: EngineOptions = {
     modelPath: options.modelPath,
     gpu: options.gpu ?? 'auto',
-    threads: options.threads ?? 4,
+    threads: options.threads ?? Math.max(1, Math.min(4, availableParallelism() - 1)),
     ...(options.contextSize ? { contextSize: options.contextSize } : {}),
     ...(options.requireGpu ? { requireGpu: true } : {}),
   };
@@ -132,20 +130,8 @@ export function createLocalClient(options: LocalClientOptions): LocalClient {
         throw refused(request, (error as Error).message);
       });
       if (!reply.answer) throw refused(request, reply.error ?? 'no answer');
-      const invalid = (why: string) =>
-        new ModelError('invalid_answer', `local model answer for "${request.purpose}" ${why}`, {
-          purpose: request.purpose,
-        });
-      let value: unknown;
-      try {
-        value = JSON.parse(reply.answer.text);
-      } catch {
-        throw invalid('is not JSON (max_tokens too small?)');
-      }
-      const problems = validate(request.schema, value);
-      if (problems.length > 0) throw invalid(`is outside the schema: ${problems.join('; ')}`);
       return {
-        value,
+        value: answerValue(request, reply.answer.text, 'local model'),
         usage: {
           prompt_tokens: reply.answer.prompt_tokens,
           completion_tokens: reply.answer.completion_tokens,

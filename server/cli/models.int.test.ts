@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validate } from '../../models/index.js';
+// eslint-disable-next-line no-restricted-imports -- test fixtures, not part of models/' surface
+import { verdictRequest } from '../../models/testing.js';
 // eslint-disable-next-line no-restricted-imports -- a test fixture, not part of models/' surface
 import { writeTinyGguf } from '../../models/testing/tiny-gguf.js';
 import { hostHasGpu } from '../models-use/index.js';
@@ -15,15 +17,7 @@ import { CLI, ROOT, childEnv, requireBundle, runCli } from '../shared/testing/pr
 
 requireBundle();
 
-const SCHEMA = {
-  type: 'object',
-  required: ['verdict', 'why'],
-  additionalProperties: false,
-  properties: {
-    verdict: { type: 'string', enum: ['enough', 'more'] },
-    why: { type: 'string', maxLength: 16 },
-  },
-};
+const { system, user, schema: SCHEMA, max_tokens } = verdictRequest;
 
 let dir: string;
 let model: string;
@@ -82,10 +76,10 @@ describe('svc-core models serve', () => {
           body: JSON.stringify({
             model: 'local',
             messages: [
-              { role: 'system', content: 'You judge evidence.' },
-              { role: 'user', content: 'Is this enough?' },
+              { role: 'system', content: system },
+              { role: 'user', content: user },
             ],
-            max_tokens: 64,
+            max_tokens,
             response_format: {
               type: 'json_schema',
               json_schema: { name: 's1_enough', schema: SCHEMA, strict: true },

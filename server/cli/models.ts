@@ -5,10 +5,10 @@
 // Runs until SIGINT or SIGTERM; exit 0 then, 1 when the model is refused, 2 on bad usage.
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { availableParallelism } from 'node:os';
 import { basename, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createLocalRuntime, startLocalEndpoint } from '../../models/index.js';
+import type { LocalEndpoint } from '../../models/index.js';
 
 type Out = { log(line: string): void; error(line: string): void };
 
@@ -73,7 +73,6 @@ export async function modelsCommand(args: readonly string[], deps: ModelsCliDeps
   const client = await createLocalRuntime({
     modelPath,
     gpu: values.cpu ? false : 'auto',
-    threads: Math.max(1, Math.min(4, availableParallelism() - 1)),
     requireGpu: !values.cpu,
   });
   let backend: string | false;
@@ -84,7 +83,7 @@ export async function modelsCommand(args: readonly string[], deps: ModelsCliDeps
     out.error(`svc-core models serve: ${err instanceof Error ? err.message : String(err)}`);
     return 1;
   }
-  let endpoint: Awaited<ReturnType<typeof startLocalEndpoint>>;
+  let endpoint: LocalEndpoint;
   try {
     endpoint = await startLocalEndpoint({ client, port, host, key });
   } catch (err) {

@@ -4,7 +4,6 @@
 // the server and its tests never start a model themselves. On a host where llama.cpp finds
 // no GPU the model is refused: the server still runs, and model calls fail as `refused`.
 import { existsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { basename } from 'node:path';
 import { createLocalRuntime, ModelError } from '../../models/index.js';
 import type { ModelClient } from '../../models/index.js';
@@ -35,9 +34,6 @@ export interface LocalModelOptions {
   /** Tests only: load on the CPU and do not refuse it (production always requires a GPU). */
   readonly cpu?: boolean;
 }
-
-/** CPU threads for the parts llama.cpp runs on the CPU: leave one core to the service. */
-const threads = (): number => Math.max(1, Math.min(4, availableParallelism() - 1));
 
 /** Null when the configuration asks for no local model. */
 export async function openLocalModel(
@@ -76,7 +72,6 @@ export async function openLocalModel(
   const runtime = await createLocalRuntime({
     modelPath: file,
     gpu: options.cpu === true ? false : 'auto',
-    threads: threads(),
     requireGpu: options.cpu !== true,
   });
   const settled = runtime.ready().then(
