@@ -9,6 +9,7 @@ import {
 } from './decide.js';
 import type { FixPlan } from './fix-plan.js';
 import type { Decision, Hypothesis } from './types.js';
+import { decisive } from './confidence.js';
 
 /** How an action ended; `none` when nothing ran. */
 export type ActionResult = 'none' | 'failed' | AfterActionResult;
@@ -27,7 +28,7 @@ export const handsOver = (decision: Decision): boolean =>
 function diagnosisOf(hypotheses: readonly Hypothesis[]) {
   const lead = hypotheses[0];
   const confirmed = hypotheses
-    .filter((h) => h.confidence === 'proven' || h.confidence === 'linked')
+    .filter(decisive)
     .map((h) => ({ cause: h.cause, service: h.service, confidence: h.confidence, title: h.title }));
   const kind: Closing['kind'] =
     lead?.confidence === 'proven'
@@ -56,6 +57,13 @@ export function closingOf(
   };
 }
 
+/** What the findings `ids` say, in order (a finding not among them is left out). */
+export const saysOf = (
+  findings: readonly { id: string; says: string }[],
+  ids: readonly string[],
+): string[] =>
+  ids.map((id) => findings.find((f) => f.id === id)?.says).filter((s) => s !== undefined);
+
 /** The note written from a template (the models write a better one when configured). */
 export function templateNote(
   closing: Closing,
@@ -65,9 +73,7 @@ export function templateNote(
 ): string {
   const lead = hypotheses[0];
   const evidence = lead?.proving.length ? lead.proving : (lead?.supporting ?? []);
-  const says = evidence
-    .map((id) => findings.find((f) => f.id === id)?.says)
-    .filter((s): s is string => s !== undefined);
+  const says = saysOf(findings, evidence);
   const lines = [
     lead === undefined
       ? 'No cause was named: no check matched this alert.'

@@ -2,19 +2,18 @@
 // endpoints; fails on a GPU-less host whose models are missing or local"). The answers check
 // warns while a daily token ceiling is spent, naming 00:00 UTC, on a fake clock and a real
 // model service (fake endpoint, real ledger); status shows the same tokens.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FetchLike } from '../../models/index.js';
+// eslint-disable-next-line no-restricted-imports -- a test fixture, not part of models/' surface
+import { completion } from '../../models/testing.js';
 import { loadConfig } from '../config.js';
-import { systemClock } from '../shared/clock.js';
-import { openLedgerBench, type LedgerBench } from '../shared/testing/ledger-bench.js';
 import { makeDataDir, testEnv } from '../shared/testing/test-server.js';
 import { modelsView } from '../status/status.models.js';
 import { answerCheck, placementCheck } from './doctor.js';
 import type { LocalModelView } from './local.js';
-import { createModelUse, modelUseProjection } from './service.js';
+import { createModelUse } from './service.js';
+import { openModelsBench, type ModelsBench } from './testing.js';
 
 type Where = 'endpoint' | 'cassette' | 'local' | 'none';
 
@@ -120,32 +119,22 @@ describe('answers', () => {
 });
 
 describe('token ceilings in doctor and status', () => {
-  let dir: string;
-  let bench: LedgerBench;
+  let bench: ModelsBench;
   let now = Date.parse('2026-03-01T22:00:00.000Z');
   const clock = { now: () => now };
   let asked = 0;
   const fetch: FetchLike = async () => {
     asked += 1;
-    return new Response(
-      JSON.stringify({
-        model: 'm',
-        choices: [{ message: { content: '{"ok":true}' } }],
-        usage: { prompt_tokens: 40, completion_tokens: 10 },
-      }),
-    );
+    return new Response(completion({ ok: true }, 40, 10));
   };
 
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'models-doctor-'));
-    bench = openLedgerBench(join(dir, 'db.sqlite'), systemClock);
-    bench.projections.register(modelUseProjection);
+    bench = openModelsBench('models-doctor-');
     now = Date.parse('2026-03-01T22:00:00.000Z');
     asked = 0;
   });
   afterEach(() => {
-    bench.db.close();
-    rmSync(dir, { recursive: true, force: true });
+    bench.close();
   });
 
   const service = () => {
@@ -164,7 +153,7 @@ describe('token ceilings in doctor and status', () => {
       fetch,
       clock,
     });
-    return { config, models };
+    return { models, view: modelsView(config, models) };
   };
   const NOTE = {
     purpose: 'note',
@@ -175,7 +164,7 @@ describe('token ceilings in doctor and status', () => {
   };
 
   it('warns while a ceiling is spent, until 00:00 UTC, and counts again the next day', async () => {
-    const { config, models } = service();
+    const { models, view } = service();
     const check = answerCheck({ models });
     expect(await check.run()).toEqual({
       status: 'ok',
@@ -187,11 +176,11 @@ describe('token ceilings in doctor and status', () => {
     expect(models.ceilings().s2).toEqual({ day: '2026-03-01', used: 0, limit: 50 });
     await models.call('s2', NOTE, null);
     expect(models.ceilings().s2).toEqual({ day: '2026-03-01', used: 50, limit: 50 });
-    expect(modelsView(config, models).system2).toMatchObject({
+    expect(view().system2).toMatchObject({
       tokens_today: 50,
       daily_tokens: 50,
     });
-    expect(modelsView(config, models).system1).toMatchObject({
+    expect(view().system1).toMatchObject({
       tokens_today: 0,
       daily_tokens: 1000,
     });
@@ -213,6 +202,6 @@ describe('token ceilings in doctor and status', () => {
 
     now = Date.parse('2026-03-02T00:00:01.000Z');
     expect((await check.run()).status).toBe('ok');
-    expect(modelsView(config, models).system2.tokens_today).toBe(0);
+    expect(view().system2.tokens_today).toBe(0);
   });
 });

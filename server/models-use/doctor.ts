@@ -80,7 +80,7 @@ export function placementCheck(deps: {
 }
 
 /** The next 00:00 UTC after a ceiling's day: when its model steps run again. */
-export function ceilingResets(state: CeilingState): string {
+function ceilingResets(state: CeilingState): string {
   return new Date(Date.parse(`${state.day}T00:00:00.000Z`) + 86_400_000).toISOString();
 }
 

@@ -1,51 +1,26 @@
 // System 1's "is this action safe?" over a real ledger with a fake model: a "no" vetoes with
 // System 1's reason, a "yes" lets the action go on, an error lets it go on unverified, and the
 // prompt carries the fix and its filled call, never a reading.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ModelError } from '../../models/index.js';
 import type { FixPlan } from '../investigate/fix-plan.js';
-import { systemClock } from '../shared/clock.js';
-import { openLedgerBench, type LedgerBench } from '../shared/testing/ledger-bench.js';
-import { DIAGNOSIS } from '../investigate/fixtures/nginx-down.js';
+import { DIAGNOSIS, planOf } from '../investigate/fixtures/nginx-down.js';
 import { gateAction } from './gate-action.js';
-import { fakeModels } from './testing.js';
-import { modelUseProjection } from './service.js';
+import { fakeModels, openModelsBench, type ModelsBench } from './testing.js';
 
 const EPISODE = 'ep-20261122T100000Z-0a1b2c';
+// A reading among the vars, to show it stays out of the prompt.
 const PLAN: FixPlan = {
-  episode_id: EPISODE,
-  service: 'nginx',
-  pack: 'host',
-  fix: {
-    id: 'restart_unit',
-    title: 'Restart the unit',
-    risk: 'low',
-    connector: 'ssh',
-    kind: 'fix',
-    dry_run: null,
-    action: { op: 'restart', args: { unit: '{service}' } },
-    verify: { expect: [], expect_absent: [], within_s: 1, alert_ends_within_s: 0 },
-    take_back: null,
-  },
-  connector: 'ssh-web',
+  ...planOf(EPISODE),
   vars: { service: 'nginx', 'host.services.state': 'stopped' },
-  subject: {},
-  hypotheses: DIAGNOSIS.hypotheses,
 };
 
-let dir: string;
-let bench: LedgerBench;
+let bench: ModelsBench;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'gate-action-'));
-  bench = openLedgerBench(join(dir, 'db.sqlite'), systemClock);
-  bench.projections.register(modelUseProjection);
+  bench = openModelsBench('gate-action-');
 });
 afterEach(() => {
-  bench.db.close();
-  rmSync(dir, { recursive: true, force: true });
+  bench.close();
 });
 
 const gates = () =>

@@ -6,9 +6,10 @@
 import { fillCall } from '../act/index.js';
 import type { FixPlan } from '../investigate/fix-plan.js';
 import type { Diagnosis } from '../investigate/orchestrator.js';
-import { errorKind, recordGate, type GateDeps } from './gate.js';
+import { recordGate, type GateDeps } from './gate.js';
+import { errorKind } from './service.js';
 
-export const ACTION_SCHEMA = {
+const ACTION_SCHEMA = {
   type: 'object',
   properties: { safe: { type: 'boolean' }, why: { type: 'string', maxLength: 300 } },
   required: ['safe', 'why'],
@@ -21,7 +22,7 @@ const SYSTEM =
   'the facts given. Answer with JSON.';
 
 /** The facts System 1 is given: what the fix is and the exact call it makes. */
-export function actionPrompt(plan: FixPlan, diagnosis: Diagnosis): string {
+function actionPrompt(plan: FixPlan, diagnosis: Diagnosis): string {
   const cause = diagnosis.hypotheses.find((h) => h.confidence === 'proven');
   const { call } = fillCall(plan.fix.action, plan.vars);
   return JSON.stringify({

@@ -1,49 +1,29 @@
 // System 1's "is this the same pattern?" over a real ledger with a fake model: a "no" removes
 // the lead's recurrence mark and leaves its confidence, an error keeps the mark unverified, a
 // lead with no recurrence is not asked about, and the earlier episode's close is in the prompt.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ModelError } from '../../models/index.js';
+import { PROVEN } from '../investigate/fixtures/nginx-down.js';
 import type { Diagnosis } from '../investigate/orchestrator.js';
 import type { Hypothesis } from '../investigate/types.js';
-import { systemClock } from '../shared/clock.js';
-import { openLedgerBench, type LedgerBench } from '../shared/testing/ledger-bench.js';
 import { gatePattern } from './gate-pattern.js';
-import { fakeModels } from './testing.js';
-import { modelUseProjection } from './service.js';
+import { fakeModels, openModelsBench, type ModelsBench } from './testing.js';
 
 const EPISODE = 'ep-20261122T100000Z-0a1b2c';
 const EARLIER = 'ep-20261120T080000Z-ffee01';
-const LEAD: Hypothesis = {
-  cause: 'service_down',
-  title: 'nginx is down',
-  service: 'nginx',
-  confidence: 'proven',
-  pack: 'host',
-  proving: ['host.services.unit_down'],
-  supporting: [],
-  refuting: [],
-  fixes: ['restart_unit'],
-  recurrence_of: EARLIER,
-};
+const LEAD: Hypothesis = { ...PROVEN, recurrence_of: EARLIER };
 const DIAGNOSIS: Diagnosis = { packs: ['host'], findings: [], hypotheses: [LEAD] };
 const EARLIER_ROW = {
   hypotheses: JSON.stringify([{ ...LEAD, proving: ['host.disk.full'], recurrence_of: null }]),
   result: JSON.stringify({ decision: 'act', action: 'verified', fix: 'restart_unit' }),
 };
 
-let dir: string;
-let bench: LedgerBench;
+let bench: ModelsBench;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'gate-pattern-'));
-  bench = openLedgerBench(join(dir, 'db.sqlite'), systemClock);
-  bench.projections.register(modelUseProjection);
+  bench = openModelsBench('gate-pattern-');
 });
 afterEach(() => {
-  bench.db.close();
-  rmSync(dir, { recursive: true, force: true });
+  bench.close();
 });
 
 const gates = () =>

@@ -7,9 +7,10 @@ import type { InvestigationRow } from '../investigate/investigations.store.js';
 import type { Closing } from '../investigate/closing.js';
 import type { Diagnosis } from '../investigate/orchestrator.js';
 import type { Hypothesis } from '../investigate/types.js';
-import { errorKind, recordGate, type GateDeps } from './gate.js';
+import { recordGate, type GateDeps } from './gate.js';
+import { errorKind } from './service.js';
 
-export const PATTERN_SCHEMA = {
+const PATTERN_SCHEMA = {
   type: 'object',
   properties: { same: { type: 'boolean' }, why: { type: 'string', maxLength: 300 } },
   required: ['same', 'why'],

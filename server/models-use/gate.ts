@@ -5,11 +5,11 @@
 // (gate-action.ts, gate-pattern.ts) record themselves the same way, through `recordGate`.
 import type { Writer } from '../db/writer.js';
 import type { LedgerService } from '../ledger/index.js';
-import { ModelError } from '../../models/index.js';
 import type { Diagnosis } from '../investigate/orchestrator.js';
-import { DECISION_S1, type ModelUse } from './service.js';
+import { DECISION_S1, errorKind, type ModelUse } from './service.js';
+import { saysOf } from '../investigate/closing.js';
 
-export const GATE_SCHEMA = {
+const GATE_SCHEMA = {
   type: 'object',
   properties: { enough: { type: 'boolean' }, why: { type: 'string', maxLength: 300 } },
   required: ['enough', 'why'],
@@ -25,10 +25,6 @@ export interface GateDeps {
   readonly ledger: LedgerService;
   readonly writer: Writer;
 }
-
-/** What a failed call is recorded as: the model's error kind, else `refused`. */
-export const errorKind = (err: unknown): string =>
-  err instanceof ModelError ? err.kind : 'refused';
 
 /** One asking of a System 1 gate, as a `decision.s1` event of the episode. */
 export function recordGate(
@@ -55,9 +51,7 @@ export async function gateEvidence(
 ): Promise<Diagnosis> {
   const lead = diagnosis.hypotheses[0];
   if (!deps.models.configured('s1') || lead?.confidence !== 'proven') return diagnosis;
-  const says = lead.proving
-    .map((id) => diagnosis.findings.find((f) => f.id === id)?.says)
-    .filter((s): s is string => s !== undefined);
+  const says = saysOf(diagnosis.findings, lead.proving);
   let data: Record<string, unknown> & { gate: string; verified: boolean };
   let out = diagnosis;
   try {

@@ -4,36 +4,23 @@
 // tiny model written here (the CPU only because a test asks for it). Without that request
 // the model is refused on a GPU-less host: calls fail as `refused`, doctor and status say
 // why. startServer ends the child process when it closes.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { validate } from '../../models/index.js';
+// eslint-disable-next-line no-restricted-imports -- test fixtures, not part of models/' surface
+import { request as VERDICT } from '../../models/testing.js';
 // eslint-disable-next-line no-restricted-imports -- a test fixture, not part of models/' surface
 import { writeTinyGguf } from '../../models/testing/tiny-gguf.js';
 import { loadConfig, type Config } from '../config.js';
 import { startServer } from '../index.js';
 import { createLogger } from '../logger.js';
-import { systemClock } from '../shared/clock.js';
-import { openLedgerBench, type LedgerBench } from '../shared/testing/ledger-bench.js';
 import { makeDataDir, testEnv } from '../shared/testing/test-server.js';
 import { modelsView } from '../status/status.models.js';
 import { hostHasGpu, placementCheck } from './doctor.js';
 import { openLocalModel, type LocalModel } from './local.js';
-import { createModelUse, modelUseProjection } from './service.js';
-
-const VERDICT = {
-  purpose: 's1.enough',
-  system: 'You judge evidence.',
-  user: 'Is this enough?',
-  schema: {
-    type: 'object',
-    required: ['enough'],
-    additionalProperties: false,
-    properties: { enough: { type: 'boolean' } },
-  },
-  max_tokens: 32,
-};
+import { createModelUse } from './service.js';
+import { openModelsBench, type ModelsBench } from './testing.js';
 
 let dir: string;
 let machineIdFile: string;
@@ -56,19 +43,15 @@ const configOf = (env: Record<string, string>): Config =>
   );
 
 describe('the local model as the transport of both systems', () => {
-  let bench: LedgerBench;
-  let benchDir: string;
+  let bench: ModelsBench;
   let local: LocalModel | null = null;
   beforeEach(() => {
-    benchDir = mkdtempSync(join(tmpdir(), 'models-local-'));
-    bench = openLedgerBench(join(benchDir, 'db.sqlite'), systemClock);
-    bench.projections.register(modelUseProjection);
+    bench = openModelsBench('models-local-');
   });
   afterEach(async () => {
     await local?.close();
     local = null;
-    bench.db.close();
-    rmSync(benchDir, { recursive: true, force: true });
+    bench.close();
   });
 
   it('answers System 2 and System 1 within the schema, counted and recorded', async () => {
@@ -102,7 +85,7 @@ describe('the local model as the transport of both systems', () => {
       ['s2', true],
       ['s1', true],
     ]);
-    const view = modelsView(config, models);
+    const view = modelsView(config, models)();
     expect(view).toMatchObject({
       placement: 'local',
       system2: { model: 'tiny.gguf', url_origin: null, tokens_today: used, daily_tokens: 100000 },
@@ -137,7 +120,7 @@ describe('the local model as the transport of both systems', () => {
         detail:
           'SVC_MODEL_LOCAL=1 but this host has no GPU: models never run on the CPU (tiny.gguf refused)',
       });
-      expect(modelsView(config, models).local).toMatchObject({ state: 'refused' });
+      expect(modelsView(config, models)().local).toMatchObject({ state: 'refused' });
     },
   );
 

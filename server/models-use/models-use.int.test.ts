@@ -4,29 +4,18 @@
 // lower or leave a proven lead and veto an unsafe action (nothing runs, the episode is handed
 // over), each recording itself; every call is a `model.called` event with token counts and
 // never the key; doctor's Models checks and GET /v1/status through the server.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.js';
-import { createEpisodesStore } from '../episodes/index.js';
-import { createIncidentsStore } from '../incidents/index.js';
-import { createIntakeStore } from '../intake/index.js';
 import { closeFields } from '../investigate/closing.js';
-import {
-  createInvestigationsStore,
-  type InvestigationsStore,
-} from '../investigate/investigations.store.js';
-import type { FixPlan } from '../investigate/fix-plan.js';
 import { createOrchestrator, type Diagnosis } from '../investigate/orchestrator.js';
 import type { FixChoice } from '../investigate/types.js';
-import type { PackFix } from '../packs/index.js';
 import { createLedgerReader, createLedgerListStore } from '../ledger/index.js';
 import { systemClock } from '../shared/clock.js';
-import { openLedgerBench, type LedgerBench } from '../shared/testing/ledger-bench.js';
 import {
   asAdmin,
   asIngest,
@@ -34,7 +23,12 @@ import {
   makeDataDir,
   testEnv,
 } from '../shared/testing/test-server.js';
-import { DIAGNOSIS, PROVEN } from '../investigate/fixtures/nginx-down.js';
+import { DIAGNOSIS, FIX, planOf } from '../investigate/fixtures/nginx-down.js';
+import {
+  openEpisode,
+  openInvestigationBench,
+  type InvestigationBench,
+} from '../investigate/fixtures/orchestrator-bench.js';
 import { hostHasGpu } from './doctor.js';
 import { gateEvidence } from './gate.js';
 import { gateAction } from './gate-action.js';
@@ -103,17 +97,6 @@ const stopEndpoint = (ep: Endpoint) =>
     ep.server.close(() => resolve());
   });
 
-const FIX: PackFix = {
-  id: 'restart_unit',
-  title: 'Restart the unit',
-  risk: 'low',
-  connector: 'ssh',
-  kind: 'fix',
-  dry_run: { op: 'dry_run', args: { action: 'restart', arg: '{service}' } },
-  action: { op: 'restart', args: { unit: '{service}' } },
-  verify: { expect: [], expect_absent: [], within_s: 1, alert_ends_within_s: 0 },
-  take_back: null,
-};
 const CHOICE: FixChoice = {
   pack: 'host',
   id: FIX.id,
@@ -124,16 +107,6 @@ const CHOICE: FixChoice = {
   safe: true,
   runnable: true,
 };
-const planOf = (episodeId: string): FixPlan => ({
-  episode_id: episodeId,
-  service: 'nginx',
-  pack: 'host',
-  fix: FIX,
-  connector: 'ssh-web',
-  vars: { service: 'nginx' },
-  subject: { episode_id: episodeId, pack: 'host', fix: FIX.id, connector: 'ssh-web' },
-  hypotheses: [PROVEN],
-});
 
 /** Every file under `dir`, read as text: the ledger, its WAL, logs, cassettes. */
 function everything(dir: string): string {
@@ -147,10 +120,7 @@ function everything(dir: string): string {
 
 describe('the note and the System 1 gate, through the orchestrator', () => {
   let ep: Endpoint;
-  let dir: string;
-  let bench: LedgerBench;
-  let store: InvestigationsStore;
-  let seq = 0;
+  let bench: InvestigationBench;
 
   beforeAll(async () => {
     ep = await startEndpoint();
@@ -163,56 +133,12 @@ describe('the note and the System 1 gate, through the orchestrator', () => {
     ep.enough = true;
     ep.safe = true;
     ep.seen.length = 0;
-    dir = mkdtempSync(join(tmpdir(), 'models-use-'));
-    bench = openLedgerBench(join(dir, 'db.sqlite'), systemClock);
-    store = createInvestigationsStore(bench.db);
-    bench.projections.register(createIntakeStore(bench.db).projection);
-    bench.projections.register(createEpisodesStore(bench.db).projection);
-    bench.projections.register(createIncidentsStore(bench.db).projection);
-    bench.projections.register(store.projection);
+    bench = openInvestigationBench('models-use-');
     bench.projections.register(modelUseProjection);
   });
   afterEach(() => {
-    bench.db.close();
-    rmSync(dir, { recursive: true, force: true });
+    bench.close();
   });
-
-  function openEpisode(): string {
-    seq += 1;
-    const id = `ep-20261122T100000Z-${seq.toString(16).padStart(6, '0')}`;
-    bench.writer.transactNow(() => {
-      bench.ledger.append({
-        type: 'signal.fired',
-        actor: 'system',
-        data: {
-          source: 'test',
-          fingerprint: id,
-          name: 'LabNginxDown',
-          severity: 'critical',
-          service: 'nginx',
-          resource: null,
-          started_at: '2026-11-22T10:00:00.000Z',
-          summary: 'down',
-          labels: { alertname: 'LabNginxDown', service: 'nginx' },
-          link: null,
-        },
-      });
-      bench.ledger.append({
-        type: 'episode.opened',
-        actor: 'system',
-        data: {
-          episode_id: id,
-          service: 'nginx',
-          source: 'test',
-          fingerprint: id,
-          name: 'LabNginxDown',
-          autonomy: 'shadow',
-        },
-        trace_id: id,
-      });
-    });
-    return id;
-  }
 
   const dataOf = (
     events: readonly { type: string; data: string }[],
@@ -229,8 +155,8 @@ describe('the note and the System 1 gate, through the orchestrator', () => {
     const config = loadConfig(testEnv(d, machineIdFile, env), { port: 0, bind: '127.0.0.1' });
     rmSync(d, { recursive: true, force: true });
     const models = createModelUse({ config, ledger: bench.ledger, writer: bench.writer });
+    const { store } = bench;
     const base = { ledger: bench.ledger, writer: bench.writer };
-    const episodes = createEpisodesStore(bench.db);
     const decided: Diagnosis[] = [];
     const ran: string[] = [];
     const orchestrator = createOrchestrator({
@@ -240,18 +166,7 @@ describe('the note and the System 1 gate, through the orchestrator', () => {
       clock: systemClock,
       log: pino({ level: 'silent' }),
       maxConcurrent: 2,
-      episode: (id) => {
-        const row = episodes.get(id);
-        return row === null
-          ? null
-          : {
-              episode_id: id,
-              service: row.service,
-              status: row.status,
-              t_open: row.t_open,
-              suppressed: false,
-            };
-      },
+      episode: bench.episode,
       diagnose: (ctx) => gateEvidence({ models, ...base }, ctx.episode_id, DIAGNOSIS),
       changes: () => [],
       autonomy: { levelOf: () => 'L1', fixMode: () => 'advise', halted: () => false },
@@ -285,7 +200,7 @@ describe('the note and the System 1 gate, through the orchestrator', () => {
         await writeNote({ models, ...base, row: (e) => store.get(e) }, id);
       },
     });
-    const id = openEpisode();
+    const id = openEpisode(bench, 'nginx');
     const started = Date.now();
     await orchestrator.start();
     await orchestrator.drained();
@@ -298,7 +213,7 @@ describe('the note and the System 1 gate, through the orchestrator', () => {
     const events = bench.db
       .prepare('SELECT type, data, trace_id FROM ledger WHERE trace_id = ? ORDER BY seq')
       .all(id) as { type: string; data: string; trace_id: string }[];
-    const tOpen = createEpisodesStore(bench.db).get(id)?.t_open ?? '';
+    const tOpen = bench.episode(id)?.t_open ?? '';
     const closed = closeFields(store.get(id), tOpen, noteOf(reader, id));
     return { id, events, closed, decided, ran, seconds: (Date.now() - started) / 1000 };
   }
@@ -332,7 +247,7 @@ describe('the note and the System 1 gate, through the orchestrator', () => {
     // The key went only in the Authorization header: never in the ledger or a request body.
     expect(ep.seen.every((s) => s.auth === `Bearer ${KEY}`)).toBe(true);
     expect(ep.seen.some((s) => s.body.includes(KEY))).toBe(false);
-    expect(everything(dir)).not.toContain(KEY);
+    expect(everything(bench.dir)).not.toContain(KEY);
     // The prompt is not in the ledger: only its purpose.
     expect(JSON.stringify(called)).not.toContain('unit nginx is stopped');
   });

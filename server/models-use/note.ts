@@ -6,14 +6,14 @@
 import type { Writer } from '../db/writer.js';
 import type { LedgerReader, LedgerService } from '../ledger/index.js';
 import type { InvestigationRow } from '../investigate/investigations.store.js';
-import { templateNote, type Closing } from '../investigate/closing.js';
+import { saysOf, templateNote, type Closing } from '../investigate/closing.js';
 import type { Hypothesis } from '../investigate/types.js';
 import { INVESTIGATION_NOTE, type ModelUse } from './service.js';
 
 /** A short note: what a person reads first on the episode. */
 const NOTE_MAX = 800;
 
-export const NOTE_SCHEMA = {
+const NOTE_SCHEMA = {
   type: 'object',
   properties: { note: { type: 'string', minLength: 1, maxLength: NOTE_MAX } },
   required: ['note'],
@@ -45,17 +45,13 @@ function parse(row: InvestigationRow): Parsed | null {
 }
 
 /** The facts the model is given: no connector output beyond what each finding says. */
-export function notePrompt(p: Parsed, service: string): string {
-  const says = (ids: readonly string[]) =>
-    ids
-      .map((id) => p.findings.find((f) => f.id === id)?.says)
-      .filter((s): s is string => s !== undefined);
+function notePrompt(p: Parsed, service: string): string {
   return JSON.stringify({
     service,
     hypotheses: p.hypotheses.map((h) => ({
       title: h.title,
       confidence: h.confidence,
-      proving: says(h.proving),
+      proving: saysOf(p.findings, h.proving),
     })),
     decision: p.closing.decision,
     why: p.decision?.why ?? null,

@@ -18,7 +18,7 @@ import type { Config } from '../config.js';
 import type { LocalModel, LocalModelView } from './local.js';
 import { modelSettings, originOf, type EndpointSettings, type ModelSystem } from './settings.js';
 
-export const MODEL_CALLED = 'model.called';
+const MODEL_CALLED = 'model.called';
 export const INVESTIGATION_NOTE = 'investigation.note';
 export const DECISION_S1 = 'decision.s1';
 
@@ -70,6 +70,14 @@ export interface ModelUseState {
 
 const NOT_LOADED = 'the local model is not loaded in this process';
 
+/** What a failed call is recorded as: the model's error kind, else `refused`. */
+export const errorKind = (err: unknown): string =>
+  err instanceof ModelError ? err.kind : 'refused';
+
+/** Configured, but with no endpoint and no local model: answers come from the cassette only. */
+const replayOnly = (s: EndpointSettings | null): boolean =>
+  s !== null && s.url === null && !s.local;
+
 /** Answers "not loaded" when the settings want the local model and none was passed in. */
 const notLoaded: ModelClient = {
   call: (request) =>
@@ -112,7 +120,7 @@ export function createModelUse(deps: ModelUseDeps): ModelUse & ModelUseState {
   // Health probes skip the cassette: they ask the endpoint (or the local model) itself, and
   // record nothing. Their own ceilings count nothing the real ones do.
   const probeOf = (s: EndpointSettings | null) =>
-    s === null || (s.url === null && !s.local) ? null : clientOf(s, deps, false);
+    s === null || replayOnly(s) ? null : clientOf(s, deps, false);
   const probes: Record<ModelSystem, ModelClient | null> = {
     s2: probeOf(settings.s2),
     s1: probeOf(settings.s1),
@@ -182,17 +190,16 @@ export function createModelUse(deps: ModelUseDeps): ModelUse & ModelUseState {
       );
       return answer;
     } catch (err) {
-      const kind = err instanceof ModelError ? err.kind : 'refused';
       await record(
         {
           ...base,
           model: s.model,
           prompt_tokens: 0,
           completion_tokens: 0,
-          seconds: Math.round(Date.now() - started) / 1000,
+          seconds: (Date.now() - started) / 1000,
           cached: false,
           ok: false,
-          error_kind: kind,
+          error_kind: errorKind(err),
         },
         traceId,
       );
@@ -206,10 +213,7 @@ export function createModelUse(deps: ModelUseDeps): ModelUse & ModelUseState {
 
   return {
     configured: (system: ModelSystem): boolean => clients[system] !== null,
-    replayOnly: (system: ModelSystem): boolean => {
-      const s = settings[system];
-      return s !== null && s.url === null && !s.local;
-    },
+    replayOnly: (system: ModelSystem): boolean => replayOnly(settings[system]),
     call,
     ceilings: () => ({ s2: clients.s2?.state() ?? null, s1: clients.s1?.state() ?? null }),
     local: (): LocalModelView | null => {

@@ -1,6 +1,12 @@
-// A fake System 1 for the gates' unit tests (the integration tests use a real endpoint).
+// Test helpers of the models' use: a fake System 1 for the gates' unit tests (the integration
+// tests use a real endpoint), and a ledger in a fresh directory with the models' events.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { ModelRequest } from '../../models/index.js';
-import type { ModelUse } from './service.js';
+import { systemClock } from '../shared/clock.js';
+import { openLedgerBench, type LedgerBench } from '../shared/testing/ledger-bench.js';
+import { modelUseProjection, type ModelUse } from './service.js';
 
 /** A System 1 that answers `answer` (or throws it), and remembers what it was asked. */
 export function fakeModels(answer: unknown, configured = true) {
@@ -22,4 +28,25 @@ export function fakeModels(answer: unknown, configured = true) {
     describe: () => ({ system2: null, system1: null, cassette: null }),
   };
   return { models, asked };
+}
+
+export interface ModelsBench extends LedgerBench {
+  readonly dir: string;
+  /** Closes the database and removes the directory. */
+  close(): void;
+}
+
+/** A ledger in a fresh directory under `prefix`, with the models' events registered. */
+export function openModelsBench(prefix: string): ModelsBench {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const bench = openLedgerBench(join(dir, 'db.sqlite'), systemClock);
+  bench.projections.register(modelUseProjection);
+  return {
+    ...bench,
+    dir,
+    close: () => {
+      bench.db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

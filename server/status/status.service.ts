@@ -3,7 +3,8 @@ import type { Fingerprint } from '../install/index.js';
 import type { LedgerStore } from '../ledger/index.js';
 import type { LicenceService } from '../licence/index.js';
 import { Mode } from '../shared/mode.js';
-import { modelsView, type ModelsLive } from './status.models.js';
+import type { ModelUseState } from '../models-use/index.js';
+import { modelsView } from './status.models.js';
 
 interface Deps {
   readonly config: Config;
@@ -18,11 +19,12 @@ interface Deps {
   /** The sign-in methods offered now, for the console's sign-in page (access domain). */
   readonly auth?: () => { sso: boolean; methods: string[] };
   /** The running model service: token ceilings and the local runtime (absent in svc-core). */
-  readonly models?: ModelsLive;
+  readonly models?: ModelUseState;
 }
 
 export function createStatusService(deps: Deps) {
   const { config, licence } = deps;
+  const models = modelsView(config, deps.models);
 
   function mode(): Mode {
     if (licence.view()?.valid !== true) return Mode.Setup;
@@ -87,7 +89,7 @@ export function createStatusService(deps: Deps) {
           segments: last?.segment ?? 0,
           sealed_through: last?.last_seq ?? 0,
         },
-        models: modelsView(config, deps.models),
+        models: models(),
         orchestrate: config.orchestrate,
         ingest: config.tokens.ingest !== null,
         started_at: deps.startedAt,
