@@ -1,93 +1,35 @@
 // The orchestrator over a real SQLite ledger with small fakes for the engine, decision
 // table, approvals and actions: every step lands in the ledger, the concurrency bound holds,
 // an approval wait survives as ledger state, and a crash mid-action is ended explicitly.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApprovalRequest, OpenApproval } from '../approvals/types.js';
-import { createEpisodesStore } from '../episodes/index.js';
-import { createIncidentsStore } from '../incidents/index.js';
-import { createIntakeStore } from '../intake/index.js';
 import { systemClock } from '../shared/clock.js';
-import { openLedgerBench, type LedgerBench } from '../shared/testing/ledger-bench.js';
 import { closeFields, type ActionResult } from './closing.js';
-import type { FixPlan } from './fix-plan.js';
-import { createInvestigationsStore, type InvestigationsStore } from './investigations.store.js';
 import { createOrchestrator, type OrchestratorDeps } from './orchestrator.js';
 import type { AutonomyLevel, DecideInput, DecideOutput, Hypothesis } from './types.js';
 
-import { DIAGNOSIS, FIX, PROVEN } from './fixtures/nginx-down.js';
+import { DIAGNOSIS, FIX, PROVEN, planOf } from './fixtures/nginx-down.js';
+import {
+  openEpisode as openOn,
+  openInvestigationBench,
+  type InvestigationBench,
+} from './fixtures/orchestrator-bench.js';
 
 const log = pino({ level: 'silent' });
 
-let dir: string;
-let bench: LedgerBench;
-let store: InvestigationsStore;
-let seq = 0;
+let bench: InvestigationBench;
+let store: InvestigationBench['store'];
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'orchestrator-'));
-  bench = openLedgerBench(join(dir, 'db.sqlite'), systemClock);
-  store = createInvestigationsStore(bench.db);
-  bench.projections.register(createIntakeStore(bench.db).projection);
-  bench.projections.register(createEpisodesStore(bench.db).projection);
-  bench.projections.register(createIncidentsStore(bench.db).projection);
-  bench.projections.register(store.projection);
+  bench = openInvestigationBench('orchestrator-');
+  ({ store } = bench);
 });
 afterEach(() => {
-  bench.db.close();
-  rmSync(dir, { recursive: true, force: true });
+  bench.close();
 });
 
-function openEpisode(service: string): string {
-  seq += 1;
-  const id = `ep-20261122T100000Z-${seq.toString(16).padStart(6, '0')}`;
-  bench.writer.transactNow(() => {
-    bench.ledger.append({
-      type: 'signal.fired',
-      actor: 'system',
-      data: {
-        source: 'test',
-        fingerprint: id,
-        name: 'LabNginxDown',
-        severity: 'critical',
-        service,
-        resource: null,
-        started_at: '2026-11-22T10:00:00.000Z',
-        summary: 'down',
-        labels: { alertname: 'LabNginxDown', service },
-        link: null,
-      },
-    });
-    bench.ledger.append({
-      type: 'episode.opened',
-      actor: 'system',
-      data: {
-        episode_id: id,
-        service,
-        source: 'test',
-        fingerprint: id,
-        name: 'LabNginxDown',
-        autonomy: 'shadow',
-      },
-      trace_id: id,
-    });
-  });
-  return id;
-}
-
-const planOf = (episodeId: string): FixPlan => ({
-  episode_id: episodeId,
-  service: 'nginx',
-  pack: 'host',
-  fix: FIX,
-  connector: 'ssh-web',
-  vars: { service: 'nginx' },
-  subject: { episode_id: episodeId, pack: 'host', fix: FIX.id, connector: 'ssh-web' },
-  hypotheses: [PROVEN],
-});
+const openEpisode = (service: string): string => openOn(bench, service);
 
 interface Harness {
   readonly deps: OrchestratorDeps;
@@ -104,7 +46,6 @@ function harness(over: {
   maxConcurrent?: number;
 }): Harness {
   const h: Harness = { opened: [], executed: [], active: 0, maxActive: 0, deps: null as never };
-  const episodes = createEpisodesStore(bench.db);
   (h as { deps: OrchestratorDeps }).deps = {
     store,
     ledger: bench.ledger,
@@ -112,18 +53,7 @@ function harness(over: {
     clock: systemClock,
     log,
     maxConcurrent: over.maxConcurrent ?? 2,
-    episode: (id) => {
-      const row = episodes.get(id);
-      return row === null
-        ? null
-        : {
-            episode_id: id,
-            service: row.service,
-            status: row.status,
-            t_open: row.t_open,
-            suppressed: row.suppressed !== '[]',
-          };
-    },
+    episode: bench.episode,
     diagnose: async () => {
       h.active += 1;
       h.maxActive = Math.max(h.maxActive, h.active);

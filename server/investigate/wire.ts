@@ -32,6 +32,7 @@ import { createOrchestrator } from './orchestrator.js';
 import type { ConnectorLike, EstateLike } from './plan.js';
 import { relate } from './relate.js';
 import type { AutonomyLevel, FixMode, Hypothesis } from './types.js';
+import { episodeLookup } from './episode-info.js';
 
 export interface InvestigationDeps {
   readonly store: InvestigationsStore;
@@ -151,18 +152,7 @@ export function createInvestigation(deps: InvestigationDeps) {
     log: deps.log,
     maxConcurrent: deps.maxConcurrent,
     active: deps.active,
-    episode: (id) => {
-      const row = episodes.get(id);
-      return row === null
-        ? null
-        : {
-            episode_id: id,
-            service: row.service,
-            status: row.status,
-            t_open: row.t_open,
-            suppressed: row.suppressed !== '[]',
-          };
-    },
+    episode: episodeLookup(episodes),
     diagnose: async (ctx) => {
       const diagnosis = await engine.investigate({
         ...ctx,
