@@ -4,9 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFakeClock } from '../shared/clock.js';
 import {
   asAdmin,
-  asIngest,
   buildTestServer,
   type TestServer,
+  episodeOf,
+  postAlert,
 } from '../shared/testing/test-server.js';
 import { FLAP_HOLD_MS } from './episodes.service.js';
 
@@ -47,28 +48,14 @@ async function alert(
   service: string,
   status: 'firing' | 'resolved',
 ): Promise<string | null> {
-  const res = await server.app.inject({
-    method: 'POST',
-    url: '/v1/alerts/alertmanager',
-    headers: asIngest(),
-    payload: {
-      version: '4',
-      groupKey: 'g',
-      status,
-      alerts: [
-        {
-          status,
-          fingerprint: `${service}-${name}`,
-          labels: { alertname: name, service, instance: `${service}-1` },
-          annotations: { summary: name },
-          startsAt: '2026-11-22T10:00:00Z',
-          endsAt: status === 'resolved' ? '2026-11-22T10:30:00Z' : '0001-01-01T00:00:00Z',
-        },
-      ],
-    },
+  const res = await postAlert(server, {
+    name,
+    service,
+    status,
+    labels: { instance: `${service}-1` },
   });
   expect(res.statusCode, res.body).toBe(202);
-  return res.json<{ signals: { episode_id: string | null }[] }>().signals[0]?.episode_id ?? null;
+  return episodeOf(res);
 }
 
 const live = async (): Promise<Live> =>
@@ -176,25 +163,11 @@ describe('with SVC_ORCHESTRATE=0', () => {
   it('alerts are still recorded and episodes opened; the status says investigation is off', async () => {
     const off = await buildTestServer({ env: { SVC_ORCHESTRATE: '0' } });
     try {
-      const res = await off.app.inject({
-        method: 'POST',
-        url: '/v1/alerts/alertmanager',
-        headers: asIngest(),
-        payload: {
-          version: '4',
-          groupKey: 'g',
-          status: 'firing',
-          alerts: [
-            {
-              status: 'firing',
-              fingerprint: 'orchestrate-off-1',
-              labels: { alertname: 'QueueBacklog', service: 'billing' },
-              annotations: { summary: 'backlog' },
-              startsAt: '2026-11-22T10:00:00Z',
-              endsAt: '0001-01-01T00:00:00Z',
-            },
-          ],
-        },
+      const res = await postAlert(off, {
+        name: 'QueueBacklog',
+        service: 'billing',
+        fingerprint: 'orchestrate-off-1',
+        summary: 'backlog',
       });
       expect(res.statusCode, res.body).toBe(202);
       const live = (

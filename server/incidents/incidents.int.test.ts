@@ -6,9 +6,10 @@ import { FLAP_HOLD_MS } from '../episodes/index.js';
 import { createFakeClock } from '../shared/clock.js';
 import {
   asAdmin,
-  asIngest,
   buildTestServer,
   type TestServer,
+  episodeOf,
+  postAlert,
 } from '../shared/testing/test-server.js';
 
 const clock = createFakeClock('2026-11-22T10:00:00.000Z');
@@ -36,28 +37,9 @@ async function alert(
   status: 'firing' | 'resolved',
   labels: Record<string, string> = {},
 ): Promise<string> {
-  const res = await server.app.inject({
-    method: 'POST',
-    url: '/v1/alerts/alertmanager',
-    headers: asIngest(),
-    payload: {
-      version: '4',
-      groupKey: 'g',
-      status,
-      alerts: [
-        {
-          status,
-          fingerprint: `${service}-${name}`,
-          labels: { alertname: name, service, ...labels },
-          annotations: { summary: name },
-          startsAt: '2026-11-22T10:00:00Z',
-          endsAt: status === 'resolved' ? '2026-11-22T10:30:00Z' : '0001-01-01T00:00:00Z',
-        },
-      ],
-    },
-  });
+  const res = await postAlert(server, { name, service, status, labels });
   expect(res.statusCode, res.body).toBe(202);
-  return res.json<{ signals: { episode_id: string }[] }>().signals[0]?.episode_id ?? '';
+  return episodeOf(res) ?? '';
 }
 
 const get = async <T>(url: string, expected = 200): Promise<T> => {

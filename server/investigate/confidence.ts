@@ -48,3 +48,7 @@ export const CONFIDENCE_ORDER: readonly Confidence[] = [
 ];
 
 export const confidenceRank = (c: Confidence): number => CONFIDENCE_ORDER.indexOf(c);
+
+/** A cause named with enough evidence to act or link on: proven here, or linked. */
+export const decisive = (h: { readonly confidence: Confidence }): boolean =>
+  h.confidence === 'proven' || h.confidence === 'linked';

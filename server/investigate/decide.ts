@@ -7,6 +7,7 @@
 // (decide.test.ts), and afterAction says how an episode closes once its action is over.
 import type { ACTIONS, OUTCOMES, RESULTS } from '../episodes/enumerations.js';
 import type { DecideInput, DecideOutput, Decision, FixChoice, Hypothesis } from './types.js';
+import { decisive } from './confidence.js';
 
 /** One row of the table: when it holds, the decision, why (one line) and what comes next. */
 export interface DecisionRow {
@@ -20,9 +21,7 @@ export interface DecisionRow {
 
 /** The first proven or linked hypothesis: the engine gives them best first. */
 export function leadingHypothesis(input: DecideInput): Hypothesis | null {
-  return (
-    input.hypotheses.find((h) => h.confidence === 'proven' || h.confidence === 'linked') ?? null
-  );
+  return input.hypotheses.find(decisive) ?? null;
 }
 
 const leading = (i: DecideInput): Hypothesis | null => leadingHypothesis(i);

@@ -7,6 +7,7 @@ import { planMissing, subjectOf, type ActionPlan, type TemplateValue } from '../
 import type { Pack } from '../packs/pack.types.js';
 import type { FixPermission } from '../policy/index.js';
 import type { FixChoice, Hypothesis } from './types.js';
+import { decisive } from './confidence.js';
 
 export interface FixPlan extends ActionPlan {
   /** what an approval approves: exactly this call through this connector with these values */
@@ -60,9 +61,7 @@ export function createFixPlanner(deps: PlanDeps) {
       service: string,
       source: PlanSource,
     ): { choice: FixChoice; plan: FixPlan | null } | null {
-      const lead = source.hypotheses.find(
-        (h) => h.confidence === 'proven' || h.confidence === 'linked',
-      );
+      const lead = source.hypotheses.find(decisive);
       // A linked cause is acted on in its own service's episode, not here.
       if (lead?.confidence !== 'proven' || lead.fixes.length === 0) return null;
       const prepared = source.fixes?.forHypothesis(lead) ?? [];

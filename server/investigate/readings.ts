@@ -10,6 +10,7 @@ import type { Pack } from '../packs/index.js';
 import { planChecks, type ConnectorLike, type EstateLike, type PlannedCheck } from './plan.js';
 import type { CheckResults } from './run-checks.js';
 import type { Confidence, Finding, Hypothesis } from './types.js';
+import { decisive } from './confidence.js';
 
 /** A check the investigator may propose: `<check id>@<service>`. */
 export interface Candidate {
@@ -23,6 +24,8 @@ export interface Candidate {
 export interface Assessment {
   /** the leading hypothesis's confidence; null when there is none */
   readonly lead: Confidence | null;
+  /** a cause is proven or linked: nothing more to look for */
+  readonly settled: boolean;
   /** ids of the readable findings */
   readonly evidence: readonly string[];
   /** check ids that could not be read */
@@ -82,10 +85,9 @@ export interface Readings {
 }
 
 /** The hypotheses settle the question: a cause proven here or on a dependency. */
-export const settled = (hypotheses: readonly Hypothesis[]): boolean =>
-  hypotheses.some((h) => h.confidence === 'proven' || h.confidence === 'linked');
+export const settled = (hypotheses: readonly Hypothesis[]): boolean => hypotheses.some(decisive);
 
-export function catalogueOf(input: Omit<ReadingsInput, 'first' | 'run' | 'judge'>): {
+function catalogueOf(input: Omit<ReadingsInput, 'first' | 'run' | 'judge'>): {
   candidates: Candidate[];
   planned: Map<string, PlannedCheck[]>;
 } {
@@ -134,6 +136,7 @@ export function createReadings(input: ReadingsInput): Readings {
       const r = results.get(p);
       if (r === undefined) continue;
       findings.push(...r.findings);
+      // The first reading of a value wins, as within one run of checks.
       for (const [s, v] of Object.entries(r.values)) values[s] = { ...v, ...(values[s] ?? {}) };
     }
     const read = order.filter((id) => proposals.has(proposalOf.get(id) ?? ''));
@@ -170,6 +173,7 @@ export function createReadings(input: ReadingsInput): Readings {
       const hypotheses = input.judge(g.findings, g.matched, g.values);
       return {
         lead: hypotheses[0]?.confidence ?? null,
+        settled: settled(hypotheses),
         evidence: [...new Set(g.findings.filter((f) => f.readable).map((f) => f.id))],
         unreadable: [...new Set(g.findings.filter((f) => !f.readable).map((f) => f.check))],
         hypotheses: hypotheses.map((h) => ({

@@ -4,6 +4,7 @@
 // under two services: one fix, one incident, not two), and `related` when nothing is proven
 // here but a service linked to this one in the estate has an open episode. Pure.
 import type { Hypothesis } from './types.js';
+import { decisive } from './confidence.js';
 
 export interface OtherEpisode {
   readonly episode_id: string;
@@ -29,9 +30,6 @@ export interface Relation {
   readonly to: string;
   readonly why: string;
 }
-
-const decisive = (h: Pick<Hypothesis, 'confidence'>): boolean =>
-  h.confidence === 'proven' || h.confidence === 'linked';
 
 export function relate(input: RelateInput): Relation | null {
   const others = input.others

@@ -5,8 +5,6 @@ import type { InvestigatorContext, InvestigatorTools } from '../investigate/read
 import { factsOf, nextCheckSchema, tokensFor } from './investigator-prompt.js';
 import { Stop, type Session } from './investigator-session.js';
 
-const SETTLED = new Set(['proven', 'linked']);
-
 export async function runLoop(
   session: Session,
   ctx: InvestigatorContext,
@@ -14,7 +12,7 @@ export async function runLoop(
 ): Promise<void> {
   for (let depth = 1; ; depth++) {
     const assessment = tools.assess(tools.done());
-    if (assessment.lead !== null && SETTLED.has(assessment.lead)) throw new Stop('settled');
+    if (assessment.settled) throw new Stop('settled');
     const left = tools.catalogue.filter((c) => !tools.done().includes(c.id));
     if (left.length === 0) throw new Stop('exhausted');
     const ids = left.map((c) => c.id);

@@ -114,6 +114,6 @@ export async function runMcts(
       n.visits += 1;
       n.total += value;
     }
-    if (assessment.lead === 'proven' || assessment.lead === 'linked') throw new Stop('settled');
+    if (assessment.settled) throw new Stop('settled');
   }
 }

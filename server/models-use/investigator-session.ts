@@ -120,22 +120,23 @@ export function createSession(
       if (depth > deps.bounds.depth) throw new Stop('bounds');
       if (reads >= deps.bounds.reads) throw new Stop('bounds');
       secondsLeft();
-      const candidate = tools.catalogue.find((c) => c.id === id);
-      if (candidate === undefined || tools.done().includes(id)) return false;
+      const read = await tools.read(id);
+      const checkOf = (c: string) => tools.catalogue.find((x) => x.id === c);
+      const proposed = checkOf(id);
+      if (read.length === 0 || proposed === undefined) return false;
       reads += 1;
       deepest = Math.max(deepest, depth);
-      const read = await tools.read(id);
       await append(
         MODEL_PROPOSED,
         {
-          check: candidate.check,
-          service: candidate.service,
+          check: proposed.check,
+          service: proposed.service,
           why,
           read: reads,
           depth,
-          checks: read.map((r) => tools.catalogue.find((c) => c.id === r)?.check ?? r),
+          checks: read.map((r) => checkOf(r)?.check ?? r),
         },
-        `the ${deps.kind} investigator had ${candidate.check} read on ${candidate.service}${why === '' ? '' : `: ${why}`}`,
+        `the ${deps.kind} investigator had ${proposed.check} read on ${proposed.service}${why === '' ? '' : `: ${why}`}`,
       );
       return true;
     },

@@ -5,38 +5,31 @@
 // check from the catalogue and the engine reads it. Recorded once, the whole investigation
 // then replays from the cassette with no endpoint: the same calls, the same proposals, the
 // same diagnosis and decision. Every bound holds, counted from the ledger.
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createLocalRuntime,
-  startLocalEndpoint,
-  type LocalClient,
-  type LocalEndpoint,
-} from '../../models/index.js';
+import { until } from '../../e2e/lab/processes.js';
+import { startLocalEndpoint, type LocalEndpoint } from '../../models/index.js';
 // eslint-disable-next-line no-restricted-imports -- a test fixture, not part of models/' surface
-import { writeTinyGguf } from '../../models/testing/tiny-gguf.js';
+import { openTinyModel } from '../../models/testing.js';
 import {
   asAdmin,
-  asIngest,
   buildTestServer,
   type TestServer,
+  episodeOf,
+  postAlert,
 } from '../shared/testing/test-server.js';
 
-let dir: string;
-let local: LocalClient;
+let tiny: Awaited<ReturnType<typeof openTinyModel>>;
 let endpoint: LocalEndpoint;
 let web: Server;
 let webUrl: string;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'svc-investigator-'));
-  const modelPath = await writeTinyGguf(join(dir, 'tiny.gguf'));
-  local = await createLocalRuntime({ modelPath, gpu: false, threads: 1 });
-  endpoint = await startLocalEndpoint({ client: local, port: 0, host: '127.0.0.1' });
+  tiny = await openTinyModel();
+  endpoint = await startLocalEndpoint({ client: tiny.client, port: 0, host: '127.0.0.1' });
   web = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/plain' });
     res.end('ok');
@@ -47,11 +40,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await endpoint.close();
-  await local.close();
   web.closeAllConnections();
   await new Promise<void>((resolve) => web.close(() => resolve()));
-  if (process.env['KEEP'] === undefined) rmSync(dir, { recursive: true, force: true });
-  else console.log('KEPT', dir);
+  await tiny.close();
 });
 
 interface Run {
@@ -62,15 +53,6 @@ interface Run {
   findings: string[];
   decision: string;
 }
-
-const until = async (what: string, fn: () => Promise<boolean>, ms = 20_000): Promise<void> => {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await fn()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-};
 
 async function investigate(env: Record<string, string>): Promise<Run> {
   const server: TestServer = await buildTestServer({ env });
@@ -84,30 +66,16 @@ async function investigate(env: Record<string, string>): Promise<Run> {
     expect(put.statusCode, put.body).toBe(200);
     await until('operating', async () => {
       const res = await server.app.inject({ method: 'GET', url: '/v1/status', headers: asAdmin() });
-      return res.json<{ mode: string }>().mode === 'operating';
+      return res.json<{ mode: string }>().mode === 'operating' || undefined;
     });
-    const posted = await server.app.inject({
-      method: 'POST',
-      url: '/v1/alerts/alertmanager',
-      headers: asIngest(),
-      payload: {
-        version: '4',
-        groupKey: 'g',
-        status: 'firing',
-        alerts: [
-          {
-            status: 'firing',
-            fingerprint: 'web-down',
-            labels: { alertname: 'WebDown', service: 'web' },
-            annotations: { summary: 'web is down' },
-            startsAt: '2026-11-22T10:00:00Z',
-            endsAt: '0001-01-01T00:00:00Z',
-          },
-        ],
-      },
+    const posted = await postAlert(server, {
+      name: 'WebDown',
+      service: 'web',
+      fingerprint: 'web-down',
+      summary: 'web is down',
     });
     expect(posted.statusCode, posted.body).toBe(202);
-    const id = posted.json<{ signals: { episode_id: string }[] }>().signals[0]?.episode_id ?? '';
+    const id = episodeOf(posted) ?? '';
     const events = () =>
       server.runtime.reader.list({ trace: id, order: 'asc', limit: 500 }).events as {
         type: string;
@@ -115,7 +83,7 @@ async function investigate(env: Record<string, string>): Promise<Run> {
       }[];
     // Finished, and its note written (the note is the last model call of an episode).
     await until('the note', () =>
-      Promise.resolve(events().some((e) => e.type === 'investigation.note')),
+      Promise.resolve(events().some((e) => e.type === 'investigation.note') || undefined),
     );
     const all = events();
     // Without the episode's id, which differs between runs.
@@ -142,7 +110,7 @@ async function investigate(env: Record<string, string>): Promise<Run> {
 const bounds = { SVC_MCTS_S2_CALLS: '3', SVC_MCTS_READS: '2', SVC_MCTS_DEPTH: '2' };
 
 describe.each(['mcts', 'loop'] as const)('the %s investigator', (kind) => {
-  const cassette = () => join(dir, `cassette-${kind}`);
+  const cassette = () => join(tiny.dir, `cassette-${kind}`);
   let recorded: Run;
 
   it('proposes only catalogue checks within its bounds, counted in the ledger', async () => {

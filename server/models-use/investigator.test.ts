@@ -29,6 +29,7 @@ function world(ids: string[], proves: string | null) {
     },
     assess: (path): Assessment => ({
       lead: proves !== null && path.includes(proves) ? 'proven' : 'unproven',
+      settled: proves !== null && path.includes(proves),
       evidence: path.filter((p) => done.includes(p)),
       unreadable: [],
       hypotheses: [],

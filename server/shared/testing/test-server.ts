@@ -85,3 +85,51 @@ export const bearer = (token: string): Record<string, string> => ({
 });
 export const asAdmin = (): Record<string, string> => bearer(ADMIN_TOKEN);
 export const asIngest = (): Record<string, string> => bearer(INGEST_TOKEN);
+
+export interface TestAlert {
+  readonly name: string;
+  readonly service?: string;
+  readonly status?: 'firing' | 'resolved';
+  /** default `<service>-<name>` */
+  readonly fingerprint?: string;
+  /** more labels beside alertname and service */
+  readonly labels?: Readonly<Record<string, string>>;
+  readonly summary?: string;
+}
+
+/** Alertmanager's webhook body for one alert, started 10:00 and (resolved) ended 10:30. */
+export function alertmanagerBody(a: TestAlert) {
+  const status = a.status ?? 'firing';
+  return {
+    version: '4',
+    groupKey: 'g',
+    status,
+    alerts: [
+      {
+        status,
+        fingerprint: a.fingerprint ?? `${a.service ?? ''}-${a.name}`,
+        labels: {
+          alertname: a.name,
+          ...(a.service !== undefined && { service: a.service }),
+          ...a.labels,
+        },
+        annotations: { summary: a.summary ?? a.name },
+        startsAt: '2026-11-22T10:00:00Z',
+        endsAt: status === 'resolved' ? '2026-11-22T10:30:00Z' : '0001-01-01T00:00:00Z',
+      },
+    ],
+  };
+}
+
+/** Posts one alert as Alertmanager does; the answer (a test expects its 202). */
+export const postAlert = (server: Pick<BuiltApp, 'app'>, a: TestAlert) =>
+  server.app.inject({
+    method: 'POST',
+    url: '/v1/alerts/alertmanager',
+    headers: asIngest(),
+    payload: alertmanagerBody(a),
+  });
+
+/** The episode id of a posted alert's first signal (null when it opened none). */
+export const episodeOf = (res: { json<T>(): T }): string | null =>
+  res.json<{ signals: { episode_id: string | null }[] }>().signals[0]?.episode_id ?? null;
