@@ -3,6 +3,9 @@
 //   gt, ge, lt, le  numbers only (a numeric string counts as its number)
 //   in, not_in      equal to one of `than` (a list) / to none of them
 //   matches         a JavaScript regular expression (no flags) found in the text
+//   mentions        the text (or any text of a list) contains one of `than`'s words (at
+//                   least 3 characters each): a list, or `{check.value}`, a value another
+//                   check read for the same service (what a change added, say)
 //   present, absent the value is (not) null
 // A null value makes every condition false except `absent`. A list value (a path with `[*]`)
 // holds when any element holds, except `ne` and `not_in`, which must hold for every element;
@@ -74,14 +77,42 @@ function holdsFor(op: PackCondition['op'], value: unknown, than: Than): boolean 
     case 'present':
       return true;
     case 'absent':
+    case 'mentions': // judged on the whole value, above
       return false;
   }
 }
 
+/** Values other checks read for the same service, for a `mentions` placeholder. */
+export type OtherValues = (name: string) => unknown;
+
+const WHOLE_PLACEHOLDER = /^\{([A-Za-z0-9_.:-]+)\}$/;
+
+/** The name a condition's `than` refers to (`{change.diff.added}`), or null. */
+export function thanReference(condition: PackCondition): string | null {
+  if (condition.op !== 'mentions' || typeof condition.than !== 'string') return null;
+  return WHOLE_PLACEHOLDER.exec(condition.than)?.[1] ?? null;
+}
+
+const textsOf = (v: unknown): string[] =>
+  Array.isArray(v) ? v.flatMap(textsOf) : typeof v === 'string' ? [v] : [];
+
+/** `mentions`: a word of at least 3 characters found in the text; no words: false. */
+function mentions(value: unknown, than: unknown, others: OtherValues | undefined): boolean {
+  const ref = typeof than === 'string' ? WHOLE_PLACEHOLDER.exec(than)?.[1] : undefined;
+  const words = textsOf(ref === undefined ? than : others?.(ref)).filter((w) => w.length >= 3);
+  if (words.length === 0) return false;
+  return textsOf(value).some((text) => words.some((w) => text.includes(w)));
+}
+
 /** Whether one condition holds for `value`. */
-export function conditionHolds(condition: PackCondition, value: unknown): boolean {
+export function conditionHolds(
+  condition: PackCondition,
+  value: unknown,
+  others?: OtherValues,
+): boolean {
   const { op, than } = condition;
   if (value === null || value === undefined) return op === 'absent';
+  if (op === 'mentions') return mentions(value, than, others);
   if (op === 'present') return true;
   if (op === 'absent') return false;
   if (Array.isArray(value)) {
@@ -96,9 +127,10 @@ export function conditionHolds(condition: PackCondition, value: unknown): boolea
 export function ruleHolds(
   rule: PackFindingRule,
   values: Readonly<Record<string, unknown>>,
+  others?: OtherValues,
 ): boolean {
   return rule.when.every((c) =>
-    conditionHolds(c, Object.hasOwn(values, c.value) ? values[c.value] : null),
+    conditionHolds(c, Object.hasOwn(values, c.value) ? values[c.value] : null, others),
   );
 }
 

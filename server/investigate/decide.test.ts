@@ -117,6 +117,14 @@ describe('decide: one row at a time', () => {
     expect(decide({ ...base, hypotheses: [hyp('service_down', 'unproven')] }).decision).toBe(
       'abstain',
     );
+    // Before discovery: the hint says what would let the checks read.
+    expect(
+      decide({ ...base, hypotheses: [hyp('service_down', 'suspected')], hint: 'run discovery' }),
+    ).toEqual({
+      decision: 'abstain',
+      why: 'no cause is proven (service_down suspected); too little evidence to act; run discovery',
+      next: 'none',
+    });
   });
 
   it('ask_human: a proven cause without a fix', () => {
@@ -125,6 +133,16 @@ describe('decide: one row at a time', () => {
       why: 'service_down on app is proven, and no fix for it exists: a person must act',
       next: 'none',
     });
+  });
+
+  it('ask_human: the fix would not change what explains the symptom (it does not fit)', () => {
+    const unfit = 'it needs host-disk.disk.cache_holds_space, which the checks did not find';
+    expect(decide({ ...withFix({ unfit }), halted: true })).toEqual({
+      decision: 'ask_human',
+      why: `service_down on app is proven, but Restart app (host/restart_unit, low risk) would not help: ${unfit}; a person acts`,
+      next: 'none',
+    });
+    expect(decide(withFix({ unfit: null })).decision).toBe('act');
   });
 
   it('ask_human: autonomy off', () => {
@@ -238,6 +256,7 @@ describe('decide: one row at a time', () => {
       'cleared',
       'abstain',
       'no fix',
+      'fix does not fit',
       'autonomy off',
       'halted',
       'not allowed',

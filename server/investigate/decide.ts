@@ -88,9 +88,11 @@ export const DECISION_TABLE: readonly DecisionRow[] = [
       const open = i.hypotheses.filter(
         (h) => h.confidence === 'suspected' || h.confidence === 'disputed',
       );
-      return open.length > 0
-        ? `no cause is proven (${open.map((h) => `${h.cause} ${h.confidence}`).join(', ')}); too little evidence to act`
-        : 'no cause is proven; too little evidence to act';
+      const why =
+        open.length > 0
+          ? `no cause is proven (${open.map((h) => `${h.cause} ${h.confidence}`).join(', ')}); too little evidence to act`
+          : 'no cause is proven; too little evidence to act';
+      return i.hint ? `${why}; ${i.hint}` : why;
     },
     next: fixed('none'),
   },
@@ -99,6 +101,14 @@ export const DECISION_TABLE: readonly DecisionRow[] = [
     when: (i) => i.fix === null,
     decision: fixed('ask_human'),
     why: (i) => `${titleOf(i)} is proven, and no fix for it exists: a person must act`,
+    next: fixed('none'),
+  },
+  {
+    name: 'fix does not fit',
+    when: (i) => typeof fixOf(i).unfit === 'string',
+    decision: fixed('ask_human'),
+    why: (i) =>
+      `${titleOf(i)} is proven, but ${fixName(i)} would not help: ${fixOf(i).unfit ?? ''}; a person acts`,
     next: fixed('none'),
   },
   {

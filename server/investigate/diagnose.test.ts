@@ -210,4 +210,80 @@ describe('diagnose', () => {
         ?.map((d) => d.pack),
     ).toEqual(['host', 'web']);
   });
+
+  it('holds a cause at suspected when a check that could refute it could not be read', () => {
+    // Each refuting check of each cause in turn unreadable: never proven, and `held` says why.
+    const cases: [string, string, string][] = [
+      ['service_down', 'host.services.unit_down', 'host.services'],
+      ['disk_full', 'host.disk.full', 'host.disk'],
+    ];
+    for (const [id, proving, refutingCheck] of cases) {
+      const hs = diagnose(
+        packs,
+        [f(proving, 'nginx'), f(`${refutingCheck}.unreadable`, 'nginx', false)],
+        ctx(),
+      );
+      const h = hs.find((x) => x.cause === id);
+      expect(h?.confidence, id).toBe('suspected');
+      expect(h?.held, id).toEqual([
+        `${refutingCheck} could not be read, and it could rule this out`,
+      ]);
+    }
+    // The same check read elsewhere (another service) does not hold it.
+    const other = diagnose(
+      packs,
+      [f('host.services.unit_down', 'nginx'), f('host.services.unreadable', 'app', false)],
+      ctx({ dependencies: [] }),
+    );
+    expect(other[0]).toMatchObject({ cause: 'service_down', confidence: 'proven' });
+    expect(other[0]?.held).toBeUndefined();
+  });
+
+  it('never links a dependency’s cause held by an unread check', () => {
+    const read = [f('host.services.unit_down', 'postgresql')];
+    expect(brief(diagnose(packs, read, ctx({ alerts: ['AppDown'] })))[0]).toBe(
+      'linked service_down(postgresql) host',
+    );
+    const held = diagnose(
+      packs,
+      [...read, f('web.up.unreadable', 'postgresql', false)],
+      ctx({ alerts: ['AppDown'] }),
+    );
+    expect(held.some((h) => h.confidence === 'linked')).toBe(false);
+  });
+
+  it('proves a cause with `requires` only when every required finding is present', () => {
+    const deploy = pack('change', [
+      cause({
+        id: 'bad_deploy',
+        title: 'a deploy broke {service}',
+        proves: ['change.errors.names_change'],
+        supports: ['change.recent.touches_service'],
+        requires: ['change.recent.touches_service'],
+        refutes: ['change.recent.no_commit_here'],
+      }),
+    ]);
+    const run = (ids: string[]) =>
+      diagnose(
+        [deploy],
+        ids.map((id) => f(id, 'app')),
+        ctx({ service: 'app', matched: ['change'] }),
+      )[0];
+    // Timing alone (a commit touched the service) is suspected, never proven.
+    expect(run(['change.recent.touches_service'])?.confidence).toBe('suspected');
+    // The error names what changed but the commit did not touch this service: held.
+    expect(run(['change.errors.names_change'])).toMatchObject({
+      confidence: 'suspected',
+      held: ['change.recent.touches_service was not found, and proof needs it'],
+    });
+    expect(run(['change.errors.names_change', 'change.recent.touches_service'])).toMatchObject({
+      confidence: 'proven',
+      title: 'a deploy broke app',
+    });
+  });
+
+  it('never shows a title with an unfilled placeholder', () => {
+    const hs = diagnose(packs, [f('host.disk.full', 'nginx')], ctx());
+    expect(hs[0]).toMatchObject({ cause: 'disk_full', title: 'disk full' });
+  });
 });

@@ -9,6 +9,11 @@
 //     out (they do not explain this episode).
 //   - `recurrence_of`: the latest closed episode of the same cause and service in the last 7
 //     days; `linked_episode`: the dependency's open episode.
+//   - Proof needs mechanism, and an unread check never lets a cause through: a cause with a
+//     proving finding is held at `suspected` (with `held` saying why) when a check that
+//     could refute it on that service could not be read, or a finding it `requires` is
+//     absent (a change is only proven when it reaches the failing service and the failure
+//     names what it changed, never by timing alone).
 // Whether to abstain is the decision table's job, not this file's.
 import type { Pack, PackCause } from '../packs/index.js';
 import { confidenceOf, confidenceRank, isLinked } from './confidence.js';
@@ -72,13 +77,35 @@ export function causeDefinitions(packs: readonly Pack[]): Map<string, Definition
   return out;
 }
 
+/** `host.services.unit_down` → `host.services`. */
+const checkOf = (finding: string): string => finding.slice(0, finding.lastIndexOf('.'));
+
+/** What the findings read on one service: the finding ids present, the checks unread. */
+interface Reading {
+  readonly present: ReadonlySet<string>;
+  readonly unread: ReadonlySet<string>;
+}
+
+/** Why a proving finding is not enough here; empty: nothing holds it back. */
+function holds(defs: readonly Definition[], reading: Reading): string[] {
+  const refutingChecks = new Set(defs.flatMap((d) => d.cause.refutes.map(checkOf)));
+  const unread = [...refutingChecks]
+    .filter((c) => reading.unread.has(c))
+    .map((c) => `${c} could not be read, and it could rule this out`);
+  const required = [...new Set(defs.flatMap((d) => d.cause.requires ?? []))]
+    .filter((f) => !reading.present.has(f))
+    .map((f) => `${f} was not found, and proof needs it`);
+  return [...unread, ...required];
+}
+
 function judge(
   id: string,
   defs: readonly Definition[],
   service: string,
-  present: ReadonlySet<string>,
+  reading: Reading,
   ctx: DiagnoseContext,
 ): { hypothesis: Omit<Hypothesis, 'confidence'>; confidence: Exclude<Confidence, 'linked'> } {
+  const present = reading.present;
   const pick = (list: 'proves' | 'supports' | 'refutes'): string[] => [
     ...new Set(defs.flatMap((d) => d.cause[list].filter((f) => present.has(f)))),
   ];
@@ -89,23 +116,27 @@ function judge(
     (d.cause.fixes.length > 0 ? 2 : 0) + (d.cause.proves.some((f) => present.has(f)) ? 1 : 0);
   const chosen = defs.reduce((best, d) => (score(d) > score(best) ? d : best));
   const vars = ctx.variables?.(service) ?? {};
-  const title = fillText(chosen.cause.title, lookupIn({ service }, vars)).value;
+  const title = fillText(chosen.cause.title, lookupIn({ service }, vars));
+  const byEvidence = confidenceOf({
+    proving: proving.length,
+    supporting: supporting.length,
+    refuting: refuting.length,
+  });
+  const held = byEvidence === 'proven' ? holds(defs, reading) : [];
   return {
     hypothesis: {
       cause: id,
-      title,
+      // A title that still names a placeholder never reaches a person: the cause's id does.
+      title: title.missing.length === 0 ? title.value : id.replace(/_/g, ' '),
       service,
       pack: chosen.pack,
       proving,
       supporting,
       refuting,
       fixes: [...chosen.cause.fixes],
+      ...(held.length > 0 && { held }),
     },
-    confidence: confidenceOf({
-      proving: proving.length,
-      supporting: supporting.length,
-      refuting: refuting.length,
-    }),
+    confidence: held.length > 0 ? 'suspected' : byEvidence,
   };
 }
 
@@ -125,8 +156,12 @@ export function diagnose(
   ctx: DiagnoseContext,
 ): Hypothesis[] {
   const defs = causeDefinitions(packs);
-  const presentOn = (service: string): Set<string> =>
-    new Set(findings.filter((f) => f.readable && f.service === service).map((f) => f.id));
+  const presentOn = (service: string): Reading => ({
+    present: new Set(findings.filter((f) => f.readable && f.service === service).map((f) => f.id)),
+    unread: new Set(
+      findings.filter((f) => !f.readable && f.service === service).map((f) => f.check),
+    ),
+  });
   const judged: Judged[] = [];
   let order = 0;
 

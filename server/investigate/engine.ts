@@ -121,7 +121,7 @@ export interface VariableInput {
  * The variables templates may name: `service`, `host` (its first host), `alertname`,
  * `label.<name>`, `episode_id`, `now` and `hour_ago` (ISO-8601), and `dependencies` (the
  * services it depends on as a PromQL regular expression, `app|postgresql`; no value when
- * it depends on none).
+ * it depends on none, and then `no_dependencies` is true if the estate knows the service).
  */
 export function variablesFor(v: VariableInput): Record<string, unknown> {
   const known = v.estate.services.find((s) => s.name === v.service);
@@ -137,6 +137,9 @@ export function variablesFor(v: VariableInput): Record<string, unknown> {
   const alertname = v.alerts[0] ?? v.labels['alertname'];
   if (alertname !== undefined) out['alertname'] = alertname;
   if (deps.length > 0) out['dependencies'] = deps.map(promRegexLiteral).join('|');
+  // Known to depend on nothing: its dependency checks have nothing to read. Unknown to the
+  // estate (discovery has not run): they stay unreadable, and nothing they refute is proven.
+  else if (known !== undefined) out['no_dependencies'] = true;
   for (const [k, value] of Object.entries(v.labels)) out[`label.${k}`] = value;
   return out;
 }

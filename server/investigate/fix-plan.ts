@@ -6,7 +6,8 @@ import { canonicalJson } from '../shared/canonical-json.js';
 import { planMissing, subjectOf, type ActionPlan, type TemplateValue } from '../act/index.js';
 import type { Pack } from '../packs/pack.types.js';
 import type { FixPermission } from '../policy/index.js';
-import type { FixChoice, Hypothesis } from './types.js';
+import { fillText, lookupIn } from '../packs/index.js';
+import type { FixChoice, Finding, Hypothesis } from './types.js';
 import { decisive } from './confidence.js';
 
 export interface FixPlan extends ActionPlan {
@@ -25,6 +26,23 @@ export interface PlanSource {
   };
   /** per service: `<check id>.<value name>` → value */
   readonly values?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  /** what was read, for the fix's `fits` */
+  readonly findings?: readonly Finding[];
+}
+
+/** Why the fix would not help: the first finding of its `fits` not read on the service. */
+function unfitOf(
+  fix: { readonly fits?: readonly string[] },
+  service: string,
+  findings: readonly Finding[],
+): string | null {
+  const seen = new Set(
+    findings.filter((f) => f.readable && f.service === service).map((f) => f.id),
+  );
+  const absent = (fix.fits ?? []).filter((f) => !seen.has(f));
+  return absent.length === 0
+    ? null
+    : `it needs ${absent.join(', ')}, which the checks did not find`;
 }
 
 export interface PlanDeps {
@@ -45,6 +63,12 @@ function templateValues(...records: readonly Readonly<Record<string, unknown>>[]
   for (const r of records)
     for (const [k, v] of Object.entries(r)) if (isTemplateValue(v)) out[k] = v;
   return out;
+}
+
+/** The fix with its title filled (what people read); null when a placeholder has no value. */
+function titled(fix: Pack['fixes'][number], vars: Readonly<Record<string, TemplateValue>>) {
+  const title = fillText(fix.title, lookupIn(vars));
+  return title.missing.length === 0 ? { ...fix, title: title.value } : null;
 }
 
 export function createFixPlanner(deps: PlanDeps) {
@@ -74,24 +98,31 @@ export function createFixPlanner(deps: PlanDeps) {
       );
       const permission = deps.permission(lead.service, fix);
       const connector = first?.connector ?? null;
+      // A title still naming a placeholder is never shown to a person: not runnable.
+      const filled = titled(fix, vars);
       const runnable =
-        connector !== null && planMissing({ fix, vars }).length === 0 && first?.runnable !== false;
+        connector !== null &&
+        planMissing({ fix, vars }).length === 0 &&
+        first?.runnable !== false &&
+        filled !== null;
       const choice: FixChoice = {
         pack: lead.pack,
         id: fix.id,
-        title: fix.title,
+        title: filled?.title ?? fix.id.replace(/_/g, ' '),
         risk: fix.risk,
         kind: fix.kind,
         allowed: permission.allowed,
         safe: permission.safe,
         runnable,
+        unfit: unfitOf(fix, lead.service, source.findings ?? []),
       };
-      if (!runnable || connector === null) return { choice, plan: null };
+      if (!runnable || connector === null || filled === null || choice.unfit !== null)
+        return { choice, plan: null };
       const action: ActionPlan = {
         episode_id: episodeId,
         service: lead.service,
         pack: lead.pack,
-        fix,
+        fix: filled,
         connector,
         vars,
       };
@@ -108,9 +139,10 @@ export function createFixPlanner(deps: PlanDeps) {
     /** The plan an approved request runs, or null when its pack no longer makes that call. */
     fromSubject(subject: Readonly<Record<string, unknown>>, requestId: string): FixPlan | null {
       const text = (k: string): string => (typeof subject[k] === 'string' ? subject[k] : '');
-      const fix = fixOf(text('pack'), text('fix'));
-      if (fix === null) return null;
+      const raw = fixOf(text('pack'), text('fix'));
       const vars = templateValues((subject['vars'] ?? {}) as Record<string, unknown>);
+      const fix = raw === null ? null : titled(raw, vars);
+      if (fix === null) return null;
       const action: ActionPlan = {
         episode_id: text('episode_id'),
         service: text('service'),

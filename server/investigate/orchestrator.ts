@@ -86,6 +86,8 @@ export interface OrchestratorDeps {
   readonly changeWindow: (service: string) => { name: string; until: string } | null;
   readonly approvalRoute: () => boolean;
   readonly decide: (input: DecideInput) => DecideOutput;
+  /** what a person can do so the checks can read (run discovery); null: nothing */
+  readonly hint?: (service: string) => string | null;
   readonly approvals: {
     open(input: OpenApproval): Promise<ApprovalRequest>;
     /** end a pending request of the service's own (its episode closed) */
@@ -277,6 +279,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
       fix: fix?.choice ?? null,
       changeWindow: deps.changeWindow(service),
       approvalRoute: deps.approvalRoute(),
+      hint: deps.hint?.(service) ?? null,
     });
     const rel = deps.relate?.(id, service, diagnosis.hypotheses) ?? null;
     // same_cause: another episode acts on this cause; related: joined rather than abstained.

@@ -8,7 +8,7 @@
 // (connector, operation and arguments) asked for several services is made once.
 import type { Finding } from './types.js';
 import type { PlannedCheck } from './plan.js';
-import { ruleHolds, valuesOfRule } from './conditions.js';
+import { ruleHolds, thanReference, valuesOfRule, type OtherValues } from './conditions.js';
 import { evaluateValues } from './paths.js';
 import { fillArgs, fillText, lookupIn } from '../packs/index.js';
 
@@ -85,26 +85,48 @@ export function findingsOf(
   values: Readonly<Record<string, unknown>>,
   variables: Readonly<Record<string, unknown>>,
   at: string,
+  others?: OtherValues,
 ): Finding[] {
   const qualified: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(values)) qualified[`${p.check.id}.${k}`] = v;
   const lookup = lookupIn(qualified, variables);
   const excerpt = excerptOf(answer);
   return p.check.findings
-    .filter((rule) => ruleHolds(rule, values))
+    .filter((rule) => ruleHolds(rule, values, others))
     .map((rule) => ({
       id: `${p.check.id}.${rule.id}`,
       check: p.check.id,
       connector: p.connector ?? '',
       call,
       service: p.service,
-      says: fillText(rule.says, lookup).value,
+      says: saysOf(rule.says, lookup),
       values: valuesOfRule(rule, values),
       excerpt,
       at,
       readable: true,
     }));
 }
+
+/** A finding's text with nothing left unfilled: a name with no value reads "unknown". */
+function saysOf(template: string, lookup: ReturnType<typeof lookupIn>): string {
+  const filled = fillText(template, lookup);
+  return filled.missing.reduce(
+    (text, name) => text.split(`{${name}}`).join('unknown'),
+    filled.value,
+  );
+}
+
+/** The names a check waits for: those its arguments and its `mentions` conditions name. */
+function namesWaitedFor(p: PlannedCheck, missing: readonly string[]): string[] {
+  const refs = p.check.findings.flatMap((r) => r.when.map(thanReference));
+  return [...missing, ...refs.filter((r): r is string => r !== null)];
+}
+
+/**
+ * A check of the dependencies on a service known to have none has nothing to read: no
+ * finding, not an unreadable one (an unknown estate is unreadable: run discovery).
+ */
+const NOTHING_TO_READ = 'no_dependencies';
 
 interface Pending {
   readonly index: number;
@@ -146,18 +168,25 @@ export async function runChecks(
       const { p } = item;
       const vars = deps.variables(p.service);
       const filled = fillArgs(p.check.call.args, lookupIn(valuesOf(p.service), vars));
-      if (filled.missing.length === 0) {
-        ready.push({ item, args: filled.value });
-        continue;
-      }
       // A name another pending check of this service will read: wait for it.
-      const later = filled.missing.some((name) =>
+      const later = namesWaitedFor(p, filled.missing).some((name) =>
         pending.some(
           (o) => o !== item && o.p.service === p.service && name.startsWith(`${o.p.check.id}.`),
         ),
       );
-      if (later) waiting.push(item);
-      else {
+      if (later) {
+        waiting.push(item);
+        continue;
+      }
+      if (filled.missing.length === 0) {
+        ready.push({ item, args: filled.value });
+        continue;
+      }
+      if (vars[NOTHING_TO_READ] === true && filled.missing.every((m) => m === 'dependencies')) {
+        byIndex[item.index] = [];
+        continue;
+      }
+      {
         byIndex[item.index] = [
           unreadable(
             p,
@@ -204,7 +233,15 @@ export async function runChecks(
           const key = `${p.check.id}.${name}`;
           if (own[key] === undefined || own[key] === null) own[key] = v;
         }
-        byIndex[item.index] = findingsOf(p, call, answer, read, vars, deps.now());
+        byIndex[item.index] = findingsOf(
+          p,
+          call,
+          answer,
+          read,
+          vars,
+          deps.now(),
+          (name) => own[name],
+        );
       }),
     );
     pending = waiting;

@@ -43,6 +43,11 @@ export interface Hypothesis {
   readonly fixes: readonly string[];
   /** for `linked`: the dependency's episode, when one is open */
   readonly linked_episode?: string | null;
+  /**
+   * Why a cause with a proving finding is held at `suspected`: a check that could have ruled
+   * it out could not be read, or a finding its mechanism requires is missing. Absent: not held.
+   */
+  readonly held?: readonly string[];
   /** the closed episode of the same cause and service this repeats (last 7 days) */
   readonly recurrence_of?: string | null;
 }
@@ -60,6 +65,11 @@ export interface FixChoice {
   readonly safe: boolean;
   /** the templates filled in: runnable now */
   readonly runnable: boolean;
+  /**
+   * Why the fix would not change what explains the symptom (a finding its `fits` names is
+   * absent); null when it fits. An unfit fix is never offered: a person is asked.
+   */
+  readonly unfit?: string | null;
 }
 
 export interface DecideInput {
@@ -76,6 +86,11 @@ export interface DecideInput {
   readonly changeWindow: { readonly name: string; readonly until: string } | null;
   /** someone can be asked: a signed-in approver exists or an escalation channel works */
   readonly approvalRoute: boolean;
+  /**
+   * What a person can do so that the checks can read: "run discovery" when the estate does
+   * not know the service yet. Added to an abstention's why.
+   */
+  readonly hint?: string | null;
 }
 
 export type Decision =

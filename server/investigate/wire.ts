@@ -171,6 +171,10 @@ export function createInvestigation(deps: InvestigationDeps) {
     changeWindow: (service) => changeWindowNow(deps.policy(), service, clock.nowIso()),
     approvalRoute: deps.approvalRoute,
     decide,
+    hint: (service) =>
+      deps.estate().services.some((s) => s.name === service)
+        ? null
+        : `the estate does not know ${service} yet, so checks that need its hosts could not read: run discovery (Estate, or POST /v1/discover)`,
     approvals: {
       open: (input) => deps.approvals.open(input),
       withdraw: (id, reason) =>

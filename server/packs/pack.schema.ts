@@ -55,6 +55,7 @@ const ConditionOp = Type.Union([
   Type.Literal('in'),
   Type.Literal('not_in'),
   Type.Literal('matches'),
+  Type.Literal('mentions'),
   Type.Literal('present'),
   Type.Literal('absent'),
 ]);
@@ -101,6 +102,7 @@ const PackCause = Type.Object(
     proves: Type.Array(Text),
     supports: Type.Array(Text),
     refutes: Type.Array(Text),
+    requires: Type.Optional(Type.Array(Text)),
     downstream: Type.Optional(Type.Object({ alerts: Type.Array(Glob) }, Closed)),
     fixes: Type.Array(Text),
   },
@@ -124,6 +126,7 @@ const PackFix = Type.Object(
     risk: Risk,
     connector: ConnectorKindName,
     kind: Type.Union([Type.Literal('fix'), Type.Literal('restore')]),
+    fits: Type.Optional(Type.Array(Text)),
     dry_run: Nullable(PackCall),
     action: PackCall,
     verify: PackVerify,
@@ -307,6 +310,10 @@ function semanticProblems(pack: Pack): PackProblem[] {
         }
       });
     }
+    (fix.fits ?? []).forEach((ref, i) => {
+      if (!findings.has(ref))
+        out.push(problem(['fixes', f, 'fits', i], `names no finding rule of this pack: ${ref}`));
+    });
   });
 
   const causeIds = new Set<string>();
@@ -314,8 +321,8 @@ function semanticProblems(pack: Pack): PackProblem[] {
     if (causeIds.has(cause.id))
       out.push(problem(['causes', c, 'id'], `repeats cause id ${cause.id}`));
     causeIds.add(cause.id);
-    for (const list of ['proves', 'supports', 'refutes'] as const) {
-      cause[list].forEach((ref, i) => {
+    for (const list of ['proves', 'supports', 'refutes', 'requires'] as const) {
+      (cause[list] ?? []).forEach((ref, i) => {
         if (!findings.has(ref)) {
           out.push(
             problem(
@@ -358,6 +365,13 @@ function conditionProblems(
     case 'lt':
     case 'le':
       if (typeof than !== 'number') out.push(problem(field, `must be a number for ${cond.op}`));
+      break;
+    case 'mentions':
+      if (
+        !Array.isArray(than) &&
+        !(typeof than === 'string' && /^\{[A-Za-z0-9_.:-]+\}$/.test(than))
+      )
+        out.push(problem(field, 'must be a list of words or one {check.value} placeholder'));
       break;
     case 'matches':
       if (typeof than !== 'string') out.push(problem(field, 'must be a regular expression'));

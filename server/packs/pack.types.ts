@@ -50,6 +50,7 @@ export type ConditionOp =
   | 'in'
   | 'not_in'
   | 'matches' // a regular expression (JavaScript syntax, no flags)
+  | 'mentions' // the text names one of `than`'s words (a list, or `{check.value}` read for the service)
   | 'present'
   | 'absent';
 
@@ -57,7 +58,11 @@ export interface PackCondition {
   /** a value name of this check */
   readonly value: string;
   readonly op: ConditionOp;
-  /** number, string, or list for in/not_in; not for present/absent */
+  /**
+   * number, string, or list for in/not_in; not for present/absent. For `mentions`, a list of
+   * words or one placeholder naming a value another check read for the same service
+   * (`{change.diff.added}`); that check is read first.
+   */
   readonly than?: string | number | boolean | readonly (string | number)[];
 }
 
@@ -97,6 +102,12 @@ export interface PackCause {
   readonly supports: readonly string[];
   readonly refutes: readonly string[];
   /**
+   * Findings that must all be present, besides a proving one, for `proven`: the mechanism
+   * (a change reaches the failing service AND its error names what changed), where one
+   * finding alone would be a coincidence. Without them the cause stays `suspected`.
+   */
+  readonly requires?: readonly string[];
+  /**
    * The alerts this cause produces in services that depend on its service: when the cause is
    * proven on a dependency and the episode's alerts match one of these, it is `linked`.
    */
@@ -123,6 +134,12 @@ export interface PackFix {
   readonly connector: ConnectorKindName;
   /** `restore` for a fix that rolls back a change (decision restore), else `fix` */
   readonly kind: 'fix' | 'restore';
+  /**
+   * Findings that show this fix would change what explains the symptom (the cache holds the
+   * space a clear would free); when one is absent the fix is not offered and a person is
+   * asked, with why.
+   */
+  readonly fits?: readonly string[];
   /** the gate's dry run (`dry_run` op), or null where the connector has none */
   readonly dry_run: PackCall | null;
   readonly action: PackCall;
