@@ -97,7 +97,7 @@ export function toolConnectors(t: Tools): Record<string, unknown> {
         service: 'postgresql',
       },
     },
-    deploys: { kind: 'git', settings: { path: t.deployRepo } },
+    deploys: { kind: 'git', settings: { path: t.deployRepo, service: 'app' } },
   };
 }
 

@@ -153,6 +153,22 @@ export async function runChecks(
     return p;
   };
 
+  // Checks of a service answered (`read`), or with nothing to read (`skipped`): a check that
+  // needs a value one of them did not have has nothing to read either (no commit touched the
+  // service, so there is no diff to show); one that needs an unreadable check's value is
+  // unreadable itself.
+  const answered = new Set<string>();
+  const skipped = new Set<string>();
+  const key = (service: string, name: string) =>
+    `${service}\u0000${name.slice(0, name.lastIndexOf('.'))}`;
+  const nothingFrom = (service: string, names: readonly string[]) =>
+    names.length > 0 &&
+    names.every((n) => answered.has(key(service, n)) || skipped.has(key(service, n)));
+  const skip = (item: Pending) => {
+    byIndex[item.index] = [];
+    skipped.add(`${item.p.service}\u0000${item.p.check.id}`);
+  };
+
   let pending: Pending[] = [];
   planned.forEach((p, index) => {
     if (p.connector === null || p.problem !== null) {
@@ -178,12 +194,20 @@ export async function runChecks(
         waiting.push(item);
         continue;
       }
+      const refs = namesWaitedFor(p, []);
+      if (refs.some((n) => skipped.has(key(p.service, n)))) {
+        skip(item);
+        continue;
+      }
       if (filled.missing.length === 0) {
         ready.push({ item, args: filled.value });
         continue;
       }
-      if (vars[NOTHING_TO_READ] === true && filled.missing.every((m) => m === 'dependencies')) {
-        byIndex[item.index] = [];
+      if (
+        (vars[NOTHING_TO_READ] === true && filled.missing.every((m) => m === 'dependencies')) ||
+        nothingFrom(p.service, filled.missing)
+      ) {
+        skip(item);
         continue;
       }
       {
@@ -197,7 +221,8 @@ export async function runChecks(
         ];
       }
     }
-    if (ready.length === 0) {
+    // No check answered, skipped or failed this round: what waits can never be filled.
+    if (ready.length === 0 && waiting.length === pending.length) {
       for (const item of waiting) {
         byIndex[item.index] = [
           unreadable(
@@ -226,6 +251,7 @@ export async function runChecks(
           ];
           return;
         }
+        answered.add(`${p.service}\u0000${p.check.id}`);
         const vars = deps.variables(p.service);
         const own = valuesOf(p.service);
         const read = evaluateValues(answer, p.check.values, lookupIn(own, vars));

@@ -28,6 +28,13 @@ export interface Change {
   readonly at: string;
   readonly subject: string;
   readonly files: readonly ChangedFile[];
+  /**
+   * The service whose files it changed (the `layout` setting, else the repository's
+   * `service` setting); null when no setting says. Packs read `[service={service}]`.
+   */
+  readonly service?: string | null;
+  /** every service whose files it changed */
+  readonly services?: readonly string[];
 }
 
 export interface CommitDetail {
@@ -38,6 +45,68 @@ export interface CommitDetail {
   readonly body: string;
   /** `git show --stat` text, e.g. " deploy/app.yaml | 2 +-\n 1 file changed, …" */
   readonly diffstat: string;
+  /**
+   * The words its added lines bring that its removed lines did not have (at most
+   * MAX_WORDS): the changed values an error can name (`shop_v2` for `"name": "shop_v2"`).
+   */
+  readonly added?: readonly string[];
+}
+
+/** Where a file belongs: `<path prefix>=<service>` entries, then the repository's service. */
+export interface Layout {
+  readonly prefixes: readonly { readonly prefix: string; readonly service: string }[];
+  readonly service: string | null;
+}
+
+/** Reads `layout` entries (`nginx/=nginx`); a malformed one is an error naming it. */
+export function parseLayout(entries: readonly string[], service: string | null): Layout {
+  const prefixes = entries.map((entry) => {
+    const at = entry.lastIndexOf('=');
+    const prefix = entry.slice(0, at).trim();
+    const name = entry.slice(at + 1).trim();
+    if (at <= 0 || name === '')
+      throw new Error(`layout entry ${JSON.stringify(entry)} is not <path prefix>=<service>`);
+    return { prefix, service: name };
+  });
+  return { prefixes, service };
+}
+
+/** The services a change's files belong to, longest prefix first; the repository's otherwise. */
+export function withServices(change: Change, layout: Layout): Change {
+  const services = new Set<string>();
+  for (const file of change.files) {
+    const hit = layout.prefixes
+      .filter((p) => file.path.startsWith(p.prefix) || (file.from ?? '').startsWith(p.prefix))
+      .sort((a, b) => b.prefix.length - a.prefix.length)[0];
+    const service = hit?.service ?? layout.service;
+    if (service !== null) services.add(service);
+  }
+  const list = [...services];
+  return { ...change, service: list[0] ?? null, services: list };
+}
+
+export const MAX_WORDS = 50;
+const WORD = /[A-Za-z0-9_.:@/-]{3,100}/g;
+
+/**
+ * The words of a `git show --unified=0` patch's changed lines that no removed line has: what a
+ * commit changed, as an error message would name it. A file the commit added brings no
+ * words (its every word would be "new", so an initial deploy would name everything); file
+ * headers (+++/---) are skipped.
+ */
+export function addedWords(patch: string): string[] {
+  const added = new Set<string>();
+  const removed = new Set<string>();
+  let newFile = false;
+  for (const line of patch.split('\n')) {
+    if (line.startsWith('diff --git ')) newFile = false;
+    if (line.startsWith('--- /dev/null')) newFile = true;
+    if (line.startsWith('+++') || line.startsWith('---')) continue;
+    const into = line.startsWith('+') ? added : line.startsWith('-') ? removed : null;
+    if (into === null || (newFile && into === added)) continue;
+    for (const w of line.slice(1).match(WORD) ?? []) into.add(w);
+  }
+  return [...added].filter((w) => !removed.has(w) && /[A-Za-z0-9]/.test(w)).slice(0, MAX_WORDS);
 }
 
 /** Separates commits in `git log` output; fields inside a commit are NUL-separated. */

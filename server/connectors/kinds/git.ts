@@ -15,10 +15,13 @@ import {
   checkPath,
   checkRef,
   clip,
+  addedWords,
+  parseLayout,
   parseLog,
   parseShow,
+  withServices,
 } from './git.parse.js';
-import { elapsedMs, readBoolean, readString } from './settings.js';
+import { elapsedMs, readBoolean, readString, readStringList } from './settings.js';
 
 /** Output above this many bytes is refused (git is killed). */
 export const MAX_OUTPUT_BYTES = 32 * 1024 * 1024;
@@ -91,6 +94,10 @@ function createGitClient(settings: ResolvedSettings): ConnectorClient {
   const branchSetting = readString(settings, 'branch');
   const branch = branchSetting === undefined ? 'HEAD' : checkRef(branchSetting);
   const fetchFirst = readBoolean(settings, 'fetch', false);
+  const layout = parseLayout(
+    readStringList(settings, 'layout'),
+    readString(settings, 'service') ?? null,
+  );
 
   /** Runs `git -C <path> <args>` and gives its stdout; fails with git's own complaint. */
   function git(args: readonly string[], what: string, signal: AbortSignal): Promise<string> {
@@ -188,7 +195,8 @@ function createGitClient(settings: ResolvedSettings): ConnectorClient {
     if (args['since'] !== undefined) log.push(sinceArg(args['since']));
     const paths = pathsArg(args['paths']);
     if (fetchFirst) await fetchNow(signal);
-    return parseLog(await git([...log, '--end-of-options', branch, '--', ...paths], what, signal));
+    const out = await git([...log, '--end-of-options', branch, '--', ...paths], what, signal);
+    return parseLog(out).map((c) => withServices(c, layout));
   }
 
   async function show(args: Readonly<Record<string, unknown>>, signal: AbortSignal) {
@@ -207,7 +215,12 @@ function createGitClient(settings: ResolvedSettings): ConnectorClient {
       what,
       signal,
     );
-    return parseShow(head, stat);
+    const patch = await git(
+      ['show', '--no-color', '--format=', '--unified=0', '--no-ext-diff', '--end-of-options', rev],
+      what,
+      signal,
+    );
+    return { ...parseShow(head, stat), added: addedWords(patch) };
   }
 
   async function health(signal: AbortSignal): Promise<HealthResult> {
@@ -288,6 +301,20 @@ export const gitKind: ConnectorKind = {
       required: false,
       description:
         'Branch or ref to read, e.g. main or origin/main (default: whatever HEAD is checked out).',
+    },
+    {
+      name: 'service',
+      type: 'string',
+      required: false,
+      description:
+        'The service this repository deploys, e.g. app: its commits are changes of that service (a deploy is proven only against the service its files belong to).',
+    },
+    {
+      name: 'layout',
+      type: 'string_list',
+      required: false,
+      description:
+        'Where files belong when the repository deploys several services: <path prefix>=<service> entries, e.g. nginx/=nginx (the longest prefix wins; others fall back to service).',
     },
     {
       name: 'fetch',
