@@ -127,6 +127,10 @@ describe('read-only checks', () => {
     expect(disk.filesystems.find((f) => f.mount === '/')).toMatchObject({
       size_kb: expect.any(Number) as number,
     });
+    // Each named cache that exists, with its share of its file system (a fix must fit).
+    expect(disk.caches).toEqual([
+      { name: 'tmp', kb: expect.any(Number) as number, pct: expect.any(Number) as number },
+    ]);
     const memory = parseMemory(gate('memory').stdout);
     expect(memory.total_kb).toBeGreaterThan(0);
     expect(memory.available_kb).toBeLessThanOrEqual(memory.total_kb);

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createFakeClock } from '../shared/clock.js';
 import { createEngine } from './engine.js';
+import { createFixPlanner } from './fix-plan.js';
 import { loadSourcePacks } from './fixtures/source-packs.js';
 import type { ConnectorLike, EstateLike } from './plan.js';
 
@@ -101,6 +102,7 @@ describe('the real packs against recorded answers from each lab fault', () => {
       'cpu-hog',
       'db-auth-refused',
       'db-down',
+      'disk-full-logs',
       'disk-full',
       'harmless-deploy-then-crash',
       'memory-pressure',
@@ -211,5 +213,35 @@ describe('the real packs against recorded answers from each lab fault', () => {
     expect(r.findings.find((f) => f.id === 'change.recent.touches_service')?.says).toContain(
       'shop: raise the pool size to 6',
     );
+  });
+
+  it('offers clearing the cache only when the cache holds the space (a fix must fit)', async () => {
+    const planFor = async (name: string) => {
+      const { engine } = engineFor(faults.find((f) => f.fault === name)?.answers ?? {});
+      const r = await engine.investigate({
+        episode_id: 'ep-3',
+        service: 'app',
+        alerts: ['LabDiskFull'],
+        labels: {},
+      });
+      const planner = createFixPlanner({
+        packs: () => packs,
+        variables: () => ({ service: 'app' }),
+        permission: () => ({ allowed: true, safe: true }),
+      });
+      return planner.plan('ep-3', 'app', r);
+    };
+    const full = await planFor('disk-full');
+    expect(full?.choice).toMatchObject({
+      id: 'clear_cache',
+      title: 'Clear the cache app-cache',
+      unfit: null,
+    });
+    expect(full?.plan).not.toBeNull();
+    const logs = await planFor('disk-full-logs');
+    expect(logs?.choice.unfit).toBe(
+      'it needs host.disk.cache_holds_space, which the checks did not find',
+    );
+    expect(logs?.plan).toBeNull();
   });
 });

@@ -90,8 +90,11 @@ describe('gate output', () => {
       '/dev/vda         264212084 25417428  80973484      24% /',
       'tmpfs                 1024     1024         0     100% /mnt/lab disk',
       'proc                     0        0         0        - /proc',
+      'cache app-cache 900 87',
+      'cache broken x 1',
     ].join('\n');
     expect(parseDisk(df)).toEqual({
+      caches: [{ name: 'app-cache', kb: 900, pct: 87 }],
       filesystems: [
         {
           mount: '/',

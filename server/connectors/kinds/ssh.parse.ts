@@ -181,11 +181,31 @@ export function parsePorts(text: string): { listening: Listening[]; established:
   return { listening, established };
 }
 
-/** `df -P -k`: pseudo file systems of size 0 are left out. */
-export function parseDisk(text: string): { filesystems: Filesystem[] } {
+/** A named cache of the gate config: its size and its share of its file system. */
+export interface CacheSize {
+  readonly name: string;
+  readonly kb: number;
+  readonly pct: number;
+}
+
+/**
+ * `df -P -k`, then the gate's `cache <name> <kb> <pct>` lines: pseudo file systems of size 0
+ * are left out.
+ */
+export function parseDisk(text: string): { filesystems: Filesystem[]; caches: CacheSize[] } {
   const filesystems: Filesystem[] = [];
+  const caches: CacheSize[] = [];
   for (const line of linesOf(text)) {
     const f = line.trim().split(/\s+/);
+    if (
+      f.length === 4 &&
+      f[0] === 'cache' &&
+      /^\d+$/.test(f[2] ?? '') &&
+      /^\d+$/.test(f[3] ?? '')
+    ) {
+      caches.push({ name: f[1] ?? '', kb: Number(f[2]), pct: Number(f[3]) });
+      continue;
+    }
     if (f.length < 6 || f[0] === 'Filesystem') continue;
     const [device, size, used, avail, pct] = f as [string, string, string, string, string];
     if (![size, used, avail].every((n) => /^\d+$/.test(n))) continue;
@@ -199,7 +219,7 @@ export function parseDisk(text: string): { filesystems: Filesystem[] } {
       used_pct: /^\d+%$/.test(pct) ? Number(pct.slice(0, -1)) : 0,
     });
   }
-  return { filesystems };
+  return { filesystems, caches };
 }
 
 /** /proc/meminfo. */
