@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PackCondition } from '../packs/index.js';
-import { conditionHolds, ruleHolds, valuesOfRule } from './conditions.js';
+import { conditionHolds, ruleHolds, thanReference, valuesOfRule } from './conditions.js';
 
 const c = (op: PackCondition['op'], than?: PackCondition['than']): PackCondition =>
   than === undefined ? { value: 'v', op } : { value: 'v', op, than };
@@ -63,5 +63,23 @@ describe('conditions', () => {
     expect(ruleHolds(rule, { ok: false, ms: 2011 })).toBe(false);
     expect(ruleHolds(rule, { ok: true })).toBe(false);
     expect(valuesOfRule(rule, { ok: true, ms: 2011, other: 1 })).toEqual({ ok: true, ms: 2011 });
+  });
+
+  it('mentions: the text names one of the words (3 characters or more), listed or read', () => {
+    const lines = ['09:58 database: database "shop_v2" does not exist', '09:59 GET / 500'];
+    expect(conditionHolds(c('mentions', ['shop_v2']), lines)).toBe(true);
+    expect(conditionHolds(c('mentions', ['pool_max_6', 'x']), lines)).toBe(false);
+    // Words shorter than 3 characters never count (a "6" is in every log).
+    expect(conditionHolds(c('mentions', ['50', 'GE']), lines)).toBe(false);
+    // `{check.value}`: what another check read for the same service.
+    const read = { 'change.diff.added': ['shop_v2'] };
+    const ref = c('mentions', '{change.diff.added}');
+    expect(thanReference(ref)).toBe('change.diff.added');
+    expect(conditionHolds(ref, lines, (n) => read[n as keyof typeof read])).toBe(true);
+    // Nothing read to compare with: false, never a match on nothing.
+    expect(conditionHolds(ref, lines, () => undefined)).toBe(false);
+    expect(conditionHolds(ref, lines)).toBe(false);
+    expect(conditionHolds(c('mentions', []), lines)).toBe(false);
+    expect(conditionHolds(ref, null, () => ['shop_v2'])).toBe(false);
   });
 });

@@ -131,6 +131,96 @@ describe('running checks', () => {
     ]);
   });
 
+  it('gives no finding for a check with nothing to read (its source read no such value)', async () => {
+    const calls: string[] = [];
+    const call: CallFn = (_c, op) => {
+      calls.push(op);
+      return Promise.resolve({ by_role: [] });
+    };
+    const r = await runChecks([planned(journal, 'db', 'ssh-db'), planned(role, 'db', 'pg')], {
+      call,
+      now,
+      variables: vars,
+    });
+    // No role holds connections, so there is no role's log to read: not an unreadable check.
+    expect(calls).toEqual(['connections']);
+    expect(r.findings).toEqual([]);
+  });
+
+  it('reads the check a `mentions` condition names first, and compares with its values', async () => {
+    const added: PackCheck = {
+      id: 'change.diff',
+      title: 'diff',
+      connector: 'git',
+      call: { op: 'show' },
+      values: { added: { path: 'added' } },
+      findings: [],
+    };
+    const errors: PackCheck = {
+      id: 'change.errors',
+      title: 'log',
+      connector: 'ssh',
+      call: { op: 'journal', args: { unit: '{service}', lines: 5 } },
+      values: { lines: { path: 'lines' } },
+      findings: [
+        {
+          id: 'names_change',
+          when: [{ value: 'lines', op: 'mentions', than: '{change.diff.added}' }],
+          says: 'the log names {change.diff.added}',
+        },
+      ],
+    };
+    const order: string[] = [];
+    const call: CallFn = (_c, op) => {
+      order.push(op);
+      return Promise.resolve(
+        op === 'show' ? { added: ['shop_v2'] } : { lines: ['database "shop_v2" does not exist'] },
+      );
+    };
+    const r = await runChecks([planned(errors, 'app', 'ssh-app'), planned(added, 'app', 'git')], {
+      call,
+      now,
+      variables: vars,
+    });
+    expect(order).toEqual(['show', 'journal']);
+    expect(r.findings.map((f) => f.id)).toEqual(['change.errors.names_change']);
+    // The diff check unreadable: the log check has nothing to compare with, so no finding.
+    const none: CallFn = (_c, op) => Promise.resolve(op === 'show' ? {} : { lines: ['x'] });
+    const empty = await runChecks(
+      [
+        planned(errors, 'app', 'ssh-app'),
+        planned({ ...added, call: { op: 'show', args: { commit: '{x.y.z}' } } }, 'app', 'git'),
+      ],
+      { call: none, now, variables: vars },
+    );
+    expect(empty.findings.map((f) => f.id)).toEqual(['change.diff.unreadable']);
+  });
+
+  it('reads nothing of the dependencies of a service known to have none', async () => {
+    const upstream: PackCheck = {
+      id: 'change.upstream',
+      title: 'deps',
+      connector: 'prometheus',
+      call: { op: 'query', args: { query: 'up{service=~"{dependencies}"}' } },
+      values: { v: { path: '[0].value' } },
+      findings: [],
+    };
+    const call: CallFn = () => Promise.reject(new Error('not called'));
+    const known = await runChecks([planned(upstream, 'db', 'prom')], {
+      call,
+      now,
+      variables: (s) => ({ service: s, no_dependencies: true }),
+    });
+    expect(known.findings).toEqual([]);
+    // Unknown to the estate: its dependencies are unknown, so the check is unreadable.
+    const unknown = await runChecks([planned(upstream, 'db', 'prom')], {
+      call,
+      now,
+      variables: vars,
+    });
+    expect(unknown.findings.map((f) => f.says)).toEqual(['not run: no value for {dependencies}']);
+  });
+
   it('makes the same call once for several services', async () => {
     let n = 0;
     const call: CallFn = () => {

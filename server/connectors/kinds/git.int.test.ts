@@ -113,6 +113,8 @@ describe('git kind against a real repository', () => {
       at: new Date(recent).toISOString().replace(/\.\d+Z$/, '.000Z'),
       subject: 'Roll out app v3',
       files: [{ path: 'deploy/app.yaml', status: 'modified' }],
+      service: null,
+      services: [],
     });
     expect(changes[1]?.files).toEqual([
       { path: 'docs/README.md', status: 'renamed', from: 'README.md' },
@@ -200,6 +202,12 @@ describe('git kind against a real repository', () => {
     expect(() => gitKind.create({ path: repo, fetch: 'yes' })).toThrow(/true or false/);
   });
 
+  it('names the service a change belongs to from the service and layout settings', async () => {
+    const client = gitKind.create({ path: repo, service: 'web', layout: ['deploy/=app'] });
+    const changes = (await client.call('changes', {}, signal())) as Change[];
+    expect(changes.map((c) => c.service)).toEqual(['app', 'web', 'app', 'app']);
+  });
+
   it('shows one commit with its body and diffstat', async () => {
     const client = gitKind.create({ path: repo });
     const sha = commits[2] ?? '';
@@ -218,6 +226,8 @@ describe('git kind against a real repository', () => {
     expect(detail.diffstat).toContain('deploy/app.yaml');
     expect(detail.diffstat).toContain('deploy/file with space.yaml');
     expect(detail.diffstat).toMatch(/3 files changed, 2 insertions\(\+\), 2 deletions\(-\)$/);
+    // What it changed (app:v1 → app:v2), not the words of the file it added.
+    expect(detail.added).toEqual(['app:v2']);
     const err = (await client
       .call('show', { commit: 'deadbeef00' }, signal())
       .catch((e: unknown) => e)) as Error;

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { ageText, checkPath, checkRef, parseLog, parseShow } from './git.parse.js';
+import {
+  addedWords,
+  ageText,
+  checkPath,
+  checkRef,
+  parseLayout,
+  parseLog,
+  parseShow,
+  withServices,
+} from './git.parse.js';
 
 const A = 'a'.repeat(40);
 const B = 'b'.repeat(40);
@@ -58,5 +67,59 @@ describe('git output', () => {
     expect(ageText(2 * 3_600_000)).toBe('2 h');
     expect(ageText(5 * 86_400_000)).toBe('5 d');
     expect(ageText(-1)).toBe('0 s');
+  });
+});
+
+describe('what a commit changed, and whose files', () => {
+  it('lists the words a change brought in that its removed lines did not have', () => {
+    const patch = [
+      'diff --git a/config.json b/config.json',
+      '--- a/config.json',
+      '+++ b/config.json',
+      '@@ -3 +3 @@',
+      '-    "name": "shop",',
+      '+    "name": "shop_v2",',
+      'diff --git a/new.conf b/new.conf',
+      'new file mode 100644',
+      '--- /dev/null',
+      '+++ b/new.conf',
+      '@@ -0,0 +1,2 @@',
+      '+listen 127.0.0.1:8080',
+      '+user www-data',
+    ].join('\n');
+    // A new file brings no words: an initial deploy would otherwise "name" everything.
+    expect(addedWords(patch)).toEqual(['shop_v2']);
+    expect(addedWords('')).toEqual([]);
+  });
+
+  it('knows whose files a commit changed: the longest layout prefix, else the repository', () => {
+    const change = {
+      commit: 'a'.repeat(40),
+      author: 'x',
+      at: '2026-03-02T10:00:00.000Z',
+      subject: 's',
+      files: [
+        { path: 'nginx/site.conf', status: 'modified' as const },
+        { path: 'nginx/tls/cert.pem', status: 'modified' as const },
+      ],
+    };
+    const layout = parseLayout(['nginx/=nginx', 'nginx/tls/=certs'], 'app');
+    expect(withServices(change, layout)).toMatchObject({
+      service: 'nginx',
+      services: ['nginx', 'certs'],
+    });
+    expect(
+      withServices(
+        { ...change, files: [{ path: 'README.md', status: 'modified' as const }] },
+        layout,
+      ),
+    ).toMatchObject({ service: 'app', services: ['app'] });
+    expect(withServices(change, parseLayout([], null))).toMatchObject({
+      service: null,
+      services: [],
+    });
+    expect(() => parseLayout(['nginx/'], null)).toThrow(
+      'layout entry "nginx/" is not <path prefix>=<service>',
+    );
   });
 });

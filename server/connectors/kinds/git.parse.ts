@@ -71,17 +71,23 @@ export function parseLayout(entries: readonly string[], service: string | null):
   return { prefixes, service };
 }
 
-/** The services a change's files belong to, longest prefix first; the repository's otherwise. */
+/**
+ * The services a change's files belong to: those a layout prefix names first (the longest
+ * prefix wins for a file), then the repository's own service for files no prefix names.
+ * `service` is the first of them.
+ */
 export function withServices(change: Change, layout: Layout): Change {
-  const services = new Set<string>();
+  const named = new Set<string>();
+  let unnamed = false;
   for (const file of change.files) {
     const hit = layout.prefixes
       .filter((p) => file.path.startsWith(p.prefix) || (file.from ?? '').startsWith(p.prefix))
       .sort((a, b) => b.prefix.length - a.prefix.length)[0];
-    const service = hit?.service ?? layout.service;
-    if (service !== null) services.add(service);
+    if (hit === undefined) unnamed = true;
+    else named.add(hit.service);
   }
-  const list = [...services];
+  if ((unnamed || change.files.length === 0) && layout.service !== null) named.add(layout.service);
+  const list = [...named];
   return { ...change, service: list[0] ?? null, services: list };
 }
 
