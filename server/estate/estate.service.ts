@@ -347,6 +347,12 @@ export function createEstateService(deps: Deps) {
       const done = run(job, chosen, actor);
       return { job_id: job.id, done };
     },
+    /** When discovery last read any connector (ISO-8601), or null: it never ran. */
+    lastDiscovered(): string | null {
+      return store
+        .connectors()
+        .reduce<string | null>((a, c) => (a === null || c.at > a ? c.at : a), null);
+    },
     /** GET /v1/jobs/<id>: 404 when unknown or forgotten. */
     job(id: string): JobView {
       const job = jobs.get(id);
