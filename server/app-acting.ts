@@ -32,7 +32,7 @@ import {
   modelUseProjection,
   placementCheck,
   type LocalModel,
-} from './models-use/index.js';
+} from './investigate/index.js';
 
 /** Roles that may approve an action (viewers cannot). */
 const APPROVERS = new Set(['responder', 'admin', 'owner']);

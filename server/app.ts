@@ -25,7 +25,7 @@ import {
   createEpisodesService,
   episodesRoutes,
 } from './episodes/index.js';
-import { createEstateService, estateRoutes } from './estate/index.js';
+import { createDiscoverySchedule, createEstateService, estateRoutes } from './estate/index.js';
 import { createIncidentsService, incidentsRoutes } from './incidents/index.js';
 import { createImpactService, impactRoutes } from './impact/index.js';
 import { createIntakeService, intakeRoutes } from './intake/index.js';
@@ -51,7 +51,7 @@ import {
 } from './access/index.js';
 import { createMailService, createMailStore, mailRoutes } from './mail/index.js';
 import { createNoiseControl, createPolicyService, policyRoutes } from './policy/index.js';
-import type { LocalModel } from './models-use/index.js';
+import type { LocalModel } from './investigate/index.js';
 import { createRuntime, type Runtime } from './runtime.js';
 import { searchRoutes } from './search/index.js';
 import type { Clock } from './shared/clock.js';
@@ -229,6 +229,14 @@ export async function buildApp(config: Config, options: AppOptions) {
     timeoutS: config.discoverTimeoutS,
     log,
   });
+  // Discovery by itself: after the first working connection, then hourly.
+  const discovery = createDiscoverySchedule({
+    discover: () => estate.discover({ name: 'system' }),
+    working: () => status.mode() === 'operating',
+    lastRun: () => estate.lastDiscovered(),
+    now: () => rt.clock.now(),
+    log,
+  });
   const doctor = createCoreDoctor(rt, status, undefined, () => connectors.list().connectors);
   const snapshots = createSnapshotsService({
     store: rt.snapshotsStore,
@@ -249,6 +257,7 @@ export async function buildApp(config: Config, options: AppOptions) {
     log,
   });
   snapshots.start();
+  discovery.start();
   doctor.register(snapshotsCheck(() => snapshots.freshness()));
   doctor.register(
     escalationCheck({
@@ -485,6 +494,7 @@ export async function buildApp(config: Config, options: AppOptions) {
       sessions.stop();
       await poller.stop();
       await snapshots.stop();
+      await discovery.stop();
       await app.close();
       await signIn.settled();
       await connectors.close();

@@ -3,10 +3,10 @@ import type { Logger } from 'pino';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { createLogger } from './logger.js';
-import type { LocalModel } from './models-use/index.js';
+import type { LocalModel } from './investigate/index.js';
 
 export { loadConfig, ConfigError, type Config, type ConfigOverrides } from './config.js';
-export { openLocalModel, type LocalModel } from './models-use/index.js';
+export { openLocalModel, type LocalModel } from './investigate/index.js';
 
 export interface RunningServer {
   readonly url: string;

@@ -227,7 +227,7 @@ describe('the real packs against recorded answers from each lab fault', () => {
       const planner = createFixPlanner({
         packs: () => packs,
         variables: () => ({ service: 'app' }),
-        permission: () => ({ allowed: true, safe: true }),
+        permission: () => ({ allowed: true, safe: true, why: 'allowed' }),
       });
       return planner.plan('ep-3', 'app', r);
     };

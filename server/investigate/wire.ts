@@ -20,7 +20,7 @@ import {
   noteOf,
   writeNote,
   type ModelUse,
-} from '../models-use/index.js';
+} from './models/index.js';
 import { createChangesReader } from './changes.js';
 import { closeFields } from './closing.js';
 import { decide } from './decide.js';

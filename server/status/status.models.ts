@@ -8,7 +8,7 @@ import {
   originOf,
   type ModelSystem,
   type ModelUseState,
-} from '../models-use/index.js';
+} from '../investigate/index.js';
 
 type Placement = 'local' | 'endpoint' | 'cassette' | 'missing';
 

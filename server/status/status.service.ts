@@ -3,7 +3,7 @@ import type { Fingerprint } from '../install/index.js';
 import type { LedgerStore } from '../ledger/index.js';
 import type { LicenceService } from '../licence/index.js';
 import { Mode } from '../shared/mode.js';
-import type { ModelUseState } from '../models-use/index.js';
+import type { ModelUseState } from '../investigate/index.js';
 import { modelsView } from './status.models.js';
 
 interface Deps {

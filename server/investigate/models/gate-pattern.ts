@@ -3,10 +3,10 @@
 // alone can join two different failures; System 1 compares what proved each. A "no" removes
 // the recurrence mark from the lead and never changes its confidence; an error keeps the mark,
 // with the gate recorded unverified.
-import type { InvestigationRow } from '../investigate/investigations.store.js';
-import type { Closing } from '../investigate/closing.js';
-import type { Diagnosis } from '../investigate/orchestrator.js';
-import type { Hypothesis } from '../investigate/types.js';
+import type { InvestigationRow } from '../investigations.store.js';
+import type { Closing } from '../closing.js';
+import type { Diagnosis } from '../orchestrator.js';
+import type { Hypothesis } from '../types.js';
 import { recordGate, type GateDeps } from './gate.js';
 import { errorKind } from './service.js';
 

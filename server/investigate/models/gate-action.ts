@@ -3,9 +3,9 @@
 // holds only stable facts (the cause, the service, the fix and the filled call it makes),
 // never readings. A "no" vetoes the action: nothing runs and the episode is handed over. An
 // error, a timeout or a spent ceiling lets the action go on, with the gate recorded unverified.
-import { fillCall } from '../act/index.js';
-import type { FixPlan } from '../investigate/fix-plan.js';
-import type { Diagnosis } from '../investigate/orchestrator.js';
+import { fillCall } from '../../act/index.js';
+import type { FixPlan } from '../fix-plan.js';
+import type { Diagnosis } from '../orchestrator.js';
 import { recordGate, type GateDeps } from './gate.js';
 import { errorKind } from './service.js';
 

@@ -2,8 +2,8 @@
 // names only (alerts, finding ids, cause titles, the catalogue): never a reading's values, so
 // nothing a connector returned leaves the host, and a replayed run asks exactly what the
 // recorded run asked.
-import type { JsonSchema } from '../../models/index.js';
-import type { Assessment, Candidate, InvestigatorContext } from '../investigate/readings.js';
+import type { JsonSchema } from '../../../models/index.js';
+import type { Assessment, Candidate, InvestigatorContext } from '../readings.js';
 
 export const WHY_MAX = 120;
 

@@ -2,10 +2,10 @@
 // the lead's recurrence mark and leaves its confidence, an error keeps the mark unverified, a
 // lead with no recurrence is not asked about, and the earlier episode's close is in the prompt.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ModelError } from '../../models/index.js';
-import { PROVEN } from '../investigate/fixtures/nginx-down.js';
-import type { Diagnosis } from '../investigate/orchestrator.js';
-import type { Hypothesis } from '../investigate/types.js';
+import { ModelError } from '../../../models/index.js';
+import { PROVEN } from '../fixtures/nginx-down.js';
+import type { Diagnosis } from '../orchestrator.js';
+import type { Hypothesis } from '../types.js';
 import { gatePattern } from './gate-pattern.js';
 import { fakeModels, openModelsBench, type ModelsBench } from './testing.js';
 

@@ -2,9 +2,9 @@
 // System 1's reason, a "yes" lets the action go on, an error lets it go on unverified, and the
 // prompt carries the fix and its filled call, never a reading.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ModelError } from '../../models/index.js';
-import type { FixPlan } from '../investigate/fix-plan.js';
-import { DIAGNOSIS, planOf } from '../investigate/fixtures/nginx-down.js';
+import { ModelError } from '../../../models/index.js';
+import type { FixPlan } from '../fix-plan.js';
+import { DIAGNOSIS, planOf } from '../fixtures/nginx-down.js';
 import { gateAction } from './gate-action.js';
 import { fakeModels, openModelsBench, type ModelsBench } from './testing.js';
 

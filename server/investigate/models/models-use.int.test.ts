@@ -10,25 +10,25 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../config.js';
-import { closeFields } from '../investigate/closing.js';
-import { createOrchestrator, type Diagnosis } from '../investigate/orchestrator.js';
-import type { FixChoice } from '../investigate/types.js';
-import { createLedgerReader, createLedgerListStore } from '../ledger/index.js';
-import { systemClock } from '../shared/clock.js';
+import { loadConfig } from '../../config.js';
+import { closeFields } from '../closing.js';
+import { createOrchestrator, type Diagnosis } from '../orchestrator.js';
+import type { FixChoice } from '../types.js';
+import { createLedgerReader, createLedgerListStore } from '../../ledger/index.js';
+import { systemClock } from '../../shared/clock.js';
 import {
   asAdmin,
   asIngest,
   buildTestServer,
   makeDataDir,
   testEnv,
-} from '../shared/testing/test-server.js';
-import { DIAGNOSIS, FIX, planOf } from '../investigate/fixtures/nginx-down.js';
+} from '../../shared/testing/test-server.js';
+import { DIAGNOSIS, FIX, planOf } from '../fixtures/nginx-down.js';
 import {
   openEpisode,
   openInvestigationBench,
   type InvestigationBench,
-} from '../investigate/fixtures/orchestrator-bench.js';
+} from '../fixtures/orchestrator-bench.js';
 import { hostHasGpu } from './doctor.js';
 import { gateEvidence } from './gate.js';
 import { gateAction } from './gate-action.js';

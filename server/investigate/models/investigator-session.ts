@@ -3,10 +3,10 @@
 // strategy does, and the ledger counts them: each call is a `model.called` event, each read a
 // `model.proposed` event, and the run ends with one `model.investigated` summary. The whole run
 // also stays within SVC_MODEL_TIMEOUT_S, so a slow model never stalls an episode.
-import type { Writer } from '../db/writer.js';
-import type { LedgerService, Projection } from '../ledger/index.js';
-import { ModelError, type JsonSchema } from '../../models/index.js';
-import type { InvestigatorContext, InvestigatorTools } from '../investigate/readings.js';
+import type { Writer } from '../../db/writer.js';
+import type { LedgerService, Projection } from '../../ledger/index.js';
+import { ModelError, type JsonSchema } from '../../../models/index.js';
+import type { InvestigatorContext, InvestigatorTools } from '../readings.js';
 import type { ModelUse } from './service.js';
 
 export const MODEL_PROPOSED = 'model.proposed';

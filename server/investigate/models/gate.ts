@@ -3,11 +3,11 @@
 // the lead to suspected, so nothing acts on it; an error leaves the diagnosis as it was and
 // records the gate unverified. The gate never raises a confidence. The other two gates
 // (gate-action.ts, gate-pattern.ts) record themselves the same way, through `recordGate`.
-import type { Writer } from '../db/writer.js';
-import type { LedgerService } from '../ledger/index.js';
-import type { Diagnosis } from '../investigate/orchestrator.js';
+import type { Writer } from '../../db/writer.js';
+import type { LedgerService } from '../../ledger/index.js';
+import type { Diagnosis } from '../orchestrator.js';
 import { DECISION_S1, errorKind, type ModelUse } from './service.js';
-import { saysOf } from '../investigate/closing.js';
+import { saysOf } from '../closing.js';
 
 const GATE_SCHEMA = {
   type: 'object',

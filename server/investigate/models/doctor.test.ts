@@ -4,12 +4,12 @@
 // model service (fake endpoint, real ledger); status shows the same tokens.
 import { rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { FetchLike } from '../../models/index.js';
+import type { FetchLike } from '../../../models/index.js';
 // eslint-disable-next-line no-restricted-imports -- a test fixture, not part of models/' surface
-import { completion } from '../../models/testing.js';
-import { loadConfig } from '../config.js';
-import { makeDataDir, testEnv } from '../shared/testing/test-server.js';
-import { modelsView } from '../status/status.models.js';
+import { completion } from '../../../models/testing.js';
+import { loadConfig } from '../../config.js';
+import { makeDataDir, testEnv } from '../../shared/testing/test-server.js';
+import { modelsView } from '../../status/status.models.js';
 import { answerCheck, placementCheck } from './doctor.js';
 import type { LocalModelView } from './local.js';
 import { createModelUse } from './service.js';

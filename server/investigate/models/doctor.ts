@@ -2,8 +2,8 @@
 // never on the CPU), and whether System 1 and the investigator answer a tiny call, are
 // deliberately unconfigured, or have spent today's token ceiling.
 import { existsSync } from 'node:fs';
-import type { CeilingState } from '../../models/index.js';
-import type { DoctorCheck } from '../doctor/index.js';
+import type { CeilingState } from '../../../models/index.js';
+import type { DoctorCheck } from '../../doctor/index.js';
 import type { ModelUse, ModelUseState } from './service.js';
 import type { ModelSystem } from './settings.js';
 

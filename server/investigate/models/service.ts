@@ -2,9 +2,9 @@
 // call a `model.called` ledger event with the episode's trace id, its token counts and time,
 // never the key and never the prompt (only its purpose). A call is bounded by the system's
 // timeout here as well as in the client, so a model never stalls an episode.
-import type { Writer } from '../db/writer.js';
-import type { LedgerService, Projection } from '../ledger/index.js';
-import { createModelClient, ModelError } from '../../models/index.js';
+import type { Writer } from '../../db/writer.js';
+import type { LedgerService, Projection } from '../../ledger/index.js';
+import { createModelClient, ModelError } from '../../../models/index.js';
 import type {
   CeilingClient,
   CeilingState,
@@ -13,8 +13,8 @@ import type {
   ModelClient,
   ModelClock,
   ModelRequest,
-} from '../../models/index.js';
-import type { Config } from '../config.js';
+} from '../../../models/index.js';
+import type { Config } from '../../config.js';
 import type { LocalModel, LocalModelView } from './local.js';
 import { modelSettings, originOf, type EndpointSettings, type ModelSystem } from './settings.js';
 

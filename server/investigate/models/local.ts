@@ -5,9 +5,9 @@
 // no GPU the model is refused: the server still runs, and model calls fail as `refused`.
 import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
-import { createLocalRuntime, ModelError } from '../../models/index.js';
-import type { ModelClient } from '../../models/index.js';
-import type { Config } from '../config.js';
+import { createLocalRuntime, ModelError } from '../../../models/index.js';
+import type { ModelClient } from '../../../models/index.js';
+import type { Config } from '../../config.js';
 import { localModelFile } from './settings.js';
 
 export interface LocalModelView {

@@ -3,9 +3,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ModelRequest } from '../../models/index.js';
-import { systemClock } from '../shared/clock.js';
-import { openLedgerBench, type LedgerBench } from '../shared/testing/ledger-bench.js';
+import type { ModelRequest } from '../../../models/index.js';
+import { systemClock } from '../../shared/clock.js';
+import { openLedgerBench, type LedgerBench } from '../../shared/testing/ledger-bench.js';
 import { modelUseProjection, type ModelUse } from './service.js';
 
 /** A System 1 that answers `answer` (or throws it), and remembers what it was asked. */

@@ -9,8 +9,8 @@ import type {
   Assessment,
   InvestigatorContext,
   InvestigatorTools,
-} from '../investigate/readings.js';
-import type { Confidence } from '../investigate/types.js';
+} from '../readings.js';
+import type { Confidence } from '../types.js';
 import { factsOf, proposalsSchema, tokensFor } from './investigator-prompt.js';
 import { Stop, type Session } from './investigator-session.js';
 

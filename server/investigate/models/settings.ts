@@ -5,7 +5,7 @@
 // With SVC_MODEL_LOCAL=1, no SVC_MODEL_URL and SVC_MODEL naming a .gguf file, System 2 (and
 // System 1 without SVC_S1_URL) answer from the local runtime instead of an endpoint.
 import { basename, isAbsolute, resolve } from 'node:path';
-import type { Config } from '../config.js';
+import type { Config } from '../../config.js';
 
 export type ModelSystem = 's1' | 's2';
 

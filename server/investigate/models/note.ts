@@ -3,11 +3,11 @@
 // spent ceiling, refusal, an answer outside the schema) gives the template note instead; the
 // note is an `investigation.note` event, which the close prefers to the template. The
 // orchestrator's `finished` hook calls `writeNote` once the finish has committed.
-import type { Writer } from '../db/writer.js';
-import type { LedgerReader, LedgerService } from '../ledger/index.js';
-import type { InvestigationRow } from '../investigate/investigations.store.js';
-import { saysOf, templateNote, type Closing } from '../investigate/closing.js';
-import type { Hypothesis } from '../investigate/types.js';
+import type { Writer } from '../../db/writer.js';
+import type { LedgerReader, LedgerService } from '../../ledger/index.js';
+import type { InvestigationRow } from '../investigations.store.js';
+import { saysOf, templateNote, type Closing } from '../closing.js';
+import type { Hypothesis } from '../types.js';
 import { INVESTIGATION_NOTE, type ModelUse } from './service.js';
 
 /** A short note: what a person reads first on the episode. */

@@ -2,7 +2,7 @@
 // (SVC_INVESTIGATOR: loop or mcts). It only proposes checks from the catalogue the engine
 // offers; the engine reads them, and whatever the readings prove goes through the same
 // decision table, policy, autonomy and halt as any other diagnosis.
-import type { Investigator } from '../investigate/readings.js';
+import type { Investigator } from '../readings.js';
 import { runLoop } from './investigator-loop.js';
 import { runMcts } from './investigator-mcts.js';
 import { createSession, Stop, type SessionDeps } from './investigator-session.js';

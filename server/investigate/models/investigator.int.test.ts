@@ -10,17 +10,17 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { until } from '../../e2e/lab/processes.js';
-import { startLocalEndpoint, type LocalEndpoint } from '../../models/index.js';
+import { until } from '../../../e2e/lab/processes.js';
+import { startLocalEndpoint, type LocalEndpoint } from '../../../models/index.js';
 // eslint-disable-next-line no-restricted-imports -- a test fixture, not part of models/' surface
-import { openTinyModel } from '../../models/testing.js';
+import { openTinyModel } from '../../../models/testing.js';
 import {
   asAdmin,
   buildTestServer,
   type TestServer,
   episodeOf,
   postAlert,
-} from '../shared/testing/test-server.js';
+} from '../../shared/testing/test-server.js';
 
 let tiny: Awaited<ReturnType<typeof openTinyModel>>;
 let endpoint: LocalEndpoint;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Writer } from '../db/writer.js';
-import type { LedgerService } from '../ledger/index.js';
-import { ModelError, type ModelRequest } from '../../models/index.js';
-import type { Assessment, Candidate, InvestigatorTools } from '../investigate/readings.js';
+import type { Writer } from '../../db/writer.js';
+import type { LedgerService } from '../../ledger/index.js';
+import { ModelError, type ModelRequest } from '../../../models/index.js';
+import type { Assessment, Candidate, InvestigatorTools } from '../readings.js';
 import { createInvestigator } from './investigator.js';
 import { MODEL_INVESTIGATED, MODEL_PROPOSED } from './investigator-session.js';
 

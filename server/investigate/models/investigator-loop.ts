@@ -1,7 +1,7 @@
 // SVC_INVESTIGATOR=loop: ask System 2 for the next read-only check from the evidence so far,
 // read it, and repeat, until a cause is settled, the model says stop, nothing is left to read
 // or a bound is reached.
-import type { InvestigatorContext, InvestigatorTools } from '../investigate/readings.js';
+import type { InvestigatorContext, InvestigatorTools } from '../readings.js';
 import { factsOf, nextCheckSchema, tokensFor } from './investigator-prompt.js';
 import { Stop, type Session } from './investigator-session.js';
 
