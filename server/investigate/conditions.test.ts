@@ -82,4 +82,16 @@ describe('conditions', () => {
     expect(conditionHolds(c('mentions', []), lines)).toBe(false);
     expect(conditionHolds(ref, null, () => ['shop_v2'])).toBe(false);
   });
+
+  it('error_names: only a line that reads as an error counts', () => {
+    const loaded = ['config loaded: database shop_v2@127.0.1.3:5432, pool 5'];
+    expect(conditionHolds(c('mentions', ['shop_v2']), loaded)).toBe(true);
+    expect(conditionHolds(c('error_names', ['shop_v2']), loaded)).toBe(false);
+    const failed = [...loaded, 'database: database "shop_v2" does not exist'];
+    expect(conditionHolds(c('error_names', ['shop_v2']), failed)).toBe(true);
+    expect(conditionHolds(c('error_names', ['shop_v2']), ['GET /: connection refused'])).toBe(
+      false,
+    );
+    expect(thanReference(c('error_names', '{change.diff.added}'))).toBe('change.diff.added');
+  });
 });

@@ -6,6 +6,8 @@
 //   mentions        the text (or any text of a list) contains one of `than`'s words (at
 //                   least 3 characters each): a list, or `{check.value}`, a value another
 //                   check read for the same service (what a change added, say)
+//   error_names     as mentions, but only a line that reads as an error counts ("config
+//                   loaded: database shop_v2" names a value; it is no failure naming it)
 //   present, absent the value is (not) null
 // A null value makes every condition false except `absent`. A list value (a path with `[*]`)
 // holds when any element holds, except `ne` and `not_in`, which must hold for every element;
@@ -78,6 +80,7 @@ function holdsFor(op: PackCondition['op'], value: unknown, than: Than): boolean 
       return true;
     case 'absent':
     case 'mentions': // judged on the whole value, above
+    case 'error_names':
       return false;
   }
 }
@@ -89,19 +92,36 @@ const WHOLE_PLACEHOLDER = /^\{([A-Za-z0-9_.:-]+)\}$/;
 
 /** The name a condition's `than` refers to (`{change.diff.added}`), or null. */
 export function thanReference(condition: PackCondition): string | null {
-  if (condition.op !== 'mentions' || typeof condition.than !== 'string') return null;
+  if (!NAMING_OPS.has(condition.op) || typeof condition.than !== 'string') return null;
   return WHOLE_PLACEHOLDER.exec(condition.than)?.[1] ?? null;
 }
+
+const NAMING_OPS: ReadonlySet<PackCondition['op']> = new Set(['mentions', 'error_names']);
+
+/** A line that reports a failure. No nested quantifiers: linear on any line. */
+const ERROR_LINE =
+  /error|fail|refus|denied|cannot|can't|could not|unable|not exist|no such|invalid|unknown|fatal|panic|exception|timed out|timeout|unreachable|abort|emerg|crit/i;
 
 const textsOf = (v: unknown): string[] =>
   Array.isArray(v) ? v.flatMap(textsOf) : typeof v === 'string' ? [v] : [];
 
-/** `mentions`: a word of at least 3 characters found in the text; no words: false. */
-function mentions(value: unknown, than: unknown, others: OtherValues | undefined): boolean {
+/**
+ * `mentions`: a word of at least 3 characters found in the text; no words: false. With
+ * `errorsOnly`, only in a line that reads as an error.
+ */
+function mentions(
+  value: unknown,
+  than: unknown,
+  others: OtherValues | undefined,
+  errorsOnly: boolean,
+): boolean {
   const ref = typeof than === 'string' ? WHOLE_PLACEHOLDER.exec(than)?.[1] : undefined;
   const words = textsOf(ref === undefined ? than : others?.(ref)).filter((w) => w.length >= 3);
   if (words.length === 0) return false;
-  return textsOf(value).some((text) => words.some((w) => text.includes(w)));
+  const lines = textsOf(value).flatMap((t) => t.split('\n'));
+  return lines.some(
+    (line) => (!errorsOnly || ERROR_LINE.test(line)) && words.some((w) => line.includes(w)),
+  );
 }
 
 /** Whether one condition holds for `value`. */
@@ -112,7 +132,8 @@ export function conditionHolds(
 ): boolean {
   const { op, than } = condition;
   if (value === null || value === undefined) return op === 'absent';
-  if (op === 'mentions') return mentions(value, than, others);
+  if (op === 'mentions' || op === 'error_names')
+    return mentions(value, than, others, op === 'error_names');
   if (op === 'present') return true;
   if (op === 'absent') return false;
   if (Array.isArray(value)) {

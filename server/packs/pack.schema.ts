@@ -56,6 +56,7 @@ const ConditionOp = Type.Union([
   Type.Literal('not_in'),
   Type.Literal('matches'),
   Type.Literal('mentions'),
+  Type.Literal('error_names'),
   Type.Literal('present'),
   Type.Literal('absent'),
 ]);
@@ -367,6 +368,7 @@ function conditionProblems(
       if (typeof than !== 'number') out.push(problem(field, `must be a number for ${cond.op}`));
       break;
     case 'mentions':
+    case 'error_names':
       if (
         !Array.isArray(than) &&
         !(typeof than === 'string' && /^\{[A-Za-z0-9_.:-]+\}$/.test(than))

@@ -51,6 +51,7 @@ export type ConditionOp =
   | 'not_in'
   | 'matches' // a regular expression (JavaScript syntax, no flags)
   | 'mentions' // the text names one of `than`'s words (a list, or `{check.value}` read for the service)
+  | 'error_names' // as mentions, on a line that reads as an error (error, failed, refused, …)
   | 'present'
   | 'absent';
 
