@@ -85,6 +85,13 @@ export interface Run {
   confidence: string;
   right: boolean;
   wrong_proven: boolean;
+  /** no pack knows the fault's cause (or there is none): right is abstaining or asking */
+  uncovered: boolean;
+  /** exact cause 100, one hop short 65, right area 35, wrong or no decision 0 */
+  score: number;
+  /** the fix the decision named, if any, and whether it fits the symptom */
+  fix: string | null;
+  fix_fits: boolean | null;
   seconds: number | null;
   decision: string;
   handover_s: number | null;
@@ -142,7 +149,7 @@ function faultCase(name: FaultName): Case {
   if (f === undefined) throw new Error(`no fault ${name}`);
   return {
     name,
-    cause: causeOf(f.cause),
+    cause: f.uncovered === true ? null : causeOf(f.cause),
     service: f.service,
     // `LabSiteDown (nginx)` belongs to another service's episode.
     alerts: f.alerts.filter((a) => !a.includes('(')),
@@ -195,6 +202,47 @@ const redHerring: Case = {
     await heal(lab.state, 'service-down');
   },
 };
+
+/** Two faults at once: a CPU hog on the app host while nginx stops; nginx's episode is measured. */
+const twoAtOnce: Case = {
+  name: 'two-at-once',
+  cause: 'service_down',
+  service: 'nginx',
+  alerts: ['LabNginxDown', 'LabSiteDown'],
+  start: async (lab) => {
+    await inject(lab.state, 'cpu-hog');
+    await inject(lab.state, 'service-down');
+  },
+  end: async (lab) => {
+    await heal(lab.state, 'service-down');
+    await heal(lab.state, 'cpu-hog');
+  },
+};
+
+const decisiveOf = (h: Hypothesis): boolean =>
+  h.confidence === 'proven' || h.confidence === 'linked';
+
+/**
+ * The graded score of one decision: the true cause leading, proven or linked, on its service
+ * 100; named but held, or decisive one link away, 65; nothing wrong and the true service's
+ * causes left open (abstained), 35; a wrong cause proven or linked, 0. Where no pack knows the
+ * cause (or there is none), abstaining is the exact answer.
+ */
+export function scoreOf(c: Pick<Case, 'cause' | 'service'>, hs: readonly Hypothesis[]): number {
+  const wrong = hs.some((h) => decisiveOf(h) && (c.cause === null || h.cause !== c.cause));
+  if (wrong) return 0;
+  if (c.cause === null) return 100;
+  const lead = hs.find(decisiveOf);
+  if (lead?.cause === c.cause && lead.service === c.service) return 100;
+  if (lead?.cause === c.cause) return 65;
+  if (
+    hs.some(
+      (h) => h.cause === c.cause && (h.confidence === 'suspected' || h.confidence === 'disputed'),
+    )
+  )
+    return 65;
+  return 35;
+}
 
 async function events(a: Api, after: number): Promise<Event[]> {
   const page = await api<{ events: Event[] }>(
@@ -261,6 +309,7 @@ async function measure(a: Api, c: Case, after: number, run: number, waitMs: numb
         `/v1/episodes/${id}`,
       );
       const handover = e.data['handover'] === true || e.data['next'] === 'ask';
+      const fix = (e.data['fix'] ?? null) as { id: string; unfit?: string } | null;
       return {
         case: c.name,
         run,
@@ -269,6 +318,10 @@ async function measure(a: Api, c: Case, after: number, run: number, waitMs: numb
         confidence: lead?.confidence ?? 'unproven',
         right,
         wrong_proven: provenWrong,
+        uncovered: c.cause === null,
+        score: scoreOf(c, hs),
+        fix: fix?.id ?? null,
+        fix_fits: fix === null ? null : fix.unfit === undefined,
         seconds: (Date.parse(e.ts) - Date.parse(fired.get(id) ?? ep.t_open)) / 1000,
         decision: String(e.data['decision']),
         // From the alert that started this round: an episode rejoined minutes later keeps
@@ -289,6 +342,10 @@ async function measure(a: Api, c: Case, after: number, run: number, waitMs: numb
     confidence: '',
     right: false,
     wrong_proven: false,
+    uncovered: c.cause === null,
+    score: 0,
+    fix: null,
+    fix_fits: null,
     seconds: null,
     decision: '',
     handover_s: null,
@@ -406,6 +463,13 @@ async function discover(a: Api): Promise<void> {
   throw new Error('discovery did not finish in 60 s');
 }
 
+/** The nearest-rank percentile (p in 0..100). */
+const percentile = (xs: number[], p: number): number | null => {
+  if (xs.length === 0) return null;
+  const s = [...xs].sort((x, y) => x - y);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] ?? null;
+};
+
 const median = (xs: number[]): number | null => {
   if (xs.length === 0) return null;
   const s = [...xs].sort((x, y) => x - y);
@@ -460,7 +524,7 @@ export async function runDiagnosis(o: DiagnosisOptions): Promise<Run[]> {
     try {
       await discover(lab.api);
       await raiseToL1(lab.api);
-      const cases = [...FAULTS.map((f) => faultCase(f.name)), noise, redHerring].filter(
+      const cases = [...FAULTS.map((f) => faultCase(f.name)), noise, redHerring, twoAtOnce].filter(
         (c) => o.only.length === 0 || o.only.includes(c.name),
       );
       for (let run = 1; run <= o.runs; run += 1) {
@@ -498,7 +562,16 @@ export interface Summary {
   runs: number;
   right_share: number | null;
   wrong_proven: number;
+  /** right on the faults a pack covers, and abstained (or asked) on those none covers */
+  covered_right_share: number | null;
+  uncovered_abstained_share: number | null;
+  /** the graded score, mean over runs (0 to 100) */
+  graded_score: number | null;
+  /** decisions that named a fix, and of those the ones whose fix fits the symptom */
+  fixes_named: number;
+  fixes_fitting: number;
   median_alert_to_diagnosis_s: number | null;
+  p95_alert_to_diagnosis_s: number | null;
   handovers: number;
   handovers_within_90_s: number;
   /** per measured episode, mean */
@@ -519,11 +592,22 @@ export function summarize(runs: readonly Run[]): Summary {
   const handovers = runs.flatMap((r) => (r.handover_s === null ? [] : [r.handover_s]));
   const mean = (f: (c: ModelCost) => number): number =>
     runs.length === 0 ? 0 : runs.reduce((t, r) => t + f(r.model), 0) / runs.length;
+  const share = (xs: readonly Run[], f: (r: Run) => boolean): number | null =>
+    xs.length === 0 ? null : xs.filter(f).length / xs.length;
+  const covered = runs.filter((r) => !r.uncovered);
+  const uncovered = runs.filter((r) => r.uncovered);
+  const named = runs.filter((r) => r.fix !== null);
   return {
     runs: runs.length,
     right_share: runs.length === 0 ? null : right / runs.length,
     wrong_proven: runs.filter((r) => r.wrong_proven).length,
+    covered_right_share: share(covered, (r) => r.right),
+    uncovered_abstained_share: share(uncovered, (r) => r.right),
+    graded_score: runs.length === 0 ? null : runs.reduce((t, r) => t + r.score, 0) / runs.length,
+    fixes_named: named.length,
+    fixes_fitting: named.filter((r) => r.fix_fits === true).length,
     median_alert_to_diagnosis_s: median(seconds),
+    p95_alert_to_diagnosis_s: percentile(seconds, 95),
     handovers: handovers.length,
     handovers_within_90_s: handovers.filter((h) => h <= 90).length,
     model_calls: mean((c) => c.calls),
@@ -542,11 +626,11 @@ export function summarize(runs: readonly Run[]): Summary {
 export function print(runs: readonly Run[]): Summary {
   const pad = (t: string, n: number): string => t.padEnd(n);
   console.log(
-    `${pad('case', 16)}${pad('run', 5)}${pad('named cause', 36)}${pad('confidence', 12)}${pad('right', 7)}${pad('alert→diagnosis', 17)}${pad('decision', 20)}${pad('handover', 10)}models`,
+    `${pad('case', 23)}${pad('run', 5)}${pad('named cause', 34)}${pad('confidence', 12)}${pad('right', 7)}${pad('score', 7)}${pad('alert→diagnosis', 17)}${pad('decision', 18)}${pad('fix (fits)', 22)}${pad('handover', 10)}models`,
   );
   for (const r of runs)
     console.log(
-      `${pad(r.case, 16)}${pad(String(r.run), 5)}${pad(r.named, 36)}${pad(r.confidence, 12)}${pad(r.right ? 'yes' : 'NO', 7)}${pad(r.seconds === null ? '-' : `${r.seconds.toFixed(1)} s`, 17)}${pad(r.decision, 20)}${pad(r.handover_s === null ? '-' : `${String(r.handover_s)} s`, 10)}${String(r.model.calls)} calls, ${String(r.model.tokens)} tokens, ${String(r.model.reads)} reads`,
+      `${pad(r.case, 23)}${pad(String(r.run), 5)}${pad(r.named, 34)}${pad(r.confidence, 12)}${pad(r.right ? 'yes' : 'NO', 7)}${pad(String(r.score), 7)}${pad(r.seconds === null ? '-' : `${r.seconds.toFixed(1)} s`, 17)}${pad(r.decision, 18)}${pad(r.fix === null ? '-' : `${r.fix} (${r.fix_fits === true ? 'fits' : 'no'})`, 22)}${pad(r.handover_s === null ? '-' : `${String(r.handover_s)} s`, 10)}${String(r.model.calls)} calls, ${String(r.model.tokens)} tokens, ${String(r.model.reads)} reads`,
     );
   const summary = summarize(runs);
   console.log(JSON.stringify(summary, null, 2));

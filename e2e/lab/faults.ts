@@ -17,7 +17,7 @@ import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { BATCH_ROLE } from './db.js';
+import { APP_ROLE, BATCH_ROLE } from './db.js';
 import {
   applyDeploy,
   commitConfig,
@@ -42,6 +42,12 @@ export const FAULT_NAMES = [
   'cpu-hog',
   'cert-expiry',
   'slow-upstream',
+  'app-stopped',
+  'harmless-deploy-crash',
+  'db-auth-refused',
+  'table-lock',
+  'log-disk-full',
+  'blip',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 
@@ -54,6 +60,8 @@ export interface FaultInfo {
   readonly cause: string;
   readonly service: string;
   readonly fix: string;
+  /** no pack knows the cause: the right answer is abstain or ask_human, never a proof */
+  readonly uncovered?: true;
 }
 
 export const FAULTS: readonly FaultInfo[] = [
@@ -67,6 +75,12 @@ export const FAULTS: readonly FaultInfo[] = [
   { name: 'cpu-hog', title: 'CPU hog', how: 'a detached busy loop per CPU (nice 19)', alerts: ['LabCpuSaturation'], cause: 'cpu_saturation', service: 'app', fix: 'ask_human' },
   { name: 'cert-expiry', title: 'certificate near expiry', how: 'issue a 2-day certificate for the site and reload nginx', alerts: ['LabCertExpiring'], cause: 'cert_expiring', service: 'nginx', fix: 'ask_human (renewal is external)' },
   { name: 'slow-upstream', title: 'slow upstream', how: 'set slow_ms 2000 in the app host\'s live config (no deploy: the repo is unchanged)', alerts: ['LabSlowUpstream'], cause: 'upstream_latency', service: 'nginx', fix: 'ask_human' },
+  { name: 'app-stopped', title: 'app stopped cleanly', how: 'stop the app through its unit (a clean stop: the gate reports it stopped, not failed)', alerts: ['LabAppDown', 'LabAppUnhealthy', 'LabSiteDown (nginx)'], cause: 'service_down(app)', service: 'app', fix: 'restart unit app' },
+  { name: 'harmless-deploy-crash', title: 'a harmless deploy, then an unrelated crash', how: 'deploy a larger pool size (harmless), then kill -9 the app: the deploy must never be blamed', alerts: ['LabAppDown', 'LabAppUnhealthy', 'LabSiteDown (nginx)'], cause: 'service_down(app), never bad_deploy', service: 'app', fix: 'restart unit app' },
+  { name: 'db-auth-refused', title: 'the database refuses the app\'s role', how: 'change the app role\'s password in PostgreSQL and end its sessions: the app cannot log in', alerts: ['LabAppUnhealthy', 'LabAppErrors', 'LabSiteDown (nginx)'], cause: 'none a pack knows (authentication refused)', service: 'app', fix: 'ask_human', uncovered: true },
+  { name: 'table-lock', title: 'a lock held on the table the app reads', how: 'a detached session holds ACCESS EXCLUSIVE on the pages table: the app\'s page queries wait', alerts: ['LabSiteDown', 'LabSlowUpstream'], cause: 'none a pack knows (lock wait)', service: 'nginx', fix: 'ask_human', uncovered: true },
+  { name: 'log-disk-full', title: 'a log grows until the disk is full', how: 'fill the app volume through its log folder (the cache stays empty)', alerts: ['LabDiskFull'], cause: 'disk_full(app), and clearing the cache would not help', service: 'app', fix: 'ask_human (the cache is empty)' },
+  { name: 'blip', title: 'a one-second blip', how: 'stop nginx and start it again a second later, and tell Alertmanager nginx was down', alerts: ['LabNginxDown'], cause: 'none present (it ended by itself)', service: 'nginx', fix: 'none', uncovered: true },
 ]; // prettier-ignore
 
 export function isFaultName(name: string): name is FaultName {
@@ -195,6 +209,62 @@ async function reissueCert(s: LabState, days: number): Promise<void> {
   if (unitPid(s.web.unit) !== null) await runUnit(s.web.unit, 'reload');
 }
 
+/** The app role's password as the lab set it (beside the batch role's). */
+const appPasswordFile = (s: LabState) => join(dirname(s.db.batch_password_file), 'app.password');
+
+async function setAppPassword(s: LabState, password: string): Promise<void> {
+  const c = await superuser(s);
+  try {
+    await c.query(`ALTER ROLE ${APP_ROLE} PASSWORD ${pg.escapeLiteral(password)}`);
+    // Its open sessions would go on working: end them, so the app must log in again.
+    await c.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1', [
+      APP_ROLE,
+    ]);
+  } finally {
+    await c.end();
+  }
+}
+
+/** Fills the app volume through its log folder: a log that grew, with the cache empty. */
+function fillLogs(s: LabState): void {
+  const log = join(s.app.volume, 'log', 'app.log.1');
+  const chunk = Buffer.alloc(1024 * 1024, 'x'.charCodeAt(0));
+  let room = s.app.volume_mounted
+    ? Number.POSITIVE_INFINITY
+    : VOLUME_BYTES - usedBytes(s.app.volume);
+  const fd = openSync(log, 'a');
+  try {
+    while (room > 0) {
+      try {
+        writeSync(fd, chunk, 0, Math.min(chunk.length, room));
+      } catch {
+        break; // ENOSPC: full
+      }
+      room -= chunk.length;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Tells Alertmanager an alert fired (as a rule would have), ending in a minute. */
+async function postAlert(s: LabState, alertname: string, service: string): Promise<void> {
+  const now = new Date();
+  const res = await fetch(`${s.monitor.alertmanager}/api/v2/alerts`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify([
+      {
+        labels: { alertname, service, severity: 'critical' },
+        annotations: { summary: `${alertname} (posted by the lab)` },
+        startsAt: now.toISOString(),
+        endsAt: new Date(now.getTime() + 60_000).toISOString(),
+      },
+    ]),
+  });
+  if (!res.ok) throw new Error(`Alertmanager refused ${alertname}: ${String(res.status)}`);
+}
+
 async function injectOne(s: LabState, name: FaultName): Promise<Omit<Active, 'at'>> {
   switch (name) {
     case 'service-down':
@@ -232,6 +302,45 @@ async function injectOne(s: LabState, name: FaultName): Promise<Omit<Active, 'at
       return {};
     case 'slow-upstream':
       writeLiveConfig(s.app.config, { ...readLiveConfig(s.app.config), slow_ms: 2000 });
+      return {};
+    case 'app-stopped':
+      await stopUnit(s.app.unit);
+      return {};
+    case 'harmless-deploy-crash': {
+      const good = headConfig(s.deploy.repo);
+      const commit = commitConfig(
+        s.deploy.repo,
+        { ...good, pool_size: good.pool_size + 1 },
+        'shop: one more pooled connection',
+      );
+      applyDeploy(s.deploy.repo, s.app.config);
+      // The app picks the config up and keeps serving; then it dies for another reason.
+      await sleep(3000);
+      const pid = unitPid(s.app.unit);
+      if (pid !== null) process.kill(pid, 'SIGKILL');
+      return { good_config: good, commit };
+    }
+    case 'db-auth-refused':
+      await setAppPassword(s, `refused-${String(Date.now())}`);
+      return {};
+    case 'table-lock':
+      return {
+        pid: spawnHog(['lock', 'pages'], {
+          ...process.env,
+          LAB_PG_HOST: s.db.socket_dir,
+          LAB_PG_PORT: String(s.db.port),
+          LAB_PG_DATABASE: s.db.database,
+          LAB_PG_USER: 'postgres',
+        }),
+      };
+    case 'log-disk-full':
+      fillLogs(s);
+      return {};
+    case 'blip':
+      await stopUnit(s.web.unit);
+      await sleep(1000);
+      await startUnit(s.web.unit);
+      await postAlert(s, 'LabNginxDown', 'nginx');
       return {};
   }
 }
@@ -274,6 +383,29 @@ async function healOne(s: LabState, name: FaultName, active: Active | undefined)
         ...readLiveConfig(s.app.config),
         slow_ms: headConfig(s.deploy.repo).slow_ms,
       });
+      return;
+    case 'app-stopped':
+      await startUnit(s.app.unit);
+      return;
+    case 'harmless-deploy-crash': {
+      const good = active?.good_config;
+      if (good !== undefined && JSON.stringify(headConfig(s.deploy.repo)) !== JSON.stringify(good))
+        commitConfig(s.deploy.repo, good, 'shop: back to the earlier pool size');
+      applyDeploy(s.deploy.repo, s.app.config);
+      if (unitPid(s.app.unit) === null) await startUnit(s.app.unit);
+      return;
+    }
+    case 'db-auth-refused':
+      await setAppPassword(s, readFileSync(appPasswordFile(s), 'utf8').trim());
+      return;
+    case 'table-lock':
+      await killHog(active?.pid);
+      return;
+    case 'log-disk-full':
+      rmSync(join(s.app.volume, 'log', 'app.log.1'), { force: true });
+      return;
+    case 'blip':
+      if (unitPid(s.web.unit) === null) await startUnit(s.web.unit);
       return;
   }
 }

@@ -3,6 +3,7 @@
 //   node hog.mjs memory <bytes>        holds that much touched memory
 //   node hog.mjs cpu <threads>         busy loops (the lab starts it under nice 19)
 //   node hog.mjs connections <n>       holds n idle PostgreSQL sessions (LAB_PG_* settings)
+//   node hog.mjs lock <table>          holds ACCESS EXCLUSIVE on a table in an open transaction
 import { Buffer } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { setInterval } from 'node:timers';
@@ -48,6 +49,21 @@ if (mode === 'memory') {
     }
   }
   globalThis.held = held;
+  forever();
+} else if (mode === 'lock') {
+  const env = process.env;
+  const c = new pg.Client({
+    host: env.LAB_PG_HOST,
+    port: Number(env.LAB_PG_PORT),
+    database: env.LAB_PG_DATABASE,
+    user: env.LAB_PG_USER,
+    application_name: 'lab-lock',
+  });
+  c.on('error', () => undefined);
+  await c.connect();
+  await c.query('BEGIN');
+  await c.query(`LOCK TABLE ${pg.escapeIdentifier(String(amount))} IN ACCESS EXCLUSIVE MODE`);
+  globalThis.held = c;
   forever();
 } else {
   process.stderr.write(`hog.mjs: unknown mode ${String(mode)}\n`);

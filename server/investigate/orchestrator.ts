@@ -293,7 +293,16 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     const fixRef =
       choice === undefined
         ? {}
-        : { fix: { pack: choice.pack, id: choice.id, title: choice.title, risk: choice.risk } };
+        : {
+            fix: {
+              pack: choice.pack,
+              id: choice.id,
+              title: choice.title,
+              risk: choice.risk,
+              // Why the fix would not help (it was not offered), so a person and the bench see it.
+              ...(typeof choice.unfit === 'string' && { unfit: choice.unfit }),
+            },
+          };
     const linkedTo = diagnosis.hypotheses.find((h) => h.confidence === 'linked')?.linked_episode;
     await writer.transact(() => {
       ledger.append({
