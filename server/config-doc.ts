@@ -46,10 +46,12 @@ const DEFAULTS: Readonly<Record<string, string>> = {
   SVC_LOG_LEVEL: 'info',
 };
 
+const NOT_YET = '**not yet**: read and checked, no effect yet.';
+
 export function configurationMarkdown(): string {
   const rows = variableTable().map(
     (v) =>
-      `| \`${v.name}\`${v.secret ? ` / \`${v.name}_FILE\`` : ''} | ${DEFAULTS[v.name] ?? 'none'} | ${v.accepts} | ${v.doc} |`,
+      `| \`${v.name}\`${v.secret ? ` / \`${v.name}_FILE\`` : ''} | ${DEFAULTS[v.name] ?? 'none'} | ${v.accepts} | ${v.notYet ? `${NOT_YET} ` : ''}${v.doc} |`,
   );
   return [
     '# Configuration',
@@ -60,6 +62,9 @@ export function configurationMarkdown(): string {
     '`_FILE` form (a path to a file holding the secret), which is preferred: it keeps the secret',
     'out of the process environment. Secrets are never logged; `svc-core doctor` and the start',
     'log show them as `***`.',
+    '',
+    'A variable marked **not yet** is read and checked as the specification describes it, but',
+    'nothing in this version acts on it yet: setting it changes nothing.',
     '',
     'This page is generated from the config module (`npm run docs:config`); a test keeps it in step.',
     '',
