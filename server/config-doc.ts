@@ -33,6 +33,7 @@ const DEFAULTS: Readonly<Record<string, string>> = {
   SVC_CAUSAL_TAU: '6',
   SVC_CAUSAL_TIMEOUT_S: '20',
   SVC_MAIL_PROVIDER: 'api, or smtp when SVC_SMTP_HOST is set',
+  SVC_MAIL_FROM: 'svc@SVC_INSTANCE',
   SVC_SMTP_PORT: '587',
   SVC_SMTP_SECURITY: 'starttls',
   SVC_LICENCE_CHECK: 'auto',

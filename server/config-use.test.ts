@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig, variableTable } from './config.js';
+import { describeConfig, loadConfig, variableTable } from './config.js';
 import { configurationMarkdown } from './config-doc.js';
 import { Secret } from './shared/secret.js';
 
@@ -126,6 +126,15 @@ describe('every SVC_* variable takes effect or says plainly that it does not yet
       if (v.notYet) expect(row, v.name).toContain('**not yet**: read and checked, no effect yet');
       else expect(row, v.name).not.toContain('not yet');
     }
+  });
+
+  it('the start log and doctor say "not yet" beside a flagged variable that is set', () => {
+    const d = describeConfig({ SVC_CA_BUNDLE: '/etc/ssl/proxy.pem', SVC_PORT: '8701' });
+    expect(d['SVC_CA_BUNDLE']).toBe('/etc/ssl/proxy.pem (not yet: no effect)');
+    expect(d['SVC_ANTIDEBUG']).toBe('(default)');
+    expect(d['SVC_PORT']).toBe('8701');
+    const secret = describeConfig({ SVC_KEYCHAIN_PASSPHRASE: 'pass-planted' });
+    expect(secret['SVC_KEYCHAIN_PASSPHRASE']).toBe('*** (not yet: no effect)');
   });
 
   it('the mail variables are among those that take effect', () => {

@@ -558,6 +558,7 @@ export function describeConfig(env: Env): Record<string, string> {
   for (const [name, spec] of Object.entries(VARIABLES) as [VarName, VarSpec<unknown>][]) {
     const set = env[name] ?? env[`${name}_FILE`];
     out[name] = set === undefined ? '(default)' : spec.secret === true ? '***' : set;
+    if (set !== undefined && NOT_YET.has(name)) out[name] += ' (not yet: no effect)';
   }
   return out;
 }
