@@ -49,7 +49,7 @@ import {
   signInRoutes,
   ssoRoutes,
 } from './access/index.js';
-import { createMailService, createMailStore, mailRoutes } from './mail/index.js';
+import { createMailService, createMailStore, environmentMail, mailRoutes } from './mail/index.js';
 import { createNoiseControl, createPolicyService, policyRoutes } from './policy/index.js';
 import type { LocalModel } from './investigate/index.js';
 import { createRuntime, type Runtime } from './runtime.js';
@@ -366,6 +366,7 @@ export async function buildApp(config: Config, options: AppOptions) {
     secretsDir,
     env: options.env ?? {},
     log,
+    environment: environmentMail(config.mail, options.env ?? {}, config.instance),
   });
   // One guard for every sign-in method: failures per address and per account add up.
   const signInGuard = createSignInGuard({

@@ -33,6 +33,7 @@ const DEFAULTS: Readonly<Record<string, string>> = {
   SVC_CAUSAL_TAU: '6',
   SVC_CAUSAL_TIMEOUT_S: '20',
   SVC_MAIL_PROVIDER: 'api, or smtp when SVC_SMTP_HOST is set',
+  SVC_MAIL_FROM: 'svc@SVC_INSTANCE',
   SVC_SMTP_PORT: '587',
   SVC_SMTP_SECURITY: 'starttls',
   SVC_LICENCE_CHECK: 'auto',
@@ -46,10 +47,12 @@ const DEFAULTS: Readonly<Record<string, string>> = {
   SVC_LOG_LEVEL: 'info',
 };
 
+const NOT_YET = '**not yet**: read and checked, no effect yet.';
+
 export function configurationMarkdown(): string {
   const rows = variableTable().map(
     (v) =>
-      `| \`${v.name}\`${v.secret ? ` / \`${v.name}_FILE\`` : ''} | ${DEFAULTS[v.name] ?? 'none'} | ${v.accepts} | ${v.doc} |`,
+      `| \`${v.name}\`${v.secret ? ` / \`${v.name}_FILE\`` : ''} | ${DEFAULTS[v.name] ?? 'none'} | ${v.accepts} | ${v.notYet ? `${NOT_YET} ` : ''}${v.doc} |`,
   );
   return [
     '# Configuration',
@@ -60,6 +63,9 @@ export function configurationMarkdown(): string {
     '`_FILE` form (a path to a file holding the secret), which is preferred: it keeps the secret',
     'out of the process environment. Secrets are never logged; `svc-core doctor` and the start',
     'log show them as `***`.',
+    '',
+    'A variable marked **not yet** is read and checked as the specification describes it, but',
+    'nothing in this version acts on it yet: setting it changes nothing.',
     '',
     'This page is generated from the config module (`npm run docs:config`); a test keeps it in step.',
     '',

@@ -133,7 +133,10 @@ describe('defaults', () => {
       smtpPort: 587,
       smtpSecurity: 'starttls',
     });
-    expect(loadConfig({ SVC_SMTP_HOST: 'm', SVC_MAIL_PROVIDER: 'api' }).mail.provider).toBe('api');
+    const api = { SVC_MAIL_API_URL: 'https://mail.test/send', SVC_MAIL_API_KEY: 'k' };
+    expect(loadConfig({ SVC_SMTP_HOST: 'm', SVC_MAIL_PROVIDER: 'api', ...api }).mail.provider).toBe(
+      'api',
+    );
   });
 
   it('overrides (npm start, Electron, tests) win over the environment', () => {
@@ -281,7 +284,8 @@ describe('secrets', () => {
       if (!('secret' in spec) || spec.secret !== true) continue;
       const file = join(tmp, `${name}.secret`);
       writeFileSync(file, `value-of-${name}\n`);
-      expect(() => loadConfig({ [`${name}_FILE`]: file }), name).not.toThrow();
+      // SVC_SMTP_PASSWORD needs its account beside it.
+      expect(() => loadConfig({ SVC_SMTP_USER: 'u', [`${name}_FILE`]: file }), name).not.toThrow();
     }
   });
 

@@ -19,8 +19,8 @@ import {
   loadOrCreateLinkKey,
 } from '../../server/channels/index.js';
 import { buildTestServer } from '../../server/shared/testing/test-server.js';
-import { startService, type Proc } from '../lab/processes.js';
-import { launch, shoot } from './browser.js';
+import { type Proc } from '../lab/processes.js';
+import { shoot, startConsole, type ConsoleBench } from './browser.js';
 
 interface ApprovalRequest {
   request_id: string;
@@ -57,6 +57,7 @@ const made = {
 
 let svc: Proc & { adminToken: string };
 let browser: Browser;
+let bench: ConsoleBench | undefined;
 let context: BrowserContext;
 let page: Page;
 
@@ -86,7 +87,7 @@ const request = async (id: string): Promise<ApprovalRequest> => {
 const linkPage = (token: string) => `${svc.url}/approvals/link?token=${encodeURIComponent(token)}`;
 
 beforeAll(async () => {
-  svc = await startService(
+  bench = await startConsole(
     {},
     {
       prepare: async (dir) => {
@@ -141,7 +142,7 @@ beforeAll(async () => {
       },
     },
   );
-  browser = await launch();
+  ({ svc, browser } = bench);
   // Signed out: no session in this browser.
   context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
   page = await context.newPage();
@@ -149,8 +150,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await context?.close().catch(() => undefined);
-  await browser?.close();
-  await svc?.stop();
+  await bench?.stop();
 });
 
 describe('an approve link', () => {

@@ -12,8 +12,8 @@
 // starts sees the service's 400 beside the policy section it names, and nothing is stored.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, until, type Proc } from '../lab/processes.js';
-import { launch, shoot, signInWithAdminToken } from './browser.js';
+import { until, type Proc } from '../lab/processes.js';
+import { shoot, signInWithAdminToken, startConsole, type ConsoleBench } from './browser.js';
 
 interface ApprovalRequest {
   request_id: string;
@@ -34,6 +34,7 @@ interface AutonomyView {
 
 let svc: Proc & { adminToken: string };
 let browser: Browser;
+let bench: ConsoleBench | undefined;
 const contexts: BrowserContext[] = [];
 let ann: { token: string; name: string; page: Page };
 let bob: { token: string; name: string; page: Page };
@@ -106,8 +107,8 @@ const autonomy = async (): Promise<AutonomyView> => {
 };
 
 beforeAll(async () => {
-  svc = await startService({});
-  browser = await launch();
+  bench = await startConsole({});
+  ({ svc, browser } = bench);
   // An owner who stays owner, so Ann and Bob can go back to admin.
   await bootstrap('olive@lab.test', 'Olive Owner');
   const annToken = await adminPerson('ann@lab.test', 'Ann Admin');
@@ -121,8 +122,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const c of contexts) await c.close().catch(() => undefined);
-  await browser?.close();
-  await svc?.stop();
+  await bench?.stop();
 });
 
 describe('a raise of autonomy needs two approvers', () => {

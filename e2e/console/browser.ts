@@ -1,10 +1,9 @@
 // Debian's Chromium driven by playwright-core (no browser download on these machines).
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { ROOT } from '../lab/processes.js';
+import { programOnPath, ROOT, startService, stopStack, type Proc } from '../lab/processes.js';
 
-export const CHROMIUM = '/usr/bin/chromium';
 export const SCREENSHOTS = join(ROOT, 'e2e', 'screenshots');
 
 const FLAGS = [
@@ -17,11 +16,37 @@ const FLAGS = [
   '--no-first-run',
 ];
 
+/** Debian's Chromium, found on PATH (/usr/bin/chromium). */
 export async function launch(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: apt-get install chromium (.ci/run does)`);
+  const executablePath = programOnPath('chromium', 'chromium');
+  return chromium.launch({ executablePath, args: FLAGS, headless: true });
+}
+
+export interface ConsoleBench {
+  readonly svc: Proc & { adminToken: string };
+  readonly browser: Browser;
+  /** Stops the browser, then the service, then whatever the test kept; each even if one fails. */
+  stop(): Promise<void>;
+  /** More to stop with the rest (a provider, a fake server): returns it. */
+  keep: ReturnType<typeof stopStack>['keep'];
+}
+
+/**
+ * The bundled service and a browser for the console tests. When the browser cannot start
+ * (Chromium missing), the service is stopped before the error goes on: nothing is left.
+ */
+export async function startConsole(
+  ...args: Parameters<typeof startService>
+): Promise<ConsoleBench> {
+  const stack = stopStack();
+  try {
+    const svc = stack.keep(await startService(...args));
+    const browser = stack.keep(await launch());
+    return { svc, browser, stop: () => stack.stopAll(), keep: (p) => stack.keep(p) };
+  } catch (err) {
+    await stack.stopAll();
+    throw err;
   }
-  return chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
 }
 
 /** Save a full-page screenshot for a person to look at (e2e/screenshots is not committed). */

@@ -6,8 +6,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, until, type Proc } from '../lab/processes.js';
-import { launch, shoot, signInWithAdminToken } from './browser.js';
+import { until, type Proc } from '../lab/processes.js';
+import { shoot, signInWithAdminToken, startConsole, type ConsoleBench } from './browser.js';
 
 const TOKEN = 'e2e-bearer-s3cret-7f3a9c21d0b4';
 
@@ -21,6 +21,7 @@ interface ConnectorAnswer {
 
 let svc: Proc & { adminToken: string };
 let browser: Browser;
+let bench: ConsoleBench | undefined;
 let page: Page;
 let target: Server;
 let targetUrl: string;
@@ -35,14 +36,13 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
   targetUrl = `http://127.0.0.1:${String((target.address() as AddressInfo).port)}/healthz`;
-  svc = await startService({});
-  browser = await launch();
+  bench = await startConsole({});
+  ({ svc, browser } = bench);
   page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
 }, 60_000);
 
 afterAll(async () => {
-  await browser.close();
-  await svc.stop();
+  await bench?.stop();
   await new Promise((resolve) => target.close(resolve));
 });
 

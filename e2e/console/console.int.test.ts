@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedEpisodes, type SeedEpisode } from '../../server/episodes/testing.js';
 import { createFakeClock } from '../../server/shared/clock.js';
 import { buildTestServer } from '../../server/shared/testing/test-server.js';
-import { startService, type Proc } from '../lab/processes.js';
-import { launch, SCREENSHOTS, shoot } from './browser.js';
+import { type Proc } from '../lab/processes.js';
+import { SCREENSHOTS, shoot, startConsole, type ConsoleBench } from './browser.js';
 
 const INGEST = 'lab-ingest-token-0123456789abcdef';
 /** Runs in the page (as text: e2e has no DOM types): note when a `billing` cell appears. */
@@ -61,11 +61,12 @@ const SEEDS: SeedEpisode[] = [
 
 let svc: Proc & { adminToken: string };
 let browser: Browser;
+let bench: ConsoleBench | undefined;
 let page: Page;
 const timings: Record<string, number> = {};
 
 beforeAll(async () => {
-  svc = await startService(
+  bench = await startConsole(
     { SVC_INGEST_TOKEN: INGEST },
     {
       prepare: async (dir) => {
@@ -76,14 +77,13 @@ beforeAll(async () => {
       },
     },
   );
-  browser = await launch();
+  ({ svc, browser } = bench);
   page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
 }, 60_000);
 
 afterAll(async () => {
   writeFileSync(join(SCREENSHOTS, 'timings.json'), `${JSON.stringify(timings, null, 2)}\n`);
-  await browser.close();
-  await svc.stop();
+  await bench?.stop();
 });
 
 async function alert(status: 'firing' | 'resolved'): Promise<void> {

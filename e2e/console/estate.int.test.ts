@@ -9,8 +9,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, type Proc } from '../lab/processes.js';
-import { launch, shoot, signInWithAdminToken } from './browser.js';
+import { type Proc } from '../lab/processes.js';
+import { shoot, signInWithAdminToken, startConsole, type ConsoleBench } from './browser.js';
 
 /** How long the fake Prometheus takes to list its targets: long enough to see the job run. */
 const TARGETS_DELAY_MS = 1500;
@@ -25,6 +25,7 @@ const TARGETS = [
 
 let svc: Proc & { adminToken: string };
 let browser: Browser;
+let bench: ConsoleBench | undefined;
 let page: Page;
 let prom: Server;
 let promUrl: string;
@@ -94,7 +95,8 @@ beforeAll(async () => {
   prom = fakePrometheus();
   await new Promise<void>((resolve) => prom.listen(0, '127.0.0.1', resolve));
   promUrl = `http://127.0.0.1:${String((prom.address() as AddressInfo).port)}`;
-  svc = await startService({});
+  bench = await startConsole({});
+  ({ svc, browser } = bench);
   const put = await apiCall('PUT', '/v1/connectors/prom', {
     kind: 'prometheus',
     settings: { url: promUrl },
@@ -109,7 +111,6 @@ beforeAll(async () => {
     links: [{ from: 'api', to: 'queue' }],
   });
   expect(overrides.status).toBe(200);
-  browser = await launch();
   page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
   page.on('pageerror', (err) => problems.push(err.message));
   page.on('console', (msg) => {
@@ -119,8 +120,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await browser.close();
-  await svc.stop();
+  await bench?.stop();
   await new Promise((resolve) => prom.close(resolve));
 });
 

@@ -8,9 +8,9 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOidcProvider, type OidcProvider } from '../lab/oidc-provider.js';
-import { startService, type Proc } from '../lab/processes.js';
+import { type Proc } from '../lab/processes.js';
 import { SMTPD_WAIT_MS, startSmtpd, type Smtpd } from '../lab/smtpd.js';
-import { launch, shoot, signInWithAdminToken } from './browser.js';
+import { shoot, signInWithAdminToken, startConsole, type ConsoleBench } from './browser.js';
 
 const SMTP_PASSWORD = 'smtp-typed-secret-4417';
 const BOB_PASSWORD = 'bob-correct-horse-battery-9';
@@ -21,6 +21,7 @@ let svc: Proc & { adminToken: string };
 let smtpd: Smtpd;
 let provider: OidcProvider;
 let browser: Browser;
+let bench: ConsoleBench | undefined;
 let admin: Page;
 let personCtx: BrowserContext;
 let person: Page;
@@ -45,14 +46,14 @@ async function codeFor(to: string, before: number): Promise<string> {
 
 beforeAll(async () => {
   smtpd = await startSmtpd();
-  svc = await startService({});
+  bench = await startConsole({});
+  ({ svc, browser } = bench);
   provider = await startOidcProvider({
     clientId: CLIENT_ID,
     clientSecret: CLIENT_SECRET,
     redirectUri: `${svc.url}/v1/auth/sso/callback`,
     accounts: [{ id: 'carol', email: 'carol@sso.test', name: 'Carol SSO', groups: ['oncall'] }],
   });
-  browser = await launch();
   admin = await browser.newPage({ viewport: { width: 1366, height: 900 } });
   personCtx = await browser.newContext({ viewport: { width: 1100, height: 900 } });
   person = await personCtx.newPage();
@@ -60,9 +61,8 @@ beforeAll(async () => {
 }, SMTPD_WAIT_MS + 120_000);
 
 afterAll(async () => {
-  await browser?.close();
   await provider?.stop();
-  await svc?.stop();
+  await bench?.stop();
   await smtpd?.stop();
 });
 

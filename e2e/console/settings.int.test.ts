@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, type Proc } from '../lab/processes.js';
-import { launch, shoot, signInWithAdminToken } from './browser.js';
+import { type Proc } from '../lab/processes.js';
+import { shoot, signInWithAdminToken, startConsole, type ConsoleBench } from './browser.js';
 
 // A 1×1 PNG, built here: signature, IHDR (RGBA, 8 bits), one deflated scanline, IEND.
 function chunk(type: string, data: Buffer): Buffer {
@@ -40,19 +40,19 @@ interface BrandingAnswer {
 
 let svc: Proc & { adminToken: string };
 let browser: Browser;
+let bench: ConsoleBench | undefined;
 let page: Page;
 let files: string;
 
 beforeAll(async () => {
-  svc = await startService({});
+  bench = await startConsole({});
+  ({ svc, browser } = bench);
   files = mkdtempSync(join(tmpdir(), 'e2e-branding-'));
-  browser = await launch();
   page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
 }, 60_000);
 
 afterAll(async () => {
-  await browser.close();
-  await svc.stop();
+  await bench?.stop();
   rmSync(files, { recursive: true, force: true });
 });
 

@@ -237,8 +237,10 @@ export async function startLab(opts: LabOptions = {}): Promise<Lab> {
           keep(`sshd ${h}`),
         ),
       );
-    const sshd = Promise.all([sshdOn('web'), sshdOn('app'), sshdOn('db')]);
-    const watchers = Promise.all([
+    // Tracked as a whole too: a failure is handled when it happens, not only when awaited
+    // (an unhandled rejection would end the process and leave everything running).
+    const sshd = track(Promise.all([sshdOn('web'), sshdOn('app'), sshdOn('db')]));
+    const watchers = track(Promise.all([
       track(startNodeExporter(listen.node.web, join(monDir, 'node-web')).then(keep('node exporter web'))),
       track(startNodeExporter(listen.node.app, join(monDir, 'node-app'), textfileDir).then(keep('node exporter app'))),
       track(startNodeExporter(listen.node.db, join(monDir, 'node-db')).then(keep('node exporter db'))),
@@ -255,7 +257,7 @@ export async function startLab(opts: LabOptions = {}): Promise<Lab> {
       track(service.then((svc) =>
         startLabAlertmanager(listen.alertmanager, join(monDir, 'alertmanager'),
           alertmanagerConfig(`${svc.url}/v1/alerts/alertmanager`, ingest)).then(keep('alertmanager', 0)))),
-    ]); // prettier-ignore
+    ])); // prettier-ignore
 
     // The data path: PostgreSQL → its set-up → the first deploy → the app → nginx.
     const pgl = await postgres;

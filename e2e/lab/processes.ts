@@ -1,7 +1,7 @@
 // The lab: real programs started on loopback for end-to-end tests (the bundled service,
 // Debian's Prometheus and Alertmanager), each in a temporary folder, stopped afterwards.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,9 +46,65 @@ export async function until<T>(
   }
 }
 
+const INSTALL = (pkg: string) => `apt-get install ${pkg} (npm test does, run as root)`;
+
 export function requireProgram(path: string, pkg: string): void {
-  if (!existsSync(path))
-    throw new Error(`${path} is missing: apt-get install ${pkg} (.ci/run does)`);
+  if (!existsSync(path)) throw new Error(`${path} is missing: ${INSTALL(pkg)}`);
+}
+
+/** A program found on PATH (a test hides one with pathWithout); throws naming it and its package. */
+export function programOnPath(name: string, pkg: string): string {
+  for (const dir of (process.env['PATH'] ?? '').split(':')) {
+    if (dir !== '' && existsSync(join(dir, name))) return join(dir, name);
+  }
+  throw new Error(`${name} is missing (not on PATH): ${INSTALL(pkg)}`);
+}
+
+/**
+ * For tests: a PATH with every program of this one but `names`, as links in a new folder
+ * (which `cleanup` removes), so that a harness meets a missing program.
+ */
+export function pathWithout(names: readonly string[]): { path: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'path-without-'));
+  for (const from of (process.env['PATH'] ?? '').split(':')) {
+    if (from === '' || !existsSync(from)) continue;
+    for (const f of readdirSync(from)) {
+      if (names.includes(f) || existsSync(join(dir, f))) continue;
+      symlinkSync(join(from, f), join(dir, f));
+    }
+  }
+  return { path: dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** For tests: the processes whose parent is `pid`, or whose command line mentions `text`. */
+export function processesOf(pid: number, text?: string): string[] {
+  const out = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' });
+  return out
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => {
+      const [p, ppid] = l.split(/\s+/);
+      if (p === undefined || p === String(process.pid) || l.includes(' ps -eo ')) return false;
+      return ppid === String(pid) || (text !== undefined && l.includes(text));
+    });
+}
+
+/**
+ * Stops that all run, in reverse order of starting, even when one throws: a harness whose
+ * start failed half-way, or an afterAll, stops whatever did start.
+ */
+export function stopStack() {
+  const stops: (() => Promise<unknown>)[] = [];
+  return {
+    /** Remember how to stop `p`; returns it. */
+    keep<T extends { stop(): Promise<unknown> } | { close(): Promise<unknown> }>(p: T): T {
+      stops.push(() => ('stop' in p ? p.stop() : p.close()));
+      return p;
+    },
+    async stopAll(): Promise<void> {
+      for (const stop of stops.splice(0).reverse()) await stop().catch(() => undefined);
+    },
+  };
 }
 
 /** Start a program, wait until `ready` answers, and give a handle that stops it. */
@@ -62,15 +118,30 @@ export async function start(
 ): Promise<{ child: ChildProcess; output: () => string }> {
   const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
+  // A program that cannot be run (ENOENT) is a failed start, not a crash of this process.
+  let spawnError: Error | undefined;
+  child.once('error', (err) => (spawnError = err));
+  const exited = new Promise((r) => child.once('close', r));
   child.stdout?.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-20_000)));
   child.stderr?.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-20_000)));
   try {
-    await until(`${name} at ${url}`, async () => {
-      if (child.exitCode !== null) throw new Error(`${name} exited: ${out}`);
-      return (await fetch(`${url}${readyPath}`)).ok ? true : undefined;
-    });
+    // Not `until`: it would poll on past a child that already exited or never ran.
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      if (spawnError !== undefined) throw spawnError;
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new Error(`${name} exited: ${out}`);
+      const res = await fetch(`${url}${readyPath}`).catch(() => undefined);
+      if (res?.ok === true) break;
+      if (Date.now() > deadline)
+        throw new Error(`timed out after 30000 ms waiting for ${name} at ${url}`);
+      await sleep(250);
+    }
   } catch (err) {
-    child.kill('SIGKILL');
+    if (spawnError === undefined) {
+      child.kill('SIGKILL');
+      await exited;
+    }
     throw new Error(`${name} did not start: ${(err as Error).message}\n${out}`);
   }
   return { child, output: () => out };
@@ -79,9 +150,13 @@ export async function start(
 export function stopper(child: ChildProcess, dir: string): () => Promise<void> {
   return async () => {
     if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((r) => child.once('exit', r));
+      const exited = new Promise((r) => child.once('exit', () => r('exited')));
       child.kill('SIGTERM');
-      await Promise.race([exited, sleep(5000).then(() => child.kill('SIGKILL'))]);
+      // Waited for after SIGKILL too: the caller may check that nothing is left.
+      if ((await Promise.race([exited, sleep(5000)])) !== 'exited') {
+        child.kill('SIGKILL');
+        await exited;
+      }
     }
     rmSync(dir, { recursive: true, force: true });
   };
@@ -105,7 +180,7 @@ export async function startService(
   const clean = Object.fromEntries(
     Object.entries(process.env).filter(([k]) => !k.startsWith('SVC_')),
   );
-  const { child, output } = await start(
+  const started = start(
     'the service',
     process.execPath,
     [server],
@@ -126,6 +201,10 @@ export async function startService(
     url,
     '/health',
   );
+  const { child, output } = await started.catch((err: unknown) => {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  });
   return { url, dir, output, stop: stopper(child, dir), adminToken };
 }
 

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, requireProgram, stopper, until } from './processes.js';
+import { freePort, programOnPath, requireProgram, stopper, until } from './processes.js';
 
 const SSHD = '/usr/sbin/sshd';
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -55,12 +55,13 @@ function banner(host: string, port: number): Promise<true | undefined> {
 
 export async function startSshd(opts: SshdOptions): Promise<Sshd> {
   requireProgram(SSHD, 'openssh-server');
+  const keygen = programOnPath('ssh-keygen', 'openssh-client');
   const host = opts.address ?? '127.0.0.1';
   const dir = mkdtempSync(join(tmpdir(), 'lab-sshd-'));
   // Privilege separation needs this folder; a fresh container has no /run/sshd.
   mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
   const hostKeyFile = join(dir, 'ssh_host_ed25519_key');
-  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'lab', '-f', hostKeyFile]);
+  execFileSync(keygen, ['-q', '-t', 'ed25519', '-N', '', '-C', 'lab', '-f', hostKeyFile]);
   const [type, blob] = readFileSync(`${hostKeyFile}.pub`, 'utf8').trim().split(/\s+/);
   if (type === undefined || blob === undefined) throw new Error('ssh-keygen wrote no public key');
   const authorizedKeys = join(dir, 'authorized_keys');

@@ -9,6 +9,7 @@ export {
   type MailService,
   type MailSettingsView,
 } from './mail.service.js';
+export { environmentMail, type EnvironmentMail } from './mail.environment.js';
 export { mailRoutes, MailSettingsBody, MailTestReply } from './mail.routes.js';
 export { sendMail, type Mail, type SendResult } from './mail.send.js';
 export {

@@ -3,7 +3,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { actorOf } from '../http/auth.js';
-import { errorResponses } from '../http/common.schemas.js';
+import { ErrorBody, errorResponses } from '../http/common.schemas.js';
 import { requireMode } from '../http/operating-gate.js';
 import type { Mode } from '../shared/mode.js';
 import type { MailService } from './mail.service.js';
@@ -39,6 +39,11 @@ export const MailSettingsView = Type.Object({
   configured: Type.Boolean(),
   settings: Type.Union([MailSettingsBody, Type.Null()]),
   updated_at: Type.Union([Type.String(), Type.Null()]),
+  environment: Type.Optional(
+    Type.Array(Type.String(), {
+      description: 'set when SVC_MAIL_* / SVC_SMTP_* variables set mail: their names',
+    }),
+  ),
 });
 
 export const MailTestReply = Type.Object({
@@ -70,7 +75,8 @@ export const mailRoutes: FastifyPluginAsyncTypebox<{
     '/settings/mail',
     {
       schema: {
-        summary: 'Set the mail settings: SMTP (starttls, ssl or none) or a JSON mail API',
+        summary:
+          'Set the mail settings: SMTP (starttls, ssl or none) or a JSON mail API; 409 naming the variables when the environment sets mail',
         description:
           'Secrets (smtp.password, api.token) are {file}, {env} or a typed-in {value}, which is written to an owner-only file and replaced by its {file} reference.',
         tags: ['settings'],
@@ -81,7 +87,7 @@ export const mailRoutes: FastifyPluginAsyncTypebox<{
           },
           { additionalProperties: true },
         ),
-        response: { 200: MailSettingsView, ...errorResponses },
+        response: { 200: MailSettingsView, ...errorResponses, 409: ErrorBody },
       },
       onRequest: admin,
     },

@@ -4,8 +4,9 @@ import type { Logger } from 'pino';
 import type { Writer } from '../db/writer.js';
 import type { LedgerService } from '../ledger/index.js';
 import type { Clock } from '../shared/clock.js';
-import { InvalidInputError } from '../shared/errors.js';
+import { ConflictError, InvalidInputError } from '../shared/errors.js';
 import type { Actor } from '../shared/types.js';
+import type { EnvironmentMail } from './mail.environment.js';
 import { mailSecretFile, writeSecretFile } from './mail.secrets.js';
 import { sendMail, type SendResult } from './mail.send.js';
 import { isAddress, maskSettings, parseMailSettings, type MailSettings } from './mail.settings.js';
@@ -24,6 +25,8 @@ export interface MailDeps {
   /** The environment {env} references read (process.env in production). */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly log?: Pick<Logger, 'info' | 'warn'>;
+  /** Mail set by SVC_MAIL_* / SVC_SMTP_* (environmentMail): wins over the stored settings. */
+  readonly environment?: EnvironmentMail | null;
 }
 
 /** GET /v1/settings/mail. */
@@ -31,6 +34,8 @@ export interface MailSettingsView {
   readonly configured: boolean;
   readonly settings: MailSettings | null;
   readonly updated_at: string | null;
+  /** When the environment sets mail: the variables that do (the settings are theirs). */
+  readonly environment?: string[];
 }
 
 /** Who the mail comes to, as the ledger may show it: the domain only. */
@@ -44,8 +49,24 @@ export function createMailService({
   secretsDir,
   env,
   log,
+  environment = null,
 }: MailDeps) {
+  /** The settings mail is sent with, and what their {env} references read. */
+  function current(): { settings: MailSettings; env: MailDeps['env'] } | null {
+    if (environment !== null)
+      return { settings: environment.settings, env: environment.secretsEnv() };
+    const stored = store.get();
+    return stored === null ? null : { settings: stored.settings, env };
+  }
+
   function view(): MailSettingsView {
+    if (environment !== null)
+      return {
+        configured: true,
+        settings: maskSettings(environment.settings),
+        updated_at: null,
+        environment: [...environment.variables],
+      };
     const current = store.get();
     return current === null
       ? { configured: false, settings: null, updated_at: null }
@@ -60,10 +81,17 @@ export function createMailService({
     get: view,
 
     /** Whether sign-in codes can be sent at all. */
-    isConfigured: (): boolean => store.get() !== null,
+    isConfigured: (): boolean => current() !== null,
 
     /** PUT: validate (400 naming the field), write typed-in secrets (0600), store, record. */
     async set(given: unknown, actor: Actor): Promise<MailSettingsView> {
+      if (environment !== null) {
+        const names = environment.variables.join(', ');
+        throw new ConflictError('mail_in_environment', `mail is set by ${names}`, {
+          variables: [...environment.variables],
+          why: `mail is set by the environment (${names}); change those variables and restart`,
+        });
+      }
       const { settings, typed } = parseMailSettings(given, (s) => mailSecretFile(secretsDir, s));
       const previous = store.get()?.settings ?? null;
       for (const t of typed) writeSecretFile(mailSecretFile(secretsDir, t.setting), t.value);
@@ -95,14 +123,14 @@ export function createMailService({
 
     /** Send one mail with the stored settings; never throws, never reveals a secret. */
     async send(to: string, subject: string, text: string): Promise<SendResult> {
-      const current = store.get();
-      if (current === null)
+      const using = current();
+      if (using === null)
         return {
           ok: false,
           detail: 'mail is not configured (PUT /v1/settings/mail)',
           duration_ms: 0,
         };
-      const result = await sendMail(current.settings, env, { to, subject, text }, () =>
+      const result = await sendMail(using.settings, using.env, { to, subject, text }, () =>
         clock.now(),
       );
       if (!result.ok)
@@ -116,16 +144,16 @@ export function createMailService({
         throw new InvalidInputError('invalid_input', 'to must be an e-mail address', {
           field: 'to',
         });
-      const current = store.get();
-      if (current === null)
+      const using = current();
+      if (using === null)
         throw new InvalidInputError(
           'invalid_input',
           'mail is not configured yet: PUT /v1/settings/mail first',
           { field: 'settings' },
         );
       const result = await sendMail(
-        current.settings,
-        env,
+        using.settings,
+        using.env,
         {
           to,
           subject: 'Test mail from the incident response service',
