@@ -105,6 +105,7 @@ describe('the real packs against recorded answers from each lab fault', () => {
       'disk-full-logs',
       'disk-full',
       'harmless-deploy-then-crash',
+      'memory-fell-busy-machine',
       'memory-pressure',
       'no-fault',
       'pool-exhausted',

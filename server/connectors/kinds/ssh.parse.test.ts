@@ -172,7 +172,17 @@ describe('gate output', () => {
           command: '[kthreadd]',
         },
       ],
+      largest: {
+        pid: 15548,
+        user: 'root',
+        cpu_pct: 13.3,
+        mem_pct: 0,
+        rss_kb: 18608,
+        elapsed_s: 4,
+        command: 'python3 -m http.server 0',
+      },
     });
+    expect(parseProcesses('')).toEqual({ processes: [], largest: null });
   });
 });
 

@@ -291,7 +291,14 @@ export function parseCertificates(text: string, now: number): { certificates: Ce
 const PS_LINE = /^\s*(\d+)\s+(\S+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s(.*)$/;
 
 /** `ps -eo pid=,user:32=,pcpu=,pmem=,rss=,etimes=,args=`. */
-export function parseProcesses(text: string): { processes: ProcessRow[] } {
+/**
+ * `ps` rows, busiest first, and the one holding the most memory (`largest`): a young process
+ * holding gigabytes is a hog observed, where a host's falling memory alone is only a trend.
+ */
+export function parseProcesses(text: string): {
+  processes: ProcessRow[];
+  largest: ProcessRow | null;
+} {
   const processes: ProcessRow[] = [];
   for (const line of linesOf(text)) {
     const m = PS_LINE.exec(line);
@@ -307,7 +314,11 @@ export function parseProcesses(text: string): { processes: ProcessRow[] } {
       command: (command ?? '').trim(),
     });
   }
-  return { processes };
+  const largest = processes.reduce<ProcessRow | null>(
+    (a, p) => (a === null || p.rss_kb > a.rss_kb ? p : a),
+    null,
+  );
+  return { processes, largest };
 }
 
 /** "key<TAB>value" lines: gate, unit:<name>, file:<path>. */
