@@ -7,6 +7,8 @@
 //   - On each service the episode's service depends on, a cause proven there is `linked`
 //     when the episode's alerts match its downstream globs; other dependency causes are left
 //     out (they do not explain this episode).
+//   - Best first: by confidence, then by how many of the episode's alerts the cause's packs
+//     match, then by evidence.
 //   - `recurrence_of`: the latest closed episode of the same cause and service in the last 7
 //     days; `linked_episode`: the dependency's open episode.
 //   - Proof needs mechanism, and an unread check never lets a cause through: a cause with a
@@ -17,6 +19,7 @@
 // Whether to abstain is the decision table's job, not this file's.
 import type { Pack, PackCause } from '../packs/index.js';
 import { confidenceOf, confidenceRank, isLinked } from './confidence.js';
+import { globMatches } from './match.js';
 import { fillText, lookupIn } from '../packs/index.js';
 import type { Confidence, Finding, Hypothesis } from './types.js';
 
@@ -62,6 +65,16 @@ interface Judged {
   readonly hypothesis: Hypothesis;
   readonly own: boolean;
   readonly order: number;
+  /** how many of the episode's alerts the packs defining the cause match */
+  readonly explains: number;
+}
+
+/** The episode's alerts that some pack defining the cause matches by name. */
+function explained(packs: readonly Pack[], defs: readonly Definition[], alerts: readonly string[]) {
+  const globs = packs
+    .filter((p) => defs.some((d) => d.pack === p.id))
+    .flatMap((p) => p.matches.flatMap((m) => m.alerts ?? []));
+  return alerts.filter((a) => globs.some((g) => globMatches(g, a))).length;
 }
 
 /** Every definition of each cause id, in pack order. */
@@ -187,6 +200,7 @@ export function diagnose(
       },
       own: true,
       order: order++,
+      explains: explained(packs, all, ctx.alerts),
     });
   }
 
@@ -208,6 +222,7 @@ export function diagnose(
         },
         own: false,
         order: order++,
+        explains: 0,
       });
     }
   }
@@ -216,6 +231,9 @@ export function diagnose(
     .sort(
       (a, b) =>
         confidenceRank(a.hypothesis.confidence) - confidenceRank(b.hypothesis.confidence) ||
+        // Of two proven causes, the one that explains more of the episode's alerts leads (a
+        // busy CPU beside a stopped app explains the CPU alert, not the app's).
+        b.explains - a.explains ||
         b.hypothesis.proving.length - a.hypothesis.proving.length ||
         b.hypothesis.supporting.length - a.hypothesis.supporting.length ||
         Number(b.own) - Number(a.own) ||
