@@ -136,7 +136,10 @@ export function createSealer(deps: Deps) {
       })
       .catch((err: unknown) => {
         // Stopping: the segment is sealed at the next start (sealNow), nothing is lost.
-        if ((err as { code?: unknown }).code === 'storage_closed') return;
+        const code = (err as { code?: unknown }).code;
+        if (code === 'storage_closed') return;
+        // A burst filled the writer's queue: the next committed batch tries again.
+        if (code === 'storage_busy') return;
         if (err instanceof SealRefusedError) lastRefusal = err;
         log.error({ err }, 'ledger sealing failed');
       })
