@@ -7,7 +7,13 @@ import { parseQuery } from '../shared/query-language.js';
 import type { LedgerListStore } from './ledger-list.store.js';
 import type { LedgerQuery } from './ledger.schemas.js';
 import type { LedgerStore } from './ledger.store.js';
-import { verifyLedger, verifySpan, type SpanRunner, type VerifyReport } from './verify.js';
+import {
+  checkCheckpoint,
+  verifyLedger,
+  verifySpan,
+  type SpanRunner,
+  type VerifyReport,
+} from './verify.js';
 
 interface Deps {
   readonly store: LedgerStore;
@@ -47,32 +53,82 @@ export function normaliseTime(value: string, field: string): string {
 /** How often the doctor's ledger check re-verifies everything, not only what is new. */
 export const FULL_VERIFY_EVERY_MS = 60 * 60 * 1000;
 
+/** A verify report as the API and CLI show it. */
+export type LedgerVerifyReport = VerifyReport & {
+  readonly algorithm: string;
+  readonly key_fingerprint: string;
+  /** When the chain was last recomputed; a report is reused until the head moves. */
+  readonly verified_at: string;
+};
+
+export interface VerifyRequest {
+  /** A checkpoint saved elsewhere (C2SP signed note) the ledger must still contain. */
+  readonly checkpoint?: string;
+  /** Recompute even if the head has not moved (the doctor's hourly full verify). */
+  readonly fresh?: boolean;
+}
+
 export function createLedgerReader(deps: Deps) {
   const { store, list, clock } = deps;
+  const verifyDeps = { store, keyFor: deps.keyFor, keyName: deps.keyName };
   // The doctor's check: a full verify at most hourly, in between only the segments sealed
   // since and the unsealed tail, so a console polling the doctor never re-reads a large
   // ledger every 15 s. GET /v1/ledger/verify and svc-core ledger-verify are always full.
   let lastFull: { at: number; sealedThrough: number; segments: number } | null = null;
+  // One full verify at a time: callers arriving meanwhile share it, and its report is reused
+  // until the head moves, so many viewers polling verify cost one read of the ledger.
+  let running: Promise<LedgerVerifyReport> | null = null;
+  let kept: LedgerVerifyReport | null = null;
 
-  async function verify(
-    options: { checkpoint?: string } = {},
-  ): Promise<VerifyReport & { algorithm: string; key_fingerprint: string }> {
-    const report = await verifyLedger(
-      { store, keyFor: deps.keyFor, keyName: deps.keyName },
-      {
-        ...options,
-        pause: () => yieldToLoop(),
-        ...(deps.runner !== undefined && { runner: deps.runner }),
-      },
-    );
-    if (report.ok) {
-      lastFull = {
-        at: clock.now(),
-        sealedThrough: report.sealed_through,
-        segments: report.segments,
-      };
+  function runOnce(): Promise<LedgerVerifyReport> {
+    if (running !== null) return running;
+    const run = (async () => {
+      try {
+        const report = await verifyLedger(verifyDeps, {
+          pause: () => yieldToLoop(),
+          ...(deps.runner !== undefined && { runner: deps.runner }),
+        });
+        if (report.ok) {
+          lastFull = {
+            at: clock.now(),
+            sealedThrough: report.sealed_through,
+            segments: report.segments,
+          };
+        }
+        kept = {
+          ...report,
+          algorithm: deps.algorithm,
+          key_fingerprint: deps.keyFingerprint,
+          verified_at: clock.nowIso(),
+        };
+        return kept;
+      } finally {
+        running = null;
+      }
+    })();
+    running = run;
+    return run;
+  }
+
+  async function chainReport(fresh: boolean): Promise<LedgerVerifyReport> {
+    if (running !== null) {
+      const shared = await running;
+      if (!fresh) return shared;
     }
-    return { ...report, algorithm: deps.algorithm, key_fingerprint: deps.keyFingerprint };
+    const head = store.head();
+    const same =
+      kept !== null &&
+      kept.head.seq === head.seq &&
+      kept.head.hash === (head.hash?.toString('hex') ?? null);
+    if (!fresh && same && kept !== null) return kept;
+    return runOnce();
+  }
+
+  async function verify(options: VerifyRequest = {}): Promise<LedgerVerifyReport> {
+    const report = await chainReport(options.fresh === true);
+    if (report.failure !== null || options.checkpoint === undefined) return report;
+    const failure = checkCheckpoint(verifyDeps, options.checkpoint, report.head.seq);
+    return failure === null ? report : { ...report, ok: false, failure };
   }
 
   return {
@@ -116,7 +172,7 @@ export function createLedgerReader(deps: Deps) {
     async verifyRecent(): Promise<VerifyReport & { full: boolean; full_at: string | null }> {
       const full = lastFull;
       if (full === null || clock.now() - full.at >= FULL_VERIFY_EVERY_MS) {
-        const report = await verify();
+        const report = await verify({ fresh: true });
         return { ...report, full: true, full_at: clock.nowIso() };
       }
       const started = performance.now();
@@ -128,14 +184,9 @@ export function createLedgerReader(deps: Deps) {
         segIndex: full.segments,
         isLast: true,
       };
-      const result = await verifySpan(
-        { store, keyFor: deps.keyFor, keyName: deps.keyName },
-        segments,
-        span,
-        {
-          pause: () => yieldToLoop(),
-        },
-      );
+      const result = await verifySpan(verifyDeps, segments, span, {
+        pause: () => yieldToLoop(),
+      });
       const ms = performance.now() - started;
       const last = segments[segments.length - 1];
       if (result.failure === null && last !== undefined) {

@@ -71,4 +71,7 @@ export const VerifyReportBody = Type.Object({
   events_per_s: Type.Integer(),
   algorithm: Type.String(),
   key_fingerprint: Type.String(),
+  verified_at: Type.String({
+    description: 'when the chain was recomputed; the report is reused until the head moves',
+  }),
 });
