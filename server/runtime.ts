@@ -25,6 +25,7 @@ import {
   loadOrCreateInstallKey,
   publicKeyFromDataDir,
 } from './ledger/install-key.js';
+import { checkLedgerAtStart, checkpointFileOf } from './ledger/checkpoint-file.js';
 import { createThreadRunner } from './ledger/verify-threads.js';
 import { createBrandingStore } from './branding/index.js';
 import { createConnectorsStore } from './connectors/index.js';
@@ -170,8 +171,10 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     return key;
   };
   const runner = createThreadRunner(file, keyName, keyFor);
+  const checkpointFile = checkpointFileOf(config.dataDir);
   const reader = createLedgerReader({
     ...(runner !== undefined && { runner }),
+    checkpointFile,
     store: ledgerStore,
     list: createLedgerListStore(db),
     clock,
@@ -191,7 +194,25 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
           key: sealKey,
           origin: keyName,
           log,
+          checkpointFile,
         });
+  if (!mustExist) {
+    // The server: before anything is appended, refuse a swapped key or a database behind its
+    // saved checkpoint (a lost tail, an older file restored).
+    try {
+      checkLedgerAtStart({
+        store: ledgerStore,
+        keyFor,
+        keyName,
+        keyFingerprint,
+        dataDir: config.dataDir,
+        log,
+      });
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+  }
   const licence = createLicenceService({
     store: licenceStore,
     ledger,

@@ -12,8 +12,11 @@ import {
   verifyLedger,
   verifySpan,
   type SpanRunner,
+  type VerifyFailure,
   type VerifyReport,
 } from './verify.js';
+import { readSavedCheckpoint } from './checkpoint-file.js';
+import { parseCheckpoint } from './checkpoint.js';
 
 interface Deps {
   readonly store: LedgerStore;
@@ -25,6 +28,8 @@ interface Deps {
   readonly keyFingerprint: string;
   /** Verifies spans of a large ledger on other threads. */
   readonly runner?: SpanRunner;
+  /** The newest seal saved beside the database (checkpoint-file.ts), checked on every verify. */
+  readonly checkpointFile?: string;
 }
 
 /**
@@ -70,7 +75,12 @@ export interface VerifyRequest {
 
 export function createLedgerReader(deps: Deps) {
   const { store, list, clock } = deps;
-  const verifyDeps = { store, keyFor: deps.keyFor, keyName: deps.keyName };
+  const verifyDeps = {
+    store,
+    keyFor: deps.keyFor,
+    keyName: deps.keyName,
+    keyFingerprint: deps.keyFingerprint,
+  };
   // The doctor's check: a full verify at most hourly, in between only the segments sealed
   // since and the unsealed tail, so a console polling the doctor never re-reads a large
   // ledger every 15 s. GET /v1/ledger/verify and svc-core ledger-verify are always full.
@@ -125,10 +135,36 @@ export function createLedgerReader(deps: Deps) {
   }
 
   async function verify(options: VerifyRequest = {}): Promise<LedgerVerifyReport> {
+    if (options.checkpoint !== undefined) {
+      try {
+        parseCheckpoint(options.checkpoint);
+      } catch (err) {
+        throw new InvalidInputError(
+          'invalid_input',
+          `checkpoint is not a signed ledger checkpoint: ${(err as Error).message}`,
+          { field: 'checkpoint' },
+        );
+      }
+    }
     const report = await chainReport(options.fresh === true);
-    if (report.failure !== null || options.checkpoint === undefined) return report;
-    const failure = checkCheckpoint(verifyDeps, options.checkpoint, report.head.seq);
+    if (report.failure !== null) return report;
+    const failure = checkpointFailure(options.checkpoint, report.head.seq);
     return failure === null ? report : { ...report, ok: false, failure };
+  }
+
+  /** The given checkpoint, then the one saved beside the database: cheap, so never cached. */
+  function checkpointFailure(given: string | undefined, headSeq: number): VerifyFailure | null {
+    if (given !== undefined) {
+      const failure = checkCheckpoint(verifyDeps, given, headSeq);
+      if (failure !== null) return failure;
+    }
+    const file = deps.checkpointFile;
+    const saved = file === undefined ? null : readSavedCheckpoint(file);
+    if (file === undefined || saved === null) return null;
+    const failure = checkCheckpoint(verifyDeps, saved, headSeq);
+    return failure === null
+      ? null
+      : { ...failure, message: `the checkpoint saved in ${file}: ${failure.message}` };
   }
 
   return {

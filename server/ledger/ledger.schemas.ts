@@ -52,6 +52,21 @@ export const LedgerList = Type.Object({
   }),
 });
 
+export const VerifyQuery = Type.Object(
+  {
+    checkpoint: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 8192,
+        description:
+          'a checkpoint saved elsewhere (the signed note of a seal, URL-encoded): the ledger must still contain it',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type VerifyQuery = Static<typeof VerifyQuery>;
+
 export const VerifyReportBody = Type.Object({
   ok: Type.Boolean(),
   checked: Type.Integer(),
