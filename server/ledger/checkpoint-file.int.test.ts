@@ -2,7 +2,7 @@
 // and the real server process (dist/server.mjs): a lost tail, an older database file and a
 // swapped key with re-sealed segments are refused at start and reported by verify.
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -16,7 +16,15 @@ import {
   testEnv,
   type TestServer,
 } from '../shared/testing/test-server.js';
-import { childEnv, freePort, requireBundle, ROOT, SERVER } from '../shared/testing/processes.js';
+import {
+  childEnv,
+  freePort,
+  requireBundle,
+  ROOT,
+  runCli,
+  SERVER,
+} from '../shared/testing/processes.js';
+import { formatMessage } from '../syslog/format.js';
 import { parseCheckpoint, sealHash, signCheckpoint } from './checkpoint.js';
 import { INSTALL_KEY_FILE, loadOrCreateInstallKey } from './install-key.js';
 
@@ -103,6 +111,7 @@ describe('the checkpoint outside the database', () => {
   let seal1: string;
   let seal2: string;
   let beside: string | null; // the file beside the database while the server ran
+  let syslogLine: string; // the newest seal as syslog receives it (UDP, 2 KiB at most)
 
   const bulk = (from: number, n: number): Promise<void> =>
     s.runtime.writer.transact(() => {
@@ -144,6 +153,15 @@ describe('the checkpoint outside the database', () => {
     await bulk(1400, 700);
     await sealed(2000);
     seal2 = s.runtime.ledgerStore.lastSegment()?.checkpoint ?? '';
+    const sealEvent = s.runtime.reader.list({ type: 'ledger.sealed', limit: 1 }).events[0];
+    if (sealEvent === undefined) throw new Error('no ledger.sealed event');
+    syslogLine = formatMessage(sealEvent, {
+      facility: 10,
+      hostname: 'h',
+      appName: 'svc',
+      procId: '1',
+      maxBytes: 2048,
+    }).line;
     const file = join(s.dir, 'data', CHECKPOINT_FILE);
     beside = existsSync(file) ? readFileSync(file, 'utf8') : null;
     await s.stop();
@@ -181,6 +199,33 @@ describe('the checkpoint outside the database', () => {
       seq: oldHead + 1,
       check: 'checkpoint',
     });
+  });
+
+  it('a folder restored whole (file and all): only the syslog copy of the newest seal catches it', async () => {
+    const dir = copy();
+    const data = join(dir, 'data');
+    rmSync(join(data, 'svc.db-wal'), { force: true });
+    rmSync(join(data, 'svc.db-shm'), { force: true });
+    cpSync(oldCopy, join(data, 'svc.db'));
+    writeFileSync(join(data, CHECKPOINT_FILE), seal1); // the backup's own file
+    expect(await verifyFolder(dir)).toMatchObject({ ok: true, failure: null });
+
+    // What the collector kept: the JSON after the RFC 5424 header holds the checkpoint.
+    const json = JSON.parse(syslogLine.slice(syslogLine.indexOf(' {"type"') + 1)) as {
+      data: { checkpoint: string };
+    };
+    expect(json.data.checkpoint).toBe(seal2);
+    const saved = join(dir, 'from-syslog.txt');
+    writeFileSync(saved, json.data.checkpoint);
+    const r = await runCli(testEnv(dir, join(dir, 'machine-id')), [
+      'ledger-verify',
+      '--checkpoint',
+      saved,
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      `ledger verify FAILED at seq ${String(oldHead + 1)} (checkpoint): the saved checkpoint covers seq 2000 but the ledger ends at seq ${String(oldHead)}`,
+    );
   });
 
   it('the sealed tail deleted with its seal: refused at start; verify reports it', async () => {
