@@ -91,7 +91,7 @@ async function run(ctx: BenchContext): Promise<readonly Figure[]> {
         for (const row of raw.iterate()) if (row.hash.length === 32) rawRows++;
       },
       async () => {
-        reports.push(await rt.reader.verify());
+        reports.push(await rt.reader.verify({ fresh: true }));
       },
       () => {
         // As chainHash does it: a Hash object per event.

@@ -7,7 +7,7 @@ import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { openDatabase } from './db/open.js';
-import { loadMigrations, migrate } from './db/migrate.js';
+import { loadMigrations, migrate, migrationState } from './db/migrate.js';
 import { createWriter } from './db/writer.js';
 import { computeFingerprint } from './install/fingerprint.js';
 import { databaseFile, ensureDataDir } from './install/data-dir.js';
@@ -25,6 +25,7 @@ import {
   loadOrCreateInstallKey,
   publicKeyFromDataDir,
 } from './ledger/install-key.js';
+import { checkLedgerAtStart, checkpointFileOf } from './ledger/checkpoint-file.js';
 import { createThreadRunner } from './ledger/verify-threads.js';
 import { createBrandingStore } from './branding/index.js';
 import { createConnectorsStore } from './connectors/index.js';
@@ -57,26 +58,42 @@ export interface RuntimeOptions {
   readonly clock?: Clock;
   /** Verifiers and read-only tools must never create a data folder or keys. */
   readonly mustExist?: boolean;
+  /**
+   * Read commands of svc-core: open the database read-only and never migrate it (implies
+   * mustExist); an older schema is refused, naming the migration it lacks.
+   */
+  readonly readOnly?: boolean;
 }
 
 export function createRuntime(config: Config, options: RuntimeOptions) {
   const { log } = options;
   const clock = options.clock ?? systemClock;
   const file = databaseFile(config.dataDir);
-  if (options.mustExist === true && !existsSync(file)) {
+  const readOnly = options.readOnly === true;
+  const mustExist = readOnly || options.mustExist === true;
+  if (mustExist && !existsSync(file)) {
     throw new Error(`no ledger at ${file}: SVC_DATA (${config.dataDir}) has never been started`);
   }
-  ensureDataDir(config.dataDir);
+  if (!readOnly) ensureDataDir(config.dataDir);
   // Owner-only from the first byte; SQLite gives its -wal and -shm files the same mode.
   if (!existsSync(file)) writeFileSync(file, '', { mode: 0o600 });
-  const db: Database = openDatabase(file);
+  const db: Database = openDatabase(file, { readonly: readOnly });
   try {
-    // A consistent copy, written before the first pending migration runs (VACUUM INTO is
-    // synchronous, unlike the driver's backup()).
-    const applied = migrate(db, loadMigrations(migrationsDir()), (d) => {
-      d.prepare('VACUUM INTO ?').run(`${file}.before-migration-${String(Date.now())}`);
-    });
-    if (applied.length > 0) log.info({ applied }, 'database migrations applied');
+    if (readOnly) {
+      const { pending } = migrationState(db, loadMigrations(migrationsDir()));
+      if (pending.length > 0) {
+        throw new Error(
+          `the database ${file} needs migration ${pending.map((m) => m.id).join(', ')} (this build's schema); read commands never change it: start the service once to migrate it`,
+        );
+      }
+    } else {
+      // A consistent copy, written before the first pending migration runs (VACUUM INTO is
+      // synchronous, unlike the driver's backup()).
+      const applied = migrate(db, loadMigrations(migrationsDir()), (d) => {
+        d.prepare('VACUUM INTO ?').run(`${file}.before-migration-${String(Date.now())}`);
+      });
+      if (applied.length > 0) log.info({ applied }, 'database migrations applied');
+    }
   } catch (err) {
     db.close();
     throw err;
@@ -125,10 +142,9 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     clock,
     projections,
   });
-  const installKey =
-    options.mustExist === true
-      ? null
-      : loadOrCreateInstallKey(config.dataDir, { fips: config.fips, name: 'pending' });
+  const installKey = mustExist
+    ? null
+    : loadOrCreateInstallKey(config.dataDir, { fips: config.fips, name: 'pending' });
   // Read-only tools never create keys: they take the fingerprint from the public key.
   const keyFingerprint =
     installKey?.fingerprint ?? keyFingerprintOf(publicKeyFromDataDir(config.dataDir, 'ed25519'));
@@ -155,8 +171,10 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     return key;
   };
   const runner = createThreadRunner(file, keyName, keyFor);
+  const checkpointFile = checkpointFileOf(config.dataDir);
   const reader = createLedgerReader({
     ...(runner !== undefined && { runner }),
+    checkpointFile,
     store: ledgerStore,
     list: createLedgerListStore(db),
     clock,
@@ -176,7 +194,25 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
           key: sealKey,
           origin: keyName,
           log,
+          checkpointFile,
         });
+  if (!mustExist) {
+    // The server: before anything is appended, refuse a swapped key or a database behind its
+    // saved checkpoint (a lost tail, an older file restored).
+    try {
+      checkLedgerAtStart({
+        store: ledgerStore,
+        keyFor,
+        keyName,
+        keyFingerprint,
+        dataDir: config.dataDir,
+        log,
+      });
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+  }
   const licence = createLicenceService({
     store: licenceStore,
     ledger,

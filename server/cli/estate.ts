@@ -20,7 +20,7 @@ type Out = { log(line: string): void; error(line: string): void };
 
 export interface EstateCliDeps {
   readonly config: () => Config;
-  readonly runtime: (cfg: Config) => Runtime;
+  readonly runtime: (cfg: Config, options?: { write?: boolean }) => Runtime;
   readonly connectorsOf: (rt: Runtime) => ConnectorsService;
 }
 
@@ -172,7 +172,7 @@ async function buildDirectly(
 ): Promise<number> {
   const unlock = lockDataDir(cfg.dataDir);
   try {
-    const rt = deps.runtime(cfg);
+    const rt = deps.runtime(cfg, { write: true });
     const connectors = deps.connectorsOf(rt);
     try {
       const estate = createEstateService({

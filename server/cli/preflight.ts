@@ -170,7 +170,13 @@ export async function preflight(
 /** The licence an install already holds (its data folder), else what its start would do. */
 function licenceLine(config: Config, licenceFile: boolean): [CheckStatus, string, string] {
   if (existsSync(databaseFile(config.dataDir))) {
-    const rt = createRuntime(config, { log: createLogger('silent'), mustExist: true });
+    let rt: ReturnType<typeof createRuntime>;
+    try {
+      rt = createRuntime(config, { log: createLogger('silent'), readOnly: true });
+    } catch (err) {
+      // An older schema (the service migrates it at start) or an unreadable file.
+      return ['warn', 'licence: held', (err as Error).message];
+    }
     try {
       const v = rt.licence.view();
       if (v !== null) {

@@ -51,8 +51,14 @@ function config(): Config {
   return loadConfig(process.env, { version: VERSION });
 }
 
-function runtime(cfg: Config) {
-  return createRuntime(cfg, { log: createLogger('silent'), mustExist: true });
+/** Read commands open the database read-only and never migrate it; `write` is for rebuild and
+ * a direct estate build, which hold the data folder's lock. */
+function runtime(cfg: Config, options: { write?: boolean } = {}) {
+  return createRuntime(cfg, {
+    log: createLogger('silent'),
+    mustExist: true,
+    readOnly: options.write !== true,
+  });
 }
 
 const mark = (s: string): string => s.padEnd(5);
@@ -265,7 +271,7 @@ export async function run(argv: readonly string[], out: Out): Promise<number> {
     case 'rebuild': {
       const cfg = config();
       const unlock = lockDataDir(cfg.dataDir);
-      const rt = runtime(cfg);
+      const rt = runtime(cfg, { write: true });
       try {
         const result = rebuildProjections(
           rt.db,

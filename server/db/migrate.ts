@@ -27,17 +27,7 @@ export function migrate(
   db.exec(
     `CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`,
   );
-  const applied = (
-    db.prepare('SELECT id FROM schema_migrations ORDER BY rowid').all() as { id: string }[]
-  ).map((r) => r.id);
-  applied.forEach((id, i) => {
-    if (migrations[i]?.id !== id) {
-      throw new Error(
-        `database migrations are out of sync: applied ${id} where this build expects ${migrations[i]?.id ?? 'nothing'}; refusing to start`,
-      );
-    }
-  });
-  const pending = migrations.slice(applied.length);
+  const { applied, pending } = migrationState(db, migrations);
   if (pending.length > 0 && applied.length > 0 && backup) backup(db);
   const record = db.prepare('INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)');
   for (const m of pending) {
@@ -47,4 +37,32 @@ export function migrate(
     })();
   }
   return pending.map((m) => m.id);
+}
+
+/**
+ * Which migrations a database has and which it lacks, without changing it (read-only tools
+ * use this to refuse an old schema). Throws when the applied list is not a prefix of the
+ * known list.
+ */
+export function migrationState(
+  db: Database,
+  migrations: readonly Migration[],
+): { applied: string[]; pending: Migration[] } {
+  const table = db
+    .prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`)
+    .get();
+  const applied =
+    table === undefined
+      ? []
+      : (
+          db.prepare('SELECT id FROM schema_migrations ORDER BY rowid').all() as { id: string }[]
+        ).map((r) => r.id);
+  applied.forEach((id, i) => {
+    if (migrations[i]?.id !== id) {
+      throw new Error(
+        `database migrations are out of sync: applied ${id} where this build expects ${migrations[i]?.id ?? 'nothing'}; refusing to start`,
+      );
+    }
+  });
+  return { applied, pending: migrations.slice(applied.length) };
 }

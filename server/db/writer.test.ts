@@ -3,7 +3,7 @@
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StorageUnavailableError } from '../shared/errors.js';
-import { asStorageError, createWriter, type Writer } from './writer.js';
+import { asStorageError, createWriter, MAX_WRITER_QUEUE, type Writer } from './writer.js';
 
 let db: Database.Database;
 let writer: Writer;
@@ -188,6 +188,39 @@ describe('close', () => {
   it('resolves at once when nothing is queued', async () => {
     await writer.close();
     await expect(writer.transact(() => 1)).rejects.toMatchObject({ code: 'storage_closed' });
+  });
+});
+
+describe('a bounded queue', () => {
+  it('past the bound a job is refused at once (storage_busy, a 503); queued jobs still commit, and room returns after the group', async () => {
+    const small = createWriter(db, { maxQueue: 3 });
+    const queued = [1, 2, 3].map((id) => small.transact(() => insert(id)));
+    let ran = false;
+    const refused = small.transact(() => {
+      ran = true;
+      insert(4);
+    });
+    // Refused before the turn ends: the caller does not wait behind the queue.
+    let settled = false;
+    refused.catch(() => undefined).finally(() => (settled = true));
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(settled).toBe(true);
+    await expect(refused).rejects.toBeInstanceOf(StorageUnavailableError);
+    await expect(refused).rejects.toMatchObject({ code: 'storage_busy', kind: 'unavailable' });
+    expect(small.depth()).toBe(3);
+    await expect(Promise.all(queued)).resolves.toHaveLength(3);
+    expect(ran).toBe(false);
+    expect(ids()).toEqual([1, 2, 3]);
+    await expect(small.transact(() => insert(5))).resolves.toBeDefined();
+    expect(ids()).toEqual([1, 2, 3, 5]);
+  });
+
+  it('the default bound is MAX_WRITER_QUEUE jobs', async () => {
+    expect(MAX_WRITER_QUEUE).toBe(10_000);
+    const jobs = Array.from({ length: MAX_WRITER_QUEUE }, (_, i) => writer.transact(() => i));
+    await expect(writer.transact(() => -1)).rejects.toMatchObject({ code: 'storage_busy' });
+    await expect(Promise.all(jobs)).resolves.toHaveLength(MAX_WRITER_QUEUE);
   });
 });
 

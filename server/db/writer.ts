@@ -28,6 +28,17 @@ export interface Writer {
   close(): Promise<void>;
 }
 
+/**
+ * The most jobs that may wait for the next group. Past it, a job is refused at once with a
+ * 503 (senders retry), rather than waiting behind a queue that grows without end.
+ */
+export const MAX_WRITER_QUEUE = 10_000;
+
+export interface WriterOptions {
+  /** Tests pass a small bound; the service uses MAX_WRITER_QUEUE. */
+  readonly maxQueue?: number;
+}
+
 const STORAGE_CODES = /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN|BUSY|LOCKED|CORRUPT|NOTADB|PROTOCOL)/;
 
 /** SQLite errors that mean "cannot store now" become 503s, never 4xx. */
@@ -49,7 +60,8 @@ class GroupAborted extends Error {
   }
 }
 
-export function createWriter(db: Database): Writer {
+export function createWriter(db: Database, options: WriterOptions = {}): Writer {
+  const maxQueue = options.maxQueue ?? MAX_WRITER_QUEUE;
   let queue: Job[] = [];
   let scheduled = false;
   let closed = false;
@@ -124,6 +136,13 @@ export function createWriter(db: Database): Writer {
       if (closed)
         return Promise.reject(
           new StorageUnavailableError('storage_closed', 'the service is stopping'),
+        );
+      if (queue.length >= maxQueue)
+        return Promise.reject(
+          new StorageUnavailableError(
+            'storage_busy',
+            `the store has ${String(queue.length)} writes waiting, the most it queues; retry shortly`,
+          ),
         );
       return new Promise<T>((resolve, reject) => {
         queue.push({ fn, resolve: resolve as (v: unknown) => void, reject, afterCommit: [] });

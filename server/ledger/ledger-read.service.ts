@@ -7,7 +7,16 @@ import { parseQuery } from '../shared/query-language.js';
 import type { LedgerListStore } from './ledger-list.store.js';
 import type { LedgerQuery } from './ledger.schemas.js';
 import type { LedgerStore } from './ledger.store.js';
-import { verifyLedger, verifySpan, type SpanRunner, type VerifyReport } from './verify.js';
+import {
+  checkCheckpoint,
+  verifyLedger,
+  verifySpan,
+  type SpanRunner,
+  type VerifyFailure,
+  type VerifyReport,
+} from './verify.js';
+import { readSavedCheckpoint } from './checkpoint-file.js';
+import { parseCheckpoint } from './checkpoint.js';
 
 interface Deps {
   readonly store: LedgerStore;
@@ -19,6 +28,8 @@ interface Deps {
   readonly keyFingerprint: string;
   /** Verifies spans of a large ledger on other threads. */
   readonly runner?: SpanRunner;
+  /** The newest seal saved beside the database (checkpoint-file.ts), checked on every verify. */
+  readonly checkpointFile?: string;
 }
 
 /**
@@ -47,32 +58,113 @@ export function normaliseTime(value: string, field: string): string {
 /** How often the doctor's ledger check re-verifies everything, not only what is new. */
 export const FULL_VERIFY_EVERY_MS = 60 * 60 * 1000;
 
+/** A verify report as the API and CLI show it. */
+export type LedgerVerifyReport = VerifyReport & {
+  readonly algorithm: string;
+  readonly key_fingerprint: string;
+  /** When the chain was last recomputed; a report is reused until the head moves. */
+  readonly verified_at: string;
+};
+
+export interface VerifyRequest {
+  /** A checkpoint saved elsewhere (C2SP signed note) the ledger must still contain. */
+  readonly checkpoint?: string;
+  /** Recompute even if the head has not moved (the doctor's hourly full verify). */
+  readonly fresh?: boolean;
+}
+
 export function createLedgerReader(deps: Deps) {
   const { store, list, clock } = deps;
+  const verifyDeps = {
+    store,
+    keyFor: deps.keyFor,
+    keyName: deps.keyName,
+    keyFingerprint: deps.keyFingerprint,
+  };
   // The doctor's check: a full verify at most hourly, in between only the segments sealed
   // since and the unsealed tail, so a console polling the doctor never re-reads a large
   // ledger every 15 s. GET /v1/ledger/verify and svc-core ledger-verify are always full.
   let lastFull: { at: number; sealedThrough: number; segments: number } | null = null;
+  // One full verify at a time: callers arriving meanwhile share it, and its report is reused
+  // until the head moves, so many viewers polling verify cost one read of the ledger.
+  let running: Promise<LedgerVerifyReport> | null = null;
+  let kept: LedgerVerifyReport | null = null;
 
-  async function verify(
-    options: { checkpoint?: string } = {},
-  ): Promise<VerifyReport & { algorithm: string; key_fingerprint: string }> {
-    const report = await verifyLedger(
-      { store, keyFor: deps.keyFor, keyName: deps.keyName },
-      {
-        ...options,
-        pause: () => yieldToLoop(),
-        ...(deps.runner !== undefined && { runner: deps.runner }),
-      },
-    );
-    if (report.ok) {
-      lastFull = {
-        at: clock.now(),
-        sealedThrough: report.sealed_through,
-        segments: report.segments,
-      };
+  function runOnce(): Promise<LedgerVerifyReport> {
+    if (running !== null) return running;
+    const run = (async () => {
+      try {
+        const report = await verifyLedger(verifyDeps, {
+          pause: () => yieldToLoop(),
+          ...(deps.runner !== undefined && { runner: deps.runner }),
+        });
+        if (report.ok) {
+          lastFull = {
+            at: clock.now(),
+            sealedThrough: report.sealed_through,
+            segments: report.segments,
+          };
+        }
+        kept = {
+          ...report,
+          algorithm: deps.algorithm,
+          key_fingerprint: deps.keyFingerprint,
+          verified_at: clock.nowIso(),
+        };
+        return kept;
+      } finally {
+        running = null;
+      }
+    })();
+    running = run;
+    return run;
+  }
+
+  async function chainReport(fresh: boolean): Promise<LedgerVerifyReport> {
+    if (running !== null) {
+      const shared = await running;
+      if (!fresh) return shared;
     }
-    return { ...report, algorithm: deps.algorithm, key_fingerprint: deps.keyFingerprint };
+    const head = store.head();
+    const same =
+      kept !== null &&
+      kept.head.seq === head.seq &&
+      kept.head.hash === (head.hash?.toString('hex') ?? null);
+    if (!fresh && same && kept !== null) return kept;
+    return runOnce();
+  }
+
+  async function verify(options: VerifyRequest = {}): Promise<LedgerVerifyReport> {
+    if (options.checkpoint !== undefined) {
+      try {
+        parseCheckpoint(options.checkpoint);
+      } catch (err) {
+        throw new InvalidInputError(
+          'invalid_input',
+          `checkpoint is not a signed ledger checkpoint: ${(err as Error).message}`,
+          { field: 'checkpoint' },
+        );
+      }
+    }
+    const report = await chainReport(options.fresh === true);
+    if (report.failure !== null) return report;
+    const failure = checkpointFailure(options.checkpoint, report.head.seq);
+    return failure === null ? report : { ...report, ok: false, failure };
+  }
+
+  /** The given checkpoint, then the one saved beside the database: cheap, so never cached. */
+  function checkpointFailure(given: string | undefined, headSeq: number): VerifyFailure | null {
+    if (given !== undefined) {
+      const failure = checkCheckpoint(verifyDeps, given, headSeq);
+      if (failure !== null) return failure;
+    }
+    const file = deps.checkpointFile;
+    const saved = file === undefined ? null : readSavedCheckpoint(file);
+    if (file === undefined || saved === null) return null;
+    const failure = checkCheckpoint(verifyDeps, saved, headSeq);
+    return failure === null
+      ? null
+      : { ...failure, message: `the checkpoint saved in ${file}: ${failure.message}` };
   }
 
   return {
@@ -116,7 +208,7 @@ export function createLedgerReader(deps: Deps) {
     async verifyRecent(): Promise<VerifyReport & { full: boolean; full_at: string | null }> {
       const full = lastFull;
       if (full === null || clock.now() - full.at >= FULL_VERIFY_EVERY_MS) {
-        const report = await verify();
+        const report = await verify({ fresh: true });
         return { ...report, full: true, full_at: clock.nowIso() };
       }
       const started = performance.now();
@@ -128,14 +220,9 @@ export function createLedgerReader(deps: Deps) {
         segIndex: full.segments,
         isLast: true,
       };
-      const result = await verifySpan(
-        { store, keyFor: deps.keyFor, keyName: deps.keyName },
-        segments,
-        span,
-        {
-          pause: () => yieldToLoop(),
-        },
-      );
+      const result = await verifySpan(verifyDeps, segments, span, {
+        pause: () => yieldToLoop(),
+      });
       const ms = performance.now() - started;
       const last = segments[segments.length - 1];
       if (result.failure === null && last !== undefined) {

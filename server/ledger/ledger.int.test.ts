@@ -840,12 +840,21 @@ describe('a ledger of more than 2,000 events', () => {
       expect(await failureOf(dir)).toMatchObject({ seq: 1001, check: 'digest', segment: 2 });
     });
 
-    it('(h) the sealed tail deleted with its seal: verify alone passes, the saved checkpoint catches it', async () => {
+    it('(h) the sealed tail deleted with its seal: the checkpoint beside the database catches it; without that file, a checkpoint saved elsewhere does', async () => {
       const dir = tamper((db) => {
         db.prepare('DELETE FROM ledger_segments WHERE segment = 2').run();
         db.prepare('DELETE FROM ledger WHERE seq > 1000').run();
       });
-      // A log cannot prove its own completeness.
+      const beside = join(dir, 'data', 'ledger-checkpoint.txt');
+      expect((await verifyFolder(dir)).failure).toMatchObject({
+        seq: 1001,
+        check: 'checkpoint',
+        message: expect.stringContaining(
+          `the checkpoint saved in ${beside}: the saved checkpoint covers seq 2000 but the ledger ends at seq 1000`,
+        ) as unknown,
+      });
+      // A log cannot prove its own completeness: with the file gone too, only a copy elsewhere.
+      rmSync(beside);
       expect(await verifyFolder(dir)).toMatchObject({
         ok: true,
         checked: 1000,
@@ -875,12 +884,17 @@ describe('a ledger of more than 2,000 events', () => {
       );
     });
 
-    it('(i) an older copy of the database restored: verify alone passes, the saved checkpoint catches it', async () => {
+    it('(i) an older copy of the database restored: the checkpoint beside the database catches it; without that file, a checkpoint saved elsewhere does', async () => {
       const dir = tamper(() => undefined);
       rmSync(join(dir, 'data', 'svc.db-wal'), { force: true });
       rmSync(join(dir, 'data', 'svc.db-shm'), { force: true });
       cpSync(oldCopy, join(dir, 'data', 'svc.db'));
       expect(oldHead).toBeLessThan(2000);
+      expect((await verifyFolder(dir)).failure).toMatchObject({
+        seq: oldHead + 1,
+        check: 'checkpoint',
+      });
+      rmSync(join(dir, 'data', 'ledger-checkpoint.txt'));
       expect(await verifyFolder(dir)).toMatchObject({
         ok: true,
         checked: oldHead,

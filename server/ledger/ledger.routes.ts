@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorResponses } from '../http/common.schemas.js';
 import type { LedgerReader } from './ledger-read.service.js';
-import { LedgerList, LedgerQuery, VerifyReportBody } from './ledger.schemas.js';
+import { LedgerList, LedgerQuery, VerifyQuery, VerifyReportBody } from './ledger.schemas.js';
 
 export const ledgerRoutes: FastifyPluginAsyncTypebox<{ reader: LedgerReader }> = async (
   app,
@@ -27,10 +27,12 @@ export const ledgerRoutes: FastifyPluginAsyncTypebox<{ reader: LedgerReader }> =
       schema: {
         summary: 'Verify hash chain, sequence, segment digests and seals',
         tags: ['audit'],
+        querystring: VerifyQuery,
         response: { 200: VerifyReportBody, ...errorResponses },
       },
       onRequest: app.requireRole('viewer'),
     },
-    async () => reader.verify(),
+    async (req) =>
+      reader.verify(req.query.checkpoint !== undefined ? { checkpoint: req.query.checkpoint } : {}),
   );
 };

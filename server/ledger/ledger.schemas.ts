@@ -52,6 +52,21 @@ export const LedgerList = Type.Object({
   }),
 });
 
+export const VerifyQuery = Type.Object(
+  {
+    checkpoint: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 8192,
+        description:
+          'a checkpoint saved elsewhere (the signed note of a seal, URL-encoded): the ledger must still contain it',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type VerifyQuery = Static<typeof VerifyQuery>;
+
 export const VerifyReportBody = Type.Object({
   ok: Type.Boolean(),
   checked: Type.Integer(),
@@ -71,4 +86,7 @@ export const VerifyReportBody = Type.Object({
   events_per_s: Type.Integer(),
   algorithm: Type.String(),
   key_fingerprint: Type.String(),
+  verified_at: Type.String({
+    description: 'when the chain was recomputed; the report is reused until the head moves',
+  }),
 });

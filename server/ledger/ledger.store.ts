@@ -48,6 +48,9 @@ export function createLedgerStore(db: Database) {
   const typesAfter = db.prepare<[number], { type: string }>(
     `SELECT DISTINCT type FROM ledger WHERE seq > ?`,
   );
+  const installed = db.prepare<[], { seq: number; data: string }>(
+    `SELECT seq, data FROM ledger WHERE type = 'system.installed' ORDER BY seq LIMIT 1`,
+  );
   const firstTsAfter = db.prepare<[number], { ts: string }>(
     `SELECT ts FROM ledger WHERE seq > ? ORDER BY seq LIMIT 1`,
   );
@@ -91,6 +94,18 @@ export function createLedgerStore(db: Database) {
     },
     typesAfter: (seq: number): string[] => typesAfter.all(seq).map((r) => r.type),
     firstTsAfter: (seq: number): string | null => firstTsAfter.get(seq)?.ts ?? null,
+    /** The install key fingerprint the first start recorded (system.installed), with its seq. */
+    pinnedKey(): { seq: number; fingerprint: string } | null {
+      const row = installed.get();
+      if (row === undefined) return null;
+      let fingerprint: unknown;
+      try {
+        fingerprint = (JSON.parse(row.data) as { key_fingerprint?: unknown }).key_fingerprint;
+      } catch {
+        return null; // a garbled row: the chain check names it
+      }
+      return typeof fingerprint === 'string' ? { seq: row.seq, fingerprint } : null;
+    },
   };
 }
 export type LedgerStore = ReturnType<typeof createLedgerStore>;

@@ -4,6 +4,7 @@
 import type { Writer } from '../db/writer.js';
 import type { Clock } from '../shared/clock.js';
 import { sealHash, signCheckpoint, type SealKey } from './checkpoint.js';
+import { saveCheckpoint } from './checkpoint-file.js';
 import { chainHash } from './hash.js';
 import type { LedgerService } from './ledger.service.js';
 import type { LedgerStore } from './ledger.store.js';
@@ -22,6 +23,8 @@ interface Deps {
   readonly key: SealKey;
   readonly origin: string;
   readonly log: { error(obj: object, msg: string): void; info(obj: object, msg: string): void };
+  /** Where the newest seal is saved outside the database (checkpoint-file.ts). */
+  readonly checkpointFile?: string;
   readonly segmentSize?: number;
   readonly sealAgeMs?: number;
 }
@@ -97,6 +100,17 @@ export function createSealer(deps: Deps) {
       { segment, first_seq: afterSeq + 1, last_seq: toSeq, checkpoint },
       'ledger segment sealed',
     );
+    const file = deps.checkpointFile;
+    if (file !== undefined) {
+      // After the commit only, so the file is never ahead of the database.
+      writer.afterCommit(() => {
+        try {
+          saveCheckpoint(file, checkpoint);
+        } catch (err) {
+          log.error({ err, file }, 'saving the ledger checkpoint beside the database failed');
+        }
+      });
+    }
   }
 
   /** Seal what is due; runs inside a writer job. Returns how many segments it sealed. */
@@ -136,7 +150,10 @@ export function createSealer(deps: Deps) {
       })
       .catch((err: unknown) => {
         // Stopping: the segment is sealed at the next start (sealNow), nothing is lost.
-        if ((err as { code?: unknown }).code === 'storage_closed') return;
+        const code = (err as { code?: unknown }).code;
+        if (code === 'storage_closed') return;
+        // A burst filled the writer's queue: the next committed batch tries again.
+        if (code === 'storage_busy') return;
         if (err instanceof SealRefusedError) lastRefusal = err;
         log.error({ err }, 'ledger sealing failed');
       })

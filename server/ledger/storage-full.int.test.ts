@@ -2,6 +2,7 @@
 // SQLITE_FULL): POST /v1/events answers 503 storage_unavailable, never 4xx or 500, nothing is
 // half-written, and writes resume once there is room again.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_WRITER_QUEUE } from '../db/writer.js';
 import {
   asAdmin,
   asIngest,
@@ -134,5 +135,31 @@ describe('storage full', () => {
       type: 'human.note',
       data: { tag: 'after' },
     });
+  });
+
+  it('past the writer queue bound, an append answers 503 storage_busy at once and is not stored', async () => {
+    room();
+    const head = s.runtime.ledger.headSeq();
+    // A burst of senders: every turn the queue is filled to its bound again, so the request
+    // arrives (in the poll phase) while the writer already holds as many jobs as it queues.
+    let burst = true;
+    const waiting: Promise<unknown>[] = [];
+    const refill = (): void => {
+      if (!burst) return;
+      while (s.runtime.writer.depth() < MAX_WRITER_QUEUE)
+        waiting.push(s.runtime.writer.transact(() => undefined));
+      setImmediate(refill);
+    };
+    refill();
+    const refused = await post(small('over the bound'));
+    burst = false;
+    expect(refused.status).toBe(503);
+    expect(refused.body.error).toBe('storage_busy');
+    await Promise.all(waiting);
+    expect(s.runtime.ledger.headSeq()).toBe(head);
+    expect((await get<ListBody>('/v1/ledger?q=over%20the%20bound')).events).toEqual([]);
+    const r = await post(small('after the burst'));
+    expect(r.status).toBe(201);
+    expect(r.body.seq).toBe(head + 1);
   });
 });

@@ -40,6 +40,11 @@ export interface VerifyDeps {
   /** The install's public seal key for an algorithm (seals made before SVC_FIPS=1 stay Ed25519). */
   readonly keyFor: (algorithm: string) => KeyObject | null;
   readonly keyName: string;
+  /**
+   * The fingerprint of the install key in the data folder; when given, it must be the one the
+   * ledger's first event pinned, so a swapped key cannot vouch for re-made seals.
+   */
+  readonly keyFingerprint?: string;
 }
 
 export interface VerifyOptions {
@@ -231,13 +236,19 @@ export async function verifyLedger(
     checked = results.reduce((n, r) => n + r.checked, 0);
     failure = results.find((r) => r.failure !== null)?.failure ?? null;
   }
-  if (failure === null && options.checkpoint !== undefined) {
-    try {
-      checkExternal(deps, options.checkpoint, head.seq);
-    } catch (err) {
-      if (!(err instanceof Failed)) throw err;
-      failure = err.failure;
+  if (failure === null) {
+    const swapped = pinnedKeyFailure(deps);
+    if (swapped !== null) {
+      failure = {
+        seq: swapped.seq,
+        check: VerifyCheck.Seal,
+        segment: null,
+        message: `the install key has fingerprint ${deps.keyFingerprint ?? ''}, but the ledger pins ${swapped.pinned} (system.installed at seq ${String(swapped.seq)}): the key was replaced, and seals made by another key prove nothing`,
+      };
     }
+  }
+  if (failure === null && options.checkpoint !== undefined) {
+    failure = checkCheckpoint(deps, options.checkpoint, head.seq);
   }
 
   const ms = performance.now() - started;
@@ -251,6 +262,15 @@ export async function verifyLedger(
     duration_ms: Math.round(ms),
     events_per_s: ms > 0 ? Math.round((checked / ms) * 1000) : 0,
   };
+}
+
+/** The pinned key fingerprint when the data folder's key is another one; else null. */
+export function pinnedKeyFailure(deps: VerifyDeps): { seq: number; pinned: string } | null {
+  if (deps.keyFingerprint === undefined) return null;
+  const pin = deps.store.pinnedKey();
+  return pin !== null && pin.fingerprint !== deps.keyFingerprint
+    ? { seq: pin.seq, pinned: pin.fingerprint }
+    : null;
 }
 
 /** Segments must be numbered 1, 2, 3 … and cover seq 1 onwards without gaps or overlaps. */
@@ -328,7 +348,25 @@ function sameOrBothNull(a: Buffer | null, b: Buffer | null): boolean {
   return a === null || b === null ? a === b : a.equals(b);
 }
 
-/** Compare the log with a checkpoint kept elsewhere: it must not be smaller nor differ. */
+/**
+ * Compare the log, whose head is `headSeq`, with a checkpoint kept elsewhere: it must not be
+ * smaller nor differ, and the checkpoint must be signed by this install's key. Cheap (one row
+ * read), so it runs on every verify, even when the chain's report is reused.
+ */
+export function checkCheckpoint(
+  deps: VerifyDeps,
+  note: string,
+  headSeq: number,
+): VerifyFailure | null {
+  try {
+    checkExternal(deps, note, headSeq);
+    return null;
+  } catch (err) {
+    if (!(err instanceof Failed)) throw err;
+    return err.failure;
+  }
+}
+
 function checkExternal(deps: VerifyDeps, note: string, headSeq: number): void {
   let body;
   try {
