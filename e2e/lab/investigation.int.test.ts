@@ -322,3 +322,77 @@ describe('investigation on the lab', () => {
     }
   }, 240_000);
 });
+
+/** Withdraws what a round left pending, so the next fault on the same service gets its own round. */
+async function withdrawPending(): Promise<void> {
+  const list = await api<{ requests: { request_id: string }[] }>(
+    lab.api,
+    'GET',
+    '/v1/approvals?status=pending&limit=100',
+  );
+  for (const r of list.requests)
+    await api(lab.api, 'POST', `/v1/approvals/${r.request_id}/withdraw`, { reason: 'test over' });
+}
+
+async function diagnosed(seq: number, service: string) {
+  const decided = await waitFor(seq, service, 'decision.made', `the ${service} decision`);
+  const id = String(decided.data['episode_id']);
+  const ep = await api<{ hypotheses: Hypothesis[]; findings: { id: string; says: string }[] }>(
+    lab.api,
+    'GET',
+    `/v1/episodes/${id}`,
+  );
+  const why = JSON.stringify({
+    decision: decided.data,
+    hypotheses: ep.hypotheses,
+    findings: ep.findings.map((f) => `${f.id}: ${f.says}`),
+  });
+  const decisive = ep.hypotheses.filter(
+    (h) => h.confidence === 'proven' || h.confidence === 'linked',
+  );
+  return { decided, ep, why, decisive: decisive.map((h) => `${h.cause}(${h.service})`) };
+}
+
+// Faults beyond the ten the packs were written for (issue 15): proof comes from mechanism,
+// never from timing. A busy test machine may prove cpu_saturation beside them (its CPU is
+// busy), so these name the causes that must, and must never, be proven.
+describe('diagnosis beyond the lab’s ten faults', () => {
+  it('a harmless deploy, then an unrelated crash: the crash is proven, the deploy never', async () => {
+    const seq = await head();
+    await withFault('harmless-deploy-crash', async () => {
+      const { decisive, why } = await diagnosed(seq, 'app');
+      expect(decisive, why).toContain('service_down(app)');
+      expect(
+        decisive.some((c) => c.startsWith('bad_deploy')),
+        why,
+      ).toBe(false);
+    });
+    await withdrawPending();
+  }, 240_000);
+
+  it('the database refuses the app’s role: no pack knows it, so nothing about it is proven', async () => {
+    const seq = await head();
+    await withFault('db-auth-refused', async () => {
+      const { decisive, decided, why } = await diagnosed(seq, 'app');
+      expect(
+        decisive.filter((c) => !c.startsWith('cpu_saturation') && !c.startsWith('memory_')),
+        why,
+      ).toEqual([]);
+      expect(['abstain', 'ask_human', 'related'], why).toContain(decided.data['decision']);
+    });
+    await withdrawPending();
+  }, 240_000);
+
+  it('a log fills the disk: disk_full is proven, and clearing the empty cache is not offered', async () => {
+    const seq = await head();
+    await withFault('log-disk-full', async () => {
+      const { decisive, decided, why } = await diagnosed(seq, 'app');
+      expect(decisive, why).toContain('disk_full(app)');
+      expect(decided.data, why).toMatchObject({
+        decision: 'ask_human',
+        fix: { id: 'clear_cache', unfit: expect.stringContaining('cache_holds_space') as unknown },
+      });
+    });
+    await withdrawPending();
+  }, 240_000);
+});

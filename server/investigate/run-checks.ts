@@ -3,9 +3,11 @@
 // the check's value paths read the answer, each finding rule whose conditions hold is a
 // finding. A call that fails is the finding `<check>.unreadable` with the error's message
 // (connector errors are written to be safe to show); so is a check no connector reaches and
-// one whose arguments name a value nobody has. A check whose arguments name a value another
-// check reads for the same service (`{host.setup.cache}`) waits for that check. The same call
-// (connector, operation and arguments) asked for several services is made once.
+// one whose arguments name a value nobody has. A check whose arguments (or `mentions`
+// conditions) name a value another check reads for the same service (`{host.setup.cache}`)
+// waits for that check; when that check found no such value (no commit, so no diff) it has
+// nothing to read and gives no finding at all. The same call (connector, operation and
+// arguments) asked for several services is made once.
 import type { Finding } from './types.js';
 import type { PlannedCheck } from './plan.js';
 import { ruleHolds, thanReference, valuesOfRule, type OtherValues } from './conditions.js';
@@ -116,11 +118,9 @@ function saysOf(template: string, lookup: ReturnType<typeof lookupIn>): string {
   );
 }
 
-/** The names a check waits for: those its arguments and its `mentions` conditions name. */
-function namesWaitedFor(p: PlannedCheck, missing: readonly string[]): string[] {
-  const refs = p.check.findings.flatMap((r) => r.when.map(thanReference));
-  return [...missing, ...refs.filter((r): r is string => r !== null)];
-}
+/** The values of other checks a check's `mentions` / `error_names` conditions compare with. */
+const comparedWith = (p: PlannedCheck): string[] =>
+  p.check.findings.flatMap((r) => r.when.map(thanReference)).filter((r) => r !== null);
 
 /**
  * A check of the dependencies on a service known to have none has nothing to read: no
@@ -185,7 +185,7 @@ export async function runChecks(
       const vars = deps.variables(p.service);
       const filled = fillArgs(p.check.call.args, lookupIn(valuesOf(p.service), vars));
       // A name another pending check of this service will read: wait for it.
-      const later = namesWaitedFor(p, filled.missing).some((name) =>
+      const later = [...filled.missing, ...comparedWith(p)].some((name) =>
         pending.some(
           (o) => o !== item && o.p.service === p.service && name.startsWith(`${o.p.check.id}.`),
         ),
@@ -194,8 +194,7 @@ export async function runChecks(
         waiting.push(item);
         continue;
       }
-      const refs = namesWaitedFor(p, []);
-      if (refs.some((n) => skipped.has(key(p.service, n)))) {
+      if (comparedWith(p).some((n) => skipped.has(key(p.service, n)))) {
         skip(item);
         continue;
       }
@@ -210,16 +209,14 @@ export async function runChecks(
         skip(item);
         continue;
       }
-      {
-        byIndex[item.index] = [
-          unreadable(
-            p,
-            callText(p.check.call.op, p.check.call.args ?? {}),
-            `not run: no value for ${filled.missing.map((m) => `{${m}}`).join(', ')}`,
-            deps.now(),
-          ),
-        ];
-      }
+      byIndex[item.index] = [
+        unreadable(
+          p,
+          callText(p.check.call.op, p.check.call.args ?? {}),
+          `not run: no value for ${filled.missing.map((m) => `{${m}}`).join(', ')}`,
+          deps.now(),
+        ),
+      ];
     }
     // No check answered, skipped or failed this round: what waits can never be filled.
     if (ready.length === 0 && waiting.length === pending.length) {
