@@ -11,8 +11,10 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  lstatSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -475,7 +477,8 @@ describe('watched files: kept versions, config_changes and restore', () => {
   });
 
   it('does not call a harmless change named when the errors say something else', () => {
-    writeFileSync(extra, 'workers = 3\n');
+    // A comment is not configuration: its words are not looked for in the errors.
+    writeFileSync(extra, '# more workers until the disk is full again\nworkers = 3\n');
     writeFileSync(appLog, 'started\nERROR: disk full\n');
     const answer = parseConfigChanges(gate('config_changes other', wconf).stdout);
     expect(answer).toMatchObject({ changed: 1, named: 0 });
@@ -514,6 +517,25 @@ describe('watched files: kept versions, config_changes and restore', () => {
     expect(after.files[0]).toMatchObject({ current: sha(ORIGINAL), previous: sha(edited) });
     expect(gate(`restore app ${sha(edited)}`, wconf).code).toBe(0);
     expect(readFileSync(cfg, 'utf8')).toBe(edited);
+  });
+
+  it('restores through a symlink into the file it points at, keeping the link', () => {
+    const real = join(dir, 'sites-available.conf');
+    const link = join(dir, 'sites-enabled.conf');
+    writeFileSync(real, 'server_name shop;\n');
+    symlinkSync(real, link);
+    const lconf = join(dir, 'link.conf');
+    writeFileSync(
+      lconf,
+      [`store=${store}`, 'allow=restore web', `file.web=${link}`, ''].join('\n'),
+    );
+    gate('setup', lconf);
+    writeFileSync(real, 'server_name shop.example;\n');
+    expect(parseConfigChanges(gate('config_changes web', lconf).stdout).changed).toBe(1);
+    const r = gate(`restore web ${sha('server_name shop;\n')}`, lconf);
+    expect(r.code, r.stderr).toBe(0);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readFileSync(real, 'utf8')).toBe('server_name shop;\n');
   });
 
   const refused: [string, RegExp][] = [

@@ -53,7 +53,7 @@ function changed(unit: string, path: string, named: boolean | null): ConfigChang
     ],
     changed: 1,
     named: named === true ? 1 : 0,
-    quiet_offset_s: 0,
+    quiet_offset_s: 1,
   };
 }
 

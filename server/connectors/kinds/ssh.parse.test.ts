@@ -202,7 +202,7 @@ describe('config_changes', () => {
 
   it('lists changed files first with their age, diff and whether errors name them', () => {
     const r = parseConfigChanges(text);
-    expect(r).toMatchObject({ unit: 'app', changed: 1, named: 1, quiet_offset_s: 0 });
+    expect(r).toMatchObject({ unit: 'app', changed: 1, named: 1, quiet_offset_s: 1 });
     expect(r.files.map((f) => f.path)).toEqual([
       '/etc/app/app.conf',
       '/etc/app/old.conf',

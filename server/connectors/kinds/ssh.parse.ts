@@ -328,7 +328,10 @@ export interface ConfigChanges {
   readonly changed: number;
   /** of those, files the unit's errors name */
   readonly named: number;
-  /** seconds back to the end of the 10 minutes after the newest version appeared (0 before) */
+  /**
+   * seconds back to the end of the 10 minutes after the newest version appeared; 1 until
+   * they are over (PromQL refuses `offset 0s`)
+   */
   readonly quiet_offset_s: number | null;
 }
 
@@ -427,7 +430,7 @@ export function parseConfigChanges(text: string): ConfigChanges {
     changed: recent.length,
     named: recent.filter((f) => f.named_in_errors === true).length,
     quiet_offset_s:
-      ages.length === 0 ? null : Math.max(0, Math.min(...ages) - QUIET_AFTER_CHANGE_S),
+      ages.length === 0 ? null : Math.max(1, Math.min(...ages) - QUIET_AFTER_CHANGE_S),
   };
 }
 
