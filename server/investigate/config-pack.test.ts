@@ -54,6 +54,7 @@ function changed(unit: string, path: string, named: boolean | null): ConfigChang
     changed: 1,
     named: named === true ? 1 : 0,
     quiet_offset_s: 1,
+    change_offset_s: 120,
   };
 }
 
@@ -66,8 +67,9 @@ const unreadable = { $error: 'prometheus at http://127.0.1.4:9090: connection ti
 /**
  * The lab's answers keyed as lab-faults.test.ts keys them, with no deploy in the last hour
  * (so the change pack's bad_deploy stays out of these cases); the 10 minutes after a change
- * (config.settled, a min_over_time query) are filed apart as `prometheus settled@<service>`,
- * and are empty (no reading) unless a case sets them.
+ * (config.settled, a min_over_time query) and the 10 minutes before it (config.before, a
+ * max_over_time query) are filed apart as `prometheus settled@<service>` and
+ * `prometheus before@<service>`, and are empty (no reading) unless a case sets them.
  */
 function engineFor(answers: Record<string, unknown>) {
   const all: Record<string, unknown> = { ...lab.answers, 'deploys changes': [], ...answers };
@@ -81,8 +83,10 @@ function engineFor(answers: Record<string, unknown>) {
       ];
       key = query.includes('min_over_time')
         ? `prometheus settled@${service}`
-        : `${connector} ${metrics.join('+')}@${service}`;
-      if (!Object.hasOwn(all, key) && key.startsWith('prometheus settled@'))
+        : query.includes('max_over_time')
+          ? `prometheus before@${service}`
+          : `${connector} ${metrics.join('+')}@${service}`;
+      if (!Object.hasOwn(all, key) && /^prometheus (settled|before)@/.test(key))
         return Promise.resolve([]);
     }
     if (!Object.hasOwn(all, key)) return Promise.reject(new Error(`no recorded answer for ${key}`));
@@ -205,6 +209,26 @@ describe('config_changed: proof from mechanism, never from timing', () => {
     expect(r.findings.find((f) => f.check === 'config.settled')?.call).toContain('offset 1200s');
   });
 
+  it('is disputed when the service was already failing throughout the 10 minutes before the change', async () => {
+    const r = await investigate({
+      'ssh-app config_changes': changed('app', APP_CONFIG, true),
+      ...down('app'),
+      'prometheus before@app': health(0),
+    });
+    expect(cause(r, 'app')).toMatchObject({
+      confidence: 'disputed',
+      refuting: ['config.before.failing_before'],
+    });
+    expect(r.findings.find((f) => f.check === 'config.before')?.call).toContain('offset 120s');
+    // Up at some time before it: the failure may have begun with the change.
+    const up = await investigate({
+      'ssh-app config_changes': changed('app', APP_CONFIG, true),
+      ...down('app'),
+      'prometheus before@app': health(1),
+    });
+    expect(cause(up, 'app')?.confidence).toBe('proven');
+  });
+
   it('is disputed when the service is healthy now, and cleared when nothing changed', async () => {
     const healthy = await investigate({
       'ssh-app config_changes': changed('app', APP_CONFIG, true),
@@ -228,6 +252,7 @@ describe('config_changed: proof from mechanism, never from timing', () => {
         changed: 0,
         named: 0,
         quiet_offset_s: null,
+        change_offset_s: null,
       },
       ...down('app'),
     });
@@ -250,6 +275,7 @@ describe('config_changed: unreadable checks never prove it', () => {
     expect(cause(r, 'app')?.confidence ?? 'unproven').toBe('unproven');
     const unread = r.findings.filter((f) => f.service === 'app' && !f.readable);
     expect(unread.map((f) => f.id).sort()).toEqual([
+      'config.before.unreadable',
       'config.changes.unreadable',
       'config.settled.unreadable',
     ]);
@@ -273,6 +299,7 @@ describe('config_changed: unreadable checks never prove it', () => {
       'ssh-app config_changes': changed('app', APP_CONFIG, true),
       'prometheus probe_success+pg_up+nginx_up+up@app': unreadable,
       'prometheus settled@app': unreadable,
+      'prometheus before@app': unreadable,
     });
     expect(cause(r, 'app')).toMatchObject({
       confidence: 'proven',
@@ -284,12 +311,17 @@ describe('config_changed: unreadable checks never prove it', () => {
         .filter((f) => f.service === 'app' && f.check.startsWith('config.') && !f.readable)
         .map((f) => f.id)
         .sort(),
-    ).toEqual(['config.health.unreadable', 'config.settled.unreadable']);
+    ).toEqual([
+      'config.before.unreadable',
+      'config.health.unreadable',
+      'config.settled.unreadable',
+    ]);
     // Without the mechanism, the same unreadable readings leave the change only suspected.
     const timing = await investigate({
       'ssh-app config_changes': changed('app', APP_CONFIG, false),
       'prometheus probe_success+pg_up+nginx_up+up@app': unreadable,
       'prometheus settled@app': unreadable,
+      'prometheus before@app': unreadable,
     });
     expect(cause(timing, 'app')?.confidence).toBe('suspected');
   });

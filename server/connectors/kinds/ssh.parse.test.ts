@@ -202,7 +202,13 @@ describe('config_changes', () => {
 
   it('lists changed files first with their age, diff and whether errors name them', () => {
     const r = parseConfigChanges(text);
-    expect(r).toMatchObject({ unit: 'app', changed: 1, named: 1, quiet_offset_s: 1 });
+    expect(r).toMatchObject({
+      unit: 'app',
+      changed: 1,
+      named: 1,
+      quiet_offset_s: 1,
+      change_offset_s: 120,
+    });
     expect(r.files.map((f) => f.path)).toEqual([
       '/etc/app/app.conf',
       '/etc/app/old.conf',
@@ -227,7 +233,12 @@ describe('config_changes', () => {
     const old = parseConfigChanges(
       text.replace(`changed_at ${String(now - 120)}`, `changed_at ${String(now - 4000)}`),
     );
-    expect(old).toMatchObject({ changed: 0, named: 0, quiet_offset_s: 3400 });
+    expect(old).toMatchObject({
+      changed: 0,
+      named: 0,
+      quiet_offset_s: 3400,
+      change_offset_s: 4000,
+    });
     const unknown = parseConfigChanges(
       text.replace('named_in_errors yes', 'named_in_errors unknown'),
     );
@@ -239,6 +250,7 @@ describe('config_changes', () => {
       changed: 0,
       named: 0,
       quiet_offset_s: null,
+      change_offset_s: null,
     });
     expect(() => parseConfigChanges('refused')).toThrow(/gave no unit and time/);
   });

@@ -333,6 +333,8 @@ export interface ConfigChanges {
    * they are over (PromQL refuses `offset 0s`)
    */
   readonly quiet_offset_s: number | null;
+  /** seconds back to when the newest version appeared (at least 1): the 10 minutes before it end there */
+  readonly change_offset_s: number | null;
 }
 
 /** A change older than this is not recent (the gate's RECENT_S). */
@@ -424,13 +426,14 @@ export function parseConfigChanges(text: string): ConfigChanges {
   );
   const recent = files.filter((f) => f.changed_recently);
   const ages = files.map((f) => f.age_s).filter((a): a is number => a !== null);
+  const newest = ages.length === 0 ? null : Math.min(...ages);
   return {
     unit,
     files,
     changed: recent.length,
     named: recent.filter((f) => f.named_in_errors === true).length,
-    quiet_offset_s:
-      ages.length === 0 ? null : Math.max(1, Math.min(...ages) - QUIET_AFTER_CHANGE_S),
+    quiet_offset_s: newest === null ? null : Math.max(1, newest - QUIET_AFTER_CHANGE_S),
+    change_offset_s: newest === null ? null : Math.max(1, newest),
   };
 }
 
