@@ -4,13 +4,17 @@
 // idle PostgreSQL sessions of a role terminated (a real PostgreSQL), dry runs that change
 // nothing, and every kind of refusal logged.
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
   chmodSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  lstatSync,
   rmSync,
+  statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +25,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PG_BIN, startPostgres, type LabPostgres } from '../../e2e/lab/postgres.js';
 import {
   parseCertificates,
+  parseConfigChanges,
   parseDisk,
   parseLoad,
   parseMemory,
@@ -380,5 +385,184 @@ describe('refusals', () => {
     const r = gate('version', bad);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/line 2: unknown key allow_everything/);
+  });
+});
+
+describe('watched files: kept versions, config_changes and restore', () => {
+  const SECRETS = ['hunter2', 'swordfish', 'MIIEsecretPEMbody', 'tok3n-value-0123456789'];
+  const ORIGINAL = [
+    'listen = 8080',
+    'db_url = postgres://shop:hunter2@127.0.0.1:5432/shop',
+    'db_password = hunter2',
+    'pool_size = 5',
+    'proxy_set_header Authorization "Bearer tok3n-value-0123456789";',
+    '-----BEGIN PRIVATE KEY-----',
+    'MIIEsecretPEMbody',
+    '-----END PRIVATE KEY-----',
+    '',
+  ].join('\n');
+  let wconf: string;
+  let cfg: string;
+  let extra: string;
+  let store: string;
+  let appLog: string;
+  const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+
+  beforeAll(() => {
+    cfg = join(dir, 'app.conf');
+    extra = join(dir, 'extra.conf');
+    store = join(dir, 'store');
+    appLog = join(dir, 'watched-app.log');
+    writeFileSync(cfg, ORIGINAL, { mode: 0o640 });
+    writeFileSync(extra, 'workers = 2\n');
+    writeFileSync(appLog, 'started\n');
+    wconf = join(dir, 'watch.conf');
+    writeFileSync(
+      wconf,
+      [
+        `log=${log}`,
+        `store=${store}`,
+        'allow=restore app',
+        `file.app=${cfg}`,
+        `file.other=${extra}`,
+        `file=${join(dir, 'plain.conf')}`,
+        `unit.app.log=${appLog}`,
+        `unit.other.log=${appLog}`,
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('keeps the first version on setup, in a store only root can read', () => {
+    const facts = parseSetup(gate('setup', wconf).stdout).facts;
+    expect(facts[`file:${cfg}`]).toBe(sha(ORIGINAL));
+    expect(facts[`file:${join(dir, 'plain.conf')}`]).toBe('missing');
+    expect(facts[`diff:${cfg}`]).toBeUndefined();
+    expect(statSync(store).mode & 0o777).toBe(0o700);
+    const answer = parseConfigChanges(gate('config_changes app', wconf).stdout);
+    expect(answer).toMatchObject({ unit: 'app', changed: 0, named: 0 });
+    expect(answer.files).toEqual([
+      expect.objectContaining({ path: cfg, current: sha(ORIGINAL), previous: null, diff: '' }),
+    ]);
+  });
+
+  it('shows an edit as a masked diff, named in errors when the errors name what changed', () => {
+    const edited = ORIGINAL.replace('5432', '5999')
+      .replaceAll('hunter2', 'swordfish')
+      .replace('pool_size = 5', 'pool_size = 6');
+    writeFileSync(cfg, edited);
+    writeFileSync(appLog, 'started\nERROR: cannot connect to 127.0.0.1:5999: connection refused\n');
+    const setup = gate('setup', wconf).stdout;
+    const r = gate('config_changes app', wconf);
+    expect(r.code, r.stderr).toBe(0);
+    for (const s of SECRETS) {
+      expect(r.stdout).not.toContain(s);
+      expect(setup).not.toContain(s);
+    }
+    const answer = parseConfigChanges(r.stdout);
+    expect(answer).toMatchObject({ unit: 'app', changed: 1, named: 1 });
+    const [file] = answer.files;
+    expect(file).toMatchObject({
+      path: cfg,
+      current: sha(edited),
+      previous: sha(ORIGINAL),
+      changed_recently: true,
+      named_in_errors: true,
+    });
+    expect(file?.diff).toContain('-db_url = postgres://***@127.0.0.1:5432/shop');
+    expect(file?.diff).toContain('+db_url = postgres://***@127.0.0.1:5999/shop');
+    expect(file?.diff).toContain('+pool_size = 6');
+    expect(file?.diff).toContain(' db_password = ***');
+    expect(file?.diff).toContain('[masked]');
+    // setup carries a one-line summary for the snapshots, masked as well.
+    expect(parseSetup(setup).facts[`diff:${cfg}`]).toBe(
+      '-db_url = postgres://***@127.0.0.1:5432/shop | +db_url = postgres://***@127.0.0.1:5999/shop | -pool_size = 5 | +pool_size = 6',
+    );
+  });
+
+  it('does not call a harmless change named when the errors say something else', () => {
+    // A comment is not configuration: its words are not looked for in the errors.
+    writeFileSync(extra, '# more workers until the disk is full again\nworkers = 3\n');
+    writeFileSync(appLog, 'started\nERROR: disk full\n');
+    const answer = parseConfigChanges(gate('config_changes other', wconf).stdout);
+    expect(answer).toMatchObject({ changed: 1, named: 0 });
+    expect(answer.files[0]).toMatchObject({ path: extra, named_in_errors: false });
+    expect(answer.files[0]?.diff).toContain('+workers = 3');
+  });
+
+  it('dry-runs restore with the diff it would apply, and changes nothing', () => {
+    const before = readFileSync(cfg, 'utf8');
+    const r = gate('dry_run restore app', wconf);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines.slice(0, 3)).toEqual([
+      'would restore app: allowed',
+      `file ${cfg}`,
+      `to ${sha(ORIGINAL)}`,
+    ]);
+    expect(r.stdout).toContain('+pool_size = 5');
+    expect(r.stdout).toContain('-pool_size = 6');
+    for (const s of SECRETS) expect(r.stdout).not.toContain(s);
+    expect(readFileSync(cfg, 'utf8')).toBe(before);
+  });
+
+  it('puts the previous content back, byte for byte, keeping the mode, and can be taken back', () => {
+    const edited = readFileSync(cfg, 'utf8');
+    chmodSync(cfg, 0o640);
+    const r = gate(`restore app ${sha(ORIGINAL)}`, wconf);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^restored ${cfg} to ${sha(ORIGINAL).slice(0, 12)}\n`));
+    for (const s of SECRETS) expect(r.stdout).not.toContain(s);
+    expect(readFileSync(cfg, 'utf8')).toBe(ORIGINAL);
+    expect(statSync(cfg).mode & 0o777).toBe(0o640);
+    expect(readFileSync(log, 'utf8')).toContain(`action done: restore app ${sha(ORIGINAL)}`);
+    // The restored version is the newest now; the one it replaced is kept for the take-back.
+    const after = parseConfigChanges(gate('config_changes app', wconf).stdout);
+    expect(after.files[0]).toMatchObject({ current: sha(ORIGINAL), previous: sha(edited) });
+    expect(gate(`restore app ${sha(edited)}`, wconf).code).toBe(0);
+    expect(readFileSync(cfg, 'utf8')).toBe(edited);
+  });
+
+  it('restores through a symlink into the file it points at, keeping the link', () => {
+    const real = join(dir, 'sites-available.conf');
+    const link = join(dir, 'sites-enabled.conf');
+    writeFileSync(real, 'server_name shop;\n');
+    symlinkSync(real, link);
+    const lconf = join(dir, 'link.conf');
+    writeFileSync(
+      lconf,
+      [`store=${store}`, 'allow=restore web', `file.web=${link}`, ''].join('\n'),
+    );
+    gate('setup', lconf);
+    writeFileSync(real, 'server_name shop.example;\n');
+    expect(parseConfigChanges(gate('config_changes web', lconf).stdout).changed).toBe(1);
+    const r = gate(`restore web ${sha('server_name shop;\n')}`, lconf);
+    expect(r.code, r.stderr).toBe(0);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readFileSync(real, 'utf8')).toBe('server_name shop;\n');
+  });
+
+  const refused: [string, RegExp][] = [
+    ['restore other 0000000000000000000000000000000000000000000000000000000000000000', /restore other is not allowed on this host/], // prettier-ignore
+    ['restore app 0000000000000000000000000000000000000000000000000000000000000000', /no kept version 000000000000 of a file of app/], // prettier-ignore
+    ['restore app 0123abc', /restore needs a sha256/],
+    ['restore app', /restore takes a unit name and a sha256/],
+    ['config_changes', /config_changes takes one unit name/],
+    ['config_changes ..', /config_changes needs a unit name/],
+    ['dry_run restore other', /restore other is not allowed on this host/],
+  ];
+  it.each(refused)('refuses %j with 126 and changes nothing', (cmd, why) => {
+    const before = readFileSync(cfg, 'utf8');
+    const r = gate(cmd, wconf);
+    expect(r.code).toBe(126);
+    expect(r.stderr).toMatch(why);
+    expect(r.stdout).toBe('');
+    expect(readFileSync(cfg, 'utf8')).toBe(before);
+  });
+
+  it('refuses restore and fails config_changes without a store, and restore when not allowed', () => {
+    expect(gate('config_changes app').stderr).toMatch(/config_changes needs store=/);
+    expect(gate('config_changes app').code).toBe(1);
+    expect(gate(`restore app ${sha(ORIGINAL)}`).stderr).toMatch(/restore app is not allowed/);
   });
 });

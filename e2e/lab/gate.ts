@@ -1,11 +1,12 @@
 // Each lab host's gate config (build/gate/svc-gate, docs/gate.md): its one unit described
 // for a host without systemd, the actions the service may take there, the cache it may
 // clear, how it reaches PostgreSQL (terminate_idle), the revert commands, the certificate
-// and the files the setup check hashes.
+// and the files the setup check hashes (each its unit's, kept in a store beside the config so
+// config_changes can show and restore them).
 import { writeFileSync } from 'node:fs';
 import type { UnitFiles } from './layout.js';
 import { ROOT } from './processes.js';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 export const GATE = join(ROOT, 'build', 'gate', 'svc-gate');
 
@@ -37,7 +38,8 @@ export function gateConfig(h: GateHost): string {
     ...(h.psql !== undefined ? [`pg.psql=${h.psql}`] : []),
     ...Object.entries(h.reverts ?? {}).map(([name, cmd]) => `revert.${name}=${cmd}`),
     ...(h.certs ?? []).map((c) => `cert=${c}`),
-    ...(h.files ?? []).map((f) => `file=${f}`),
+    `store=${join(dirname(h.conf), 'gate-store')}`,
+    ...(h.files ?? []).map((f) => `file.${u.name}=${f}`),
     `unit.${u.name}.pidfile=${u.files.pidfile}`,
     `unit.${u.name}.start=${u.files.start}`,
     `unit.${u.name}.stop=${u.files.stop}`,

@@ -15,6 +15,7 @@ import { changeWindowNow, checkPolicy, fixPermission, type PolicyInput } from '.
 import { systemClock } from '../shared/clock.js';
 import { Secret } from '../shared/secret.js';
 import { openLedgerBench, type LedgerBench } from '../shared/testing/ledger-bench.js';
+import { loadSourcePacks } from '../investigate/fixtures/source-packs.js';
 import { createActions } from './act.service.js';
 import type { ActionPlan, Finding, PackFix } from './act.types.js';
 
@@ -25,6 +26,9 @@ let dir: string;
 let sshd: Sshd;
 let client: ConnectorClient;
 let bench: LedgerBench;
+
+const GOOD_CONF = 'pool_size = 5\ndb_password = hunter2\n';
+const BAD_CONF = 'pool_size = 500\ndb_password = swordfish\n';
 
 const gateLog = () =>
   existsSync(join(dir, 'gate.log')) ? readFileSync(join(dir, 'gate.log'), 'utf8') : '';
@@ -53,12 +57,16 @@ const cacheFull = () => existsSync(join(dir, 'cache', 'entry'));
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'svc-act-int-'));
   fillCache();
+  writeFileSync(join(dir, 'app.conf'), GOOD_CONF);
   writeFileSync(
     join(dir, 'gate.conf'),
     [
       `log=${join(dir, 'gate.log')}`,
       'allow=restart app',
       'allow=clear_cache tmp',
+      'allow=restore app',
+      `store=${join(dir, 'store')}`,
+      `file.app=${join(dir, 'app.conf')}`,
       `cache.tmp=${join(dir, 'cache')}`,
       `unit.app.pidfile=${join(dir, 'app.pid')}`,
       `unit.app.start=sleep 300 >/dev/null 2>&1 & echo $! >${join(dir, 'app.pid')}`,
@@ -290,6 +298,59 @@ describe('the executor on a real host through the gate', () => {
       ['action.refused', 'change_window'],
       ['action.refused', 'policy'],
     ]);
+  });
+
+  it("restores a changed file with the config pack's fix: dry run shows the masked diff, take-back puts the change back", async () => {
+    const fix = loadSourcePacks()
+      .find((p) => p.id === 'config')
+      ?.fixes.find((f) => f.id === 'restore_config');
+    if (fix === undefined) throw new Error('no config/restore_config');
+    const signal = () => AbortSignal.timeout(20_000);
+    await client.call('setup', {}, signal());
+    writeFileSync(join(dir, 'app.conf'), BAD_CONF);
+    // What the config pack reads first: the previous and current versions of the file.
+    const read = (await client.call('config_changes', { unit: 'app' }, signal())) as {
+      files: { current: string; previous: string }[];
+    };
+    const [file] = read.files;
+    if (file === undefined) throw new Error('no watched file');
+    const restore: ActionPlan = {
+      ...plan({
+        ...fix,
+        // No Prometheus here: verification cannot pass, so the take-back runs.
+        verify: { expect: ['test.services.never_read'], expect_absent: [], within_s: 1, alert_ends_within_s: 0 }, // prettier-ignore
+      }),
+      pack: 'config',
+      vars: {
+        service: 'app',
+        'config.changes.previous': file.previous,
+        'config.changes.current': file.current,
+      },
+    };
+    const { a, calls } = actions();
+    const from = bench.ledgerStore.head().seq;
+    const dry = await a.dryRun(restore);
+    expect(dry).toMatchObject({ ok: true, call: 'dry_run {"action":"restore","arg":"app"}' });
+    // The ledger keeps the dry run's output on one line: the diff's lines joined by spaces.
+    expect(dry.detail).toMatch(/^would restore app: allowed file \S+app\.conf to [0-9a-f]{64} /);
+    expect(dry.detail).toContain('-pool_size = 500 +pool_size = 5');
+    expect(readFileSync(join(dir, 'app.conf'), 'utf8')).toBe(BAD_CONF);
+    const out = await a.execute(restore);
+    expect(out.result).toBe('taken_back');
+    expect(calls).toEqual(['ssh-test dry_run', 'ssh-test restore', 'ssh-test restore']);
+    // Restored, then taken back: the host has the changed version again, as before the fix.
+    expect(readFileSync(join(dir, 'app.conf'), 'utf8')).toBe(BAD_CONF);
+    expect(gateLog()).toContain(`action done: restore app ${file.previous}`);
+    expect(gateLog()).toContain(`action done: restore app ${file.current}`);
+    const ev = eventsSince(from);
+    expect(ev.map((e) => e.type)).toEqual([
+      'action.dry_run',
+      'action.started',
+      'action.done',
+      'action.verify_failed',
+      'action.taken_back',
+    ]);
+    expect(JSON.stringify(ev)).not.toMatch(/hunter2|swordfish/);
   });
 
   it('shadow changes nothing on the host: only read-only checks reach it', async () => {

@@ -1,5 +1,5 @@
 // What changed in the hour before an episode opened, the first step after intake: the
-// configuration snapshots' diffs and the deploys people or CI reported (`human.deploy`,
+// configuration snapshots' diffs (a watched file's as its path and masked diff) and the deploys people or CI reported (`human.deploy`,
 // `human.action` events). Git deploys are read by the change pack's checks, which can prove
 // or clear them; this list is what a person reads first.
 import type { SnapshotChange } from '../snapshots/index.js';
@@ -32,12 +32,58 @@ export interface ChangesDeps {
 
 const text = (v: unknown): string => (typeof v === 'string' ? v : '');
 
+const FILE = 'file:';
+const DIFF = 'diff:';
+const WHAT_MAX = 600;
+
+/**
+ * A snapshot change as a person reads it: a watched file's change as its path and the
+ * gate's masked diff (`diff:<path>`), or its hashes when the gate kept no diff; the rest
+ * of the diff as JSON. A first snapshot is all additions: shown as it is.
+ */
+function snapshotWhat(c: SnapshotChange): string {
+  const { seq: _seq, connector, at: _at, ...diff } = c;
+  if (c.first === true) return `${connector}: ${JSON.stringify(diff).slice(0, 300)}`;
+  const parts: string[] = [];
+  const summaries: Record<string, string> = {};
+  for (const [k, v] of Object.entries(c.added)) if (k.startsWith(DIFF)) summaries[k] = v;
+  for (const [k, v] of Object.entries(c.changed)) if (k.startsWith(DIFF)) summaries[k] = v.to;
+  const changed: Record<string, { from: string; to: string }> = {};
+  for (const [k, v] of Object.entries(c.changed)) {
+    if (k.startsWith(DIFF)) continue;
+    if (!k.startsWith(FILE)) {
+      changed[k] = v;
+      continue;
+    }
+    const path = k.slice(FILE.length);
+    const summary = summaries[`${DIFF}${path}`];
+    parts.push(
+      summary === undefined
+        ? `${path} changed (sha256 ${v.from.slice(0, 12)} → ${v.to.slice(0, 12)})`
+        : `${path} changed: ${summary}`,
+    );
+  }
+  const added = Object.fromEntries(Object.entries(c.added).filter(([k]) => !k.startsWith(DIFF)));
+  const removed = Object.fromEntries(
+    Object.entries(c.removed).filter(([k]) => !k.startsWith(DIFF)),
+  );
+  const rest = {
+    ...(Object.keys(added).length > 0 && { added }),
+    ...(Object.keys(removed).length > 0 && { removed }),
+    ...(Object.keys(changed).length > 0 && { changed }),
+  };
+  if (Object.keys(rest).length > 0) parts.push(JSON.stringify(rest).slice(0, 300));
+  if (parts.length === 0) parts.push(JSON.stringify(diff).slice(0, 300));
+  const what = `${connector}: ${parts.join('; ')}`;
+  return what.length > WHAT_MAX ? `${what.slice(0, WHAT_MAX - 1)}…` : what;
+}
+
 export function createChangesReader(deps: ChangesDeps) {
   return (sinceIso: string, service: string): ChangeEntry[] => {
     const fromSnapshots = deps.snapshots(sinceIso).map((c): ChangeEntry => ({
       kind: 'snapshot',
       at: c.at,
-      what: `${c.connector}: ${JSON.stringify({ ...c, seq: undefined, connector: undefined, at: undefined }).slice(0, 300)}`,
+      what: snapshotWhat(c),
       source: c.connector,
       service: null,
       seq: c.seq,

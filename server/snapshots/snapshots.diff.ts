@@ -31,9 +31,21 @@ const scrubUrls = (text: string): string =>
   text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/gi, '$1***@');
 
 /**
+ * `password = x`, `"api_key": "x"`, `token: x` inside a value (the gate's masked diff of a
+ * watched file) → `… = ***`, up to the next ` | ` (the separator of a diff's lines): the
+ * gate masks these on the host; this is the second line, as for keys.
+ */
+const scrubAssignments = (text: string): string =>
+  text.replace(
+    /((?:passw|pwd|secret|token|key|credential|auth)[A-Za-z0-9_.-]*["']?\s*[:=]\s*)(?!\*\*\*)(?:(?! \| ).)+/gi,
+    '$1***',
+  );
+
+/**
  * The facts of a `setup` answer `{facts: {…}}`, ready to compare and store: string values
  * (numbers and booleans as text, anything else dropped), credential-like keys dropped, URL
- * logins scrubbed, keys and values clipped, at most MAX_FACTS keys in key order.
+ * logins and credential assignments scrubbed, keys and values clipped, at most MAX_FACTS keys
+ * in key order.
  */
 export function normaliseFacts(answer: unknown): Facts {
   const facts =
@@ -58,7 +70,7 @@ export function normaliseFacts(answer: unknown): Facts {
       out[TRUNCATED_KEY] = `more than ${String(MAX_FACTS)} facts; the rest were left out`;
       break;
     }
-    out[clip(rawKey, MAX_KEY)] = clip(scrubUrls(value), MAX_VALUE);
+    out[clip(rawKey, MAX_KEY)] = clip(scrubAssignments(scrubUrls(value)), MAX_VALUE);
     kept += 1;
   }
   return out;

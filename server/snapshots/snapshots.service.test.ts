@@ -61,6 +61,22 @@ describe('facts and their diff', () => {
     expect(() => normaliseFacts(null)).toThrow(/no facts object/);
   });
 
+  it('masks credential values inside a value, as a second line behind the gate', () => {
+    const facts = normaliseFacts({
+      facts: {
+        'diff:/etc/app.conf': '-db_password = old1 | +db_password = new2 | -pool = 5 | +pool = 6',
+        'diff:/etc/app.json': '+  "api_key": "k-123", | -  "token": "t-456"',
+        'file:/etc/app.conf': 'a'.repeat(64),
+      },
+    });
+    expect(facts['diff:/etc/app.conf']).toBe(
+      '-db_password = *** | +db_password = *** | -pool = 5 | +pool = 6',
+    );
+    expect(facts['diff:/etc/app.json']).toBe('+  "api_key": *** | -  "token": ***');
+    expect(JSON.stringify(facts)).not.toMatch(/old1|new2|k-123|t-456/);
+    expect(facts['file:/etc/app.conf']).toBe('a'.repeat(64));
+  });
+
   it('keeps at most MAX_FACTS keys and says that some were left out', () => {
     const many = Object.fromEntries(
       Array.from({ length: MAX_FACTS + 10 }, (_, i) => [`k${String(i).padStart(4, '0')}`, 'v']),

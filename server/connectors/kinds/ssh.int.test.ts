@@ -2,6 +2,7 @@
 // parsed from the host's real output, refusals, host key pinning, dead and silent ports
 // failing within timeout_s, and the private key never in an answer, an error or a log.
 // Then the two key routes over HTTP, through the real auth plugin and ledger.
+import { createHash } from 'node:crypto';
 import {
   existsSync,
   mkdirSync,
@@ -38,6 +39,7 @@ import { parseHostKeyLine } from './ssh.parse.js';
 
 const GATE = fileURLToPath(new URL('../../../build/gate/svc-gate', import.meta.url));
 const MIGRATIONS = fileURLToPath(new URL('../../db/migrations/', import.meta.url));
+const APP_CONF = 'upstream = 127.0.0.1:5432\ntoken = s3cret-token-value\n';
 const ADMIN_TOKEN = 'admin-token-for-ssh-tests-0123456789abcdef';
 const VIEWER_TOKEN = 'viewer-session-for-ssh-tests';
 
@@ -78,6 +80,7 @@ beforeAll(async () => {
   mkdirSync(join(dir, 'cache'));
   writeFileSync(join(dir, 'cache', 'old'), 'x');
   writeFileSync(join(dir, 'app.log'), 'booted\nlistening\n');
+  writeFileSync(join(dir, 'app.conf'), APP_CONF);
   // Stand-ins that record how the gate called them: psql's arguments and the SQL on stdin,
   // and the revert command's arguments.
   writeFileSync(
@@ -98,6 +101,9 @@ beforeAll(async () => {
       'allow=clear_cache tmp',
       'allow=terminate_idle lab_batch',
       'allow=revert cfg',
+      'allow=restore app',
+      `store=${join(dir, 'store')}`,
+      `file.app=${join(dir, 'app.conf')}`,
       `cache.tmp=${join(dir, 'cache')}`,
       `pg.psql=${join(dir, 'fake-psql')} -h /nowhere`,
       `revert.cfg=${join(dir, 'revert.sh')}`,
@@ -252,6 +258,54 @@ describe('the ssh kind against sshd and the gate', () => {
     expect(added).toMatch(/dry run: clear_cache tmp: allowed/);
   });
 
+  it('shows a watched file changed (masked) and restores it, as the config pack calls them', async () => {
+    const sha = (t: string) => createHash('sha256').update(t).digest('hex');
+    await client.call('setup', {}, signal());
+    const edited = APP_CONF.replace('5432', '5999').replace(
+      's3cret-token-value',
+      'n3w-token-value',
+    );
+    writeFileSync(join(dir, 'app.conf'), edited);
+    writeFileSync(
+      join(dir, 'app.log'),
+      'booted\nlistening\nerror: connect 127.0.0.1:5999 refused\n',
+    );
+    const changes = (await client.call('config_changes', { unit: 'app' }, signal())) as {
+      changed: number;
+      named: number;
+      files: { path: string; current: string; previous: string; diff: string; summary: string }[];
+    };
+    expect(changes).toMatchObject({ changed: 1, named: 1 });
+    expect(changes.files[0]).toMatchObject({
+      path: join(dir, 'app.conf'),
+      current: sha(edited),
+      previous: sha(APP_CONF),
+      summary: '-upstream = 127.0.0.1:5432 | +upstream = 127.0.0.1:5999',
+    });
+    const dry = (await client.call('dry_run', { action: 'restore', arg: 'app' }, signal())) as {
+      output: string;
+    };
+    expect(dry.output).toMatch(/^would restore app: allowed\n/);
+    expect(dry.output).toContain('+upstream = 127.0.0.1:5432');
+    expect(readFileSync(join(dir, 'app.conf'), 'utf8')).toBe(edited);
+    const done = (await client.call(
+      'restore',
+      { name: 'app', sha256: sha(APP_CONF) },
+      signal(),
+    )) as {
+      output: string;
+    };
+    expect(done.output).toMatch(/^restored .*app\.conf to [0-9a-f]{12}\n/);
+    expect(readFileSync(join(dir, 'app.conf'), 'utf8')).toBe(APP_CONF);
+    for (const text of [JSON.stringify(changes), dry.output, done.output])
+      for (const secret of ['s3cret-token-value', 'n3w-token-value'])
+        expect(text).not.toContain(secret);
+    await expect(
+      client.call('restore', { name: 'app', sha256: '0'.repeat(64) }, signal()),
+    ).rejects.toThrow(/refused by the gate: no kept version 000000000000 of a file of app/);
+    expect(gateLog()).toContain(`action done: restore app ${sha(APP_CONF)}`);
+  });
+
   it("checks the new actions' arguments before anything leaves this side", async () => {
     const before = gateLog();
     const bad: [string, Record<string, unknown>, RegExp][] = [
@@ -264,6 +318,9 @@ describe('the ssh kind against sshd and the gate', () => {
       ['dry_run', { action: 'rm', arg: 'x' }, /argument action must be one of restart, reload, clear_cache, terminate_idle, revert/],
       ['dry_run', { action: 'restart', arg: '../x' }, /argument arg must be a unit name/],
       ['dry_run', { action: 'terminate_idle', arg: 'A' }, /argument arg must be a role name/],
+      ['restore', { name: 'app', sha256: 'abc' }, /argument sha256 must be a sha256/],
+      ['restore', { name: '../x', sha256: 'a'.repeat(64) }, /argument name must be a unit name/],
+      ['config_changes', { unit: 'a b' }, /argument unit must be a unit name/],
     ]; // prettier-ignore
     for (const [op, args, why] of bad)
       await expect(

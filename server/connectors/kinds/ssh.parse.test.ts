@@ -4,6 +4,7 @@ import {
   hostKeyLineOf,
   keyTypeOf,
   parseCertificates,
+  parseConfigChanges,
   parseDisk,
   parseHostKeyLine,
   parseJournal,
@@ -183,6 +184,88 @@ describe('gate output', () => {
       },
     });
     expect(parseProcesses('')).toEqual({ processes: [], largest: null });
+  });
+});
+
+describe('config_changes', () => {
+  const A = 'a'.repeat(64);
+  const B = 'b'.repeat(64);
+  const C = 'c'.repeat(64);
+  const now = 1_800_000_000;
+  const text = [
+    'unit app',
+    `now ${String(now)}`,
+    'file /etc/app/old.conf',
+    `current ${C}`,
+    'previous -',
+    `changed_at ${String(now - 86_400)}`,
+    'file /etc/app/app.conf',
+    `current ${B}`,
+    `previous ${A}`,
+    `changed_at ${String(now - 120)}`,
+    'named_in_errors yes',
+    '| --- /etc/app/app.conf (aaaaaaaaaaaa)',
+    '| +++ /etc/app/app.conf (bbbbbbbbbbbb)',
+    '| -pool_size = 5',
+    '| +pool_size = 6',
+    'file /etc/app/gone.conf',
+    'current missing',
+    '',
+  ].join('\n');
+
+  it('lists changed files first with their age, diff and whether errors name them', () => {
+    const r = parseConfigChanges(text);
+    expect(r).toMatchObject({
+      unit: 'app',
+      changed: 1,
+      named: 1,
+      quiet_offset_s: 1,
+      change_offset_s: 120,
+    });
+    expect(r.files.map((f) => f.path)).toEqual([
+      '/etc/app/app.conf',
+      '/etc/app/old.conf',
+      '/etc/app/gone.conf',
+    ]);
+    expect(r.files[0]).toEqual({
+      path: '/etc/app/app.conf',
+      current: B,
+      previous: A,
+      changed_at: new Date((now - 120) * 1000).toISOString(),
+      age_s: 120,
+      changed_recently: true,
+      named_in_errors: true,
+      diff: '--- /etc/app/app.conf (aaaaaaaaaaaa)\n+++ /etc/app/app.conf (bbbbbbbbbbbb)\n-pool_size = 5\n+pool_size = 6',
+      summary: '-pool_size = 5 | +pool_size = 6',
+    });
+    expect(r.files[1]).toMatchObject({ previous: null, changed_recently: false, age_s: 86_400 });
+    expect(r.files[2]).toMatchObject({ current: null, changed_at: null });
+  });
+
+  it('is not recent after an hour, unknown without a log, and quiet after ten minutes', () => {
+    const old = parseConfigChanges(
+      text.replace(`changed_at ${String(now - 120)}`, `changed_at ${String(now - 4000)}`),
+    );
+    expect(old).toMatchObject({
+      changed: 0,
+      named: 0,
+      quiet_offset_s: 3400,
+      change_offset_s: 4000,
+    });
+    const unknown = parseConfigChanges(
+      text.replace('named_in_errors yes', 'named_in_errors unknown'),
+    );
+    expect(unknown).toMatchObject({ changed: 1, named: 0 });
+    expect(unknown.files[0]?.named_in_errors).toBeNull();
+    expect(parseConfigChanges(`unit app\nnow ${String(now)}\nnofiles\n`)).toEqual({
+      unit: 'app',
+      files: [],
+      changed: 0,
+      named: 0,
+      quiet_offset_s: null,
+      change_offset_s: null,
+    });
+    expect(() => parseConfigChanges('refused')).toThrow(/gave no unit and time/);
   });
 });
 

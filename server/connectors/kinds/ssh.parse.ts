@@ -331,6 +331,143 @@ export function parseSetup(text: string): { facts: Record<string, string> } {
   return { facts };
 }
 
+/** One watched configuration file of a unit, as `config_changes` reports it. */
+export interface ConfigFile {
+  readonly path: string;
+  /** sha256 of the file now; null when it is missing */
+  readonly current: string | null;
+  /** sha256 of the version before it; null when the gate kept none */
+  readonly previous: string | null;
+  /** when the current version appeared (its mtime, never after the gate first saw it) */
+  readonly changed_at: string | null;
+  readonly age_s: number | null;
+  /** a previous version is kept and the current one appeared within the last hour */
+  readonly changed_recently: boolean;
+  /** the unit's error lines since the change name the file or what changed; null: no log */
+  readonly named_in_errors: boolean | null;
+  /** the unified diff previous → current, secrets masked on the host, bounded */
+  readonly diff: string;
+  /** the diff's changed lines on one line (`-a = 1 | +a = 2`), at most 300 characters */
+  readonly summary: string;
+}
+
+export interface ConfigChanges {
+  readonly unit: string;
+  /** changed files first, the newest change first */
+  readonly files: ConfigFile[];
+  /** files changed within the last hour */
+  readonly changed: number;
+  /** of those, files the unit's errors name */
+  readonly named: number;
+  /**
+   * seconds back to the end of the 10 minutes after the newest version appeared; 1 until
+   * they are over (PromQL refuses `offset 0s`)
+   */
+  readonly quiet_offset_s: number | null;
+  /** seconds back to when the newest version appeared (at least 1): the 10 minutes before it end there */
+  readonly change_offset_s: number | null;
+}
+
+/** A change older than this is not recent (the gate's RECENT_S). */
+export const RECENT_CHANGE_S = 3600;
+/** How long a service must stay healthy after a change to refute it (the gate's QUIET_S). */
+export const QUIET_AFTER_CHANGE_S = 600;
+const SHA256 = /^[0-9a-f]{64}$/;
+const SUMMARY_MAX = 300;
+
+/** The changed lines of a unified diff on one line, for a finding to say. */
+export function diffSummary(diff: string): string {
+  const lines = diff
+    .split('\n')
+    .filter((l) => /^[-+]/.test(l) && !l.startsWith('--- ') && !l.startsWith('+++ '));
+  const text = lines.length === 0 ? diff.trim() : lines.join(' | ');
+  return text.length > SUMMARY_MAX ? `${text.slice(0, SUMMARY_MAX - 1)}…` : text;
+}
+
+/**
+ * `config_changes <unit>`: `unit`, `now <epoch>`, then per file `file <path>`, `current`,
+ * `previous`, `changed_at <epoch>`, `named_in_errors yes|no|unknown` and the diff as
+ * `| ` lines. Times are the host's, so ages do not depend on the two clocks agreeing.
+ */
+export function parseConfigChanges(text: string): ConfigChanges {
+  const unit = /^unit (\S+)$/m.exec(text)?.[1];
+  const now = Number(/^now (\d+)$/m.exec(text)?.[1] ?? Number.NaN);
+  if (unit === undefined || !Number.isFinite(now))
+    throw new Error(
+      'config_changes: the gate gave no unit and time (is it svc-gate 1 with watched files?)',
+    );
+  interface Draft {
+    path: string;
+    current: string | null;
+    previous: string | null;
+    at: number | null;
+    named: boolean | null;
+    diff: string[];
+  }
+  const drafts: Draft[] = [];
+  let cur: Draft | null = null;
+  for (const line of text.split('\n')) {
+    if (line.startsWith('file ')) {
+      cur = {
+        path: line.slice(5),
+        current: null,
+        previous: null,
+        at: null,
+        named: false,
+        diff: [],
+      };
+      drafts.push(cur);
+      continue;
+    }
+    if (cur === null) continue;
+    if (line.startsWith('| ') || line === '|') cur.diff.push(line.slice(2));
+    else if (line.startsWith('current ')) {
+      const v = line.slice(8).trim();
+      cur.current = SHA256.test(v) ? v : null;
+    } else if (line.startsWith('previous ')) {
+      const v = line.slice(9).trim();
+      cur.previous = SHA256.test(v) ? v : null;
+    } else if (line.startsWith('changed_at ')) {
+      const v = Number(line.slice(11).trim());
+      cur.at = Number.isInteger(v) && v > 0 ? v : null;
+    } else if (line.startsWith('named_in_errors ')) {
+      const v = line.slice(16).trim();
+      cur.named = v === 'yes' ? true : v === 'no' ? false : null;
+    }
+  }
+  const files = drafts.map((d): ConfigFile => {
+    const age = d.at === null ? null : Math.max(0, now - d.at);
+    return {
+      path: d.path,
+      current: d.current,
+      previous: d.previous,
+      changed_at: d.at === null ? null : new Date(d.at * 1000).toISOString(),
+      age_s: age,
+      changed_recently:
+        d.current !== null && d.previous !== null && age !== null && age <= RECENT_CHANGE_S,
+      named_in_errors: d.named,
+      diff: d.diff.join('\n'),
+      summary: diffSummary(d.diff.join('\n')),
+    };
+  });
+  files.sort(
+    (a, b) =>
+      Number(b.changed_recently) - Number(a.changed_recently) ||
+      (a.age_s ?? Infinity) - (b.age_s ?? Infinity),
+  );
+  const recent = files.filter((f) => f.changed_recently);
+  const ages = files.map((f) => f.age_s).filter((a): a is number => a !== null);
+  const newest = ages.length === 0 ? null : Math.min(...ages);
+  return {
+    unit,
+    files,
+    changed: recent.length,
+    named: recent.filter((f) => f.named_in_errors === true).length,
+    quiet_offset_s: newest === null ? null : Math.max(1, newest - QUIET_AFTER_CHANGE_S),
+    change_offset_s: newest === null ? null : Math.max(1, newest),
+  };
+}
+
 /** OpenSSH's fingerprint of a key blob: SHA256:<base64 without padding>. */
 export const fingerprintOf = (blob: Buffer): string =>
   `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;

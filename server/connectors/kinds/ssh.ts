@@ -13,6 +13,7 @@ import {
   fingerprintOf,
   hostKeyAlgorithmsFor,
   parseCertificates,
+  parseConfigChanges,
   parseDisk,
   parseHostKeyLine,
   parseJournal,
@@ -43,6 +44,7 @@ const ROLE = /^[a-z_][a-z0-9_]{0,62}$/;
 /** A revert command's name in the gate config. */
 const REVERT_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const COMMIT = /^[0-9a-f]{7,40}$/;
+const SHA256 = /^[0-9a-f]{64}$/;
 const HOST = /^[A-Za-z0-9._:-]{1,253}$/;
 
 const CHECKS = [
@@ -55,8 +57,16 @@ const CHECKS = [
   'certificates',
   'processes',
   'setup',
+  'config_changes',
 ] as const;
-const ACTIONS = ['restart', 'reload', 'clear_cache', 'terminate_idle', 'revert'] as const;
+const ACTIONS = [
+  'restart',
+  'reload',
+  'clear_cache',
+  'terminate_idle',
+  'revert',
+  'restore',
+] as const;
 type GateAction = (typeof ACTIONS)[number];
 const OPERATIONS: readonly string[] = [...CHECKS, ...ACTIONS, 'dry_run'];
 
@@ -67,6 +77,7 @@ const NAME_OF: Record<GateAction, { re: RegExp; what: string }> = {
   clear_cache: { re: CACHE, what: 'a cache name (letters, digits, _ -)' },
   terminate_idle: { re: ROLE, what: 'a role name (lowercase letters, digits, _)' },
   revert: { re: REVERT_NAME, what: 'a revert name (letters, digits, _ -)' },
+  restore: { re: UNIT, what: 'a unit name (letters, digits, _ . @ : -)' },
 };
 
 export interface SshTarget {
@@ -302,6 +313,10 @@ function createSshClient(settings: ResolvedSettings): ConnectorClient {
         return parseProcesses(await gate('processes', op, signal));
       case 'setup':
         return parseSetup(await gate('setup', op, signal));
+      case 'config_changes': {
+        const unit = unitArg(args);
+        return parseConfigChanges(await gate(`config_changes ${unit}`, `${op} ${unit}`, signal));
+      }
       case 'journal': {
         const unit = unitArg(args);
         const lines = linesArg(args['lines']);
@@ -340,6 +355,16 @@ function createSshClient(settings: ResolvedSettings): ConnectorClient {
         const output = await gate(`revert ${name} ${commit}`, `revert ${name}`, signal);
         return { ok: true as const, output: output.trim() };
       }
+      case 'restore': {
+        const name = args['name'];
+        const sha = args['sha256'];
+        if (typeof name !== 'string' || !UNIT.test(name))
+          throw new Error('argument name must be a unit name (letters, digits, _ . @ : -)');
+        if (typeof sha !== 'string' || !SHA256.test(sha))
+          throw new Error('argument sha256 must be a sha256 (64 lowercase hex digits)');
+        const output = await gate(`restore ${name} ${sha}`, `restore ${name}`, signal);
+        return { ok: true as const, output: output.trim() };
+      }
       case 'dry_run': {
         const action = args['action'];
         const arg = args['arg'];
@@ -363,7 +388,7 @@ export const sshKind: ConnectorKind = {
   kind: 'ssh',
   title: 'SSH gate',
   description:
-    "Read-only checks (services, ports, disk, memory, load, journal, certificates, processes, setup), the actions a host's gate config allows (restart, reload, clear_cache, terminate_idle, revert) and their dry runs, over ssh through the svc-gate command; the host key is pinned.",
+    "Read-only checks (services, ports, disk, memory, load, journal, certificates, processes, setup, config_changes), the actions a host's gate config allows (restart, reload, clear_cache, terminate_idle, revert, restore) and their dry runs, over ssh through the svc-gate command; the host key is pinned.",
   capabilities: ['gate', 'discover'],
   settings: [
     { name: 'host', type: 'string', required: true, description: 'Host name or IP address.' },
