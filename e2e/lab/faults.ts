@@ -48,6 +48,7 @@ export const FAULT_NAMES = [
   'table-lock',
   'log-disk-full',
   'blip',
+  'config-edited',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 
@@ -80,6 +81,7 @@ export const FAULTS: readonly FaultInfo[] = [
   { name: 'db-auth-refused', title: 'the database refuses the app\'s role', how: 'change the app role\'s password in PostgreSQL and end its sessions: the app cannot log in', alerts: ['LabAppUnhealthy', 'LabAppErrors', 'LabSiteDown (nginx)'], cause: 'none a pack knows (authentication refused)', service: 'app', fix: 'ask_human', uncovered: true },
   { name: 'table-lock', title: 'a lock held on the table the app reads', how: 'a detached session holds ACCESS EXCLUSIVE on the pages table: the app\'s page queries wait', alerts: ['LabSiteDown', 'LabSlowUpstream'], cause: 'none a pack knows (lock wait)', service: 'nginx', fix: 'ask_human', uncovered: true },
   { name: 'log-disk-full', title: 'a log grows until the disk is full', how: 'fill the app volume through its log folder (the cache stays empty)', alerts: ['LabDiskFull'], cause: 'disk_full(app), and clearing the cache would not help', service: 'app', fix: 'ask_human (the cache is empty)' },
+  { name: 'config-edited', title: 'a configuration file edited by hand', how: 'edit nginx.conf on the web host by hand (the upstream port, off by one) and reload nginx: the site answers 502', alerts: ['LabSiteDown'], cause: 'config_changed(nginx)', service: 'nginx', fix: 'restore the previous nginx.conf (a restore: advised, or two approvers)' },
   { name: 'blip', title: 'a one-second blip', how: 'stop nginx and start it again a second later, and tell Alertmanager nginx was down', alerts: ['LabNginxDown'], cause: 'none present (it ended by itself)', service: 'nginx', fix: 'none', uncovered: true },
 ]; // prettier-ignore
 
@@ -99,6 +101,8 @@ interface Active {
   readonly pid?: number;
   readonly good_config?: AppConfig;
   readonly commit?: string;
+  /** a file's content before the fault edited it */
+  readonly text?: string;
 }
 type ActiveFaults = Partial<Record<FaultName, Active>>;
 
@@ -336,6 +340,17 @@ async function injectOne(s: LabState, name: FaultName): Promise<Omit<Active, 'at
     case 'log-disk-full':
       fillLogs(s);
       return {};
+    case 'config-edited': {
+      const text = readFileSync(s.web.conf, 'utf8');
+      const edited = text.replace(
+        /server ([0-9.]+):(\d+) /,
+        (_m, host: string, port: string) => `server ${host}:${String(Number(port) + 1)} `,
+      );
+      if (edited === text) throw new Error(`no upstream server line in ${s.web.conf}`);
+      writeFileSync(s.web.conf, edited);
+      await runUnit(s.web.unit, 'reload');
+      return { text };
+    }
     case 'blip':
       await stopUnit(s.web.unit);
       await sleep(1000);
@@ -406,6 +421,12 @@ async function healOne(s: LabState, name: FaultName, active: Active | undefined)
       return;
     case 'blip':
       if (unitPid(s.web.unit) === null) await startUnit(s.web.unit);
+      return;
+    case 'config-edited':
+      // The service may have restored it already; writing the same text again is harmless.
+      if (active?.text !== undefined) writeFileSync(s.web.conf, active.text);
+      if (unitPid(s.web.unit) === null) await startUnit(s.web.unit);
+      else await runUnit(s.web.unit, 'reload');
       return;
   }
 }

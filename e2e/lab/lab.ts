@@ -292,8 +292,8 @@ export async function startLab(opts: LabOptions = {}): Promise<Lab> {
     const [webSshd, appSshd, dbSshd] = await sshd;
     const sshOf: Record<'web' | 'app' | 'db', Sshd> = { web: webSshd, app: appSshd, db: dbSshd };
     const gateHosts = [
-      { h: 'web', unit: { name: 'nginx', files: web.unit, ports: [https, status] }, allow: ['restart nginx', 'reload nginx'], certs: [tls.cert], files: [web.conf] },
-      { h: 'app', unit: { name: 'app', files: appUnit, ports: [appPort] }, allow: ['restart app', 'clear_cache app-cache', 'revert app-config'], caches: { 'app-cache': join(volume, 'cache') }, reverts: { 'app-config': revertScript }, files: [liveConfig] },
+      { h: 'web', unit: { name: 'nginx', files: web.unit, ports: [https, status] }, allow: ['restart nginx', 'reload nginx', 'restore nginx'], certs: [tls.cert], files: [web.conf] },
+      { h: 'app', unit: { name: 'app', files: appUnit, ports: [appPort] }, allow: ['restart app', 'clear_cache app-cache', 'revert app-config', 'restore app'], caches: { 'app-cache': join(volume, 'cache') }, reverts: { 'app-config': revertScript }, files: [liveConfig] },
       { h: 'db', unit: { name: 'postgresql', files: dbUnit, ports: [pgl.port] }, allow: ['restart postgresql', 'reload postgresql', `terminate_idle ${BATCH_ROLE}`], psql: psqlCommand(pgl), files: [join(pgl.dir, 'data', 'postgresql.auto.conf'), join(pgl.dir, 'data', 'pg_hba.conf')] },
     ] as const; // prettier-ignore
     for (const g of gateHosts)

@@ -167,6 +167,33 @@ describe('config_changed: proof from mechanism, never from timing', () => {
       expect(f.says, f.id).not.toMatch(/\{[a-z_.]+\}/);
   });
 
+  it('yields to the deploy that wrote the change when the errors name what the deploy brought in', async () => {
+    // A deploy rewrites the config file: the file changed, and the errors name it, but the
+    // change is the deploy's. bad_deploy is proven; config_changed is disputed, not proven.
+    const commit = {
+      commit: 'c0ffee1234567890abcdef1234567890abcdef12',
+      author: 'Lab Deployer <deploy@lab.invalid>',
+      at: '2026-03-02T09:58:00.000Z',
+      subject: 'shop: read pages from the shop_v2 database',
+      files: [{ path: 'config.json', status: 'modified' }],
+      service: 'app',
+      services: ['app'],
+    };
+    const r = await investigate({
+      'deploys changes': [commit],
+      'deploys show': { ...commit, body: '', diffstat: ' config.json | 2 +-', added: ['shop_v2'] },
+      'ssh-app journal': { unit: 'app', lines: ['database: database "shop_v2" does not exist'] },
+      'ssh-app config_changes': changed('app', APP_CONFIG, true),
+      ...down('app'),
+    });
+    const proven = r.hypotheses.filter((h) => h.confidence === 'proven');
+    expect(proven.map((h) => `${h.cause}(${h.service})`)).toEqual(['bad_deploy(app)']);
+    expect(cause(r, 'app')).toMatchObject({
+      confidence: 'disputed',
+      refuting: ['change.errors.names_change'],
+    });
+  });
+
   it('is only suspected when the change is timing alone (the errors do not name it)', async () => {
     const r = await investigate({
       'ssh-app config_changes': changed('app', APP_CONFIG, false),
