@@ -414,7 +414,7 @@ export async function buildApp(config: Config, options: AppOptions) {
   });
   poller.start();
 
-  const app = createHttpServer({ log });
+  const app = createHttpServer({ log, trustProxy: config.http.trustProxy });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

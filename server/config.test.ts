@@ -51,7 +51,7 @@ describe('defaults', () => {
       instance: hostname(),
       trial: false,
       logLevel: 'info',
-      http: { port: 8700, bind: '0.0.0.0', consoleUrl: null },
+      http: { port: 8700, bind: '0.0.0.0', consoleUrl: null, trustProxy: [] },
       tokens: { admin: null, ingest: null },
       orchestrate: true,
       files: {
@@ -202,6 +202,16 @@ describe('bad values', () => {
       `${name}: ${JSON.stringify(value)} is not valid; accepts ${spec?.accepts ?? '?'}`,
     );
     expect(spec?.accepts).toContain(accepts);
+  });
+
+  it('SVC_TRUST_PROXY takes addresses and networks whose X-Forwarded-For counts', () => {
+    expect(loadConfig({ SVC_TRUST_PROXY: '127.0.0.1, 10.0.0.0/8,::1' }).http.trustProxy).toEqual([
+      '127.0.0.1',
+      '10.0.0.0/8',
+      '::1',
+    ]);
+    for (const bad of ['true', '*', '10.0.0.0/33', 'proxy.example', '1', '10.0.0.1,'])
+      expect(problemsOf({ SVC_TRUST_PROXY: bad })[0]).toMatch(/^SVC_TRUST_PROXY: /);
   });
 
   it('every problem is listed at once', () => {

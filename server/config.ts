@@ -2,6 +2,7 @@
 // specification is declared here with its default and what it accepts; a bad value stops
 // the start with one message listing every problem.
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { availableParallelism, hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { Secret } from './shared/secret.js';
@@ -135,6 +136,23 @@ const pins: VarSpec<readonly string[]> = {
   },
 };
 
+const trustProxy: VarSpec<readonly string[]> = {
+  doc: 'proxies whose X-Forwarded-For names the client (sign-in throttling, the ledger); none: the socket address counts',
+  accepts: 'a comma-separated list of IP addresses or networks (10.0.0.0/8)',
+  parse: (raw) => {
+    const parts = raw.split(',').map((p) => p.trim());
+    const ok = parts.every((p) => {
+      const [ip = '', bits, ...more] = p.split('/');
+      const family = isIP(ip);
+      if (family === 0 || more.length > 0) return false;
+      if (bits === undefined) return true;
+      const n = /^\d{1,3}$/.test(bits) ? Number(bits) : -1;
+      return n >= 0 && n <= (family === 4 ? 32 : 128);
+    });
+    return ok ? parts : undefined;
+  },
+};
+
 /** Every variable, in the order of the specification's table. */
 export const VARIABLES = {
   SVC_DATA: str('data directory (ledger, incidents, settings, secrets)'),
@@ -214,6 +232,7 @@ export const VARIABLES = {
   SVC_LAB_APPROVER: flag('1 offers the auto-approving connection (doctor fails while on)'),
   // Not in the specification's table; see docs/decisions.md.
   SVC_TRIAL: flag('1 starts the offline trial at first start (npm start sets it)'),
+  SVC_TRUST_PROXY: trustProxy,
   SVC_LOG_LEVEL: oneOf('log level', [
     'fatal',
     'error',
@@ -248,6 +267,8 @@ export interface Config {
     readonly port: number;
     readonly bind: string;
     readonly consoleUrl: string | null;
+    /** Proxies (addresses, networks) whose X-Forwarded-For counts; empty: none. */
+    readonly trustProxy: readonly string[];
   };
   readonly tokens: { readonly admin: Secret | null; readonly ingest: Secret | null };
   readonly orchestrate: boolean;
@@ -390,6 +411,7 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): Config {
       port: overrides.port ?? read('SVC_PORT') ?? 8700,
       bind: overrides.bind ?? read('SVC_BIND') ?? '0.0.0.0',
       consoleUrl: orNull(read('SVC_CONSOLE_URL')),
+      trustProxy: read('SVC_TRUST_PROXY') ?? [],
     },
     tokens: { admin: orNull(read('SVC_ADMIN_TOKEN')), ingest: orNull(read('SVC_INGEST_TOKEN')) },
     orchestrate: read('SVC_ORCHESTRATE') ?? true,

@@ -229,26 +229,45 @@ describe('password sign-in', () => {
     expect(unknown.json()).toEqual(bad.json());
   });
 
-  it('throttles per account, whatever the address', async () => {
+  it('locks an account out per address: the person still signs in from elsewhere', async () => {
     await bench.person('eve@lab.test');
+    await bench.signIn.setPassword(bench.people.byEmail('eve@lab.test')!.id, USER_PASSWORD);
     for (let i = 0; i < 3; i++)
-      await post(
-        bench,
-        '/v1/auth/password',
-        { email: 'eve@lab.test', password: 'x' },
-        `10.6.0.${String(i)}`,
-      );
+      await post(bench, '/v1/auth/password', { email: 'eve@lab.test', password: 'x' }, '10.6.0.1');
     const res = await post(
       bench,
       '/v1/auth/password',
-      { email: 'EVE@lab.test', password: 'x' },
-      '10.6.0.50',
+      { email: 'EVE@lab.test', password: USER_PASSWORD },
+      '10.6.0.1',
     );
     expect(res.statusCode).toBe(429);
     expect(res.json()).toMatchObject({
       error: 'too_many_attempts',
       retry_after_s: expect.any(Number) as number,
     });
+    const elsewhere = await post(
+      bench,
+      '/v1/auth/password',
+      { email: 'eve@lab.test', password: USER_PASSWORD },
+      '10.6.0.2',
+    );
+    expect(elsewhere.statusCode).toBe(200);
+  });
+
+  it('counts concurrent guesses before the hash runs: no more than the limit are tried', async () => {
+    await bench.person('fay@lab.test');
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        post(bench, '/v1/auth/password', { email: 'fay@lab.test', password: 'guess' }, '10.6.1.1'),
+      ),
+    );
+    const codes = answers.map((r) => r.statusCode);
+    expect(codes.filter((c) => c === 401).length).toBeLessThanOrEqual(3);
+    expect(codes.filter((c) => c === 429).length).toBeGreaterThanOrEqual(9);
+    const tried = bench
+      .events()
+      .filter((e) => e.type === 'auth.sign_in_failed' && e.data['account'] === 'fay@lab.test');
+    expect(tried.length).toBeLessThanOrEqual(3);
   });
 
   it('throttles per address, whatever the account', async () => {

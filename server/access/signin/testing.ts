@@ -105,6 +105,7 @@ export async function signInBench(options: BenchOptions = {}) {
     delayMs: 0,
     perAddress: options.requests?.perAddress ?? CODE_REQUEST_LIMITS.perAddress,
     perAccount: options.requests?.perAccount ?? CODE_REQUEST_LIMITS.perAccount,
+    accountWide: true,
   });
   signIn = createSignInService({
     store,
