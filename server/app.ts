@@ -347,7 +347,7 @@ export async function buildApp(config: Config, options: AppOptions) {
     sessions,
     // Closures: signIn is built below, from people.
     hasPassword: (id) => signIn.hasPassword(id),
-    setPassword: (id, pw, current) => signIn.setPassword(id, pw, current),
+    setPassword: (id, pw, current, keep) => signIn.setPassword(id, pw, current, keep),
   });
   const mail = createMailService({
     store: createMailStore(rt.db),

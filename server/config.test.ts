@@ -214,6 +214,17 @@ describe('bad values', () => {
       expect(problemsOf({ SVC_TRUST_PROXY: bad })[0]).toMatch(/^SVC_TRUST_PROXY: /);
   });
 
+  it('operator-set tokens are at least 24 characters, and the problem never shows them', () => {
+    for (const name of ['SVC_ADMIN_TOKEN', 'SVC_INGEST_TOKEN']) {
+      const [problem] = problemsOf({ [name]: 'short-token-23-chars-xx' });
+      expect(problem).toMatch(
+        new RegExp(`^${name}: \\(hidden\\) is not valid; accepts .*24 characters`),
+      );
+      expect(problem).not.toContain('short-token');
+      expect(() => loadConfig({ [name]: 'long-enough-token-24-chr' })).not.toThrow();
+    }
+  });
+
   it('every problem is listed at once', () => {
     const problems = problemsOf({
       SVC_PORT: 'abc',
@@ -279,11 +290,11 @@ describe('secrets', () => {
     const c = loadConfig({
       SVC_MODEL_KEY_FILE: file,
       SVC_MODEL_KEY: 'key-from-env',
-      SVC_INGEST_TOKEN: 'ingest-from-env',
+      SVC_INGEST_TOKEN: 'ingest-from-env-0123456789',
     });
     expect(c.model.key).toBeInstanceOf(Secret);
     expect(c.model.key?.reveal()).toBe('key-from-file');
-    expect(c.tokens.ingest?.reveal()).toBe('ingest-from-env');
+    expect(c.tokens.ingest?.reveal()).toBe('ingest-from-env-0123456789');
   });
 
   it('every secret has a _FILE form', () => {
@@ -312,8 +323,8 @@ describe('secrets', () => {
     const file = join(tmp, 'smtp-password');
     writeFileSync(file, 'smtp-pass-from-file\n');
     const env = {
-      SVC_ADMIN_TOKEN: 'admin-secret-value-123',
-      SVC_INGEST_TOKEN: 'ingest-secret-value-456',
+      SVC_ADMIN_TOKEN: 'admin-secret-value-123456',
+      SVC_INGEST_TOKEN: 'ingest-secret-value-456789',
       SVC_MODEL_KEY: 'model-secret-value-789',
       SVC_SMTP_PASSWORD_FILE: file,
       SVC_SMTP_USER: 'mailer',

@@ -28,6 +28,14 @@ const secret = (doc: string): VarSpec<Secret> => ({
   secret: true,
   parse: (raw) => (raw.trim() === '' ? undefined : new Secret(raw.trim())),
 });
+/** Operator-set tokens: as long as a guess must never be short enough to try. */
+export const MIN_TOKEN_LENGTH = 24;
+const token = (doc: string): VarSpec<Secret> => ({
+  doc,
+  accepts: `a secret of at least ${String(MIN_TOKEN_LENGTH)} characters (the _FILE form, a path to a file holding it, is preferred)`,
+  secret: true,
+  parse: (raw) => (raw.trim().length < MIN_TOKEN_LENGTH ? undefined : new Secret(raw.trim())),
+});
 const int = (doc: string, min: number, max: number): VarSpec<number> => ({
   doc,
   accepts: `an integer from ${min} to ${max}`,
@@ -159,8 +167,8 @@ export const VARIABLES = {
   SVC_PORT: int('port of the API and console', 1, 65535),
   SVC_BIND: str('address to listen on'),
   SVC_CONSOLE_URL: url('console address as people reach it'),
-  SVC_ADMIN_TOKEN: secret('admin token (generated into SVC_DATA/admin-token when unset)'),
-  SVC_INGEST_TOKEN: secret('ingest token; ingestion is off without it'),
+  SVC_ADMIN_TOKEN: token('admin token (generated into SVC_DATA/admin-token when unset)'),
+  SVC_INGEST_TOKEN: token('ingest token; ingestion is off without it'),
   SVC_ORCHESTRATE: flag('0 turns incident handling off'),
   SVC_LICENCE: str('licence file'),
   SVC_PACKS: str('sealed check packs folder'),

@@ -18,6 +18,7 @@ import type { Attempt, SignInGuard } from '../throttle.js';
 import {
   dummyHash,
   hashPassword,
+  needsRehash,
   PASSWORD_MAX_LENGTH,
   PASSWORD_MIN_LENGTH,
   verifyPassword,
@@ -70,7 +71,7 @@ export interface SignInPeople {
 export interface SignInDeps {
   readonly store: SignInStore;
   readonly people: SignInPeople;
-  readonly sessions: Pick<SessionsService, 'signIn'>;
+  readonly sessions: Pick<SessionsService, 'signIn' | 'endSessionsOf'>;
   readonly mail: {
     send(to: string, subject: string, text: string): Promise<{ ok: boolean; detail: string }>;
   };
@@ -151,6 +152,25 @@ export function createSignInService(deps: SignInDeps) {
       return await run(attempt);
     } finally {
       attempt.release();
+    }
+  }
+
+  /** A hash made at older parameters is made again at today's, once the password proved right. */
+  async function rehash(userId: string, password: string, stored: string): Promise<void> {
+    try {
+      const hash = await hashPassword(password);
+      await writer.transact(() => {
+        // Only if nobody changed the password meanwhile.
+        if (store.passwordHash(userId) !== stored) return;
+        store.putPassword(userId, hash, clock.nowIso());
+        ledger.append({
+          type: PASSWORD_SET,
+          actor: 'system',
+          data: { user_id: userId, changed: false, rehashed: true },
+        });
+      });
+    } catch (err) {
+      log?.warn({ err: (err as Error).message, user_id: userId }, 'could not rehash a password');
     }
   }
 
@@ -313,6 +333,7 @@ export function createSignInService(deps: SignInDeps) {
         }
         attempt.succeeded();
         const admitted = await admit({ email: user.email, via: 'password' }, address);
+        if (stored !== null && needsRehash(stored)) await rehash(user.id, password, stored);
         return open(admitted, SignInMethod.Password);
       });
     },
@@ -320,8 +341,14 @@ export function createSignInService(deps: SignInDeps) {
     /**
      * Set or change a password (PUT /v1/me). At least 12 characters; the current password is
      * required when the person has one. A wrong current password waits 0.5 s and counts.
+     * Every other session of the person ends; the one of `keepToken` (the caller's) stays.
      */
-    async setPassword(userId: string, password: string, current?: string): Promise<void> {
+    async setPassword(
+      userId: string,
+      password: string,
+      current?: string,
+      keepToken?: string | null,
+    ): Promise<void> {
       const user = people.byId(userId);
       if (user === null)
         throw new InvalidInputError('invalid_input', 'no such person', { field: 'user_id' });
@@ -369,6 +396,8 @@ export function createSignInService(deps: SignInDeps) {
           actor: user.name,
           data: { user_id: userId, changed: stored !== null },
         });
+        // Whoever else holds a session of this person (a stolen one, perhaps) is signed out.
+        sessions.endSessionsOf(userId, 'password_changed', keepToken);
       });
     },
 

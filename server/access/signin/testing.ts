@@ -81,8 +81,8 @@ export async function signInBench(options: BenchOptions = {}) {
     writer,
     clock,
     hasPassword: (id) => signIn?.hasPassword(id) ?? false,
-    setPassword: async (id, pw, current) => {
-      await signIn?.setPassword(id, pw, current);
+    setPassword: async (id, pw, current, keep) => {
+      await signIn?.setPassword(id, pw, current, keep);
     },
   });
   const mail = createMailService({
