@@ -41,6 +41,7 @@ import {
   sessionsRoutes,
   CODE_REQUEST_LIMITS,
   createLdapSignIn,
+  createIdentitiesStore,
   createSignInGuard,
   createSignInService,
   createSignInStore,
@@ -377,13 +378,16 @@ export async function buildApp(config: Config, options: AppOptions) {
     requests: createSignInGuard({ clock: rt.clock, delayMs: 0, ...CODE_REQUEST_LIMITS }),
     log,
   });
+  const identities = createIdentitiesStore(rt.db);
   const ldapSignIn = createLdapSignIn({
     connectors,
     people,
     sessions,
     guard: signInGuard,
+    identities,
     ledger: rt.ledger,
     writer: rt.writer,
+    clock: rt.clock,
   });
   const sso = createSsoService({
     store: rt.ssoStore,
@@ -393,6 +397,7 @@ export async function buildApp(config: Config, options: AppOptions) {
     people,
     sessions,
     guard: signInGuard,
+    identities,
     secretsDir,
     env: options.env ?? {},
     log,

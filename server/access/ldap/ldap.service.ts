@@ -7,6 +7,8 @@
 import type { Writer } from '../../db/writer.js';
 import type { LedgerService } from '../../ledger/index.js';
 import { ForbiddenError, ServiceError, UnauthenticatedError } from '../../shared/errors.js';
+import type { Clock } from '../../shared/clock.js';
+import { addressFor, bindIdentity, type IdentitiesStore } from '../identities.js';
 import type { Attempt, SignInGuard } from '../throttle.js';
 import {
   notSetUp,
@@ -29,8 +31,11 @@ export interface LdapSignInDeps<U> {
   readonly people: PeopleForSignIn<U>;
   readonly sessions: SessionOpener;
   readonly guard: SignInGuard;
+  /** Each person's directory DN, bound at their first directory sign-in. */
+  readonly identities: IdentitiesStore;
   readonly ledger: LedgerService;
   readonly writer: Writer;
+  readonly clock: Clock;
 }
 
 interface Person {
@@ -92,15 +97,22 @@ export function createLdapSignIn<U>(deps: LdapSignInDeps<U>) {
       );
     }
     attempt.succeeded();
+    // Matched by the entry's DN once bound; by the directory's address only the first time.
+    const binding = {
+      provider: 'ldap',
+      subject: answer.dn.toLowerCase(),
+      mismatch: 'ldap_identity_mismatch',
+    };
     let user: U;
     try {
       // Groups by DN and by cn: directory_groups may name either.
       user = await people.admit({
-        email: answer.email,
+        email: addressFor(deps, { ...binding, email: answer.email }),
         ...(answer.name !== '' && { name: answer.name }),
         groups: [...answer.groups, ...answer.group_names],
         via: 'ldap',
       });
+      await bindIdentity(deps, { ...binding, userId: people.identity(user).userId });
     } catch (err) {
       if (err instanceof ServiceError) await fail(username, address, err.code);
       throw err;
