@@ -41,6 +41,7 @@ import {
   sessionsRoutes,
   CODE_REQUEST_LIMITS,
   createLdapSignIn,
+  createIdentitiesStore,
   createSignInGuard,
   createSignInService,
   createSignInStore,
@@ -356,7 +357,7 @@ export async function buildApp(config: Config, options: AppOptions) {
     sessions,
     // Closures: signIn is built below, from people.
     hasPassword: (id) => signIn.hasPassword(id),
-    setPassword: (id, pw, current) => signIn.setPassword(id, pw, current),
+    setPassword: (id, pw, current, keep) => signIn.setPassword(id, pw, current, keep),
   });
   const mail = createMailService({
     store: createMailStore(rt.db),
@@ -387,13 +388,16 @@ export async function buildApp(config: Config, options: AppOptions) {
     requests: createSignInGuard({ clock: rt.clock, delayMs: 0, ...CODE_REQUEST_LIMITS }),
     log,
   });
+  const identities = createIdentitiesStore(rt.db);
   const ldapSignIn = createLdapSignIn({
     connectors,
     people,
     sessions,
     guard: signInGuard,
+    identities,
     ledger: rt.ledger,
     writer: rt.writer,
+    clock: rt.clock,
   });
   const sso = createSsoService({
     store: rt.ssoStore,
@@ -403,6 +407,7 @@ export async function buildApp(config: Config, options: AppOptions) {
     people,
     sessions,
     guard: signInGuard,
+    identities,
     secretsDir,
     env: options.env ?? {},
     log,
@@ -424,7 +429,7 @@ export async function buildApp(config: Config, options: AppOptions) {
   });
   poller.start();
 
-  const app = createHttpServer({ log });
+  const app = createHttpServer({ log, trustProxy: config.http.trustProxy });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

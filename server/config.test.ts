@@ -51,7 +51,7 @@ describe('defaults', () => {
       instance: hostname(),
       trial: false,
       logLevel: 'info',
-      http: { port: 8700, bind: '0.0.0.0', consoleUrl: null },
+      http: { port: 8700, bind: '0.0.0.0', consoleUrl: null, trustProxy: [] },
       tokens: { admin: null, ingest: null },
       orchestrate: true,
       files: {
@@ -207,6 +207,27 @@ describe('bad values', () => {
     expect(spec?.accepts).toContain(accepts);
   });
 
+  it('SVC_TRUST_PROXY takes addresses and networks whose X-Forwarded-For counts', () => {
+    expect(loadConfig({ SVC_TRUST_PROXY: '127.0.0.1, 10.0.0.0/8,::1' }).http.trustProxy).toEqual([
+      '127.0.0.1',
+      '10.0.0.0/8',
+      '::1',
+    ]);
+    for (const bad of ['true', '*', '10.0.0.0/33', 'proxy.example', '1', '10.0.0.1,'])
+      expect(problemsOf({ SVC_TRUST_PROXY: bad })[0]).toMatch(/^SVC_TRUST_PROXY: /);
+  });
+
+  it('operator-set tokens are at least 24 characters, and the problem never shows them', () => {
+    for (const name of ['SVC_ADMIN_TOKEN', 'SVC_INGEST_TOKEN']) {
+      const [problem] = problemsOf({ [name]: 'short-token-23-chars-xx' });
+      expect(problem).toMatch(
+        new RegExp(`^${name}: \\(hidden\\) is not valid; accepts .*24 characters`),
+      );
+      expect(problem).not.toContain('short-token');
+      expect(() => loadConfig({ [name]: 'long-enough-token-24-chr' })).not.toThrow();
+    }
+  });
+
   it('every problem is listed at once', () => {
     const problems = problemsOf({
       SVC_PORT: 'abc',
@@ -272,11 +293,11 @@ describe('secrets', () => {
     const c = loadConfig({
       SVC_MODEL_KEY_FILE: file,
       SVC_MODEL_KEY: 'key-from-env',
-      SVC_INGEST_TOKEN: 'ingest-from-env',
+      SVC_INGEST_TOKEN: 'ingest-from-env-0123456789',
     });
     expect(c.model.key).toBeInstanceOf(Secret);
     expect(c.model.key?.reveal()).toBe('key-from-file');
-    expect(c.tokens.ingest?.reveal()).toBe('ingest-from-env');
+    expect(c.tokens.ingest?.reveal()).toBe('ingest-from-env-0123456789');
   });
 
   it('every secret has a _FILE form', () => {
@@ -306,8 +327,8 @@ describe('secrets', () => {
     const file = join(tmp, 'smtp-password');
     writeFileSync(file, 'smtp-pass-from-file\n');
     const env = {
-      SVC_ADMIN_TOKEN: 'admin-secret-value-123',
-      SVC_INGEST_TOKEN: 'ingest-secret-value-456',
+      SVC_ADMIN_TOKEN: 'admin-secret-value-123456',
+      SVC_INGEST_TOKEN: 'ingest-secret-value-456789',
       SVC_MODEL_KEY: 'model-secret-value-789',
       SVC_SMTP_PASSWORD_FILE: file,
       SVC_SMTP_USER: 'mailer',

@@ -2,6 +2,7 @@
 // specification is declared here with its default and what it accepts; a bad value stops
 // the start with one message listing every problem.
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { availableParallelism, hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { Secret } from './shared/secret.js';
@@ -26,6 +27,14 @@ const secret = (doc: string): VarSpec<Secret> => ({
   accepts: 'a non-empty secret (the _FILE form, a path to a file holding it, is preferred)',
   secret: true,
   parse: (raw) => (raw.trim() === '' ? undefined : new Secret(raw.trim())),
+});
+/** Operator-set tokens: as long as a guess must never be short enough to try. */
+export const MIN_TOKEN_LENGTH = 24;
+const token = (doc: string): VarSpec<Secret> => ({
+  doc,
+  accepts: `a secret of at least ${String(MIN_TOKEN_LENGTH)} characters (the _FILE form, a path to a file holding it, is preferred)`,
+  secret: true,
+  parse: (raw) => (raw.trim().length < MIN_TOKEN_LENGTH ? undefined : new Secret(raw.trim())),
 });
 const int = (doc: string, min: number, max: number): VarSpec<number> => ({
   doc,
@@ -135,14 +144,31 @@ const pins: VarSpec<readonly string[]> = {
   },
 };
 
+const trustProxy: VarSpec<readonly string[]> = {
+  doc: 'proxies whose X-Forwarded-For names the client (sign-in throttling, the ledger); none: the socket address counts',
+  accepts: 'a comma-separated list of IP addresses or networks (10.0.0.0/8)',
+  parse: (raw) => {
+    const parts = raw.split(',').map((p) => p.trim());
+    const ok = parts.every((p) => {
+      const [ip = '', bits, ...more] = p.split('/');
+      const family = isIP(ip);
+      if (family === 0 || more.length > 0) return false;
+      if (bits === undefined) return true;
+      const n = /^\d{1,3}$/.test(bits) ? Number(bits) : -1;
+      return n >= 0 && n <= (family === 4 ? 32 : 128);
+    });
+    return ok ? parts : undefined;
+  },
+};
+
 /** Every variable, in the order of the specification's table. */
 export const VARIABLES = {
   SVC_DATA: str('data directory (ledger, incidents, settings, secrets)'),
   SVC_PORT: int('port of the API and console', 1, 65535),
   SVC_BIND: str('address to listen on'),
   SVC_CONSOLE_URL: url('console address as people reach it'),
-  SVC_ADMIN_TOKEN: secret('admin token (generated into SVC_DATA/admin-token when unset)'),
-  SVC_INGEST_TOKEN: secret('ingest token; ingestion is off without it'),
+  SVC_ADMIN_TOKEN: token('admin token (generated into SVC_DATA/admin-token when unset)'),
+  SVC_INGEST_TOKEN: token('ingest token; ingestion is off without it'),
   SVC_ORCHESTRATE: flag('0 turns incident handling off'),
   SVC_LICENCE: str('licence file'),
   SVC_PACKS: str('sealed check packs folder'),
@@ -214,6 +240,7 @@ export const VARIABLES = {
   SVC_LAB_APPROVER: flag('1 offers the auto-approving connection (doctor fails while on)'),
   // Not in the specification's table; see docs/decisions.md.
   SVC_TRIAL: flag('1 starts the offline trial at first start (npm start sets it)'),
+  SVC_TRUST_PROXY: trustProxy,
   SVC_LOG_LEVEL: oneOf('log level', [
     'fatal',
     'error',
@@ -271,6 +298,8 @@ export interface Config {
     readonly port: number;
     readonly bind: string;
     readonly consoleUrl: string | null;
+    /** Proxies (addresses, networks) whose X-Forwarded-For counts; empty: none. */
+    readonly trustProxy: readonly string[];
   };
   readonly tokens: { readonly admin: Secret | null; readonly ingest: Secret | null };
   readonly orchestrate: boolean;
@@ -413,6 +442,7 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): Config {
       port: overrides.port ?? read('SVC_PORT') ?? 8700,
       bind: overrides.bind ?? read('SVC_BIND') ?? '0.0.0.0',
       consoleUrl: orNull(read('SVC_CONSOLE_URL')),
+      trustProxy: read('SVC_TRUST_PROXY') ?? [],
     },
     tokens: { admin: orNull(read('SVC_ADMIN_TOKEN')), ingest: orNull(read('SVC_INGEST_TOKEN')) },
     orchestrate: read('SVC_ORCHESTRATE') ?? true,

@@ -31,6 +31,8 @@ export interface LabAccount {
   readonly email: string;
   readonly name: string;
   readonly groups: readonly string[];
+  /** The email_verified claim: true unless given; null leaves the claim out. */
+  readonly emailVerified?: boolean | null;
 }
 
 export interface OidcProviderOptions {
@@ -89,7 +91,7 @@ export async function startOidcProvider(opts: OidcProviderOptions): Promise<Oidc
           return {
             sub: id,
             email: a.email,
-            email_verified: true,
+            ...(a.emailVerified !== null && { email_verified: a.emailVerified ?? true }),
             name: a.name,
             groups: [...a.groups],
           };
@@ -138,7 +140,8 @@ export interface FlowStep {
 /**
  * Sign `accountId` in at the provider, starting from `startUrl` (the service's
  * /v1/auth/sso/start), until the provider redirects back to `callbackPrefix`. Answers the
- * callback URL the browser would open, without opening it, and the steps taken.
+ * callback URL the browser would open, without opening it, the steps taken, and the
+ * browser's cookies then (the service's own binding cookie among them).
  * `consent: false` aborts at the consent form (the person says no).
  */
 export async function signInThrough(
@@ -146,14 +149,14 @@ export async function signInThrough(
   callbackPrefix: string,
   accountId: string,
   options: { consent?: boolean } = {},
-): Promise<{ callback: string; steps: FlowStep[] }> {
+): Promise<{ callback: string; steps: FlowStep[]; cookie: string }> {
   const jar = new Jar();
   const steps: FlowStep[] = [];
   let method = 'GET';
   let url = startUrl;
   let body: URLSearchParams | undefined;
   for (let hop = 0; hop < 20; hop++) {
-    if (url.startsWith(callbackPrefix)) return { callback: url, steps };
+    if (url.startsWith(callbackPrefix)) return { callback: url, steps, cookie: jar.header() };
     const res = await fetch(url, {
       method,
       redirect: 'manual',

@@ -10,6 +10,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { MIN_TOKEN_LENGTH } from '../config.js';
 import { newToken } from '../shared/ids.js';
 import { Secret } from '../shared/secret.js';
 
@@ -24,7 +25,7 @@ export function loadOrCreateAdminToken(
   try {
     if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
     const value = readFileSync(file, 'utf8').trim();
-    if (value.length < 16)
+    if (value.length < MIN_TOKEN_LENGTH)
       throw new Error(`${file} holds no usable token; delete it to generate a new one`);
     return { token: new Secret(value), created: false, file };
   } catch (err) {

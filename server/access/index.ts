@@ -26,6 +26,12 @@ export {
 export { LoginBody, LoginReply, MeBody, SessionBody, sessionsRoutes } from './sessions.routes.js';
 export { createSignInGuard, TooManyAttemptsError, type SignInGuard } from './throttle.js';
 export {
+  createIdentitiesStore,
+  IDENTITY_BOUND,
+  type IdentitiesStore,
+  type IdentityBinding,
+} from './identities.js';
+export {
   answerThrottled,
   CODE_REQUEST_LIMITS,
   createSignInService,

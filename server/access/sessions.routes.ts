@@ -78,8 +78,12 @@ const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
 
 /** What POST /v1/login needs from the sign-in service (signin.service.ts). */
 export interface LoginGuard {
-  checkLogin(address: string): Promise<void>;
-  refuseLogin(address: string, wrong: ServiceError): Promise<never>;
+  login<T>(
+    address: string,
+    tokenIsRight: () => boolean,
+    wrong: ServiceError,
+    then: () => Promise<T>,
+  ): Promise<T>;
 }
 
 export const sessionsRoutes: FastifyPluginAsyncTypebox<{
@@ -114,14 +118,18 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (req, reply) => {
-      await loginGuard?.checkLogin(req.ip);
-      if (!isAdminToken(req.body.token)) {
-        const wrong = new UnauthenticatedError('bad_token', 'the token is not valid');
-        if (loginGuard !== undefined) return loginGuard.refuseLogin(req.ip, wrong);
-        await sleep(delayMs);
-        throw wrong;
+      const wrong = new UnauthenticatedError('bad_token', 'the token is not valid');
+      const open = () => sessions.signIn(FIRST_OWNER, SignInMethod.AdminToken);
+      let signedIn: Awaited<ReturnType<typeof open>>;
+      if (loginGuard !== undefined) {
+        signedIn = await loginGuard.login(req.ip, () => isAdminToken(req.body.token), wrong, open);
+      } else {
+        if (!isAdminToken(req.body.token)) {
+          await sleep(delayMs);
+          throw wrong;
+        }
+        signedIn = await open();
       }
-      const signedIn = await sessions.signIn(FIRST_OWNER, SignInMethod.AdminToken);
       return reply.header('cache-control', 'no-store').send(signedIn);
     },
   );

@@ -259,12 +259,19 @@ export function createSessionsService({ store, ledger, writer, clock, log }: Dep
     },
 
     /**
-     * Inside a writer job (people): end every open session of a person who was disabled or
-     * deleted, each with its auth.signed_out event; returns how many ended.
+     * Inside a writer job: end every open session of a person who was disabled or deleted,
+     * or whose password changed (then all but the session of `keepToken`, the one that
+     * changed it), each with its auth.signed_out event; returns how many ended.
      */
-    endSessionsOf(userId: string, why: 'disabled' | 'deleted'): number {
+    endSessionsOf(
+      userId: string,
+      why: 'disabled' | 'deleted' | 'password_changed',
+      keepToken?: string | null,
+    ): number {
       const at = clock.nowIso();
-      return store.openOf(userId).filter((s) => endNow(s, why, at)).length;
+      const keep =
+        keepToken === undefined || keepToken === null ? null : (live(keepToken)?.id ?? null);
+      return store.openOf(userId).filter((s) => s.id !== keep && endNow(s, why, at)).length;
     },
 
     /** Inside a writer job (people): a person's new name and role hold for their open sessions. */

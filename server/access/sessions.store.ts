@@ -9,6 +9,8 @@ export const SessionEnd = {
   /** The person was disabled or deleted (people): their sessions end at once. */
   Disabled: 'disabled',
   Deleted: 'deleted',
+  /** The person's password changed: their other sessions end. */
+  PasswordChanged: 'password_changed',
 } as const;
 export type SessionEnd = (typeof SessionEnd)[keyof typeof SessionEnd];
 

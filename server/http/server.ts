@@ -30,12 +30,21 @@ export const REDACT_PATHS = [
 export interface HttpOptions {
   readonly log: Logger;
   readonly bodyLimit?: number;
+  /**
+   * Proxies whose X-Forwarded-For names the client (SVC_TRUST_PROXY). Empty: req.ip is the
+   * socket's address, so nobody can choose the address the sign-in throttle counts.
+   */
+  readonly trustProxy?: readonly string[];
 }
 
 export function createHttpServer(options: HttpOptions) {
   const app = Fastify({
     loggerInstance: options.log,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    trustProxy:
+      options.trustProxy !== undefined && options.trustProxy.length > 0
+        ? [...options.trustProxy]
+        : false,
     // Alert sources and scripts send slow bodies rarely; a stuck client must not hold a socket.
     requestTimeout: 30_000,
     connectionTimeout: 60_000,

@@ -27,6 +27,13 @@ describe('globs', () => {
     expect(globMatches('a.b', 'axb')).toBe(false);
     expect(globMatches('postgres*', 'postgresql')).toBe(true);
   });
+
+  it('answers a glob of 1,000 stars at once (no backtracking regular expression)', () => {
+    const started = performance.now();
+    expect(globMatches(`${'*'.repeat(1000)}x`, 'LabSiteDown')).toBe(false);
+    expect(globMatches(`${'*?'.repeat(1000)}x`, 'LabSiteDown')).toBe(false);
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
 });
 
 describe('matching packs to a signal', () => {

@@ -4,14 +4,11 @@
 // service's name or its estate kind matches any glob). An entry with no fields matches every
 // signal; a pack with `matches: []` matches none (it is used only for its dependency checks).
 import type { Pack, PackMatch } from '../packs/index.js';
+import { wildcardMatch } from '../shared/wildcard.js';
 
 /** `*` any run of characters, `?` one; case-sensitive; the whole name must match. */
 export function globMatches(glob: string, name: string): boolean {
-  const source = glob
-    .split('')
-    .map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[\\^$.+()|[\]{}]/g, '\\$&')))
-    .join('');
-  return new RegExp(`^${source}$`, 's').test(name);
+  return wildcardMatch(glob, name, { anyOne: true });
 }
 
 export interface Signal {

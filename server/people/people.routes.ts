@@ -238,7 +238,8 @@ export const peopleRoutes: FastifyPluginAsyncTypebox<{
           { why: 'not_a_person' },
         );
       }
-      const user = await people.updateMe(p.userId, req.body, actorOf(p));
+      // A new password ends the person's other sessions; this one stays.
+      const user = await people.updateMe(p.userId, req.body, actorOf(p), bearerOf(req));
       // The session carries the person's name: answer with the new one.
       const me = sessions.me({ ...p, name: people.identity(user).name }, bearerOf(req));
       return { ...me, ...people.profile(p.userId) };

@@ -88,7 +88,13 @@ interface Deps {
   /** The sign-in domain's: whether a person has a password (User.password_set). */
   readonly hasPassword?: (userId: string) => boolean;
   /** The sign-in domain's: set a person's password (PUT /v1/me {password}). */
-  readonly setPassword?: (userId: string, password: string, current?: string) => Promise<void>;
+  /** `keepToken`: the caller's session, which stays; the person's others end. */
+  readonly setPassword?: (
+    userId: string,
+    password: string,
+    current?: string,
+    keepToken?: string | null,
+  ) => Promise<void>;
 }
 
 const newUserId = (): string => `usr-${randomBytes(8).toString('hex')}`;
@@ -424,7 +430,12 @@ export function createPeopleService({
     },
 
     /** PUT /v1/me: a person's own name, handles and password (never their role). */
-    async updateMe(userId: string, change: MeChange, actor: Actor): Promise<User> {
+    async updateMe(
+      userId: string,
+      change: MeChange,
+      actor: Actor,
+      keepToken: string | null = null,
+    ): Promise<User> {
       const name =
         change.name === undefined ? undefined : checkName(change.name, 'name', 200, true);
       if (change.current_password !== undefined && change.password === undefined) {
@@ -447,7 +458,7 @@ export function createPeopleService({
           : changeHandles(before.handles, change.handles);
       // The password first: a wrong current password changes nothing.
       if (change.password !== undefined && setPassword !== undefined) {
-        await setPassword(userId, change.password, change.current_password);
+        await setPassword(userId, change.password, change.current_password, keepToken);
       }
       const u = await writer.transact((): UserRecord => {
         const now = store.userById(userId);

@@ -1,6 +1,7 @@
 // Noise control, as pure functions of the policy and the signals: which maintenance window a
 // signal falls in, which firing signal inhibits it, and which group it opens an incident in.
 import { canonicalJson } from '../shared/canonical-json.js';
+import { wildcardMatch } from '../shared/wildcard.js';
 import type { InhibitRule, MaintenanceWindow, Policy } from './policy.schemas.js';
 
 /** What the policy can see of a signal. */
@@ -50,35 +51,8 @@ export function keyValue(s: SignalFacts, key: string): string | undefined {
   }
 }
 
-/**
- * Whether `value` matches `pattern`, where `*` matches any run of characters (none
- * included) and everything else matches itself, case-sensitively. Linear in practice, and
- * never the exponential backtracking a regular expression could show on many stars.
- */
-export function wildcardMatch(pattern: string, value: string): boolean {
-  if (!pattern.includes('*')) return pattern === value;
-  let p = 0;
-  let v = 0;
-  let star = -1;
-  let resume = 0;
-  while (v < value.length) {
-    const c = pattern[p];
-    if (c === '*') {
-      star = p++;
-      resume = v;
-    } else if (c !== undefined && c === value[v]) {
-      p++;
-      v++;
-    } else if (star !== -1) {
-      p = star + 1;
-      v = ++resume;
-    } else {
-      return false;
-    }
-  }
-  while (pattern[p] === '*') p++;
-  return p === pattern.length;
-}
+/** `*` matches any run (none included), case-sensitively: the one shared linear matcher. */
+export { wildcardMatch };
 
 /**
  * Whether every matcher holds: the key is present on the signal and its value matches (a

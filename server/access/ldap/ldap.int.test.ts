@@ -17,6 +17,7 @@ const SERVICE_PASSWORD = 'svc-Directory-Secret-71';
 const ALICE_PASSWORD = 'alice-Correct-Horse-42';
 const BOB_PASSWORD = 'bob-Battery-Staple-43';
 const CAROL_PASSWORD = 'carol-Stapler-44';
+const MALLORY_PASSWORD = 'mallory-Impostor-45';
 
 let dir: string;
 let slapd: Slapd;
@@ -29,9 +30,11 @@ beforeAll(async () => {
       { uid: 'alice', password: ALICE_PASSWORD, name: 'Alice Lab', mail: 'Alice@Lab.Test' },
       { uid: 'bob', password: BOB_PASSWORD, name: 'Bob Lab', mail: 'bob@lab.test' },
       { uid: 'carol', password: CAROL_PASSWORD, name: 'Carol Lab', mail: 'carol@lab.test' },
+      // Another entry that carries Alice's address.
+      { uid: 'mallory', password: MALLORY_PASSWORD, name: 'Mallory', mail: 'alice@lab.test' },
     ],
     groups: [
-      { cn: 'responders', members: ['alice', 'carol'] },
+      { cn: 'responders', members: ['alice', 'carol', 'mallory'] },
       { cn: 'finance', members: ['bob'] },
       { cn: 'resp-leads', members: ['carol'] },
     ],
@@ -52,7 +55,7 @@ const settings = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 const signal = () => AbortSignal.timeout(10_000);
-const secrets = [SERVICE_PASSWORD, ALICE_PASSWORD, BOB_PASSWORD, CAROL_PASSWORD];
+const secrets = [SERVICE_PASSWORD, ALICE_PASSWORD, BOB_PASSWORD, CAROL_PASSWORD, MALLORY_PASSWORD];
 
 describe('the ldap kind against slapd', () => {
   let client: ConnectorClient;
@@ -261,6 +264,29 @@ describe('POST /v1/auth/ldap', () => {
     });
   });
 
+  it('binds a person to their directory DN at first sign-in: another entry with the address is refused', async () => {
+    const alice = bench.people.byEmail('alice@lab.test');
+    expect(
+      bench
+        .events()
+        .filter((e) => e.type === 'auth.identity_bound')
+        .map((e) => e.data),
+    ).toEqual([
+      { user_id: alice?.id, provider: 'ldap', subject: 'uid=alice,ou=people,dc=lab,dc=test' },
+    ]);
+    const { res } = await signIn(bench, 'mallory', MALLORY_PASSWORD);
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toMatchObject({ error: 'ldap_identity_mismatch' });
+    expect(bench.events().at(-1)).toMatchObject({
+      type: 'auth.sign_in_failed',
+      data: { method: 'ldap', account: 'mallory', why: 'ldap_identity_mismatch' },
+    });
+    // Alice herself still signs in, as herself.
+    const again = await signIn(bench, 'alice', ALICE_PASSWORD);
+    expect(again.res.statusCode).toBe(200);
+    expect(again.res.json()).toMatchObject({ session: { user_id: alice?.id } });
+  });
+
   it('answers a wrong password 401 after 0.5 s, without holding up anyone else', async () => {
     const [wrong, right] = await Promise.all([
       signIn(bench, 'carol', 'not-carols-password'),
@@ -338,10 +364,17 @@ describe('POST /v1/auth/ldap', () => {
     const quick = await serve(20);
     try {
       await connect(quick, 'directory');
+      // Reserved before the bind: of 10 concurrent guesses, at most 3 (the in-flight cap) bind.
       const tries = await Promise.all(
         Array.from({ length: 10 }, () => signIn(quick, 'Carol', 'guess')),
       );
-      expect(tries.map((t) => t.res.statusCode)).toEqual(Array(10).fill(401));
+      const codes = tries.map((t) => t.res.statusCode);
+      expect(codes.filter((c) => c === 401).length).toBeLessThanOrEqual(3);
+      expect(codes.filter((c) => c !== 401)).toEqual(
+        Array(codes.length - codes.filter((c) => c === 401).length).fill(429),
+      );
+      for (let i = codes.filter((c) => c === 401).length; i < 10; i++)
+        expect((await signIn(quick, 'Carol', 'guess')).res.statusCode).toBe(401);
       const { res } = await signIn(quick, 'carol', CAROL_PASSWORD);
       expect(res.statusCode).toBe(429);
       expect(res.json()).toMatchObject({

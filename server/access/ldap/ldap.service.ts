@@ -7,7 +7,9 @@
 import type { Writer } from '../../db/writer.js';
 import type { LedgerService } from '../../ledger/index.js';
 import { ForbiddenError, ServiceError, UnauthenticatedError } from '../../shared/errors.js';
-import type { SignInGuard } from '../throttle.js';
+import type { Clock } from '../../shared/clock.js';
+import { addressFor, bindIdentity, type IdentitiesStore } from '../identities.js';
+import type { Attempt, SignInGuard } from '../throttle.js';
 import {
   notSetUp,
   openSession,
@@ -29,8 +31,11 @@ export interface LdapSignInDeps<U> {
   readonly people: PeopleForSignIn<U>;
   readonly sessions: SessionOpener;
   readonly guard: SignInGuard;
+  /** Each person's directory DN, bound at their first directory sign-in. */
+  readonly identities: IdentitiesStore;
   readonly ledger: LedgerService;
   readonly writer: Writer;
+  readonly clock: Clock;
 }
 
 interface Person {
@@ -51,6 +56,70 @@ export function createLdapSignIn<U>(deps: LdapSignInDeps<U>) {
   const fail = (account: string, address: string, why: string) =>
     recordFailure(deps, { method: 'ldap', account, address, why });
 
+  /** The bind and the admission of one reserved attempt. */
+  async function bindAndAdmit(
+    username: string,
+    password: string,
+    address: string,
+    attempt: Attempt,
+  ): Promise<SignedIn> {
+    const c = connector();
+    if (c === null) {
+      throw notSetUp(
+        'ldap_not_configured',
+        'directory sign-in is not set up: add a connector of kind ldap',
+        'no_ldap_connector',
+      );
+    }
+    let answer: unknown;
+    try {
+      answer = await connectors.call(c.name, 'authenticate', { username, password });
+    } catch (err) {
+      // Connector messages never hold the password: it is only ever sent in a bind.
+      const detail = err instanceof Error ? err.message : String(err);
+      await fail(username, address, 'directory_unavailable');
+      throw new SignInUnavailableError(
+        'directory_unavailable',
+        `the directory cannot check sign-ins now: ${detail}`,
+      );
+    }
+    if (!isAnswer(answer)) throw new Error(`connector ${c.name} answered authenticate oddly`);
+    if (!answer.ok) {
+      await fail(username, address, answer.why);
+      if (answer.why === 'no_email') {
+        throw new ForbiddenError(
+          'no_email',
+          'the directory holds no e-mail address for this person (see email_attribute)',
+        );
+      }
+      return attempt.failed(
+        new UnauthenticatedError('bad_credentials', 'the user name or password is wrong'),
+      );
+    }
+    attempt.succeeded();
+    // Matched by the entry's DN once bound; by the directory's address only the first time.
+    const binding = {
+      provider: 'ldap',
+      subject: answer.dn.toLowerCase(),
+      mismatch: 'ldap_identity_mismatch',
+    };
+    let user: U;
+    try {
+      // Groups by DN and by cn: directory_groups may name either.
+      user = await people.admit({
+        email: addressFor(deps, { ...binding, email: answer.email }),
+        ...(answer.name !== '' && { name: answer.name }),
+        groups: [...answer.groups, ...answer.group_names],
+        via: 'ldap',
+      });
+      await bindIdentity(deps, { ...binding, userId: people.identity(user).userId });
+    } catch (err) {
+      if (err instanceof ServiceError) await fail(username, address, err.code);
+      throw err;
+    }
+    return openSession(people, sessions, user, 'ldap');
+  }
+
   /** The connector sign-in uses: the first ldap connector by name. */
   function connector(): { name: string; problem: string | null } | null {
     return connectors.list().connectors.find((c) => c.kind === 'ldap') ?? null;
@@ -65,60 +134,13 @@ export function createLdapSignIn<U>(deps: LdapSignInDeps<U>) {
       address: string,
     ): Promise<SignedIn> {
       const username = input.username.trim();
-      await guard.check(address, username);
-      const c = connector();
-      if (c === null) {
-        throw notSetUp(
-          'ldap_not_configured',
-          'directory sign-in is not set up: add a connector of kind ldap',
-          'no_ldap_connector',
-        );
-      }
-      let answer: unknown;
+      // Reserved before the bind: concurrent guesses count at once; given back unless judged.
+      const attempt = guard.begin(address, username);
       try {
-        answer = await connectors.call(c.name, 'authenticate', {
-          username,
-          password: input.password,
-        });
-      } catch (err) {
-        // Connector messages never hold the password: it is only ever sent in a bind.
-        const detail = err instanceof Error ? err.message : String(err);
-        await fail(username, address, 'directory_unavailable');
-        throw new SignInUnavailableError(
-          'directory_unavailable',
-          `the directory cannot check sign-ins now: ${detail}`,
-        );
+        return await bindAndAdmit(username, input.password, address, attempt);
+      } finally {
+        attempt.release();
       }
-      if (!isAnswer(answer)) throw new Error(`connector ${c.name} answered authenticate oddly`);
-      if (!answer.ok) {
-        await fail(username, address, answer.why);
-        if (answer.why === 'no_email') {
-          throw new ForbiddenError(
-            'no_email',
-            'the directory holds no e-mail address for this person (see email_attribute)',
-          );
-        }
-        return guard.failed(
-          address,
-          username,
-          new UnauthenticatedError('bad_credentials', 'the user name or password is wrong'),
-        );
-      }
-      let user: U;
-      try {
-        // Groups by DN and by cn: directory_groups may name either.
-        user = await people.admit({
-          email: answer.email,
-          ...(answer.name !== '' && { name: answer.name }),
-          groups: [...answer.groups, ...answer.group_names],
-          via: 'ldap',
-        });
-      } catch (err) {
-        if (err instanceof ServiceError) await fail(username, address, err.code);
-        throw err;
-      }
-      guard.succeeded(address, username);
-      return openSession(people, sessions, user, 'ldap');
     },
   };
 }

@@ -24,6 +24,9 @@ export interface AdmitIdentity {
  */
 export interface PeopleForSignIn<U = unknown> {
   admit(identity: AdmitIdentity): Promise<U>;
+  /** For the identity bindings (identities.ts): a person by id and by e-mail address. */
+  byId(id: string): { readonly id: string; readonly email: string } | null;
+  byEmail(email: string): { readonly id: string; readonly email: string } | null;
   identity(user: U): SessionIdentity;
   noteSignIn?(userId: string): void | Promise<void>;
 }

@@ -24,9 +24,10 @@ import {
 } from '../../ledger/index.js';
 import { createLogger } from '../../logger.js';
 import { createPeopleService, createPeopleStore, type PeopleService } from '../../people/index.js';
-import { systemClock } from '../../shared/clock.js';
+import { systemClock, type Clock } from '../../shared/clock.js';
 import { Secret } from '../../shared/secret.js';
 import { createSessionsService, createSessionsStore, type SessionsService } from '../index.js';
+import { createIdentitiesStore, type IdentitiesStore } from '../identities.js';
 import { createSignInGuard, type SignInGuard } from '../throttle.js';
 
 type App = ReturnType<typeof createHttpServer>;
@@ -42,6 +43,8 @@ export interface SignInBench {
   readonly sessions: SessionsService;
   readonly people: PeopleService;
   readonly guard: SignInGuard;
+  readonly identities: IdentitiesStore;
+  readonly clock: Clock;
   readonly connectors: ReturnType<typeof createConnectorsService>;
   readonly db: ReturnType<typeof openDatabase>;
   /** Every ledger event so far, oldest first. */
@@ -127,6 +130,8 @@ export async function signInBench(
     sessions,
     people,
     guard,
+    identities: createIdentitiesStore(db),
+    clock,
     connectors,
     db,
     events,

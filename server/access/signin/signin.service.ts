@@ -14,10 +14,11 @@ import type { Role } from '../../shared/roles.js';
 import type { Actor } from '../../shared/types.js';
 import { SignInMethod, type SessionIdentity, type SessionsService } from '../sessions.service.js';
 import { SIGN_IN_FAILED, type AdmitIdentity } from '../ldap/shared.js';
-import type { SignInGuard } from '../throttle.js';
+import type { Attempt, SignInGuard } from '../throttle.js';
 import {
   dummyHash,
   hashPassword,
+  needsRehash,
   PASSWORD_MAX_LENGTH,
   PASSWORD_MIN_LENGTH,
   verifyPassword,
@@ -34,10 +35,14 @@ export const CODE_TTL_MS = 10 * 60 * 1000;
 export const CODE_MAX_TRIES = 5;
 /** Digits of a code. */
 export const CODE_DIGITS = 8;
-/** Code requests (each mails someone): 20 per address and 5 per account in 15 minutes. */
+/**
+ * Code requests (each mails someone): 20 per address and 5 per account in 15 minutes, the
+ * account's from every address together (mail volume per person; no guess is judged).
+ */
 export const CODE_REQUEST_LIMITS = {
   perAddress: { max: 20, windowS: 900 },
   perAccount: { max: 5, windowS: 900 },
+  accountWide: true,
 } as const;
 
 /** A person as sign-in needs to see them (people's User has these fields and more). */
@@ -66,7 +71,7 @@ export interface SignInPeople {
 export interface SignInDeps {
   readonly store: SignInStore;
   readonly people: SignInPeople;
-  readonly sessions: Pick<SessionsService, 'signIn'>;
+  readonly sessions: Pick<SessionsService, 'signIn' | 'endSessionsOf'>;
   readonly mail: {
     send(to: string, subject: string, text: string): Promise<{ ok: boolean; detail: string }>;
   };
@@ -120,8 +125,9 @@ export function createSignInService(deps: SignInDeps) {
     }
   }
 
-  /** Wrong credential: recorded, counted, answered after the wait with `error`. */
+  /** Wrong credential: recorded, counted (the attempt's reservation stays), answered after the wait. */
   async function refuse(
+    attempt: Attempt,
     method: string,
     account: string,
     address: string,
@@ -129,7 +135,43 @@ export function createSignInService(deps: SignInDeps) {
     error: ServiceError,
   ): Promise<never> {
     await recordFailure(method, account, address, why);
-    return guard.failed(address, account, error);
+    return attempt.failed(error);
+  }
+
+  /**
+   * Run a sign-in attempt reserved with the guard before any code, hash or bind is checked;
+   * an attempt `run` neither failed nor succeeded (bad input, an error) is given back.
+   */
+  async function attempting<T>(
+    address: string,
+    account: string,
+    run: (attempt: Attempt) => Promise<T>,
+  ): Promise<T> {
+    const attempt = guard.begin(address, account);
+    try {
+      return await run(attempt);
+    } finally {
+      attempt.release();
+    }
+  }
+
+  /** A hash made at older parameters is made again at today's, once the password proved right. */
+  async function rehash(userId: string, password: string, stored: string): Promise<void> {
+    try {
+      const hash = await hashPassword(password);
+      await writer.transact(() => {
+        // Only if nobody changed the password meanwhile.
+        if (store.passwordHash(userId) !== stored) return;
+        store.putPassword(userId, hash, clock.nowIso());
+        ledger.append({
+          type: PASSWORD_SET,
+          actor: 'system',
+          data: { user_id: userId, changed: false, rehashed: true },
+        });
+      });
+    } catch (err) {
+      log?.warn({ err: (err as Error).message, user_id: userId }, 'could not rehash a password');
+    }
   }
 
   async function open(user: SignInPerson, method: SignInMethod): Promise<SignedIn> {
@@ -219,42 +261,44 @@ export function createSignInService(deps: SignInDeps) {
     /** POST /v1/auth/verify: the right code opens a session; a wrong one is 401 after 0.5 s. */
     async verifyCode(emailGiven: unknown, code: string, address: string): Promise<SignedIn> {
       const email = checkEmail(emailGiven);
-      await guard.check(address, email);
-      const now = clock.now();
-      const outcome = await writer.transact((): string => {
-        const row = store.code(email);
-        if (row === null) return 'no_code';
-        if (Date.parse(row.expires_at) <= now) {
-          store.dropCode(email);
-          return 'expired';
+      return attempting(address, email, async (attempt) => {
+        const now = clock.now();
+        const outcome = await writer.transact((): string => {
+          const row = store.code(email);
+          if (row === null) return 'no_code';
+          if (Date.parse(row.expires_at) <= now) {
+            store.dropCode(email);
+            return 'expired';
+          }
+          const given = Buffer.from(hashCode(row.salt, code.trim()), 'hex');
+          if (timingSafeEqual(given, Buffer.from(row.code_hash, 'hex'))) {
+            store.dropCode(email);
+            return 'ok';
+          }
+          if (row.tries + 1 >= CODE_MAX_TRIES) {
+            store.dropCode(email);
+            return 'too_many_tries';
+          }
+          store.addTry(email);
+          return 'wrong_code';
+        });
+        if (outcome !== 'ok') {
+          return refuse(
+            attempt,
+            'code',
+            email,
+            address,
+            outcome,
+            new UnauthenticatedError(
+              'bad_code',
+              'the code is not valid: wrong, used or expired; ask for a new one',
+            ),
+          );
         }
-        const given = Buffer.from(hashCode(row.salt, code.trim()), 'hex');
-        if (timingSafeEqual(given, Buffer.from(row.code_hash, 'hex'))) {
-          store.dropCode(email);
-          return 'ok';
-        }
-        if (row.tries + 1 >= CODE_MAX_TRIES) {
-          store.dropCode(email);
-          return 'too_many_tries';
-        }
-        store.addTry(email);
-        return 'wrong_code';
+        attempt.succeeded();
+        const user = await admit({ email, via: 'code' }, address);
+        return open(user, SignInMethod.Code);
       });
-      if (outcome !== 'ok') {
-        return refuse(
-          'code',
-          email,
-          address,
-          outcome,
-          new UnauthenticatedError(
-            'bad_code',
-            'the code is not valid: wrong, used or expired; ask for a new one',
-          ),
-        );
-      }
-      const user = await admit({ email, via: 'code' }, address);
-      guard.succeeded(address, email);
-      return open(user, SignInMethod.Code);
     },
 
     /** POST /v1/auth/password. */
@@ -264,38 +308,47 @@ export function createSignInService(deps: SignInDeps) {
       address: string,
     ): Promise<SignedIn> {
       const email = checkEmail(emailGiven);
-      await guard.check(address, email);
-      const user = people.byEmail(email);
-      const stored = user === null ? null : store.passwordHash(user.id);
-      // An unknown address or one without a password costs one hash as well.
-      const matches = await verifyPassword(password, stored ?? (await dummyHash()));
-      const why =
-        user === null
-          ? 'unknown_account'
-          : stored === null
-            ? 'no_password'
-            : !matches
-              ? 'wrong_password'
-              : null;
-      if (why !== null || user === null) {
-        return refuse(
-          'password',
-          email,
-          address,
-          why ?? 'unknown_account',
-          new UnauthenticatedError('bad_password', 'the e-mail address or password is not right'),
-        );
-      }
-      const admitted = await admit({ email: user.email, via: 'password' }, address);
-      guard.succeeded(address, email);
-      return open(admitted, SignInMethod.Password);
+      return attempting(address, email, async (attempt) => {
+        const user = people.byEmail(email);
+        const stored = user === null ? null : store.passwordHash(user.id);
+        // An unknown address or one without a password costs one hash as well.
+        const matches = await verifyPassword(password, stored ?? (await dummyHash()));
+        const why =
+          user === null
+            ? 'unknown_account'
+            : stored === null
+              ? 'no_password'
+              : !matches
+                ? 'wrong_password'
+                : null;
+        if (why !== null || user === null) {
+          return refuse(
+            attempt,
+            'password',
+            email,
+            address,
+            why ?? 'unknown_account',
+            new UnauthenticatedError('bad_password', 'the e-mail address or password is not right'),
+          );
+        }
+        attempt.succeeded();
+        const admitted = await admit({ email: user.email, via: 'password' }, address);
+        if (stored !== null && needsRehash(stored)) await rehash(user.id, password, stored);
+        return open(admitted, SignInMethod.Password);
+      });
     },
 
     /**
      * Set or change a password (PUT /v1/me). At least 12 characters; the current password is
      * required when the person has one. A wrong current password waits 0.5 s and counts.
+     * Every other session of the person ends; the one of `keepToken` (the caller's) stays.
      */
-    async setPassword(userId: string, password: string, current?: string): Promise<void> {
+    async setPassword(
+      userId: string,
+      password: string,
+      current?: string,
+      keepToken?: string | null,
+    ): Promise<void> {
       const user = people.byId(userId);
       if (user === null)
         throw new InvalidInputError('invalid_input', 'no such person', { field: 'user_id' });
@@ -320,17 +373,20 @@ export function createSignInService(deps: SignInDeps) {
             'current_password is required to change a password',
             { field: 'current_password' },
           );
-        await guard.check(address, user.email);
-        if (!(await verifyPassword(current, stored)))
-          return refuse(
-            'password_change',
-            user.email,
-            address,
-            'wrong_current_password',
-            new InvalidInputError('wrong_current_password', 'current_password is not right', {
-              field: 'current_password',
-            }),
-          );
+        await attempting(address, user.email, async (attempt) => {
+          if (!(await verifyPassword(current, stored)))
+            return refuse(
+              attempt,
+              'password_change',
+              user.email,
+              address,
+              'wrong_current_password',
+              new InvalidInputError('wrong_current_password', 'current_password is not right', {
+                field: 'current_password',
+              }),
+            );
+          attempt.succeeded();
+        });
       }
       const hash = await hashPassword(password);
       await writer.transact(() => {
@@ -340,8 +396,9 @@ export function createSignInService(deps: SignInDeps) {
           actor: user.name,
           data: { user_id: userId, changed: stored !== null },
         });
+        // Whoever else holds a session of this person (a stolen one, perhaps) is signed out.
+        sessions.endSessionsOf(userId, 'password_changed', keepToken);
       });
-      guard.succeeded(address, user.email);
     },
 
     /** Whether the person has a password (people's `password_set`). */
@@ -370,18 +427,25 @@ export function createSignInService(deps: SignInDeps) {
       return open(user, SignInMethod.Bootstrap);
     },
 
-    /** Wait for codes still being sent (tests, shutdown). */
     /**
-     * POST /v1/login's guard: throttled per address like every sign-in, and a wrong admin
-     * token is recorded and answered after the wait (`wrong` is thrown then).
+     * POST /v1/login's guard: throttled per address like every sign-in, the attempt reserved
+     * before the token is compared; a wrong admin token is recorded and answered after the
+     * wait (`wrong` is thrown then); a right one runs `then`.
      */
-    async checkLogin(address: string): Promise<void> {
-      await guard.check(address, '');
-    },
-    async refuseLogin(address: string, wrong: ServiceError): Promise<never> {
-      return refuse('admin-token', '', address, 'bad_token', wrong);
+    async login<T>(
+      address: string,
+      tokenIsRight: () => boolean,
+      wrong: ServiceError,
+      then: () => Promise<T>,
+    ): Promise<T> {
+      return attempting(address, '', async (attempt) => {
+        if (!tokenIsRight()) return refuse(attempt, 'admin-token', '', address, 'bad_token', wrong);
+        attempt.succeeded();
+        return then();
+      });
     },
 
+    /** Wait for codes still being sent (tests, shutdown). */
     async settled(): Promise<void> {
       await Promise.all([...pending]);
     },

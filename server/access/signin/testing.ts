@@ -81,8 +81,8 @@ export async function signInBench(options: BenchOptions = {}) {
     writer,
     clock,
     hasPassword: (id) => signIn?.hasPassword(id) ?? false,
-    setPassword: async (id, pw, current) => {
-      await signIn?.setPassword(id, pw, current);
+    setPassword: async (id, pw, current, keep) => {
+      await signIn?.setPassword(id, pw, current, keep);
     },
   });
   const mail = createMailService({
@@ -105,6 +105,7 @@ export async function signInBench(options: BenchOptions = {}) {
     delayMs: 0,
     perAddress: options.requests?.perAddress ?? CODE_REQUEST_LIMITS.perAddress,
     perAccount: options.requests?.perAccount ?? CODE_REQUEST_LIMITS.perAccount,
+    accountWide: true,
   });
   signIn = createSignInService({
     store,

@@ -48,19 +48,27 @@ async function call(
   return res;
 }
 
-/** Open a callback URL as the browser would (no redirects followed). */
-async function openCallback(url: string, accept = '*/*') {
+/** Open a callback URL as the browser would (no redirects followed), with its cookies. */
+async function openCallback(url: string, accept = '*/*', cookie = '') {
   const started = performance.now();
-  const res = await fetch(url, { redirect: 'manual', headers: { accept } });
+  const res = await fetch(url, {
+    redirect: 'manual',
+    headers: { accept, ...(cookie !== '' && { cookie }) },
+  });
   const text = await res.text();
   answers.push(text);
   return {
     status: res.status,
     location: res.headers.get('location'),
+    setCookie: res.headers.getSetCookie(),
     text,
     ms: performance.now() - started,
   };
 }
+
+/** POST /v1/auth/sso/redeem as the console does, with the browser's cookies. */
+const redeem = (code: string, cookie = '') =>
+  call('POST', '/v1/auth/sso/redeem', { code }, cookie === '' ? {} : { cookie });
 
 const settings = (over: Record<string, unknown> = {}) => ({
   issuer: provider.issuer,
@@ -106,6 +114,22 @@ beforeAll(async () => {
     accounts: [
       { id: 'alice', email: 'alice@lab.test', name: 'Alice Lab', groups: ['oncall', 'staff'] },
       { id: 'bob', email: 'bob@lab.test', name: 'Bob Lab', groups: ['finance'] },
+      // Another account of the same provider that claims Alice's address.
+      { id: 'mallory', email: 'alice@lab.test', name: 'Mallory', groups: ['oncall'] },
+      {
+        id: 'erin',
+        email: 'erin@lab.test',
+        name: 'Erin',
+        groups: ['oncall'],
+        emailVerified: false,
+      },
+      {
+        id: 'frank',
+        email: 'frank@lab.test',
+        name: 'Frank',
+        groups: ['oncall'],
+        emailVerified: null,
+      },
     ],
   });
   await bench.people.setAccess(
@@ -218,7 +242,7 @@ describe('the code flow with PKCE', () => {
   const callbackPrefix = () => `${base}/v1/auth/sso/callback`;
 
   it('signs a person in: start → provider → callback → redeem → a session', async () => {
-    const { callback, steps } = await signInThrough(
+    const { callback, steps, cookie } = await signInThrough(
       `${base}/v1/auth/sso/start`,
       callbackPrefix(),
       'alice',
@@ -231,14 +255,14 @@ describe('the code flow with PKCE', () => {
     expect(auth.searchParams.get('nonce')).toBeTruthy();
     expect(auth.searchParams.get('scope')).toBe('openid email profile groups');
 
-    const back = await openCallback(callback);
+    const back = await openCallback(callback, '*/*', cookie);
     expect(back.status, back.text).toBe(302);
     const location = back.location ?? '';
     expect(location).toMatch(/^\/sign-in\?sso=[\w-]{43}$/);
     expect(location).not.toMatch(/svs_/);
     const code = new URL(location, base).searchParams.get('sso') ?? '';
 
-    const redeemed = await call('POST', '/v1/auth/sso/redeem', { code }, {});
+    const redeemed = await redeem(code, cookie);
     expect(redeemed.statusCode, redeemed.body).toBe(200);
     const body = redeemed.json<{
       token: string;
@@ -253,11 +277,11 @@ describe('the code flow with PKCE', () => {
     });
 
     // The code is good once.
-    const again = await call('POST', '/v1/auth/sso/redeem', { code }, {});
+    const again = await redeem(code, cookie);
     expect(again.statusCode).toBe(401);
     expect(again.json()).toMatchObject({ error: 'sso_bad_code' });
     // And the callback's state is good once.
-    const replay = await openCallback(callback);
+    const replay = await openCallback(callback, '*/*', cookie);
     expect(replay.status).toBe(401);
     expect(JSON.parse(replay.text)).toMatchObject({ error: 'sso_bad_state' });
 
@@ -266,14 +290,14 @@ describe('the code flow with PKCE', () => {
   });
 
   it('refuses a callback whose state it never gave out, after the wait', async () => {
-    const { callback } = await signInThrough(
+    const { callback, cookie } = await signInThrough(
       `${base}/v1/auth/sso/start`,
       callbackPrefix(),
       'alice',
     );
     const forged = new URL(callback);
     forged.searchParams.set('state', 'forged-state-value');
-    const res = await openCallback(forged.toString());
+    const res = await openCallback(forged.toString(), '*/*', cookie);
     expect(res.status).toBe(401);
     expect(JSON.parse(res.text)).toMatchObject({ error: 'sso_bad_state' });
     expect(res.ms).toBeGreaterThanOrEqual(495);
@@ -290,12 +314,16 @@ describe('the code flow with PKCE', () => {
 
   it('refuses a person none of whose groups may sign in: 403 sign_in_not_allowed; a browser goes to the sign-in page', async () => {
     const first = await signInThrough(`${base}/v1/auth/sso/start`, callbackPrefix(), 'bob');
-    const res = await openCallback(first.callback);
+    const res = await openCallback(first.callback, '*/*', first.cookie);
     expect(res.status).toBe(403);
     expect(JSON.parse(res.text)).toMatchObject({ error: 'sign_in_not_allowed' });
     expect(bench.people.byEmail('bob@lab.test')).toBeNull();
     const second = await signInThrough(`${base}/v1/auth/sso/start`, callbackPrefix(), 'bob');
-    const browser = await openCallback(second.callback, 'text/html,application/xhtml+xml');
+    const browser = await openCallback(
+      second.callback,
+      'text/html,application/xhtml+xml',
+      second.cookie,
+    );
     expect(browser.status).toBe(302);
     expect(browser.location).toMatch(/^\/sign-in\?sso_error=sign_in_not_allowed&message=/);
     // The groups it saw are searchable, refused ones too.
@@ -313,13 +341,13 @@ describe('the code flow with PKCE', () => {
   });
 
   it("shows the provider's own error when the person says no", async () => {
-    const { callback } = await signInThrough(
+    const { callback, cookie } = await signInThrough(
       `${base}/v1/auth/sso/start`,
       callbackPrefix(),
       'alice',
       { consent: false },
     );
-    const res = await openCallback(callback);
+    const res = await openCallback(callback, '*/*', cookie);
     expect(res.status).toBe(401);
     expect(JSON.parse(res.text)).toMatchObject({
       error: 'sso_provider_refused',
@@ -348,12 +376,12 @@ describe('the code flow with PKCE', () => {
 
   it('lets a redeem code go after 60 s and a started sign-in after 10 minutes', async () => {
     const late = await signInThrough(`${base}/v1/auth/sso/start`, callbackPrefix(), 'alice');
-    const back = await openCallback(late.callback);
+    const back = await openCallback(late.callback, '*/*', late.cookie);
     expect(back.status).toBe(302);
     const code = new URL(back.location ?? '', base).searchParams.get('sso') ?? '';
     skew += 61_000;
     try {
-      const res = await call('POST', '/v1/auth/sso/redeem', { code }, {});
+      const res = await redeem(code, late.cookie);
       expect(res.statusCode).toBe(401);
       expect(res.json()).toMatchObject({ error: 'sso_bad_code' });
     } finally {
@@ -362,7 +390,7 @@ describe('the code flow with PKCE', () => {
     const slow = await signInThrough(`${base}/v1/auth/sso/start`, callbackPrefix(), 'alice');
     skew += 10 * 60 * 1000 + 1000;
     try {
-      const res = await openCallback(slow.callback);
+      const res = await openCallback(slow.callback, '*/*', slow.cookie);
       expect(res.status).toBe(401);
       expect(JSON.parse(res.text)).toMatchObject({ error: 'sso_bad_state' });
     } finally {
@@ -382,21 +410,136 @@ describe('the code flow with PKCE', () => {
       expect(
         (await call('PUT', '/v1/settings/sso', settings({ issuer: conform.issuer }))).statusCode,
       ).toBe(200);
-      const { callback } = await signInThrough(
+      const { callback, cookie } = await signInThrough(
         `${base}/v1/auth/sso/start`,
         callbackPrefix(),
         'carol',
       );
-      const back = await openCallback(callback);
+      const back = await openCallback(callback, '*/*', cookie);
       expect(back.status, back.text).toBe(302);
       const code = new URL(back.location ?? '', base).searchParams.get('sso') ?? '';
-      const res = await call('POST', '/v1/auth/sso/redeem', { code }, {});
+      const res = await redeem(code, cookie);
       expect(res.statusCode).toBe(200);
       expect(res.json()).toMatchObject({ session: { method: 'sso', name: 'Carol Lab' } });
     } finally {
       await conform.stop();
       await call('PUT', '/v1/settings/sso', settings({ client_secret: undefined }));
     }
+  });
+
+  /** Through the provider and the callback: the callback's answer and the browser's cookie. */
+  async function through(account: string) {
+    const { callback, cookie } = await signInThrough(
+      `${base}/v1/auth/sso/start`,
+      callbackPrefix(),
+      account,
+    );
+    return { back: await openCallback(callback, '*/*', cookie), callback, cookie };
+  }
+  const codeOf = (back: { location: string | null }) =>
+    new URL(back.location ?? '', base).searchParams.get('sso') ?? '';
+
+  it('binds the sign-in to the browser that started it: a cookie checked at the callback and the redeem', async () => {
+    const start = await call('GET', '/v1/auth/sso/start', undefined, {});
+    const set = String(start.headers['set-cookie'] ?? '');
+    expect(set).toMatch(
+      /^svc_sso=[\w-]{43}; Path=\/v1\/auth\/sso; Max-Age=600; HttpOnly; SameSite=Lax$/,
+    );
+
+    // A callback opened in another browser (no cookie, or another one) is refused.
+    const lured = await signInThrough(`${base}/v1/auth/sso/start`, callbackPrefix(), 'alice');
+    const elsewhere = await openCallback(lured.callback);
+    expect(elsewhere.status).toBe(401);
+    expect(JSON.parse(elsewhere.text)).toMatchObject({ error: 'sso_bad_state' });
+    const other = await signInThrough(`${base}/v1/auth/sso/start`, callbackPrefix(), 'alice');
+    const swapped = await openCallback(other.callback, '*/*', lured.cookie);
+    expect(swapped.status).toBe(401);
+
+    // The redeem code works only with the same cookie, and the cookie is then cleared.
+    const { back, cookie } = await through('alice');
+    expect(back.status, back.text).toBe(302);
+    const code = codeOf(back);
+    expect((await redeem(code)).statusCode).toBe(401);
+    const { back: again, cookie: mine } = await through('alice');
+    const stolen = await redeem(codeOf(again), cookie);
+    expect(stolen.statusCode).toBe(401);
+    expect(stolen.json()).toMatchObject({ error: 'sso_bad_code' });
+    const { back: third, cookie: own } = await through('alice');
+    const ok = await redeem(codeOf(third), own);
+    expect(ok.statusCode, ok.body).toBe(200);
+    expect(String(ok.headers['set-cookie'])).toMatch(/^svc_sso=; Path=\/v1\/auth\/sso; Max-Age=0/);
+    expect(mine).not.toBe(own);
+  });
+
+  it('binds a person to (issuer, subject) at first sign-in: another account claiming the address is refused', async () => {
+    const { back } = await through('alice');
+    expect(back.status, back.text).toBe(302);
+    const alice = bench.people.byEmail('alice@lab.test');
+    const boundTo = (subject: string) =>
+      bench
+        .events()
+        .filter((e) => e.type === 'auth.identity_bound' && e.data['subject'] === subject);
+    // Bound at her first sign-in (the first flow above), and only then.
+    expect(boundTo('alice').map((e) => e.data)).toEqual([
+      { user_id: alice?.id, provider: `oidc:${provider.issuer}`, subject: 'alice' },
+    ]);
+
+    const { back: impostor } = await through('mallory');
+    expect(impostor.status).toBe(403);
+    expect(JSON.parse(impostor.text)).toMatchObject({ error: 'sso_identity_mismatch' });
+    expect(
+      bench
+        .events()
+        .filter((e) => e.type === 'auth.sign_in_failed')
+        .at(-1)?.data,
+    ).toMatchObject({ method: 'sso', why: 'sso_identity_mismatch' });
+    expect(boundTo('mallory')).toEqual([]);
+  });
+
+  it('requires email_verified: false or missing is refused', async () => {
+    for (const account of ['erin', 'frank']) {
+      const { back } = await through(account);
+      expect(back.status, account).toBe(403);
+      expect(JSON.parse(back.text)).toMatchObject({ error: 'sso_email_unverified' });
+      expect(bench.people.byEmail(`${account}@lab.test`)).toBeNull();
+    }
+  });
+
+  it('lets only the owner change the provider settings; an admin may change the rest', async () => {
+    const ada = await bench.people.create(
+      { email: 'ada@lab.test', name: 'Ada', role: 'admin' },
+      { actor: { name: 'admin-token' }, role: 'owner', userId: null },
+    );
+    const { token } = await bench.sessions.signIn(bench.people.identity(ada), 'password');
+    const asAda = { authorization: `Bearer ${token}` };
+    for (const change of [
+      { issuer: 'https://idp.example.test' },
+      { client_id: 'another-client' },
+      { client_secret: { value: 'another-secret-value' } },
+      { redirect_uri: 'https://svc.example.test/v1/auth/sso/callback' },
+    ]) {
+      const res = await call(
+        'PUT',
+        '/v1/settings/sso',
+        settings({ client_secret: undefined, ...change }),
+        asAda,
+      );
+      expect(res.statusCode, JSON.stringify(change)).toBe(403);
+      expect(res.json()).toMatchObject({ error: 'role_required', role: 'owner' });
+    }
+    expect((await call('GET', '/v1/settings/sso')).json()).toMatchObject({
+      issuer: provider.issuer,
+      client_id: CLIENT_ID,
+    });
+    const groups = await call(
+      'PUT',
+      '/v1/settings/sso',
+      settings({ client_secret: undefined, groups_claim: 'roles' }),
+      asAda,
+    );
+    expect(groups.statusCode, groups.body).toBe(200);
+    const back = await call('PUT', '/v1/settings/sso', settings({ client_secret: undefined }));
+    expect(back.statusCode).toBe(200);
   });
 
   it('never shows the client secret in an answer, a log line or a ledger event', () => {

@@ -1,13 +1,19 @@
-// Single sign-on routes: the flow (open to anyone, every mode) and its settings (admin).
-// The callback ends in a redirect to the console, `/sign-in?sso=<one-time code>`; when it
-// fails, a browser (Accept: text/html) is sent to `/sign-in?sso_error=<code>&message=…`
-// and any other caller gets the JSON error with its status.
+// Single sign-on routes: the flow (open to anyone, every mode) and its settings (admin; the
+// provider itself, owner). The callback ends in a redirect to the console,
+// `/sign-in?sso=<one-time code>`; when it fails, a browser (Accept: text/html) is sent to
+// `/sign-in?sso_error=<code>&message=…` and any other caller gets the JSON error with its
+// status. Start gives the browser a cookie (svc_sso, HttpOnly, SameSite=Lax, 10 minutes)
+// that the callback and the redeem must carry: a callback opened in another browser (a
+// victim lured into finishing an attacker's sign-in, or the reverse) is refused.
+import { randomBytes } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { actorOf } from '../../http/auth.js';
 import { ErrorBody, errorResponses } from '../../http/common.schemas.js';
 import { requireMode } from '../../http/operating-gate.js';
 import type { Mode } from '../../shared/mode.js';
+import { roleAtLeast } from '../../shared/roles.js';
 import { ServiceError } from '../../shared/errors.js';
 import { LoginReply } from '../sessions.routes.js';
 import { answerThrottled, ThrottledBody, TooManyAttemptsError } from '../throttle.js';
@@ -27,6 +33,28 @@ import type { SsoService } from './sso.service.js';
 
 const Redirect = Type.Null({ description: 'a redirect (Location)' });
 
+/** The browser binding cookie: only the flow's own paths ever see it. */
+const BROWSER_COOKIE = 'svc_sso';
+const COOKIE_PATH = '/v1/auth/sso';
+const COOKIE_MAX_AGE_S = 600;
+
+/** The binding cookie the request carries, or '' (never matches a started flow). */
+function browserOf(req: FastifyRequest): string {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === BROWSER_COOKIE) return part.slice(eq + 1).trim();
+  }
+  return '';
+}
+
+function setBrowser(req: FastifyRequest, reply: FastifyReply, value: string, maxAgeS: number) {
+  const secure = req.protocol === 'https' ? '; Secure' : '';
+  reply.header(
+    'set-cookie',
+    `${BROWSER_COOKIE}=${value}; Path=${COOKIE_PATH}; Max-Age=${String(maxAgeS)}; HttpOnly; SameSite=Lax${secure}`,
+  );
+}
+
 export const ssoRoutes: FastifyPluginAsyncTypebox<{
   sso: SsoService;
   /** The settings need a licence (mode configuring); the sign-in flow never does. */
@@ -44,8 +72,10 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
         response: { 302: Redirect, 409: ErrorBody, ...errorResponses },
       },
     },
-    async (_req, reply) => {
-      const location = await sso.start();
+    async (req, reply) => {
+      const browser = randomBytes(32).toString('base64url');
+      const location = await sso.start(browser);
+      setBrowser(req, reply, browser, COOKIE_MAX_AGE_S);
       return reply.header('cache-control', 'no-store').redirect(location, 302);
     },
   );
@@ -66,7 +96,7 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
       const browser = (req.headers.accept ?? '').includes('text/html');
       reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
       try {
-        const location = await sso.callback(req.query, req.ip);
+        const location = await sso.callback(req.query, req.ip, browserOf(req));
         return await reply.redirect(location, 302);
       } catch (err) {
         if (!browser || !(err instanceof ServiceError || err instanceof TooManyAttemptsError)) {
@@ -93,7 +123,9 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (req, reply) => {
-      const signedIn = await sso.redeem(req.body.code, req.ip);
+      const signedIn = await sso.redeem(req.body.code, req.ip, browserOf(req));
+      // The binding has done its work: the browser forgets it.
+      setBrowser(req, reply, '', 0);
       return reply.header('cache-control', 'no-store').send(signedIn);
     },
   );
@@ -124,7 +156,8 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
     },
     async (req) => {
       if (req.principal === null) throw new Error('requireRole let an anonymous call through');
-      return sso.put(req.body, actorOf(req.principal));
+      const isOwner = req.principal.role !== null && roleAtLeast(req.principal.role, 'owner');
+      return sso.put(req.body, actorOf(req.principal), isOwner);
     },
   );
 

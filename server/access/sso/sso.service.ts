@@ -34,6 +34,7 @@ import {
   type SessionOpener,
   type SignedIn,
 } from '../ldap/shared.js';
+import { addressFor, bindIdentity, type IdentitiesStore } from '../identities.js';
 import type { SignInGuard } from '../throttle.js';
 import type {
   DiscoverReply,
@@ -67,6 +68,8 @@ export interface SsoDeps<U> {
   readonly people: PeopleForSignIn<U>;
   readonly sessions: SessionOpener;
   readonly guard: SignInGuard;
+  /** Each person's (issuer, subject), bound at their first sign-in. */
+  readonly identities: IdentitiesStore;
   /** `<SVC_DATA>/secrets`: a typed-in client secret is written here (0600). */
   readonly secretsDir: string;
   /** Where {env} references are resolved (the process environment, from the app). */
@@ -130,13 +133,23 @@ interface Pending {
   readonly at: number;
   /** The settings the flow started with: a change of settings ends flows in progress. */
   readonly key: string;
+  /** SHA-256 of the browser's binding cookie: the callback must come from that browser. */
+  readonly browser: string;
 }
 
 interface Redeemable<U> {
   readonly user: U;
   readonly at: number;
   readonly email: string;
+  /** The same browser's cookie hash: the redeem must come from it too. */
+  readonly browser: string;
 }
+
+/** The fields that say which provider and client sign people in: only the owner changes them. */
+const PROVIDER_FIELDS = ['issuer', 'client_id', 'client_secret', 'redirect_uri'] as const;
+
+/** The email_verified claim as providers send it: true, or the text "true" (some do). */
+const isVerified = (v: unknown): boolean => v === true || v === 'true';
 
 /** A map that forgets its oldest entries past `max`. */
 function bounded<V>(max: number): Map<string, V> & { put(k: string, v: V): void } {
@@ -153,7 +166,7 @@ function bounded<V>(max: number): Map<string, V> & { put(k: string, v: V): void 
 }
 
 export function createSsoService<U>(deps: SsoDeps<U>) {
-  const { store, ledger, writer, clock, people, sessions, guard, log } = deps;
+  const { store, ledger, writer, clock, people, sessions, guard, identities, log } = deps;
   const secretFile = join(deps.secretsDir, SSO_SECRET_FILE);
   const pending = bounded<Pending>(MAX_PENDING);
   const redeemable = bounded<Redeemable<U>>(MAX_PENDING);
@@ -337,9 +350,21 @@ export function createSsoService<U>(deps: SsoDeps<U>) {
     get: view,
 
     /** PUT /v1/settings/sso: a typed secret to its 0600 file, then config.sso_set (refs only). */
-    async put(input: SsoSettingsInput, actor: Actor): Promise<SsoSettingsView> {
+    async put(input: SsoSettingsInput, actor: Actor, isOwner: boolean): Promise<SsoSettingsView> {
       const { settings, typed } = checkInput(input);
       const before = current();
+      // Whoever names the provider decides who can sign in as anyone: the owner only.
+      const changed = PROVIDER_FIELDS.filter((f) =>
+        f === 'client_secret' && typed !== undefined
+          ? true
+          : canonicalJson(settings[f]) !== canonicalJson(before[f]),
+      );
+      if (changed.length > 0 && !isOwner)
+        throw new ForbiddenError(
+          'role_required',
+          `changing the identity provider (${changed.join(', ')}) needs the owner role`,
+          { role: 'owner' },
+        );
       if (typed !== undefined) writeSecretFile(secretFile, typed);
       await writer.transact(() =>
         ledger.append({
@@ -539,8 +564,11 @@ export function createSsoService<U>(deps: SsoDeps<U>) {
       }
     },
 
-    /** GET /v1/auth/sso/start: the provider's authorization URL (PKCE S256, state, nonce). */
-    async start(): Promise<string> {
+    /**
+     * GET /v1/auth/sso/start: the provider's authorization URL (PKCE S256, state, nonce), for
+     * the browser whose binding cookie is `browser` (the route sets it).
+     */
+    async start(browser: string): Promise<string> {
       const s = enabled();
       const config = await configurationOrUnavailable(s);
       const state = oidc.randomState();
@@ -548,7 +576,13 @@ export function createSsoService<U>(deps: SsoDeps<U>) {
       const verifier = oidc.randomPKCECodeVerifier();
       const now = clock.now();
       prune(now);
-      pending.put(state, { nonce, verifier, at: now, key: canonicalJson(s) });
+      pending.put(state, {
+        nonce,
+        verifier,
+        at: now,
+        key: canonicalJson(s),
+        browser: sha256(browser),
+      });
       return oidc
         .buildAuthorizationUrl(config, {
           redirect_uri: s.redirect_uri,
@@ -568,6 +602,7 @@ export function createSsoService<U>(deps: SsoDeps<U>) {
     async callback(
       query: Readonly<Record<string, string | undefined>>,
       address: string,
+      browser: string,
     ): Promise<string> {
       await guard.check(address, '');
       const state = query['state'] ?? '';
@@ -582,7 +617,13 @@ export function createSsoService<U>(deps: SsoDeps<U>) {
         );
       }
       const s = enabled();
-      if (p === undefined || clock.now() - p.at > SSO_STATE_TTL_MS || p.key !== canonicalJson(s)) {
+      if (
+        p === undefined ||
+        clock.now() - p.at > SSO_STATE_TTL_MS ||
+        p.key !== canonicalJson(s) ||
+        // Another browser than the one that started (a lured victim's callback): refused.
+        p.browser !== sha256(browser)
+      ) {
         await fail('', address, 'bad_state');
         return guard.failed(
           address,
@@ -651,7 +692,7 @@ export function createSsoService<U>(deps: SsoDeps<U>) {
           `the identity provider sent no e-mail address (add the email scope)`,
         );
       }
-      if (verified === false) {
+      if (!isVerified(verified)) {
         await fail(email, address, 'email_unverified');
         throw new ForbiddenError(
           'sso_email_unverified',
@@ -662,14 +703,25 @@ export function createSsoService<U>(deps: SsoDeps<U>) {
       await writer.transact(() => {
         store.sawGroups(seen.slice(0, 200), clock.nowIso());
       });
+      // Matched by (issuer, subject) once bound; by the verified address only the first time.
+      const binding = {
+        provider: `oidc:${s.issuer}`,
+        subject: claims.sub,
+        mismatch: 'sso_identity_mismatch',
+      };
       let user: U;
       try {
+        const admitted = addressFor({ identities, people }, { ...binding, email });
         user = await people.admit({
-          email,
+          email: admitted,
           ...(name !== '' && { name }),
           groups: seen,
           via: 'sso',
         });
+        await bindIdentity(
+          { identities, people, ledger, writer, clock },
+          { ...binding, userId: people.identity(user).userId },
+        );
       } catch (err) {
         if (err instanceof ServiceError) await fail(email, address, err.code);
         throw err;
@@ -677,17 +729,21 @@ export function createSsoService<U>(deps: SsoDeps<U>) {
       guard.succeeded(address, email);
       const code = randomBytes(32).toString('base64url');
       prune(clock.now());
-      redeemable.put(sha256(code), { user, at: clock.now(), email });
+      redeemable.put(sha256(code), { user, at: clock.now(), email, browser: sha256(browser) });
       return `/sign-in?sso=${code}`;
     },
 
     /** POST /v1/auth/sso/redeem: the callback's one-time code → a session (method 'sso'). */
-    async redeem(code: string, address: string): Promise<SignedIn> {
+    async redeem(code: string, address: string, browser: string): Promise<SignedIn> {
       await guard.check(address, '');
       const key = sha256(code);
       const r = redeemable.get(key);
       redeemable.delete(key);
-      if (r === undefined || clock.now() - r.at > SSO_REDEEM_TTL_MS) {
+      if (
+        r === undefined ||
+        clock.now() - r.at > SSO_REDEEM_TTL_MS ||
+        r.browser !== sha256(browser)
+      ) {
         await fail('', address, 'bad_redeem_code');
         return guard.failed(
           address,
