@@ -99,6 +99,7 @@ describe('the real packs against recorded answers from each lab fault', () => {
       'bad-deploy',
       'before-discovery',
       'cert-expiry',
+      'cpu-busy-build',
       'cpu-hog',
       'db-auth-refused',
       'db-down',
