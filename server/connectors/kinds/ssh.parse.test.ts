@@ -6,6 +6,7 @@ import {
   parseCertificates,
   parseDisk,
   parseHostKeyLine,
+  parseInodes,
   parseJournal,
   parseLoad,
   parseMemory,
@@ -21,6 +22,53 @@ import {
 const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIMtZE/dbwkP4KCkSh0dJKopWnahZoG3K4JidUAXIVVv4 lab';
 
 describe('gate output', () => {
+  it('reads the logs and database files the disk check sizes, with their file system', () => {
+    const out = [
+      'Filesystem 1024-blocks Used Available Capacity Mounted on',
+      '/dev/vda 1000 990 10 99% /',
+      'cache app-cache 4 0',
+      'log app 800 80 99',
+      'data postgresql 150 15 99',
+      'log broken x 1 2',
+      'data short 1 2',
+    ].join('\n');
+    const disk = parseDisk(out);
+    expect(disk.caches).toEqual([{ name: 'app-cache', kb: 4, pct: 0 }]);
+    expect(disk.logs).toEqual([{ name: 'app', kb: 800, pct: 80, fs_used_pct: 99 }]);
+    expect(disk.data).toEqual([{ name: 'postgresql', kb: 150, pct: 15, fs_used_pct: 99 }]);
+    expect(disk.filesystems).toHaveLength(1);
+  });
+
+  it('reads inodes from df -P -i, leaving out file systems that have none', () => {
+    const out = [
+      'Filesystem      Inodes  IUsed   IFree IUse% Mounted on',
+      '/dev/vda      16777216 671089 16106127    4% /',
+      'tmpfs             4096   4096        0  100% /mnt/lab volume',
+      'btrfs                0      0        0     - /srv',
+      'overlay              -      -        -     - /weird',
+    ].join('\n');
+    expect(parseInodes(out)).toEqual({
+      filesystems: [
+        {
+          mount: '/',
+          device: '/dev/vda',
+          inodes: 16777216,
+          used: 671089,
+          free: 16106127,
+          used_pct: 4,
+        },
+        {
+          mount: '/mnt/lab volume',
+          device: 'tmpfs',
+          inodes: 4096,
+          used: 4096,
+          free: 0,
+          used_pct: 100,
+        },
+      ],
+    });
+  });
+
   it('reads the version, services and setup facts', () => {
     expect(parseVersion('svc-gate 1\n')).toBe('1');
     expect(() => parseVersion('Welcome!\n')).toThrow(/did not say its version/);
@@ -95,6 +143,8 @@ describe('gate output', () => {
     ].join('\n');
     expect(parseDisk(df)).toEqual({
       caches: [{ name: 'app-cache', kb: 900, pct: 87 }],
+      logs: [],
+      data: [],
       filesystems: [
         {
           mount: '/',

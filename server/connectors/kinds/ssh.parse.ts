@@ -189,26 +189,56 @@ export interface CacheSize {
 }
 
 /**
- * `df -P -k`, then the gate's `cache <name> <kb> <pct>` lines: pseudo file systems of size 0
- * are left out.
+ * A unit's log or a database's files, as the gate's disk check sizes them: their size, their
+ * share of the file system holding them, and how full that file system is, so the service
+ * can tell what fills a full disk.
  */
-export function parseDisk(text: string): { filesystems: Filesystem[]; caches: CacheSize[] } {
+export interface SizedPath {
+  readonly name: string;
+  readonly kb: number;
+  readonly pct: number;
+  readonly fs_used_pct: number;
+}
+
+export interface Disk {
+  readonly filesystems: Filesystem[];
+  readonly caches: CacheSize[];
+  readonly logs: SizedPath[];
+  readonly data: SizedPath[];
+}
+
+const DIGITS = /^\d+$/;
+
+/**
+ * `df -P -k`, then the gate's `cache <name> <kb> <pct>` lines and its `log|data <name> <kb>
+ * <pct> <fs used pct>` lines: pseudo file systems of size 0 are left out.
+ */
+export function parseDisk(text: string): Disk {
   const filesystems: Filesystem[] = [];
   const caches: CacheSize[] = [];
+  const logs: SizedPath[] = [];
+  const data: SizedPath[] = [];
   for (const line of linesOf(text)) {
     const f = line.trim().split(/\s+/);
-    if (
-      f.length === 4 &&
-      f[0] === 'cache' &&
-      /^\d+$/.test(f[2] ?? '') &&
-      /^\d+$/.test(f[3] ?? '')
-    ) {
+    if (f.length === 4 && f[0] === 'cache' && DIGITS.test(f[2] ?? '') && DIGITS.test(f[3] ?? '')) {
       caches.push({ name: f[1] ?? '', kb: Number(f[2]), pct: Number(f[3]) });
+      continue;
+    }
+    if (f[0] === 'log' || f[0] === 'data') {
+      if (f.length === 5 && f.slice(2).every((n) => DIGITS.test(n))) {
+        const sized = {
+          name: f[1] ?? '',
+          kb: Number(f[2]),
+          pct: Number(f[3]),
+          fs_used_pct: Number(f[4]),
+        };
+        (f[0] === 'log' ? logs : data).push(sized);
+      }
       continue;
     }
     if (f.length < 6 || f[0] === 'Filesystem') continue;
     const [device, size, used, avail, pct] = f as [string, string, string, string, string];
-    if (![size, used, avail].every((n) => /^\d+$/.test(n))) continue;
+    if (![size, used, avail].every((n) => DIGITS.test(n))) continue;
     if (Number(size) === 0) continue;
     filesystems.push({
       mount: f.slice(5).join(' '),
@@ -219,7 +249,41 @@ export function parseDisk(text: string): { filesystems: Filesystem[]; caches: Ca
       used_pct: /^\d+%$/.test(pct) ? Number(pct.slice(0, -1)) : 0,
     });
   }
-  return { filesystems, caches };
+  return { filesystems, caches, logs, data };
+}
+
+export interface InodeUse {
+  readonly mount: string;
+  readonly device: string;
+  readonly inodes: number;
+  readonly used: number;
+  readonly free: number;
+  readonly used_pct: number;
+}
+
+/**
+ * `df -P -i`: file systems without a fixed inode table (btrfs, some overlays: 0 or -) are
+ * left out, so they never read as full or as having room.
+ */
+export function parseInodes(text: string): { filesystems: InodeUse[] } {
+  const filesystems: InodeUse[] = [];
+  for (const line of linesOf(text)) {
+    const f = line.trim().split(/\s+/);
+    if (f.length < 6 || f[0] === 'Filesystem') continue;
+    const [device, inodes, used, free, pct] = f as [string, string, string, string, string];
+    if (![inodes, used, free].every((n) => DIGITS.test(n)) || Number(inodes) === 0) continue;
+    filesystems.push({
+      mount: f.slice(5).join(' '),
+      device,
+      inodes: Number(inodes),
+      used: Number(used),
+      free: Number(free),
+      used_pct: /^\d+%$/.test(pct)
+        ? Number(pct.slice(0, -1))
+        : Math.ceil((Number(used) * 100) / Number(inodes)),
+    });
+  }
+  return { filesystems };
 }
 
 /** /proc/meminfo. */

@@ -14,6 +14,7 @@ import {
   hostKeyAlgorithmsFor,
   parseCertificates,
   parseDisk,
+  parseInodes,
   parseHostKeyLine,
   parseJournal,
   parseLoad,
@@ -49,6 +50,7 @@ const CHECKS = [
   'services',
   'ports',
   'disk',
+  'inodes',
   'memory',
   'load',
   'journal',
@@ -292,6 +294,8 @@ function createSshClient(settings: ResolvedSettings): ConnectorClient {
         return parsePorts(await gate('ports', op, signal));
       case 'disk':
         return parseDisk(await gate('disk', op, signal));
+      case 'inodes':
+        return parseInodes(await gate('inodes', op, signal));
       case 'memory':
         return parseMemory(await gate('memory', op, signal));
       case 'load':
@@ -363,7 +367,7 @@ export const sshKind: ConnectorKind = {
   kind: 'ssh',
   title: 'SSH gate',
   description:
-    "Read-only checks (services, ports, disk, memory, load, journal, certificates, processes, setup), the actions a host's gate config allows (restart, reload, clear_cache, terminate_idle, revert) and their dry runs, over ssh through the svc-gate command; the host key is pinned.",
+    "Read-only checks (services, ports, disk, inodes, memory, load, journal, certificates, processes, setup), the actions a host's gate config allows (restart, reload, clear_cache, terminate_idle, revert) and their dry runs, over ssh through the svc-gate command; the host key is pinned.",
   capabilities: ['gate', 'discover'],
   settings: [
     { name: 'host', type: 'string', required: true, description: 'Host name or IP address.' },
