@@ -93,7 +93,7 @@ describe('svc-core checks run', () => {
     const r = await run(['run', 'LabAppDown@app', 'LabAppErrors@app']);
     expect(r.err).toEqual([]);
     expect(r.code).toBe(0);
-    expect(r.out[0]).toBe('app (LabAppDown, LabAppErrors): packs change, host-disk, host');
+    expect(r.out[0]).toBe('app (LabAppDown, LabAppErrors): packs change, host');
     expect(r.out).toContain(
       '  unread  app: host.services.unreadable: no ssh connector reaches app',
     );
@@ -129,7 +129,7 @@ describe('svc-core checks run', () => {
     expect(body.investigations[0]).toMatchObject({
       service: 'nginx',
       alerts: ['LabSiteDown'],
-      packs: ['change', 'host-disk', 'host', 'http', 'nginx'],
+      packs: ['change', 'host', 'http', 'nginx'],
     });
     expect(body.investigations[0]?.findings.length).toBeGreaterThan(0);
   });

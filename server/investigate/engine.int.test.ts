@@ -231,7 +231,7 @@ describe('the engine with the real packs against real servers', () => {
         labels: { alertname: 'AppDown', service: 'app' },
       }),
     );
-    expect(inv.packs).toEqual(['change', 'host-disk', 'host']);
+    expect(inv.packs).toEqual(['change', 'host']);
     const down = inv.findings.find((f) => f.id === 'host.services.unit_down');
     expect(down).toMatchObject({
       service: 'app',
