@@ -8,15 +8,26 @@
 //   - the unknown cause proves nothing that claims to know why (the engine abstains, or
 //     names only the symptom-level cause the lab names too: the unit is down, a disk is full);
 //   - each check that could refute it, made unreadable, holds it at suspected.
-// No text a person reads keeps a `{placeholder}`.
+// No text a person reads keeps a `{placeholder}`. And the lab's own faults still prove exactly
+// their ground truth with the catalogue's packs.
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createFixPlanner } from './fix-plan.js';
 import { causeDefinitions } from './diagnose.js';
 import { engineFor, FIXTURES, keyOfCall, packs, readJson } from './recorded.testing.js';
 import type { Investigation } from './engine.js';
+import type { EstateLike } from './plan.js';
 
 type Pair = [string, string];
+
+/** A lab fault as fixtures/<fault>.json records it (lab-faults.test.ts reads them too). */
+interface LabFault {
+  readonly fault: string;
+  readonly estate?: EstateLike;
+  readonly unreadable?: boolean;
+  readonly answers: Record<string, unknown>;
+  readonly episodes: { service: string; alerts: string[]; proven: Pair[]; linked: Pair[] }[];
+}
 
 interface Case {
   readonly how: string;
@@ -190,4 +201,35 @@ describe('the catalogue of causes', () => {
       });
     });
   }
+
+  // The lab's own faults (fixtures/*.json, the lead's) read through this module, whose
+  // healthy answers include the calls the catalogue added: each still proves exactly its
+  // ground truth. One changes by design: a database refusing the app's role is now known.
+  describe("the lab's faults with the catalogue", () => {
+    const labFaults = readdirSync(FIXTURES)
+      .filter((f) => f.endsWith('.json') && f !== 'lab.json')
+      .sort()
+      .map((f) => readJson<LabFault>(f));
+    const nowKnown: Record<string, Pair[]> = {
+      'db-auth-refused app': [['dependency_auth_refused', 'app']],
+    };
+    for (const fault of labFaults) {
+      for (const ep of fault.episodes) {
+        it(`${fault.fault}: ${ep.service} [${ep.alerts.join(', ')}]`, async () => {
+          const { engine } = engineFor(fault.answers, fault.estate);
+          const r = await engine.investigate({
+            episode_id: `ep-${fault.fault}`,
+            service: ep.service,
+            alerts: ep.alerts,
+            labels: { alertname: ep.alerts[0] ?? '', service: ep.service },
+          });
+          if (fault.unreadable !== true) expect(unexpectedUnreadable(r)).toEqual([]);
+          expect(decisive(r)).toEqual({
+            proven: named(nowKnown[`${fault.fault} ${ep.service}`] ?? ep.proven),
+            linked: named(ep.linked),
+          });
+        });
+      }
+    }
+  });
 });
