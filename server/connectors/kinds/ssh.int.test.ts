@@ -180,6 +180,8 @@ describe('the ssh kind against sshd and the gate', () => {
     expect(await client.call('journal', { unit: 'app', lines: 1 }, signal())).toEqual({
       unit: 'app',
       lines: ['listening'],
+      recent: [],
+      last: ['listening'],
     });
     expect(await client.call('certificates', {}, signal())).toEqual({ certificates: [] });
     const ps = (await client.call('processes', {}, signal())) as {

@@ -313,10 +313,69 @@ export function parseLoad(text: string): Load {
   return { load1: l1 ?? 0, load5: l5 ?? 0, load15: l15 ?? 0, cpus };
 }
 
-export function parseJournal(unit: string, text: string): { unit: string; lines: string[] } {
+/** How far back a log line counts as the present: the window an alert fires and is read in. */
+export const RECENT_MS = 15 * 60_000;
+/** A line stamped this far ahead of our clock is still read as now (clocks differ a little). */
+const AHEAD_MS = 5 * 60_000;
+
+// A time stamp at the start of a line: ISO 8601 (the app's, systemd's short-iso with +0000,
+// PostgreSQL's with " UTC") or nginx's 2026/03/02 09:59:41. Without a zone it is read as UTC.
+const STAMP =
+  /^\s*\[?(\d{4})[-/](\d{2})[-/](\d{2})[T ](\d{2}):(\d{2}):(\d{2})(\.\d+)?\s*(Z|UTC|[+-]\d{2}:?\d{2})?/;
+
+/** The time a line is stamped with, or null. */
+export function stampOf(line: string): number | null {
+  const m = STAMP.exec(line);
+  if (m === null) return null;
+  const [, y, mo, d, h, mi, se, frac, zone] = m;
+  let iso = `${y ?? ''}-${mo ?? ''}-${d ?? ''}T${h ?? ''}:${mi ?? ''}:${se ?? ''}${frac ?? ''}`;
+  if (zone === undefined || zone === 'Z' || zone === 'UTC') iso += 'Z';
+  else iso += zone.includes(':') ? zone : `${zone.slice(0, 3)}:${zone.slice(3)}`;
+  const t = Date.parse(iso);
+  return Number.isNaN(t) ? null : t;
+}
+
+/** The last words of a log: the lines stamped within a minute of its last stamp. */
+const LAST_WORDS_MS = 60_000;
+/** A log with no stamps at all: its last lines stand for its last words. */
+const LAST_LINES = 10;
+
+export interface Journal {
+  readonly unit: string;
+  readonly lines: string[];
+  /** the lines stamped within the last 15 minutes: what the service says now */
+  readonly recent: string[];
+  /** its last words: what a unit that is down now said as it stopped, however long ago */
+  readonly last: string[];
+}
+
+/**
+ * The unit's last lines; `recent`, those stamped within the last 15 minutes (a line with no
+ * stamp, such as a stack trace, has the time of the stamped line before it; lines before any
+ * stamp, or stamped far ahead of `now`, are not recent); and `last`, the lines within a minute
+ * of the last stamp and what follows them. A log line alone can be old: the packs read
+ * `recent` for a running service, and `last` only beside a unit that is down now.
+ */
+export function parseJournal(unit: string, text: string, now: number): Journal {
   const lines = text.split('\n');
   if (lines.at(-1) === '') lines.pop();
-  return { unit, lines };
+  const recent: string[] = [];
+  const stamps: (number | null)[] = [];
+  let at: number | null = null;
+  for (const line of lines) {
+    at = stampOf(line) ?? at;
+    stamps.push(at);
+    if (at !== null && at >= now - RECENT_MS && at <= now + AHEAD_MS) recent.push(line);
+  }
+  const final = stamps.at(-1) ?? null;
+  const last =
+    final === null
+      ? lines.slice(-LAST_LINES)
+      : lines.filter((_, i) => {
+          const t = stamps[i] ?? null;
+          return t !== null && t >= final - LAST_WORDS_MS;
+        });
+  return { unit, lines, recent, last };
 }
 
 /** "cert <path>", then subject=… and notAfter=… (or "error …" for an unreadable file). */

@@ -309,7 +309,11 @@ function createSshClient(settings: ResolvedSettings): ConnectorClient {
       case 'journal': {
         const unit = unitArg(args);
         const lines = linesArg(args['lines']);
-        return parseJournal(unit, await gate(`journal ${unit} ${String(lines)}`, op, signal));
+        return parseJournal(
+          unit,
+          await gate(`journal ${unit} ${String(lines)}`, op, signal),
+          Date.now(),
+        );
       }
       case 'restart':
       case 'reload': {
