@@ -27,6 +27,7 @@ import {
   parseCertificates,
   parseConfigChanges,
   parseDisk,
+  parseInodes,
   parseLoad,
   parseMemory,
   parsePorts,
@@ -80,6 +81,10 @@ beforeAll(() => {
     '30',
   ]);
   writeFileSync(join(dir, 'app.log'), 'line one\nline two\nline three\n');
+  mkdirSync(join(dir, 'pgdata', 'base'), { recursive: true });
+  writeFileSync(join(dir, 'pgdata', 'base', '1'), Buffer.alloc(64 * 1024, 1));
+  mkdirSync(join(dir, 'web-logs'));
+  writeFileSync(join(dir, 'web-logs', 'error.log'), Buffer.alloc(32 * 1024, 1));
   // The revert command records its arguments: exactly one, the commit.
   writeFileSync(
     join(dir, 'revert.sh'),
@@ -99,6 +104,9 @@ beforeAll(() => {
       'allow=terminate_idle nobody',
       `cache.tmp=${join(dir, 'cache')}`,
       `cache.gone=${join(dir, 'no-such-folder')}`,
+      `data.pgdata=${join(dir, 'pgdata')}`,
+      `data.gone=${join(dir, 'no-such-folder')}`,
+      `logs.web=${join(dir, 'web-logs')}`,
       `revert.cfg=${join(dir, 'revert.sh')}`,
       `cert=${join(dir, 'cert.pem')}`,
       `file=${conf}`,
@@ -136,6 +144,26 @@ describe('read-only checks', () => {
     expect(disk.caches).toEqual([
       { name: 'tmp', kb: expect.any(Number) as number, pct: expect.any(Number) as number },
     ]);
+    // Each unit's log (unit.<name>.log), each logs.<name> and data.<name> that exists: its
+    // size, share and how full its file system is (what fills a full disk).
+    const sized = { kb: expect.any(Number) as number, pct: expect.any(Number) as number };
+    const fsPct = expect.any(Number) as number;
+    expect(disk.logs).toEqual([
+      { name: 'app', ...sized, fs_used_pct: fsPct },
+      { name: 'web', ...sized, fs_used_pct: fsPct },
+    ]);
+    expect(disk.data).toEqual([{ name: 'pgdata', ...sized, fs_used_pct: fsPct }]);
+    expect(disk.data[0]?.kb).toBeGreaterThanOrEqual(64);
+    expect(disk.logs[1]?.kb).toBeGreaterThanOrEqual(32);
+    const root = disk.filesystems.find((f) => f.mount === '/');
+    const inodes = parseInodes(gate('inodes').stdout).filesystems;
+    expect(gate('inodes').code).toBe(0);
+    expect(inodes.length).toBeGreaterThan(0);
+    for (const f of inodes) {
+      expect(f.used + f.free).toBeLessThanOrEqual(f.inodes);
+      expect(f.used_pct).toBeGreaterThanOrEqual(0);
+    }
+    void root;
     const memory = parseMemory(gate('memory').stdout);
     expect(memory.total_kb).toBeGreaterThan(0);
     expect(memory.available_kb).toBeLessThanOrEqual(memory.total_kb);
@@ -356,6 +384,8 @@ describe('refusals', () => {
     ['disk\nid', /characters outside/],
     ['disk | sh', /characters outside/],
     ['disk extra', /disk takes no arguments/],
+    ['inodes /', /characters outside/],
+    ['inodes extra', /inodes takes no arguments/],
     ['restart nginx', /restart nginx is not allowed on this host/],
     ['reload app', /reload app is not allowed/],
     ['restart app app', /restart takes one name/],

@@ -145,6 +145,28 @@ describe('postgresql kind against a real server', () => {
     await sleeping;
   });
 
+  it('answers the checks of an investigation, made at once, over one connection', async () => {
+    // A database short of connection slots (the fault the packs look for) leaves the reader
+    // one slot: the checks an investigation makes in parallel must queue, not each connect.
+    const mine = async () =>
+      (
+        await lab.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'svc-incident-response'`,
+        )
+      )[0]?.['n'];
+    const before = Number(await mine());
+    const c = client();
+    const answers = await Promise.all([
+      call(c, 'connections'),
+      call(c, 'locks'),
+      call(c, 'slow_queries', { min_s: 30 }),
+      call(c, 'replication'),
+      call(c, 'connections'),
+    ]);
+    expect(answers).toHaveLength(5);
+    expect(Number(await mine()) - before).toBe(1);
+  });
+
   it('shows a session blocked on a row lock, who blocks it, and clips its query', async () => {
     const holder = await session();
     const waiter = await session();

@@ -33,8 +33,14 @@ const OPERATIONS = [
 const SSL_MODES = ['disable', 'require', 'verify-full'] as const;
 type SslMode = (typeof SSL_MODES)[number];
 
-/** Idle connections kept for the next call; the runtime bounds calls in flight anyway. */
-const MAX_IDLE = 4;
+/**
+ * One connection per connector: calls made at once (an investigation's checks) queue for it.
+ * A database short of connection slots, the fault the packs look for, may leave the reader
+ * only one, and every check must still be read through it.
+ */
+const MAX_OPEN = 1;
+/** Idle connections kept for the next call. */
+const MAX_IDLE = 1;
 const IDLE_MS = 30_000;
 /** A backstop for a caller whose signal has no deadline (a TCP port that never answers). */
 const CONNECT_TIMEOUT_MS = 30_000;
@@ -131,6 +137,8 @@ export function createPostgresPool(settings: ResolvedSettings): PostgresPool {
 
   const idle: Session[] = [];
   const open = new Set<Session>();
+  /** Calls waiting for the connection, first come first served. */
+  const waiting: (() => void)[] = [];
   let lastVersion = 0;
   let closed = false;
 
@@ -163,6 +171,7 @@ export function createPostgresPool(settings: ResolvedSettings): PostgresPool {
     open.delete(s);
     const i = idle.indexOf(s);
     if (i >= 0) idle.splice(i, 1);
+    wake();
     // With a query or handshake under way, end() destroys the socket rather than waiting.
     s.client.end().catch(() => undefined);
   }
@@ -216,14 +225,39 @@ export function createPostgresPool(settings: ResolvedSettings): PostgresPool {
     return session;
   }
 
+  /** Lets the first call waiting for a connection look again. */
+  function wake(): void {
+    waiting.shift()?.();
+  }
+
+  /** Waits until a connection is released or closed (or the signal fires). */
+  function slot(signal: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const go = () => {
+        signal.removeEventListener('abort', abort);
+        resolve();
+      };
+      const abort = () => {
+        const i = waiting.indexOf(go);
+        if (i >= 0) waiting.splice(i, 1);
+        reject(abortReason(signal));
+      };
+      waiting.push(go);
+      signal.addEventListener('abort', abort, { once: true });
+    });
+  }
+
   async function acquire(signal: AbortSignal): Promise<Session> {
-    signal.throwIfAborted();
-    if (closed) throw new Error(`postgresql connector for ${where} is closed`);
-    for (let s = idle.pop(); s !== undefined; s = idle.pop()) {
-      clearTimeout(s.idleTimer);
-      if (!s.broken) return s;
+    for (;;) {
+      signal.throwIfAborted();
+      if (closed) throw new Error(`postgresql connector for ${where} is closed`);
+      for (let s = idle.pop(); s !== undefined; s = idle.pop()) {
+        clearTimeout(s.idleTimer);
+        if (!s.broken) return s;
+      }
+      if (open.size < MAX_OPEN) return connect(signal);
+      await slot(signal);
     }
-    return connect(signal);
   }
 
   function release(s: Session): void {
@@ -234,6 +268,7 @@ export function createPostgresPool(settings: ResolvedSettings): PostgresPool {
     s.idleTimer = setTimeout(() => destroy(s), IDLE_MS);
     s.idleTimer.unref();
     idle.push(s);
+    wake();
   }
 
   return {
@@ -265,6 +300,7 @@ export function createPostgresPool(settings: ResolvedSettings): PostgresPool {
     version: () => lastVersion,
     async close() {
       closed = true;
+      for (const go of waiting.splice(0)) go();
       const all = [...open];
       for (const s of all) destroy(s);
       await Promise.all(all.map((s) => s.client.end().catch(() => undefined)));

@@ -171,6 +171,11 @@ describe('the ssh kind against sshd and the gate', () => {
     expect(ports.established.some((e) => e.local_port === sshd.port)).toBe(true);
     const disk = (await client.call('disk', {}, signal())) as { filesystems: { mount: string }[] };
     expect(disk.filesystems.map((f) => f.mount)).toContain('/');
+    const inodes = (await client.call('inodes', {}, signal())) as {
+      filesystems: { mount: string; used_pct: number }[];
+    };
+    expect(inodes.filesystems.length).toBeGreaterThan(0);
+    expect(inodes.filesystems.every((f) => f.used_pct >= 0 && f.used_pct <= 100)).toBe(true);
     expect(await client.call('memory', {}, signal())).toMatchObject({
       total_kb: expect.any(Number) as number,
       available_kb: expect.any(Number) as number,
@@ -181,6 +186,8 @@ describe('the ssh kind against sshd and the gate', () => {
     expect(await client.call('journal', { unit: 'app', lines: 1 }, signal())).toEqual({
       unit: 'app',
       lines: ['listening'],
+      recent: [],
+      last: ['listening'],
     });
     expect(await client.call('certificates', {}, signal())).toEqual({ certificates: [] });
     const ps = (await client.call('processes', {}, signal())) as {

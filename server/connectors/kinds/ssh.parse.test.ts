@@ -7,6 +7,7 @@ import {
   parseConfigChanges,
   parseDisk,
   parseHostKeyLine,
+  parseInodes,
   parseJournal,
   parseLoad,
   parseMemory,
@@ -22,6 +23,53 @@ import {
 const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIMtZE/dbwkP4KCkSh0dJKopWnahZoG3K4JidUAXIVVv4 lab';
 
 describe('gate output', () => {
+  it('reads the logs and database files the disk check sizes, with their file system', () => {
+    const out = [
+      'Filesystem 1024-blocks Used Available Capacity Mounted on',
+      '/dev/vda 1000 990 10 99% /',
+      'cache app-cache 4 0',
+      'log app 800 80 99',
+      'data postgresql 150 15 99',
+      'log broken x 1 2',
+      'data short 1 2',
+    ].join('\n');
+    const disk = parseDisk(out);
+    expect(disk.caches).toEqual([{ name: 'app-cache', kb: 4, pct: 0 }]);
+    expect(disk.logs).toEqual([{ name: 'app', kb: 800, pct: 80, fs_used_pct: 99 }]);
+    expect(disk.data).toEqual([{ name: 'postgresql', kb: 150, pct: 15, fs_used_pct: 99 }]);
+    expect(disk.filesystems).toHaveLength(1);
+  });
+
+  it('reads inodes from df -P -i, leaving out file systems that have none', () => {
+    const out = [
+      'Filesystem      Inodes  IUsed   IFree IUse% Mounted on',
+      '/dev/vda      16777216 671089 16106127    4% /',
+      'tmpfs             4096   4096        0  100% /mnt/lab volume',
+      'btrfs                0      0        0     - /srv',
+      'overlay              -      -        -     - /weird',
+    ].join('\n');
+    expect(parseInodes(out)).toEqual({
+      filesystems: [
+        {
+          mount: '/',
+          device: '/dev/vda',
+          inodes: 16777216,
+          used: 671089,
+          free: 16106127,
+          used_pct: 4,
+        },
+        {
+          mount: '/mnt/lab volume',
+          device: 'tmpfs',
+          inodes: 4096,
+          used: 4096,
+          free: 0,
+          used_pct: 100,
+        },
+      ],
+    });
+  });
+
   it('reads the version, services and setup facts', () => {
     expect(parseVersion('svc-gate 1\n')).toBe('1');
     expect(() => parseVersion('Welcome!\n')).toThrow(/did not say its version/);
@@ -96,6 +144,8 @@ describe('gate output', () => {
     ].join('\n');
     expect(parseDisk(df)).toEqual({
       caches: [{ name: 'app-cache', kb: 900, pct: 87 }],
+      logs: [],
+      data: [],
       filesystems: [
         {
           mount: '/',
@@ -130,8 +180,69 @@ describe('gate output', () => {
     expect(() => parseLoad('')).toThrow(/load average/);
   });
 
+  it('keeps apart the log lines of the last 15 minutes, by their own time stamps', () => {
+    const now = Date.parse('2026-03-02T10:00:00Z');
+    const log = [
+      'an unstamped line before any stamp',
+      '2026-03-02T09:20:00Z database: connect ECONNREFUSED 127.0.1.3:5432',
+      '2026/03/02 09:30:00 [error] 4102#0: *5 connect() failed (111: Connection refused)',
+      '2026-03-02 09:50:00.120 UTC [4303] FATAL:  password authentication failed for user "app"',
+      '    at a stack line, stamped by the line before',
+      '2026-03-02T11:59:00+02:00 the host writes its own zone: 09:59 UTC',
+      '2026/03/02 10:02:00 [error] a naive stamp a little ahead (another clock): still recent',
+      '2026/03/02 10:30:00 [error] a naive stamp far ahead: not trusted',
+      '    and what follows it is not trusted either',
+    ].join('\n');
+    expect(parseJournal('app', log, now).recent).toEqual([
+      '2026-03-02 09:50:00.120 UTC [4303] FATAL:  password authentication failed for user "app"',
+      '    at a stack line, stamped by the line before',
+      '2026-03-02T11:59:00+02:00 the host writes its own zone: 09:59 UTC',
+      '2026/03/02 10:02:00 [error] a naive stamp a little ahead (another clock): still recent',
+    ]);
+    // Its last words: within a minute of the last stamp, and the unstamped lines after it.
+    expect(
+      parseJournal(
+        'nginx',
+        [
+          '2026/03/02 07:00:00 [notice] 4101#0: exiting',
+          '2026/03/02 07:05:01 [emerg] 4301#0: bind() to 127.0.1.1:8443 failed (98: Address already in use)',
+          '2026/03/02 07:05:03 [emerg] 4301#0: still could not bind()',
+        ].join('\n'),
+        now,
+      ),
+    ).toMatchObject({
+      recent: [],
+      last: [
+        '2026/03/02 07:05:01 [emerg] 4301#0: bind() to 127.0.1.1:8443 failed (98: Address already in use)',
+        '2026/03/02 07:05:03 [emerg] 4301#0: still could not bind()',
+      ],
+    });
+    expect(
+      parseJournal(
+        'app',
+        "2026-03-02T09:31:14Z listening\nError: EACCES: permission denied, open '/x'\n\nNode.js v20.11.1\n",
+        now,
+      ).last,
+    ).toEqual([
+      '2026-03-02T09:31:14Z listening',
+      "Error: EACCES: permission denied, open '/x'",
+      '',
+      'Node.js v20.11.1',
+    ]);
+    // systemd's short-iso: the zone as +0000.
+    expect(
+      parseJournal('app', '2026-03-02T09:58:00+0000 lab app[42]: Error: connect ETIMEDOUT\n', now)
+        .recent,
+    ).toEqual(['2026-03-02T09:58:00+0000 lab app[42]: Error: connect ETIMEDOUT']);
+  });
+
   it('reads journal lines, certificates and processes', () => {
-    expect(parseJournal('app', 'one\n\ntwo\n')).toEqual({ unit: 'app', lines: ['one', '', 'two'] });
+    expect(parseJournal('app', 'one\n\ntwo\n', 0)).toEqual({
+      unit: 'app',
+      lines: ['one', '', 'two'],
+      recent: [],
+      last: ['one', '', 'two'],
+    });
     const now = Date.parse('2026-11-22T19:47:44Z');
     expect(
       parseCertificates(

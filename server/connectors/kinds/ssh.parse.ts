@@ -189,26 +189,56 @@ export interface CacheSize {
 }
 
 /**
- * `df -P -k`, then the gate's `cache <name> <kb> <pct>` lines: pseudo file systems of size 0
- * are left out.
+ * A unit's log or a database's files, as the gate's disk check sizes them: their size, their
+ * share of the file system holding them, and how full that file system is, so the service
+ * can tell what fills a full disk.
  */
-export function parseDisk(text: string): { filesystems: Filesystem[]; caches: CacheSize[] } {
+export interface SizedPath {
+  readonly name: string;
+  readonly kb: number;
+  readonly pct: number;
+  readonly fs_used_pct: number;
+}
+
+export interface Disk {
+  readonly filesystems: Filesystem[];
+  readonly caches: CacheSize[];
+  readonly logs: SizedPath[];
+  readonly data: SizedPath[];
+}
+
+const DIGITS = /^\d+$/;
+
+/**
+ * `df -P -k`, then the gate's `cache <name> <kb> <pct>` lines and its `log|data <name> <kb>
+ * <pct> <fs used pct>` lines: pseudo file systems of size 0 are left out.
+ */
+export function parseDisk(text: string): Disk {
   const filesystems: Filesystem[] = [];
   const caches: CacheSize[] = [];
+  const logs: SizedPath[] = [];
+  const data: SizedPath[] = [];
   for (const line of linesOf(text)) {
     const f = line.trim().split(/\s+/);
-    if (
-      f.length === 4 &&
-      f[0] === 'cache' &&
-      /^\d+$/.test(f[2] ?? '') &&
-      /^\d+$/.test(f[3] ?? '')
-    ) {
+    if (f.length === 4 && f[0] === 'cache' && DIGITS.test(f[2] ?? '') && DIGITS.test(f[3] ?? '')) {
       caches.push({ name: f[1] ?? '', kb: Number(f[2]), pct: Number(f[3]) });
+      continue;
+    }
+    if (f[0] === 'log' || f[0] === 'data') {
+      if (f.length === 5 && f.slice(2).every((n) => DIGITS.test(n))) {
+        const sized = {
+          name: f[1] ?? '',
+          kb: Number(f[2]),
+          pct: Number(f[3]),
+          fs_used_pct: Number(f[4]),
+        };
+        (f[0] === 'log' ? logs : data).push(sized);
+      }
       continue;
     }
     if (f.length < 6 || f[0] === 'Filesystem') continue;
     const [device, size, used, avail, pct] = f as [string, string, string, string, string];
-    if (![size, used, avail].every((n) => /^\d+$/.test(n))) continue;
+    if (![size, used, avail].every((n) => DIGITS.test(n))) continue;
     if (Number(size) === 0) continue;
     filesystems.push({
       mount: f.slice(5).join(' '),
@@ -219,7 +249,41 @@ export function parseDisk(text: string): { filesystems: Filesystem[]; caches: Ca
       used_pct: /^\d+%$/.test(pct) ? Number(pct.slice(0, -1)) : 0,
     });
   }
-  return { filesystems, caches };
+  return { filesystems, caches, logs, data };
+}
+
+export interface InodeUse {
+  readonly mount: string;
+  readonly device: string;
+  readonly inodes: number;
+  readonly used: number;
+  readonly free: number;
+  readonly used_pct: number;
+}
+
+/**
+ * `df -P -i`: file systems without a fixed inode table (btrfs, some overlays: 0 or -) are
+ * left out, so they never read as full or as having room.
+ */
+export function parseInodes(text: string): { filesystems: InodeUse[] } {
+  const filesystems: InodeUse[] = [];
+  for (const line of linesOf(text)) {
+    const f = line.trim().split(/\s+/);
+    if (f.length < 6 || f[0] === 'Filesystem') continue;
+    const [device, inodes, used, free, pct] = f as [string, string, string, string, string];
+    if (![inodes, used, free].every((n) => DIGITS.test(n)) || Number(inodes) === 0) continue;
+    filesystems.push({
+      mount: f.slice(5).join(' '),
+      device,
+      inodes: Number(inodes),
+      used: Number(used),
+      free: Number(free),
+      used_pct: /^\d+%$/.test(pct)
+        ? Number(pct.slice(0, -1))
+        : Math.ceil((Number(used) * 100) / Number(inodes)),
+    });
+  }
+  return { filesystems };
 }
 
 /** /proc/meminfo. */
@@ -249,10 +313,69 @@ export function parseLoad(text: string): Load {
   return { load1: l1 ?? 0, load5: l5 ?? 0, load15: l15 ?? 0, cpus };
 }
 
-export function parseJournal(unit: string, text: string): { unit: string; lines: string[] } {
+/** How far back a log line counts as the present: the window an alert fires and is read in. */
+export const RECENT_MS = 15 * 60_000;
+/** A line stamped this far ahead of our clock is still read as now (clocks differ a little). */
+const AHEAD_MS = 5 * 60_000;
+
+// A time stamp at the start of a line: ISO 8601 (the app's, systemd's short-iso with +0000,
+// PostgreSQL's with " UTC") or nginx's 2026/03/02 09:59:41. Without a zone it is read as UTC.
+const STAMP =
+  /^\s*\[?(\d{4})[-/](\d{2})[-/](\d{2})[T ](\d{2}):(\d{2}):(\d{2})(\.\d+)?\s*(Z|UTC|[+-]\d{2}:?\d{2})?/;
+
+/** The time a line is stamped with, or null. */
+export function stampOf(line: string): number | null {
+  const m = STAMP.exec(line);
+  if (m === null) return null;
+  const [, y, mo, d, h, mi, se, frac, zone] = m;
+  let iso = `${y ?? ''}-${mo ?? ''}-${d ?? ''}T${h ?? ''}:${mi ?? ''}:${se ?? ''}${frac ?? ''}`;
+  if (zone === undefined || zone === 'Z' || zone === 'UTC') iso += 'Z';
+  else iso += zone.includes(':') ? zone : `${zone.slice(0, 3)}:${zone.slice(3)}`;
+  const t = Date.parse(iso);
+  return Number.isNaN(t) ? null : t;
+}
+
+/** The last words of a log: the lines stamped within a minute of its last stamp. */
+const LAST_WORDS_MS = 60_000;
+/** A log with no stamps at all: its last lines stand for its last words. */
+const LAST_LINES = 10;
+
+export interface Journal {
+  readonly unit: string;
+  readonly lines: string[];
+  /** the lines stamped within the last 15 minutes: what the service says now */
+  readonly recent: string[];
+  /** its last words: what a unit that is down now said as it stopped, however long ago */
+  readonly last: string[];
+}
+
+/**
+ * The unit's last lines; `recent`, those stamped within the last 15 minutes (a line with no
+ * stamp, such as a stack trace, has the time of the stamped line before it; lines before any
+ * stamp, or stamped far ahead of `now`, are not recent); and `last`, the lines within a minute
+ * of the last stamp and what follows them. A log line alone can be old: the packs read
+ * `recent` for a running service, and `last` only beside a unit that is down now.
+ */
+export function parseJournal(unit: string, text: string, now: number): Journal {
   const lines = text.split('\n');
   if (lines.at(-1) === '') lines.pop();
-  return { unit, lines };
+  const recent: string[] = [];
+  const stamps: (number | null)[] = [];
+  let at: number | null = null;
+  for (const line of lines) {
+    at = stampOf(line) ?? at;
+    stamps.push(at);
+    if (at !== null && at >= now - RECENT_MS && at <= now + AHEAD_MS) recent.push(line);
+  }
+  const final = stamps.at(-1) ?? null;
+  const last =
+    final === null
+      ? lines.slice(-LAST_LINES)
+      : lines.filter((_, i) => {
+          const t = stamps[i] ?? null;
+          return t !== null && t >= final - LAST_WORDS_MS;
+        });
+  return { unit, lines, recent, last };
 }
 
 /** "cert <path>", then subject=… and notAfter=… (or "error …" for an unreadable file). */

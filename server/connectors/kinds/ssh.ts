@@ -15,6 +15,7 @@ import {
   parseCertificates,
   parseConfigChanges,
   parseDisk,
+  parseInodes,
   parseHostKeyLine,
   parseJournal,
   parseLoad,
@@ -51,6 +52,7 @@ const CHECKS = [
   'services',
   'ports',
   'disk',
+  'inodes',
   'memory',
   'load',
   'journal',
@@ -303,6 +305,8 @@ function createSshClient(settings: ResolvedSettings): ConnectorClient {
         return parsePorts(await gate('ports', op, signal));
       case 'disk':
         return parseDisk(await gate('disk', op, signal));
+      case 'inodes':
+        return parseInodes(await gate('inodes', op, signal));
       case 'memory':
         return parseMemory(await gate('memory', op, signal));
       case 'load':
@@ -320,7 +324,11 @@ function createSshClient(settings: ResolvedSettings): ConnectorClient {
       case 'journal': {
         const unit = unitArg(args);
         const lines = linesArg(args['lines']);
-        return parseJournal(unit, await gate(`journal ${unit} ${String(lines)}`, op, signal));
+        return parseJournal(
+          unit,
+          await gate(`journal ${unit} ${String(lines)}`, op, signal),
+          Date.now(),
+        );
       }
       case 'restart':
       case 'reload': {
@@ -388,7 +396,7 @@ export const sshKind: ConnectorKind = {
   kind: 'ssh',
   title: 'SSH gate',
   description:
-    "Read-only checks (services, ports, disk, memory, load, journal, certificates, processes, setup, config_changes), the actions a host's gate config allows (restart, reload, clear_cache, terminate_idle, revert, restore) and their dry runs, over ssh through the svc-gate command; the host key is pinned.",
+    "Read-only checks (services, ports, disk, inodes, memory, load, journal, certificates, processes, setup, config_changes), the actions a host's gate config allows (restart, reload, clear_cache, terminate_idle, revert, restore) and their dry runs, over ssh through the svc-gate command; the host key is pinned.",
   capabilities: ['gate', 'discover'],
   settings: [
     { name: 'host', type: 'string', required: true, description: 'Host name or IP address.' },
