@@ -370,15 +370,15 @@ describe('diagnosis beyond the lab’s ten faults', () => {
     await withdrawPending();
   }, 240_000);
 
-  it('the database refuses the app’s role: no pack knows it, so nothing about it is proven', async () => {
+  it('the database refuses the app’s role: the refusal is proven on the app, nothing else', async () => {
     const seq = await head();
     await withFault('db-auth-refused', async () => {
       const { decisive, decided, why } = await diagnosed(seq, 'app');
       expect(
         decisive.filter((c) => !c.startsWith('cpu_saturation') && !c.startsWith('memory_')),
         why,
-      ).toEqual([]);
-      expect(['abstain', 'ask_human', 'related'], why).toContain(decided.data['decision']);
+      ).toEqual(['dependency_auth_refused(app)']);
+      expect(decided.data['decision'], why).toBe('ask_human');
     });
     await withdrawPending();
   }, 240_000);

@@ -4,24 +4,12 @@
 // alone and proven only by its mechanism: the failing unit's errors name what changed. A
 // service that stayed healthy after the change, or is healthy now, disputes it; a check
 // that cannot be read proves nothing.
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { ConfigChanges } from '../connectors/kinds/ssh.parse.js';
 import { fillText, lookupIn } from '../packs/index.js';
 import { createFakeClock } from '../shared/clock.js';
 import { createEngine } from './engine.js';
-import { loadSourcePacks } from './fixtures/source-packs.js';
-import type { ConnectorLike, EstateLike } from './plan.js';
-
-const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
-const lab = JSON.parse(readFileSync(`${FIXTURES}lab.json`, 'utf8')) as {
-  now: string;
-  estate: EstateLike;
-  connectors: ConnectorLike[];
-  answers: Record<string, unknown>;
-};
-const packs = loadSourcePacks();
+import { healthyExtra, lab, packs } from './recorded.testing.js';
 
 const OLD = 'a'.repeat(64);
 const NEW = 'b'.repeat(64);
@@ -72,7 +60,12 @@ const unreadable = { $error: 'prometheus at http://127.0.1.4:9090: connection ti
  * `prometheus before@<service>`, and are empty (no reading) unless a case sets them.
  */
 function engineFor(answers: Record<string, unknown>) {
-  const all: Record<string, unknown> = { ...lab.answers, 'deploys changes': [], ...answers };
+  const all: Record<string, unknown> = {
+    ...lab.answers,
+    ...healthyExtra,
+    'deploys changes': [],
+    ...answers,
+  };
   const call = (connector: string, op: string, args: Readonly<Record<string, unknown>>) => {
     let key = `${connector} ${op}`;
     if (op === 'query') {
@@ -182,7 +175,12 @@ describe('config_changed: proof from mechanism, never from timing', () => {
     const r = await investigate({
       'deploys changes': [commit],
       'deploys show': { ...commit, body: '', diffstat: ' config.json | 2 +-', added: ['shop_v2'] },
-      'ssh-app journal': { unit: 'app', lines: ['database: database "shop_v2" does not exist'] },
+      'ssh-app journal': {
+        unit: 'app',
+        lines: ['database: database "shop_v2" does not exist'],
+        recent: ['database: database "shop_v2" does not exist'],
+        last: ['database: database "shop_v2" does not exist'],
+      },
       'ssh-app config_changes': changed('app', APP_CONFIG, true),
       ...down('app'),
     });

@@ -2,23 +2,11 @@
 // fault (fixtures/: lab.json is the healthy lab, each <fault>.json the answers that differ
 // and the ground truth). Each episode must prove exactly the ground-truth cause (or link it
 // to the dependency it lives on), and no other cause may be proven or linked.
-import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createFakeClock } from '../shared/clock.js';
-import { createEngine } from './engine.js';
 import { createFixPlanner } from './fix-plan.js';
-import { loadSourcePacks } from './fixtures/source-packs.js';
-import type { ConnectorLike, EstateLike } from './plan.js';
-
-const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
-
-interface Lab {
-  readonly now: string;
-  readonly estate: EstateLike;
-  readonly connectors: ConnectorLike[];
-  readonly answers: Record<string, unknown>;
-}
+import type { EstateLike } from './plan.js';
+import { engineFor, FIXTURES, packs, readJson } from './recorded.testing.js';
 
 interface Episode {
   readonly service: string;
@@ -38,56 +26,10 @@ interface Fault {
   readonly episodes: Episode[];
 }
 
-const readJson = <T>(name: string): T =>
-  JSON.parse(readFileSync(`${FIXTURES}${name}`, 'utf8')) as T;
-
-/**
- * The key a recorded answer is filed under: `<connector> <op>`, and for a PromQL query the
- * metric names it selects and the service it selects them for (`prometheus up@app`).
- */
-function answerKey(connector: string, op: string, args: Readonly<Record<string, unknown>>) {
-  if (op !== 'query') return `${connector} ${op}`;
-  const query = String(args['query']);
-  const metrics = [
-    ...new Set([...query.matchAll(/([A-Za-z_:][A-Za-z0-9_:]*)\{/g)].map((m) => m[1])),
-  ];
-  const service = /service=~?"([^"]*)"/.exec(query)?.[1] ?? '';
-  return `${connector} ${metrics.join('+')}@${service}`;
-}
-
-function recorded(answers: Record<string, unknown>) {
-  const asked: string[] = [];
-  const call = (connector: string, op: string, args: Readonly<Record<string, unknown>>) => {
-    const key = answerKey(connector, op, args);
-    asked.push(key);
-    if (!Object.hasOwn(answers, key))
-      return Promise.reject(new Error(`no recorded answer for ${key}`));
-    const answer = answers[key] as { $error?: string } | null;
-    if (answer !== null && typeof answer === 'object' && typeof answer.$error === 'string')
-      return Promise.reject(new Error(answer.$error));
-    return Promise.resolve(structuredClone(answer));
-  };
-  return { call, asked };
-}
-
-const lab = readJson<Lab>('lab.json');
 const faults = readdirSync(FIXTURES)
   .filter((f) => f.endsWith('.json') && f !== 'lab.json')
   .sort()
   .map((f) => readJson<Fault>(f));
-const packs = loadSourcePacks();
-
-function engineFor(answers: Record<string, unknown>, estate: EstateLike = lab.estate) {
-  const rec = recorded({ ...lab.answers, ...answers });
-  const engine = createEngine({
-    packs: () => packs,
-    estate: () => estate,
-    connectors: () => lab.connectors,
-    call: rec.call,
-    clock: createFakeClock(lab.now),
-  });
-  return { engine, asked: rec.asked };
-}
 
 const pairs = (list: readonly { cause: string; service: string }[]) =>
   list.map((h) => `${h.cause}(${h.service})`).sort();
@@ -115,6 +57,7 @@ describe('the real packs against recorded answers from each lab fault', () => {
       'service-down',
       'slow-upstream',
       'unit-unreadable',
+      'unknown-app-errors',
     ]);
   });
 
