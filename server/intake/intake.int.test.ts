@@ -7,6 +7,7 @@ import {
   buildTestServer,
   type TestServer,
 } from '../shared/testing/test-server.js';
+import { ALERT_BODY_LIMIT } from './intake.schemas.js';
 import { NORMALISERS } from './normalisers/index.js';
 import { projectFixtures, sharedFixtures, sharedSources } from './normalisers/testing.js';
 
@@ -194,6 +195,44 @@ describe('POST /v1/alerts/<source>', () => {
       }
     });
   });
+
+  it('takes a valid Alertmanager group of 20,000 alerts (3.6 MiB) whole, in one commit', async () => {
+    const before = head();
+    // 20 services (Alertmanager groups by alertname: one group, many instances and jobs).
+    const alerts = Array.from({ length: 20_000 }, (_, i) => ({
+      status: 'firing',
+      labels: {
+        alertname: 'DiskFull',
+        instance: `n${String(i)}:9100`,
+        job: `node-${String(i % 20)}`,
+      },
+      startsAt: '2026-11-22T09:00:00Z',
+      endsAt: '0001-01-01T00:00:00Z',
+      fingerprint: `fp-big-${String(i)}`,
+    }));
+    const text = JSON.stringify({
+      version: '4',
+      groupKey: '{}:{alertname="DiskFull"}',
+      status: 'firing',
+      receiver: 'svc',
+      alerts,
+    });
+    expect(Buffer.byteLength(text)).toBeGreaterThan(3.5 * 1024 * 1024);
+    expect(Buffer.byteLength(text)).toBeLessThan(ALERT_BODY_LIMIT);
+    const res = await post('alertmanager', text);
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(202);
+    const body = res.json<Result>();
+    expect(body).toMatchObject({ accepted: 20_000, duplicates: 0 });
+    expect(new Set(body.signals.map((s) => s.fingerprint)).size).toBe(20_000);
+    // Every alert became its signal.fired event, in one writer job (one commit).
+    const fired = server.runtime.ledgerStore
+      .range(before, head(), 100_000)
+      .filter((e) => e.type === 'signal.fired').length;
+    expect(fired).toBe(20_000);
+    expect(server.runtime.intakeStore.get('alertmanager', 'fp-big-19999')).toMatchObject({
+      status: 'firing',
+    });
+  }, 120_000);
 
   describe('bad and hostile bodies change nothing', () => {
     const cases: [string, string, unknown, number, string][] = [

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { FastifyInstance } from 'fastify';
 import { errorResponses } from '../http/common.schemas.js';
 import { useStrictJson } from '../http/json-body.js';
 import { requireMode } from '../http/operating-gate.js';
@@ -17,7 +16,7 @@ export const intakeRoutes: FastifyPluginAsyncTypebox<{
   // U+FFFD), the strict JSON reading of every route (duplicate keys, overflowing numbers,
   // prototype poisoning) and text/plain JSON as SNS sends it.
   const utf8 = new TextDecoder('utf-8', { fatal: true });
-  useStrictJson(app as unknown as FastifyInstance, {
+  useStrictJson(app, {
     types: ['application/json', 'text/plain'],
     bodyLimit: ALERT_BODY_LIMIT,
     decode: (body) => {

@@ -5,7 +5,7 @@ import type { LedgerService } from '../ledger/index.js';
 import type { Clock } from '../shared/clock.js';
 import { InvalidInputError } from '../shared/errors.js';
 import { detect, NORMALISERS, normaliserFor } from './normalisers/index.js';
-import { MAX_SIGNALS_PER_BODY, type IntakeResult } from './intake.schemas.js';
+import type { IntakeResult } from './intake.schemas.js';
 import { SIGNAL_FIRED, SIGNAL_RESOLVED, type IntakeStore } from './intake.store.js';
 import { checkSignal } from './signal-check.js';
 import {
@@ -133,18 +133,13 @@ export function createIntakeService(deps: Deps) {
           signals: [],
         };
       }
-      if (result.signals.length > MAX_SIGNALS_PER_BODY) {
-        throw new InvalidInputError(
-          'too_many_signals',
-          `the body holds ${String(result.signals.length)} alerts; at most ${String(MAX_SIGNALS_PER_BODY)} per request`,
-          { field: 'body' },
-        );
-      }
       const signals = result.signals.map((s, i) => ({
         ...checkSignal(s, i, normaliser.source),
         service: serviceFor(s),
       }));
-      // One writer job: every signal of the body commits, or none does.
+      // One writer job: every signal of the body commits, or none does. The body limit is the
+      // only bound on a group: refusing part of a valid group would lose those alerts, and a
+      // commit that cannot be made is a 503 (the sender retries), never a 4xx.
       const accepted = await writer.transact(() =>
         signals.map((s) => {
           const current = store.get(s.source, s.fingerprint);
