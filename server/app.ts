@@ -158,6 +158,7 @@ export async function buildApp(config: Config, options: AppOptions) {
       log,
       env: options.env ?? {},
       secretsDir,
+      secretRefs: config.secretRefs,
       file: config.files.connectors,
       defaultConcurrency: config.connectorConcurrency,
     });
