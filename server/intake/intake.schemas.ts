@@ -25,6 +25,11 @@ export const AcceptedSignal = Type.Object({
     },
   ),
   seq: Nullable(Type.Integer()),
+  note: Type.Optional(
+    Type.String({
+      description: 'why the service differs from the alert (an unsafe name normalised)',
+    }),
+  ),
   episode_id: Nullable(
     Type.String({ description: 'the episode the signal opened, joined or ended in' }),
   ),

@@ -62,6 +62,29 @@ export function serviceOf(signal: Signal): string {
   return signal.resource ?? 'unknown';
 }
 
+/** Service names go into queries, paths and file names: letters, digits and `. _ : / -`. */
+const SAFE_SERVICE = /^[A-Za-z0-9._:/-]{1,128}$/;
+const UNSAFE_RUN = /[^A-Za-z0-9._:/-]+/g;
+
+/**
+ * A service name as intake keeps it: a name outside the safe set is normalised (each run of
+ * other characters becomes `-`; `unknown` when nothing is left) and the note says so. The
+ * alert is never refused for it: a valid body is never a 4xx.
+ */
+export function safeService(service: string): { service: string; note: string | null } {
+  if (SAFE_SERVICE.test(service)) return { service, note: null };
+  const normalised =
+    service
+      .replace(UNSAFE_RUN, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 128)
+      .replace(/-+$/, '') || 'unknown';
+  return {
+    service: normalised,
+    note: `service ${JSON.stringify(service.slice(0, 200))} holds characters outside letters, digits and . _ : / -; recorded as ${JSON.stringify(normalised)}`,
+  };
+}
+
 function run(n: Normaliser, body: unknown, ctx: NormaliseContext): NormaliseResult {
   try {
     return n.normalise(body, ctx);
@@ -133,10 +156,14 @@ export function createIntakeService(deps: Deps) {
           signals: [],
         };
       }
-      const signals = result.signals.map((s, i) => ({
-        ...checkSignal(s, i, normaliser.source),
-        service: serviceFor(s),
-      }));
+      const signals = result.signals.map((s, i) => {
+        const safe = safeService(serviceFor(s));
+        return {
+          ...checkSignal(s, i, normaliser.source),
+          service: safe.service,
+          ...(safe.note !== null && { note: safe.note }),
+        };
+      });
       // One writer job: every signal of the body commits, or none does. The body limit is the
       // only bound on a group: refusing part of a valid group would lose those alerts, and a
       // commit that cannot be made is a 503 (the sender retries), never a 4xx.
@@ -180,8 +207,9 @@ export function createIntakeService(deps: Deps) {
 }
 export type IntakeService = ReturnType<typeof createIntakeService>;
 
-function compact(s: Signal & { service: string }) {
+function compact(s: Signal & { service: string; note?: string }) {
   return {
+    ...(s.note !== undefined && { note: s.note }),
     source: s.source,
     name: s.name,
     status: s.status,
