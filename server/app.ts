@@ -356,6 +356,7 @@ export async function buildApp(config: Config, options: AppOptions) {
     writer: rt.writer,
     clock: rt.clock,
     secretsDir,
+    secretRefs: config.secretRefs,
     env: options.env ?? {},
     log,
   });

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Writer } from '../db/writer.js';
 import type { LedgerService } from '../ledger/index.js';
 import type { Clock } from '../shared/clock.js';
+import { NO_SECRET_DIRS, secretRefProblem, type SecretRefRules } from '../connectors/index.js';
 import { InvalidInputError } from '../shared/errors.js';
 import type { Actor } from '../shared/types.js';
 import { mailSecretFile, writeSecretFile } from './mail.secrets.js';
@@ -23,6 +24,11 @@ export interface MailDeps {
   readonly secretsDir: string;
   /** The environment {env} references read (process.env in production). */
   readonly env: Readonly<Record<string, string | undefined>>;
+  /**
+   * What {file}/{env} references may name (config.secretRefs, as for connectors); absent:
+   * no folder, so only typed-in secrets and variables other than SVC_*.
+   */
+  readonly secretRefs?: SecretRefRules;
   readonly log?: Pick<Logger, 'info' | 'warn'>;
 }
 
@@ -43,8 +49,33 @@ export function createMailService({
   clock,
   secretsDir,
   env,
+  secretRefs,
   log,
 }: MailDeps) {
+  const rules = secretRefs ?? NO_SECRET_DIRS;
+  /** The first secret reference of `settings` that may not be used: its field and why. */
+  function refused(settings: MailSettings): { field: string; why: string } | null {
+    const refs = [
+      ['smtp.password', settings.smtp?.password],
+      ['api.token', settings.api?.token],
+    ] as const;
+    for (const [field, ref] of refs) {
+      if (ref === undefined) continue;
+      const why = secretRefProblem(ref, mailSecretFile(secretsDir, field), rules);
+      if (why !== null) return { field, why };
+    }
+    return null;
+  }
+  /** Send with `settings` unless a reference is refused (then it is never read). */
+  async function deliver(
+    settings: MailSettings,
+    mail: { to: string; subject: string; text: string },
+  ): Promise<SendResult> {
+    const no = refused(settings);
+    if (no !== null) return { ok: false, detail: `${no.field}: ${no.why}`, duration_ms: 0 };
+    return sendMail(settings, env, mail, () => clock.now());
+  }
+
   function view(): MailSettingsView {
     const current = store.get();
     return current === null
@@ -65,6 +96,9 @@ export function createMailService({
     /** PUT: validate (400 naming the field), write typed-in secrets (0600), store, record. */
     async set(given: unknown, actor: Actor): Promise<MailSettingsView> {
       const { settings, typed } = parseMailSettings(given, (s) => mailSecretFile(secretsDir, s));
+      const no = refused(settings);
+      if (no !== null)
+        throw new InvalidInputError('invalid_input', `${no.field}: ${no.why}`, { field: no.field });
       const previous = store.get()?.settings ?? null;
       for (const t of typed) writeSecretFile(mailSecretFile(secretsDir, t.setting), t.value);
       await writer.transact(() => {
@@ -102,9 +136,7 @@ export function createMailService({
           detail: 'mail is not configured (PUT /v1/settings/mail)',
           duration_ms: 0,
         };
-      const result = await sendMail(current.settings, env, { to, subject, text }, () =>
-        clock.now(),
-      );
+      const result = await deliver(current.settings, { to, subject, text });
       if (!result.ok)
         log?.warn({ to_domain: domainOf(to), detail: result.detail }, 'mail not sent');
       return result;
@@ -123,16 +155,11 @@ export function createMailService({
           'mail is not configured yet: PUT /v1/settings/mail first',
           { field: 'settings' },
         );
-      const result = await sendMail(
-        current.settings,
-        env,
-        {
-          to,
-          subject: 'Test mail from the incident response service',
-          text: 'This is a test mail. Sign-in codes will be sent the same way.\n',
-        },
-        () => clock.now(),
-      );
+      const result = await deliver(current.settings, {
+        to,
+        subject: 'Test mail from the incident response service',
+        text: 'This is a test mail. Sign-in codes will be sent the same way.\n',
+      });
       await writer.transact(() => {
         ledger.append({
           type: MAIL_TESTED,
