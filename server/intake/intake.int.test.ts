@@ -292,7 +292,7 @@ describe('POST /v1/alerts/<source>', () => {
 
 // On its own server (investigation off): 20,000 alerts must not slow the tests above.
 describe('a large alert group', () => {
-  it('takes a valid Alertmanager group of 20,000 alerts (3.6 MiB) whole, in one commit', async () => {
+  it('takes a valid Alertmanager group of 20,000 alerts (3.6 MiB) whole, in one commit, or none of it with 503', async () => {
     const own = await buildTestServer({ env: { SVC_ORCHESTRATE: '0' } });
     const ownHead = (): number => own.runtime.ledgerStore.head().seq;
     try {
@@ -318,12 +318,25 @@ describe('a large alert group', () => {
       });
       expect(Buffer.byteLength(text)).toBeGreaterThan(3.5 * 1024 * 1024);
       expect(Buffer.byteLength(text)).toBeLessThan(ALERT_BODY_LIMIT);
-      const res = await own.app.inject({
-        method: 'POST',
-        url: '/v1/alerts/alertmanager',
-        headers: { ...asIngest(), 'content-type': 'application/json' },
-        payload: text,
-      });
+      const send = () =>
+        own.app.inject({
+          method: 'POST',
+          url: '/v1/alerts/alertmanager',
+          headers: { ...asIngest(), 'content-type': 'application/json' },
+          payload: text,
+        });
+
+      // No room for the group (SQLite full at its current size): 503, and none of it is kept.
+      const pages = own.runtime.db.pragma('page_count', { simple: true }) as number;
+      own.runtime.db.pragma(`max_page_count = ${String(pages + 8)}`);
+      const full = await send();
+      expect(full.statusCode, full.body.slice(0, 300)).toBe(503);
+      expect(full.json()).toMatchObject({ error: 'storage_unavailable' });
+      expect(ownHead()).toBe(before);
+      expect(own.runtime.intakeStore.get('alertmanager', 'fp-big-0')).toBeNull();
+      own.runtime.db.pragma('max_page_count = 1073741823');
+
+      const res = await send();
       expect(res.statusCode, res.body.slice(0, 300)).toBe(202);
       const body = res.json<Result>();
       expect(body).toMatchObject({ accepted: 20_000, duplicates: 0 });
