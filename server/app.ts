@@ -159,6 +159,7 @@ export async function buildApp(config: Config, options: AppOptions) {
       log,
       env: options.env ?? {},
       secretsDir,
+      secretRefs: config.secretRefs,
       file: config.files.connectors,
       defaultConcurrency: config.connectorConcurrency,
     });
@@ -365,6 +366,7 @@ export async function buildApp(config: Config, options: AppOptions) {
     writer: rt.writer,
     clock: rt.clock,
     secretsDir,
+    secretRefs: config.secretRefs,
     env: options.env ?? {},
     log,
     environment: environmentMail(config.mail, options.env ?? {}, config.instance),

@@ -11,6 +11,7 @@ const DEFAULTS: Readonly<Record<string, string>> = {
   SVC_LICENCE: '/etc/svc/licence.json',
   SVC_PACKS: '/etc/svc/packs',
   SVC_CONNECTORS: '/etc/svc/connectors.json',
+  SVC_SECRETS_DIRS: '/run/secrets',
   SVC_POLICY: '/etc/svc/policy.json',
   SVC_INSTANCE: 'host name',
   SVC_POLL_S: '15',

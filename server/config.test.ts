@@ -60,6 +60,17 @@ describe('defaults', () => {
         connectors: '/etc/svc/connectors.json',
         policy: '/etc/svc/policy.json',
       },
+      secretRefs: {
+        dirs: ['/run/secrets'],
+        ownPaths: [
+          '/var/lib/svc',
+          '/etc/svc/licence.json',
+          '/etc/svc/packs',
+          '/etc/svc/connectors.json',
+          '/etc/svc/policy.json',
+          '/etc/machine-id',
+        ],
+      },
       poll: { intervalS: 15, workers: 16 },
       maxConcurrent: 12,
       connectorConcurrency: 4,
@@ -383,6 +394,30 @@ describe('secrets', () => {
       'SVC_S1_KEY',
       'SVC_SMTP_PASSWORD',
     ]);
+  });
+});
+
+const SELF = fileURLToPath(import.meta.url);
+
+describe('secret references (SVC_SECRETS_DIRS)', () => {
+  it("declares folders; every path an SVC_* variable names is the service's own", () => {
+    const c = loadConfig({
+      SVC_SECRETS_DIRS: '/run/secrets, /etc/svc/secrets/../keys',
+      SVC_DATA: '/srv/svc',
+      SVC_ADMIN_TOKEN_FILE: SELF,
+      SVC_CA_BUNDLE: '/etc/ssl/proxy.pem',
+    });
+    expect(c.secretRefs.dirs).toEqual(['/run/secrets', '/etc/svc/keys']);
+    expect(c.secretRefs.ownPaths).toEqual(
+      expect.arrayContaining(['/srv/svc', SELF, '/etc/ssl/proxy.pem', '/etc/machine-id']),
+    );
+    expect(c.secretRefs.ownPaths).not.toContain('/run/secrets');
+  });
+
+  it('a relative folder is refused, naming the variable', () => {
+    expect(() => loadConfig({ SVC_SECRETS_DIRS: 'secrets' })).toThrow(
+      /SVC_SECRETS_DIRS: "secrets" is not valid; accepts absolute folder paths separated by commas/,
+    );
   });
 });
 

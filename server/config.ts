@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { availableParallelism, hostname } from 'node:os';
-import { resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { Secret } from './shared/secret.js';
 import { VERSION } from './version.js';
 
@@ -135,6 +135,19 @@ const FACILITIES = [
   'local6',
   'local7',
 ] as const;
+const folders = (doc: string): VarSpec<readonly string[]> => ({
+  doc,
+  accepts: 'absolute folder paths separated by commas',
+  parse: (raw) => {
+    const parts = raw
+      .split(',')
+      .map((p) => p.trim())
+      .filter((p) => p !== '');
+    return parts.length > 0 && parts.every((p) => isAbsolute(p))
+      ? parts.map((p) => resolve(p))
+      : undefined;
+  },
+});
 const pins: VarSpec<readonly string[]> = {
   doc: 'SPKI pins of the licence authority',
   accepts: 'a comma-separated list of sha256/<base64>',
@@ -173,6 +186,10 @@ export const VARIABLES = {
   SVC_LICENCE: str('licence file'),
   SVC_PACKS: str('sealed check packs folder'),
   SVC_CONNECTORS: str('connectors file'),
+  // Not in the specification's table (issue 16); see docs/decisions.md.
+  SVC_SECRETS_DIRS: folders(
+    "folders whose files connectors' {file} secret references may name; never the data folder or a file another SVC_* variable names",
+  ),
   SVC_POLICY: str('policy file'),
   SVC_INSTANCE: str('instance name'),
   SVC_POLL_S: int('poll interval for alert sources and approval channels, seconds', 1, 86400),
@@ -308,6 +325,15 @@ export interface Config {
     readonly packs: string;
     readonly connectors: string;
     readonly policy: string;
+  };
+  /** What connectors' secret references may name (SVC_SECRETS_DIRS) and never name. */
+  readonly secretRefs: {
+    readonly dirs: readonly string[];
+    /**
+     * The service's own files and folders (the data folder, the _FILE secrets, the licence,
+     * …): a reference to one of them, or into one, is refused.
+     */
+    readonly ownPaths: readonly string[];
   };
   readonly poll: { readonly intervalS: number; readonly workers: number };
   readonly maxConcurrent: number;
@@ -452,6 +478,10 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): Config {
       connectors: read('SVC_CONNECTORS') ?? '/etc/svc/connectors.json',
       policy: read('SVC_POLICY') ?? '/etc/svc/policy.json',
     },
+    secretRefs: {
+      dirs: read('SVC_SECRETS_DIRS') ?? ['/run/secrets'],
+      ownPaths: [],
+    },
     poll: { intervalS: read('SVC_POLL_S') ?? 15, workers: read('SVC_POLL_WORKERS') ?? 16 },
     maxConcurrent: read('SVC_MAX_CONCURRENT') ?? Math.min(32, Math.max(4, 2 * cpus)),
     connectorConcurrency: read('SVC_CONNECTOR_CONCURRENCY') ?? 4,
@@ -549,7 +579,24 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): Config {
     }
   }
   if (problems.length > 0) throw new ConfigError(problems);
-  return deepFreeze(config);
+  const ownPaths = [
+    ...new Set([
+      dataDir,
+      ...Object.values(config.files).map((f) => resolve(f)),
+      resolve(config.identity.machineIdFile),
+      ...pathsNamedIn(env),
+    ]),
+  ];
+  return deepFreeze({ ...config, secretRefs: { ...config.secretRefs, ownPaths } });
+}
+
+/** Every absolute path an SVC_* variable names (the _FILE forms of secrets among them). */
+function pathsNamedIn(env: Env): string[] {
+  return Object.entries(env)
+    .filter(([name]) => name.startsWith('SVC_') && name !== 'SVC_SECRETS_DIRS')
+    .map(([, v]) => (v ?? '').trim())
+    .filter((v) => isAbsolute(v))
+    .map((v) => resolve(v));
 }
 
 /** Mail variables that set only half of what sending needs would fail at the first code. */

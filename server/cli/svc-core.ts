@@ -74,6 +74,7 @@ function connectorsOf(rt: ReturnType<typeof runtime>) {
     log: rt.log,
     env: process.env,
     secretsDir: join(rt.config.dataDir, 'secrets'),
+    secretRefs: rt.config.secretRefs,
     file: rt.config.files.connectors,
     defaultConcurrency: rt.config.connectorConcurrency,
   });

@@ -217,10 +217,12 @@ describe('PUT, GET and DELETE /v1/connectors', () => {
       'PUT',
       '/v1/connectors/prom',
       ADMIN_TOKEN,
-      ECHO({ file: '/nonexistent/token' }),
+      ECHO({ file: join(dir, 'missing-token') }),
     );
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ problem: 'secret file /nonexistent/token is missing' });
+    expect(res.json()).toMatchObject({
+      problem: `secret file ${join(dir, 'missing-token')} is missing`,
+    });
     await s.connectors.runtime.settled();
     expect(s.connectors.hasWorkingConnection()).toBe(false);
   });
@@ -360,10 +362,13 @@ describe('GET /v1/connectors/catalogue and POST /v1/connectors/test', () => {
       'POST',
       '/v1/connectors/test',
       ADMIN_TOKEN,
-      ECHO({ file: '/nope' }),
+      ECHO({ file: join(dir, 'nope') }),
     );
     expect(Object.keys(missing.json<object>()).sort()).toEqual(['detail', 'duration_ms', 'ok']);
-    expect(missing.json()).toMatchObject({ ok: false, detail: 'secret file /nope is missing' });
+    expect(missing.json()).toMatchObject({
+      ok: false,
+      detail: `secret file ${join(dir, 'nope')} is missing`,
+    });
     const bad = await s.req('POST', '/v1/connectors/test', ADMIN_TOKEN, {
       kind: 'echo',
       settings: {},

@@ -8,9 +8,10 @@ import type { LedgerService } from '../ledger/index.js';
 import type { Clock } from '../shared/clock.js';
 import { ConflictError, InvalidInputError, NotFoundError } from '../shared/errors.js';
 import type { Actor } from '../shared/types.js';
-import { checkDocument, isConnectorName } from './document.js';
+import { checkDocument, isConnectorName, type SecretRef } from './document.js';
 import type { Registry } from './registry.js';
 import { createConnectorRuntime, type ConnectorEntry } from './runtime.js';
+import { NO_SECRET_DIRS, secretRefProblem, type SecretRefRules } from './secret-refs.js';
 import { removeFiles, secretFileOf, unusedSecretFiles, writeSecretFile } from './secrets.js';
 import {
   CONNECTOR_KEYPAIR,
@@ -41,6 +42,11 @@ export interface ConnectorsServiceDeps {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** `<SVC_DATA>/secrets`: typed-in secrets are written here, 0600 in a 0700 folder. */
   readonly secretsDir: string;
+  /**
+   * What {file}/{env} references may name (config.secretRefs); absent: no folder, so only
+   * typed-in secrets and variables other than SVC_*.
+   */
+  readonly secretRefs?: SecretRefRules;
   /** config.files.connectors (SVC_CONNECTORS): manages the connectors when it exists. */
   readonly file: string;
   /** config.connectorConcurrency (SVC_CONNECTOR_CONCURRENCY). */
@@ -130,7 +136,11 @@ const viaOf = (actor: Actor) => (actor.via !== undefined ? { via: actor.via } : 
 export function createConnectorsService(deps: ConnectorsServiceDeps) {
   const { registry, store, ledger, writer, log, secretsDir, file } = deps;
   const fromFile = readConnectorsFile(file, registry);
+  const rules = deps.secretRefs ?? NO_SECRET_DIRS;
+  const refProblem = (name: string, setting: string, ref: SecretRef): string | null =>
+    secretRefProblem(ref, secretFileOf(secretsDir, name, setting), rules);
   const runtime = createConnectorRuntime({
+    refProblem,
     registry,
     source: (): readonly ConnectorEntry[] =>
       fromFile ??
@@ -185,7 +195,10 @@ export function createConnectorsService(deps: ConnectorsServiceDeps) {
     async put(name: string, input: unknown, actor: Actor): Promise<ConnectorView> {
       refuseInFile();
       checkName(name);
-      const checked = checkDocument(input, registry, { allowValue: true });
+      const checked = checkDocument(input, registry, {
+        allowValue: true,
+        refProblem: (setting, ref) => refProblem(name, setting, ref),
+      });
       const settings: Record<string, unknown> = { ...checked.document.settings };
       for (const t of checked.typed) {
         const path = secretFileOf(secretsDir, name, t.setting);
@@ -232,8 +245,12 @@ export function createConnectorsService(deps: ConnectorsServiceDeps) {
      * memory only. A failed check is an answer (ok false), not an error.
      */
     async test(input: unknown): Promise<HealthView> {
-      const checked = checkDocument(input, registry, { allowValue: true, allowName: true });
       const name = isObject(input) && typeof input['name'] === 'string' ? input['name'] : 'test';
+      const checked = checkDocument(input, registry, {
+        allowValue: true,
+        allowName: true,
+        refProblem: (setting, ref) => refProblem(name, setting, ref),
+      });
       return runtime.probe(name, checked.document);
     },
     /**

@@ -44,6 +44,14 @@ export interface CheckOptions {
   readonly fieldPrefix?: string;
   /** Whether a `name` field may come along (the test body). */
   readonly allowName?: boolean;
+  /** Why a {file}/{env} reference of `setting` may not be used (secret-refs.ts); null: it may. */
+  readonly refProblem?: (setting: string, ref: SecretRef) => string | null;
+}
+
+/** A secret setting as stored: a reference to a file or a variable. */
+export interface SecretRef {
+  readonly file?: string;
+  readonly env?: string;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
@@ -110,8 +118,11 @@ export function checkDocument(
         typed.push({ setting: spec.name, value: ref['value'] });
         settings[spec.name] = { value: ref['value'] };
       } else {
-        settings[spec.name] =
-          ref['file'] !== undefined ? { file: ref['file'] } : { env: ref['env'] };
+        const stored: SecretRef =
+          ref['file'] !== undefined ? { file: ref['file'] } : { env: ref['env'] ?? '' };
+        const refused = options.refProblem?.(spec.name, stored) ?? null;
+        if (refused !== null) fail(field, refused);
+        settings[spec.name] = stored;
       }
     } else {
       settings[spec.name] = Array.isArray(v) ? [...(v as string[])] : v;
@@ -212,12 +223,14 @@ export function readSecretFile(file: string): Secret {
 
 /**
  * The settings a client gets: defaults filled in, secrets resolved from {file} or {env}
- * (and {value}, which only a test document holds). Throws ConnectorProblem.
+ * (and {value}, which only a test document holds) when `refProblem` allows them. Throws
+ * ConnectorProblem.
  */
 export function resolveSettings(
   kind: ConnectorKind,
   document: ConnectorDocument,
   env: Readonly<Record<string, string | undefined>>,
+  refProblem?: (setting: string, ref: SecretRef) => string | null,
 ): ResolvedSettings {
   const resolved: Record<string, ResolvedSettings[string]> = {};
   for (const spec of kind.settings) {
@@ -233,6 +246,9 @@ export function resolveSettings(
       continue;
     }
     const ref = v as { file?: string; env?: string; value?: string };
+    // A reference saved before its folder stopped being allowed: not built, and says why.
+    const refused = ref.value === undefined ? (refProblem?.(spec.name, ref) ?? null) : null;
+    if (refused !== null) throw new ConnectorProblem(`setting ${spec.name}: ${refused}`);
     if (ref.file !== undefined) resolved[spec.name] = readSecretFile(ref.file);
     else if (ref.env !== undefined) {
       const value = env[ref.env];

@@ -38,6 +38,7 @@ export {
 export { connectorsRoutes } from './connectors.routes.js';
 export { createLimiter, QueueFullError, DEFAULT_QUEUE_LIMIT, type Limiter } from './limiter.js';
 export { secretFileOf } from './secrets.js';
+export { NO_SECRET_DIRS, secretRefProblem, type SecretRefRules } from './secret-refs.js';
 export {
   NAME_PATTERN,
   TIMEOUT_DEFAULT_S,

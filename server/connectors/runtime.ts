@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { canonicalJson } from '../shared/canonical-json.js';
 import type { Clock } from '../shared/clock.js';
 import type { ConnectorClient, ConnectorKind, HealthResult } from './kind.js';
-import { ConnectorProblem, resolveSettings, timeoutOf } from './document.js';
+import { ConnectorProblem, resolveSettings, timeoutOf, type SecretRef } from './document.js';
 import { createLimiter, DEFAULT_QUEUE_LIMIT, QueueFullError, type Limiter } from './limiter.js';
 import type { Registry } from './registry.js';
 import type {
@@ -63,6 +63,11 @@ export interface ConnectorRuntimeDeps {
   readonly source: () => readonly ConnectorEntry[];
   /** Where {env} references are resolved: the process environment, handed in by the app. */
   readonly env: Readonly<Record<string, string | undefined>>;
+  /**
+   * Why a connector's secret reference may not be used (secret-refs.ts), or null. The
+   * connectors service always passes it; tests that build a runtime alone may leave it out.
+   */
+  readonly refProblem?: (connector: string, setting: string, ref: SecretRef) => string | null;
   /** SVC_CONNECTOR_CONCURRENCY: calls in flight per connector without its own max_in_flight. */
   readonly defaultConcurrency: number;
   readonly log: Logger;
@@ -115,6 +120,13 @@ export function createConnectorRuntime(deps: ConnectorRuntimeDeps) {
   const background = new Set<Promise<unknown>>();
   let closed = false;
 
+  const refsOf = (name: string) => {
+    const check = deps.refProblem;
+    return check === undefined
+      ? undefined
+      : (setting: string, ref: SecretRef) => check(name, setting, ref);
+  };
+
   const track = <T>(p: Promise<T>): Promise<T> => {
     background.add(p);
     void p.finally(() => background.delete(p)).catch(() => undefined);
@@ -145,7 +157,9 @@ export function createConnectorRuntime(deps: ConnectorRuntimeDeps) {
       };
     }
     try {
-      const client = kind.create(resolveSettings(kind, entry.document, deps.env));
+      const client = kind.create(
+        resolveSettings(kind, entry.document, deps.env, refsOf(entry.name)),
+      );
       return { ...base, kind, client, problem: null };
     } catch (err) {
       const problem =
@@ -323,7 +337,7 @@ export function createConnectorRuntime(deps: ConnectorRuntimeDeps) {
         return { ok: false, detail: `kind ${document.kind} is not known`, duration_ms: 0 };
       let client: ConnectorClient;
       try {
-        client = kind.create(resolveSettings(kind, document, deps.env));
+        client = kind.create(resolveSettings(kind, document, deps.env, refsOf(name)));
       } catch (err) {
         const detail =
           err instanceof ConnectorProblem ? err.message : `cannot be built: ${messageOf(err)}`;

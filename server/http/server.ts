@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import addFormats from 'ajv-formats';
 import type { Logger } from 'pino';
 import { installErrorHandler } from './errors.js';
+import { useStrictJson } from './json-body.js';
 
 /** Paths pino must never print: credentials in headers, and secret-looking fields anywhere. */
 export const REDACT_PATHS = [
@@ -63,6 +64,8 @@ export function createHttpServer(options: HttpOptions) {
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
   installErrorHandler(app as unknown as FastifyInstance);
+  // Duplicate keys and overflowing numbers are a 400 on every JSON body (json-body.ts).
+  useStrictJson(app as unknown as FastifyInstance);
   return app;
 }
 export type HttpServer = ReturnType<typeof createHttpServer>;

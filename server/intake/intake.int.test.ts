@@ -7,6 +7,7 @@ import {
   buildTestServer,
   type TestServer,
 } from '../shared/testing/test-server.js';
+import { ALERT_BODY_LIMIT } from './intake.schemas.js';
 import { NORMALISERS } from './normalisers/index.js';
 import { projectFixtures, sharedFixtures, sharedSources } from './normalisers/testing.js';
 
@@ -169,6 +170,30 @@ describe('POST /v1/alerts/<source>', () => {
     }
   });
 
+  it('keeps an alert whose service is not a safe name, with the service normalised and a note', async () => {
+    const before = head();
+    const hostile = 'checkout"} or vector(1) or up{a="';
+    const res = await post('alertmanager', group('firing', 'fp-hostile-1', { service: hostile }));
+    expect(res.statusCode, res.body).toBe(202);
+    const signal = res.json<Result>().signals[0] as Result['signals'][number] & { note?: string };
+    expect(signal.service).toBe('checkout-or-vector-1-or-up-a');
+    expect(signal.note).toBe(
+      `service ${JSON.stringify(hostile)} holds characters outside letters, digits and . _ : / -; recorded as "checkout-or-vector-1-or-up-a"`,
+    );
+    const fired = server.runtime.ledgerStore
+      .range(before, head(), 20)
+      .find((e) => e.type === 'signal.fired');
+    const data = JSON.parse(fired?.data ?? '{}') as Record<string, unknown>;
+    expect(data).toMatchObject({
+      service: 'checkout-or-vector-1-or-up-a',
+      note: signal.note,
+      labels: { service: hostile },
+    });
+    // Nothing safe is left: the service is unknown.
+    const none = await post('alertmanager', group('firing', 'fp-hostile-2', { service: '"{}"' }));
+    expect(none.json<Result>().signals[0]?.service).toBe('unknown');
+  });
+
   it('auto recognises every project fixture as its own source', async () => {
     for (const n of NORMALISERS) {
       // Keep-derived Wazuh messages are read on the explicit route only (NORMALISATION.md §4).
@@ -263,4 +288,69 @@ describe('POST /v1/alerts/<source>', () => {
       expect(res.statusCode).toBe(401);
     });
   });
+});
+
+// On its own server (investigation off): 20,000 alerts must not slow the tests above.
+describe('a large alert group', () => {
+  it('takes a valid Alertmanager group of 20,000 alerts (3.6 MiB) whole, in one commit, or none of it with 503', async () => {
+    const own = await buildTestServer({ env: { SVC_ORCHESTRATE: '0' } });
+    const ownHead = (): number => own.runtime.ledgerStore.head().seq;
+    try {
+      const before = ownHead();
+      // 20 services (Alertmanager groups by alertname: one group, many instances and jobs).
+      const alerts = Array.from({ length: 20_000 }, (_, i) => ({
+        status: 'firing',
+        labels: {
+          alertname: 'DiskFull',
+          instance: `n${String(i)}:9100`,
+          job: `node-${String(i % 20)}`,
+        },
+        startsAt: '2026-11-22T09:00:00Z',
+        endsAt: '0001-01-01T00:00:00Z',
+        fingerprint: `fp-big-${String(i)}`,
+      }));
+      const text = JSON.stringify({
+        version: '4',
+        groupKey: '{}:{alertname="DiskFull"}',
+        status: 'firing',
+        receiver: 'svc',
+        alerts,
+      });
+      expect(Buffer.byteLength(text)).toBeGreaterThan(3.5 * 1024 * 1024);
+      expect(Buffer.byteLength(text)).toBeLessThan(ALERT_BODY_LIMIT);
+      const send = () =>
+        own.app.inject({
+          method: 'POST',
+          url: '/v1/alerts/alertmanager',
+          headers: { ...asIngest(), 'content-type': 'application/json' },
+          payload: text,
+        });
+
+      // No room for the group (SQLite full at its current size): 503, and none of it is kept.
+      const pages = own.runtime.db.pragma('page_count', { simple: true }) as number;
+      own.runtime.db.pragma(`max_page_count = ${String(pages + 8)}`);
+      const full = await send();
+      expect(full.statusCode, full.body.slice(0, 300)).toBe(503);
+      expect(full.json()).toMatchObject({ error: 'storage_unavailable' });
+      expect(ownHead()).toBe(before);
+      expect(own.runtime.intakeStore.get('alertmanager', 'fp-big-0')).toBeNull();
+      own.runtime.db.pragma('max_page_count = 1073741823');
+
+      const res = await send();
+      expect(res.statusCode, res.body.slice(0, 300)).toBe(202);
+      const body = res.json<Result>();
+      expect(body).toMatchObject({ accepted: 20_000, duplicates: 0 });
+      expect(new Set(body.signals.map((s) => s.fingerprint)).size).toBe(20_000);
+      // Every alert became its signal.fired event, in one writer job (one commit).
+      const fired = own.runtime.ledgerStore
+        .range(before, ownHead(), 100_000)
+        .filter((e) => e.type === 'signal.fired').length;
+      expect(fired).toBe(20_000);
+      expect(own.runtime.intakeStore.get('alertmanager', 'fp-big-19999')).toMatchObject({
+        status: 'firing',
+      });
+    } finally {
+      await own.cleanup();
+    }
+  }, 120_000);
 });

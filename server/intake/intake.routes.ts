@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errorResponses } from '../http/common.schemas.js';
+import { useStrictJson } from '../http/json-body.js';
 import { requireMode } from '../http/operating-gate.js';
 import { InvalidInputError } from '../shared/errors.js';
 import type { Mode } from '../shared/mode.js';
@@ -12,34 +13,26 @@ export const intakeRoutes: FastifyPluginAsyncTypebox<{
   mode: () => Mode;
 }> = async (app, { intake, mode }) => {
   // Webhook bodies are untrusted: strict UTF-8 (an invalid byte is a 400, never a silent
-  // U+FFFD), Fastify's prototype-poisoning guard, and text/plain JSON as SNS sends it.
-  const parseJson = app.getDefaultJsonParser('error', 'error');
+  // U+FFFD), the strict JSON reading of every route (duplicate keys, overflowing numbers,
+  // prototype poisoning) and text/plain JSON as SNS sends it.
   const utf8 = new TextDecoder('utf-8', { fatal: true });
-  app.removeContentTypeParser(['application/json', 'text/plain']);
-  app.addContentTypeParser(
-    ['application/json', 'text/plain'],
-    { parseAs: 'buffer', bodyLimit: ALERT_BODY_LIMIT },
-    (req, body: Buffer, done) => {
+  useStrictJson(app, {
+    types: ['application/json', 'text/plain'],
+    bodyLimit: ALERT_BODY_LIMIT,
+    decode: (body) => {
       let text: string;
       try {
         text = utf8.decode(body);
       } catch {
-        done(
-          new InvalidInputError('invalid_utf8', 'the body is not valid UTF-8', { field: 'body' }),
-          undefined,
-        );
-        return;
+        throw new InvalidInputError('invalid_utf8', 'the body is not valid UTF-8', {
+          field: 'body',
+        });
       }
-      if (text.trim() === '') {
-        done(
-          new InvalidInputError('invalid_input', 'the body is empty', { field: 'body' }),
-          undefined,
-        );
-        return;
-      }
-      void parseJson(req, text, done);
+      if (text.trim() === '')
+        throw new InvalidInputError('invalid_input', 'the body is empty', { field: 'body' });
+      return text;
     },
-  );
+  });
 
   app.post(
     '/alerts/:source',

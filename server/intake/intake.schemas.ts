@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 
-export const MAX_SIGNALS_PER_BODY = 5000;
+/** The only bound on a webhook body (and so on the alerts of one group): 4 MiB. */
 export const ALERT_BODY_LIMIT = 4 * 1024 * 1024;
 
 export const SourceParams = Type.Object({
@@ -25,6 +25,11 @@ export const AcceptedSignal = Type.Object({
     },
   ),
   seq: Nullable(Type.Integer()),
+  note: Type.Optional(
+    Type.String({
+      description: 'why the service differs from the alert (an unsafe name normalised)',
+    }),
+  ),
   episode_id: Nullable(
     Type.String({ description: 'the episode the signal opened, joined or ended in' }),
   ),

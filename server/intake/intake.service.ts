@@ -5,7 +5,7 @@ import type { LedgerService } from '../ledger/index.js';
 import type { Clock } from '../shared/clock.js';
 import { InvalidInputError } from '../shared/errors.js';
 import { detect, NORMALISERS, normaliserFor } from './normalisers/index.js';
-import { MAX_SIGNALS_PER_BODY, type IntakeResult } from './intake.schemas.js';
+import type { IntakeResult } from './intake.schemas.js';
 import { SIGNAL_FIRED, SIGNAL_RESOLVED, type IntakeStore } from './intake.store.js';
 import { checkSignal } from './signal-check.js';
 import {
@@ -60,6 +60,29 @@ export function serviceOf(signal: Signal): string {
     if (v !== undefined && v.trim() !== '') return v.trim();
   }
   return signal.resource ?? 'unknown';
+}
+
+/** Service names go into queries, paths and file names: letters, digits and `. _ : / -`. */
+const SAFE_SERVICE = /^[A-Za-z0-9._:/-]{1,128}$/;
+const UNSAFE_RUN = /[^A-Za-z0-9._:/-]+/g;
+
+/**
+ * A service name as intake keeps it: a name outside the safe set is normalised (each run of
+ * other characters becomes `-`; `unknown` when nothing is left) and the note says so. The
+ * alert is never refused for it: a valid body is never a 4xx.
+ */
+export function safeService(service: string): { service: string; note: string | null } {
+  if (SAFE_SERVICE.test(service)) return { service, note: null };
+  const normalised =
+    service
+      .replace(UNSAFE_RUN, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 128)
+      .replace(/-+$/, '') || 'unknown';
+  return {
+    service: normalised,
+    note: `service ${JSON.stringify(service.slice(0, 200))} holds characters outside letters, digits and . _ : / -; recorded as ${JSON.stringify(normalised)}`,
+  };
 }
 
 function run(n: Normaliser, body: unknown, ctx: NormaliseContext): NormaliseResult {
@@ -133,18 +156,17 @@ export function createIntakeService(deps: Deps) {
           signals: [],
         };
       }
-      if (result.signals.length > MAX_SIGNALS_PER_BODY) {
-        throw new InvalidInputError(
-          'too_many_signals',
-          `the body holds ${String(result.signals.length)} alerts; at most ${String(MAX_SIGNALS_PER_BODY)} per request`,
-          { field: 'body' },
-        );
-      }
-      const signals = result.signals.map((s, i) => ({
-        ...checkSignal(s, i, normaliser.source),
-        service: serviceFor(s),
-      }));
-      // One writer job: every signal of the body commits, or none does.
+      const signals = result.signals.map((s, i) => {
+        const safe = safeService(serviceFor(s));
+        return {
+          ...checkSignal(s, i, normaliser.source),
+          service: safe.service,
+          ...(safe.note !== null && { note: safe.note }),
+        };
+      });
+      // One writer job: every signal of the body commits, or none does. The body limit is the
+      // only bound on a group: refusing part of a valid group would lose those alerts, and a
+      // commit that cannot be made is a 503 (the sender retries), never a 4xx.
       const accepted = await writer.transact(() =>
         signals.map((s) => {
           const current = store.get(s.source, s.fingerprint);
@@ -185,8 +207,9 @@ export function createIntakeService(deps: Deps) {
 }
 export type IntakeService = ReturnType<typeof createIntakeService>;
 
-function compact(s: Signal & { service: string }) {
+function compact(s: Signal & { service: string; note?: string }) {
   return {
+    ...(s.note !== undefined && { note: s.note }),
     source: s.source,
     name: s.name,
     status: s.status,

@@ -109,7 +109,7 @@ describe('variables', () => {
       episode_id: 'ep-1',
       now: '2026-03-02T10:00:00.000Z',
       hour_ago: '2026-03-02T09:00:00.000Z',
-      dependencies: 'api\\\\.v2|db',
+      dependencies: ['api.v2', 'db'],
       'label.env': 'prod',
       'label.alertname': 'ignored',
     });
@@ -194,6 +194,69 @@ describe('the engine', () => {
     const found = await e.recheck(['host.services'], { service: 'db' });
     expect(found.map((f) => `${f.id}@${f.service}`)).toEqual(['host.services.unit_running@db']);
     expect(calls).toEqual(['ssh-db services']);
+  });
+});
+
+describe('values from alerts in a query', () => {
+  const promPack: Pack = {
+    id: 'latency',
+    version: 1,
+    title: 'latency',
+    matches: [{ alerts: ['*Latency*'] }],
+    checks: [
+      {
+        id: 'latency.p99',
+        title: 'p99',
+        connector: 'prometheus',
+        call: {
+          op: 'query',
+          args: {
+            query:
+              'max(p99{service="{service}",env="{label.env}"}) or up{service=~"{dependencies}"}',
+          },
+        },
+        values: {},
+        findings: [],
+      },
+      {
+        id: 'latency.units',
+        title: 'units',
+        connector: 'ssh',
+        call: { op: 'journal', args: { unit: '{label.env}' } },
+        values: {},
+        findings: [],
+      },
+    ],
+    causes: [],
+    fixes: [],
+  };
+
+  it("are quoted for the connector's query language, never spliced in", async () => {
+    const calls: Record<string, unknown>[] = [];
+    const call: CallFn = (_c, _op, args) => {
+      calls.push({ ...args });
+      return Promise.resolve([]);
+    };
+    const e = createEngine({
+      packs: () => [promPack],
+      estate: () => estate,
+      connectors: () => [...connectors, { name: 'prom', kind: 'prometheus', settings: {} }],
+      call,
+      clock: createFakeClock('2026-03-02T10:00:00.000Z'),
+    });
+    const hostile = 'prod"} or vector(1) or up{a="';
+    await e.investigate({
+      episode_id: 'ep-2',
+      service: 'web',
+      alerts: ['WebLatency'],
+      labels: { env: hostile },
+    });
+    expect(calls).toContainEqual({
+      query:
+        'max(p99{service="web",env="prod\\"} or vector(1) or up{a=\\""}) or up{service=~"api\\\\.v2|db"}',
+    });
+    // Not a query language: the gate's own checks apply, the value goes as it is.
+    expect(calls).toContainEqual({ unit: hostile });
   });
 });
 

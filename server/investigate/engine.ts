@@ -14,7 +14,7 @@ import {
   type PlannedCheck,
 } from './plan.js';
 import { runChecks, type CallFn } from './run-checks.js';
-import { fillCall, lookupIn } from '../packs/index.js';
+import { escaperFor, fillCall, lookupIn, queryLanguageOfKind } from '../packs/index.js';
 import type { Finding, Hypothesis } from './types.js';
 import { createReadings, settled, type Investigator } from './readings.js';
 
@@ -104,10 +104,6 @@ export interface RecheckContext {
 
 const HOUR_MS = 3_600_000;
 
-/** A name as a literal inside a PromQL regular expression in a double-quoted string. */
-const promRegexLiteral = (name: string): string =>
-  name.replace(/[\\^$.*+?()[\]{}|"]/g, (c) => (c === '"' ? '\\"' : `\\\\${c}`));
-
 export interface VariableInput {
   readonly service: string;
   readonly estate: EstateLike;
@@ -120,8 +116,9 @@ export interface VariableInput {
 /**
  * The variables templates may name: `service`, `host` (its first host), `alertname`,
  * `label.<name>`, `episode_id`, `now` and `hour_ago` (ISO-8601), and `dependencies` (the
- * services it depends on as a PromQL regular expression, `app|postgresql`; no value when
- * it depends on none, and then `no_dependencies` is true if the estate knows the service).
+ * services it depends on, a list: in a PromQL `=~"{dependencies}"` it is the alternation
+ * `app|postgresql` of their names, escaped; no value when it depends on none, and then
+ * `no_dependencies` is true if the estate knows the service).
  */
 export function variablesFor(v: VariableInput): Record<string, unknown> {
   const known = v.estate.services.find((s) => s.name === v.service);
@@ -136,7 +133,7 @@ export function variablesFor(v: VariableInput): Record<string, unknown> {
   if (host !== undefined) out['host'] = host;
   const alertname = v.alerts[0] ?? v.labels['alertname'];
   if (alertname !== undefined) out['alertname'] = alertname;
-  if (deps.length > 0) out['dependencies'] = deps.map(promRegexLiteral).join('|');
+  if (deps.length > 0) out['dependencies'] = deps;
   // Known to depend on nothing: its dependency checks have nothing to read. Unknown to the
   // estate (discovery has not run): they stay unreadable, and nothing they refute is proven.
   else if (known !== undefined) out['no_dependencies'] = true;
@@ -169,8 +166,15 @@ export function createEngine(deps: EngineDeps) {
     planned: readonly PlannedCheck[],
     variables: (s: string) => Record<string, unknown>,
   ) {
+    // Values from alerts go into a query language quoted for it (query-escape.ts).
+    const kinds = new Map(deps.connectors().map((c) => [c.name, c.kind]));
+    const escapeFor = (name: string) => {
+      const language = queryLanguageOfKind(kinds.get(name) ?? '');
+      return language === null ? undefined : escaperFor(language);
+    };
     return runChecks(planned, {
       call: deps.call,
+      escapeFor,
       now: () => deps.clock.nowIso(),
       variables,
       ...(deps.defaultTimeoutS !== undefined && { defaultTimeoutS: deps.defaultTimeoutS }),

@@ -12,7 +12,7 @@ import type { Finding } from './types.js';
 import type { PlannedCheck } from './plan.js';
 import { ruleHolds, thanReference, valuesOfRule, type OtherValues } from './conditions.js';
 import { evaluateValues } from './paths.js';
-import { fillArgs, fillText, lookupIn } from '../packs/index.js';
+import { fillArgs, fillText, lookupIn, type Escape } from '../packs/index.js';
 
 /** One connector operation, answered or failed within `timeoutMs`. */
 export type CallFn = (
@@ -30,6 +30,11 @@ export interface RunDeps {
   readonly variables: (service: string) => Readonly<Record<string, unknown>>;
   /** used when a check sets no timeout_s (default 15) */
   readonly defaultTimeoutS?: number;
+  /**
+   * How values go into a connector's query language (PromQL, LogQL, SQL); undefined: the
+   * connector takes none, values go in as text.
+   */
+  readonly escapeFor?: (connector: string) => Escape | undefined;
 }
 
 export interface CheckResults {
@@ -183,7 +188,11 @@ export async function runChecks(
     for (const item of pending) {
       const { p } = item;
       const vars = deps.variables(p.service);
-      const filled = fillArgs(p.check.call.args, lookupIn(valuesOf(p.service), vars));
+      const filled = fillArgs(
+        p.check.call.args,
+        lookupIn(valuesOf(p.service), vars),
+        deps.escapeFor?.(p.connector ?? ''),
+      );
       // A name another pending check of this service will read: wait for it.
       const later = [...filled.missing, ...comparedWith(p)].some((name) =>
         pending.some(

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Writer } from '../db/writer.js';
 import type { LedgerService } from '../ledger/index.js';
 import type { Clock } from '../shared/clock.js';
+import { NO_SECRET_DIRS, secretRefProblem, type SecretRefRules } from '../connectors/index.js';
 import { ConflictError, InvalidInputError } from '../shared/errors.js';
 import type { Actor } from '../shared/types.js';
 import type { EnvironmentMail } from './mail.environment.js';
@@ -24,6 +25,11 @@ export interface MailDeps {
   readonly secretsDir: string;
   /** The environment {env} references read (process.env in production). */
   readonly env: Readonly<Record<string, string | undefined>>;
+  /**
+   * What {file}/{env} references may name (config.secretRefs, as for connectors); absent:
+   * no folder, so only typed-in secrets and variables other than SVC_*.
+   */
+  readonly secretRefs?: SecretRefRules;
   readonly log?: Pick<Logger, 'info' | 'warn'>;
   /** Mail set by SVC_MAIL_* / SVC_SMTP_* (environmentMail): wins over the stored settings. */
   readonly environment?: EnvironmentMail | null;
@@ -48,15 +54,43 @@ export function createMailService({
   clock,
   secretsDir,
   env,
+  secretRefs,
   log,
   environment = null,
 }: MailDeps) {
+  const rules = secretRefs ?? NO_SECRET_DIRS;
+  /** The first secret reference of `settings` that may not be used: its field and why. */
+  function refused(settings: MailSettings): { field: string; why: string } | null {
+    const refs = [
+      ['smtp.password', settings.smtp?.password],
+      ['api.token', settings.api?.token],
+    ] as const;
+    for (const [field, ref] of refs) {
+      if (ref === undefined) continue;
+      const why = secretRefProblem(ref, mailSecretFile(secretsDir, field), rules);
+      if (why !== null) return { field, why };
+    }
+    return null;
+  }
   /** The settings mail is sent with, and what their {env} references read. */
   function current(): { settings: MailSettings; env: MailDeps['env'] } | null {
     if (environment !== null)
       return { settings: environment.settings, env: environment.secretsEnv() };
     const stored = store.get();
     return stored === null ? null : { settings: stored.settings, env };
+  }
+
+  /**
+   * Sends with the settings in use. Stored settings whose reference is refused are never
+   * read; mail set by the environment is the operator's own (its SVC_* secrets are meant).
+   */
+  async function deliver(
+    using: NonNullable<ReturnType<typeof current>>,
+    mail: { to: string; subject: string; text: string },
+  ): Promise<SendResult> {
+    const no = environment === null ? refused(using.settings) : null;
+    if (no !== null) return { ok: false, detail: `${no.field}: ${no.why}`, duration_ms: 0 };
+    return sendMail(using.settings, using.env, mail, () => clock.now());
   }
 
   function view(): MailSettingsView {
@@ -93,6 +127,9 @@ export function createMailService({
         });
       }
       const { settings, typed } = parseMailSettings(given, (s) => mailSecretFile(secretsDir, s));
+      const no = refused(settings);
+      if (no !== null)
+        throw new InvalidInputError('invalid_input', `${no.field}: ${no.why}`, { field: no.field });
       const previous = store.get()?.settings ?? null;
       for (const t of typed) writeSecretFile(mailSecretFile(secretsDir, t.setting), t.value);
       await writer.transact(() => {
@@ -130,9 +167,7 @@ export function createMailService({
           detail: 'mail is not configured (PUT /v1/settings/mail)',
           duration_ms: 0,
         };
-      const result = await sendMail(using.settings, using.env, { to, subject, text }, () =>
-        clock.now(),
-      );
+      const result = await deliver(using, { to, subject, text });
       if (!result.ok)
         log?.warn({ to_domain: domainOf(to), detail: result.detail }, 'mail not sent');
       return result;
@@ -151,16 +186,11 @@ export function createMailService({
           'mail is not configured yet: PUT /v1/settings/mail first',
           { field: 'settings' },
         );
-      const result = await sendMail(
-        using.settings,
-        using.env,
-        {
-          to,
-          subject: 'Test mail from the incident response service',
-          text: 'This is a test mail. Sign-in codes will be sent the same way.\n',
-        },
-        () => clock.now(),
-      );
+      const result = await deliver(using, {
+        to,
+        subject: 'Test mail from the incident response service',
+        text: 'This is a test mail. Sign-in codes will be sent the same way.\n',
+      });
       await writer.transact(() => {
         ledger.append({
           type: MAIL_TESTED,

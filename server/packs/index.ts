@@ -63,6 +63,8 @@ export {
   fillValue,
   lookupIn,
   placeholders,
+  type Escape,
   type Filled,
   type Lookup,
 } from './templates.js';
+export { escaperFor, queryLanguageOfKind, type QueryLanguage } from './query-escape.js';

@@ -31,16 +31,22 @@ export function asText(value: unknown): string {
 
 const known = (v: unknown): boolean => v !== undefined && v !== null;
 
+/**
+ * Puts a value into a query language at a placeholder (query-escape.ts); `before` is the
+ * template before the placeholder. Without one, values go in as text.
+ */
+export type Escape = (value: unknown, before: string) => string;
+
 /** Fills every placeholder of `template`; unknown ones stay as `{name}` and are reported. */
-export function fillText(template: string, lookup: Lookup): Filled<string> {
+export function fillText(template: string, lookup: Lookup, escape?: Escape): Filled<string> {
   const missing: string[] = [];
-  const value = template.replace(PLACEHOLDER, (whole, name: string) => {
+  const value = template.replace(PLACEHOLDER, (whole, name: string, at: number) => {
     const v = lookup(name);
     if (!known(v)) {
       if (!missing.includes(name)) missing.push(name);
       return whole;
     }
-    return asText(v);
+    return escape === undefined ? asText(v) : escape(v, template.slice(0, at));
   });
   return { value, missing };
 }
@@ -52,6 +58,7 @@ export function fillText(template: string, lookup: Lookup): Filled<string> {
 export function fillValue(
   raw: string | number | boolean,
   lookup: Lookup,
+  escape?: Escape,
 ): Filled<string | number | boolean> {
   if (typeof raw !== 'string') return { value: raw, missing: [] };
   const whole = WHOLE.exec(raw);
@@ -59,18 +66,19 @@ export function fillValue(
     const v = lookup(whole[1]);
     if (typeof v === 'number' || typeof v === 'boolean') return { value: v, missing: [] };
   }
-  return fillText(raw, lookup);
+  return fillText(raw, lookup, escape);
 }
 
 /** A call's arguments, every placeholder filled; `missing` lists the names that had no value. */
 export function fillArgs(
   args: Readonly<Record<string, string | number | boolean>> | undefined,
   lookup: Lookup,
+  escape?: Escape,
 ): Filled<Record<string, string | number | boolean>> {
   const out: Record<string, string | number | boolean> = {};
   const missing: string[] = [];
   for (const [key, raw] of Object.entries(args ?? {})) {
-    const filled = fillValue(raw, lookup);
+    const filled = fillValue(raw, lookup, escape);
     out[key] = filled.value;
     for (const m of filled.missing) if (!missing.includes(m)) missing.push(m);
   }

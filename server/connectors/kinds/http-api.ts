@@ -46,6 +46,10 @@ export function createHttpApi(settings: ResolvedSettings, product: string) {
     throw new Error('set either bearer_token or basic_user/basic_password, not both');
   if (basicPassword !== undefined && basicUser === undefined)
     throw new Error('basic_password needs basic_user');
+  // A header cannot carry it, and the HTTP client's error would quote the whole value (a
+  // basic password is base64-encoded, so it can).
+  if (bearer !== undefined && /[\r\n\0]/.test(bearer.reveal()))
+    throw new Error('bearer_token holds a line break or NUL, which a header cannot carry');
   const root = base.href.replace(/\/+$/, '');
   const origin = base.origin;
 

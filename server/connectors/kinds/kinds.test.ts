@@ -116,3 +116,18 @@ describe('http helpers', () => {
     expect(tlsInfoOf({} as PeerCertificate, now)).toBeNull();
   });
 });
+
+describe('secrets that a header cannot carry', () => {
+  it('a bearer token with a line break is refused at build, without showing it', () => {
+    let message = '';
+    try {
+      prometheusKind.create({
+        url: 'http://127.0.0.1:9',
+        bearer_token: new Secret('first-line\nsecond-line'),
+      });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toBe('bearer_token holds a line break or NUL, which a header cannot carry');
+  });
+});

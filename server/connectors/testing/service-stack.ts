@@ -56,6 +56,8 @@ export function connectorsStack(options: {
     log,
     env: options.env ?? {},
     secretsDir: join(dir, 'secrets'),
+    // The test's folder stands for the operator's declared secrets folder.
+    secretRefs: { dirs: [dir], ownPaths: [] },
     file: options.file ?? join(dir, 'connectors.json'),
     defaultConcurrency: options.defaultConcurrency,
   });
