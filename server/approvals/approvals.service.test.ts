@@ -86,12 +86,13 @@ describe('approval rules', () => {
     expect(
       approversOf({
         decisions: [
-          { by: 'x', decision: 'approve', at: '', via: 'console', reason: null },
-          { by: 'x', decision: 'approve', at: '', via: 'console', reason: null },
-          { by: 'y', decision: 'deny', at: '', via: 'console', reason: null },
+          { by: 'x', by_id: 'usr-1', decision: 'approve', at: '', via: 'console', reason: null },
+          // Renamed between approvals: the same person by id.
+          { by: 'z', by_id: 'usr-1', decision: 'approve', at: '', via: 'console', reason: null },
+          { by: 'y', by_id: 'usr-2', decision: 'deny', at: '', via: 'console', reason: null },
         ],
       }),
-    ).toEqual(['x']);
+    ).toEqual(['usr-1']);
   });
 
   it('needs distinct approvers other than the requester to reach the quorum', async () => {

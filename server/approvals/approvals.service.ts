@@ -1,7 +1,9 @@
 // Approval requests: open (inside the caller's writer transaction), approve, deny, withdraw,
 // expire, the list with facets, and the signed channel links. The two-person rule: the
 // requester never approves their own request, and each approver counts once toward the
-// quorum (a link counts as `channel:<connector>`, once per channel). One deny ends a request.
+// quorum, by id, never by name: a person by their id, the admin token as `admin-token`
+// whatever `by` says, a link as the person it was sent to (a link sent to several people
+// counts as `channel:<connector>`, and only where one approver is enough). One deny ends it.
 // Handlers registered with onDecided / onOpened run after the commit that ended / opened it.
 import { createHash, randomBytes } from 'node:crypto';
 import type { LinkCheck, LinkSigner } from '../channels/index.js';
@@ -51,12 +53,32 @@ export const MAX_TTL_S = 30 * 86_400;
 
 /** Who decides: the actor the ledger records, the role they hold, and how they came. */
 export interface Approver {
+  /** `actor.id` is who counts (a person's id, `admin-token`, …); the name when absent */
   readonly actor: Actor;
   /** null: a signed link (the token is the credential) */
   readonly role: Role | null;
   /** `console` (the API), `link`, `lab-approver` */
   readonly via?: string;
+  /** With the admin token: the person `by` names (an id, name or e-mail); recorded only. */
+  readonly onBehalfOf?: string;
 }
+
+/** A person as approvals see them (people store users()). */
+export interface ApproverPerson {
+  readonly id: string;
+  readonly name: string;
+  readonly email: string;
+  readonly role: Role;
+  readonly disabled: boolean;
+  /** team ids, for escalation steps that name teams */
+  readonly teams?: readonly string[];
+}
+
+/** Ids that are no person: they count as themselves. */
+const NOT_PEOPLE = /^(admin-token|system|lab-approver|channel:.*)$/;
+/** How a person is named in the ledger and the decisions: their name, else their e-mail. */
+export const displayName = (p: Pick<ApproverPerson, 'name' | 'email'>): string =>
+  p.name === '' ? p.email : p.name;
 
 /** What a channel was sent, recorded as approval.sent. */
 export interface SentRecord {
@@ -78,6 +100,11 @@ interface Deps {
   readonly links?: LinkSigner;
   readonly newId?: (nowIso: string) => string;
   readonly log?: { error(obj: object, msg: string): void };
+  /**
+   * Everyone who may sign in (peopleStore.users()): approvers are checked against who they
+   * are now. Absent (unit tests): ids are taken as given.
+   */
+  readonly people?: () => readonly ApproverPerson[];
 }
 
 /** `ap-<UTC timestamp>-<hex>`, e.g. ap-20261122T101500Z-3fa9c1. */
@@ -91,9 +118,11 @@ export function subjectSha256(subject: Readonly<Record<string, unknown>>): strin
   return createHash('sha256').update(canonicalJson(subject), 'utf8').digest('hex');
 }
 
-/** Distinct approvers so far. */
+/** Distinct approvers so far, by id. */
 export function approversOf(request: Pick<ApprovalRequest, 'decisions'>): string[] {
-  return [...new Set(request.decisions.filter((d) => d.decision === 'approve').map((d) => d.by))];
+  return [
+    ...new Set(request.decisions.filter((d) => d.decision === 'approve').map((d) => d.by_id)),
+  ];
 }
 
 const conflict = (why: string, message: string): ConflictError =>
@@ -157,6 +186,7 @@ function checkOpen(o: OpenApproval): void {
   if (o.approver_role !== 'responder' && o.approver_role !== 'admin')
     bad('approver_role', 'must be responder or admin');
   if (o.requested_by.trim() === '') bad('requested_by', 'is required');
+  if (o.requested_by_id?.trim() === '') bad('requested_by_id', 'is empty');
   if (o.ttl_s !== undefined && (!Number.isInteger(o.ttl_s) || o.ttl_s < 1 || o.ttl_s > MAX_TTL_S))
     bad('ttl_s', `must be a whole number of seconds from 1 to ${String(MAX_TTL_S)}`);
 }
@@ -223,27 +253,50 @@ export function createApprovalsService(deps: Deps) {
 
   const expired = (r: ApprovalRequest): boolean => Date.parse(r.expires_at) <= clock.now();
 
-  /** Inside a writer job: one approve or deny, with every rule of the two-person rule. */
-  function decideIn(
+  const personById = (id: string): ApproverPerson | null =>
+    deps.people?.().find((p) => p.id === id) ?? null;
+
+  /** Who an approver is now: who counts (id), the name recorded, and the person if one. */
+  function identify(who: Approver): { id: string; name: string; person: ApproverPerson | null } {
+    const id = who.actor.id ?? who.actor.name;
+    if (deps.people === undefined || NOT_PEOPLE.test(id))
+      return { id, name: who.actor.name, person: null };
+    const person = personById(id);
+    if (person !== null) return { id, name: displayName(person), person };
+    // A session that is no person is the first owner's, signed in with the admin token.
+    return { id: 'admin-token', name: who.actor.name, person: null };
+  }
+
+  /** The person `by` names, for the admin token: an existing, enabled person, else 400. */
+  function onBehalfOf(by: string): ApproverPerson {
+    const key = by.trim().toLowerCase();
+    const p =
+      deps.people?.().find((x) => x.id === by || x.email === key || x.name.toLowerCase() === key) ??
+      null;
+    if (p === null || p.disabled)
+      throw new InvalidInputError(
+        'invalid_input',
+        `by ${JSON.stringify(by)} names no enabled person; it is recorded only when it does, and the admin token counts as admin-token whatever it says`,
+        { field: 'by' },
+      );
+    return p;
+  }
+
+  /** The two-person rule for one decider on a pending request; throws what refuses it. */
+  function mayDecide(
+    r: ApprovalRequest,
     id: string,
     decision: 'approve' | 'deny',
-    who: Approver,
-    reason: string | null,
-  ): ApprovalRequest {
-    const r = find(id);
-    if (who.role !== null && !roleAtLeast(who.role, r.approver_role)) {
-      throw new ForbiddenError(
-        'role_required',
-        `deciding a ${r.kind} request needs the ${r.approver_role} role`,
-        { role: r.approver_role },
-      );
-    }
+    by: string,
+    behalf?: ApproverPerson,
+  ): void {
     if (r.status !== 'pending')
-      throw conflict('not_pending', `approval request ${id} is ${r.status}, not pending`);
+      throw conflict('not_pending', `approval request ${r.request_id} is ${r.status}, not pending`);
     if (expired(r))
-      throw conflict('not_pending', `approval request ${id} expired at ${r.expires_at}`);
-    const by = who.actor.name;
-    if (by === r.requested_by) {
+      throw conflict('not_pending', `approval request ${r.request_id} expired at ${r.expires_at}`);
+    // A request opened without an id (before ids, or by name) is compared by that name.
+    const byName = r.requested_by_id === r.requested_by && by === r.requested_by;
+    if (id === r.requested_by_id || behalf?.id === r.requested_by_id || byName) {
       throw conflict(
         'own_request',
         decision === 'approve'
@@ -251,13 +304,40 @@ export function createApprovalsService(deps: Deps) {
           : `${by} asked for this; withdraw it instead of denying it`,
       );
     }
-    const before = r.decisions.find((d) => d.by === by);
+    const before = r.decisions.find((d) => d.by_id === id);
     if (before !== undefined) {
       throw conflict(
         'already_decided',
         `${by} already decided on this request (${before.decision}, at ${before.at}); each approver counts once`,
       );
     }
+  }
+
+  /** Inside a writer job: one approve or deny, with every rule of the two-person rule. */
+  function decideIn(
+    id: string,
+    decision: 'approve' | 'deny',
+    who: Approver,
+    reason: string | null,
+    extra: Record<string, unknown> = {},
+  ): ApprovalRequest {
+    const r = find(id);
+    const me = identify(who);
+    // The person's role now, not the one their session started with.
+    const role = me.person?.role ?? who.role;
+    if (role !== null && !roleAtLeast(role, r.approver_role)) {
+      throw new ForbiddenError(
+        'role_required',
+        `deciding a ${r.kind} request needs the ${r.approver_role} role`,
+        { role: r.approver_role },
+      );
+    }
+    const behalf =
+      who.onBehalfOf !== undefined && me.id === 'admin-token'
+        ? onBehalfOf(who.onBehalfOf)
+        : undefined;
+    const by = me.name;
+    mayDecide(r, me.id, decision, by, behalf);
     ledger.append({
       type: APPROVAL_DECIDED,
       actor: by,
@@ -265,10 +345,13 @@ export function createApprovalsService(deps: Deps) {
         request_id: id,
         decision,
         by,
+        by_id: me.id,
         via: who.via ?? 'console',
         reason,
         subject_sha256: r.subject_sha256,
+        ...(behalf !== undefined && { on_behalf_of: behalf.id }),
         ...viaOf(who.actor),
+        ...extra,
       },
       reason,
       trace_id: r.episode_id,
@@ -280,6 +363,22 @@ export function createApprovalsService(deps: Deps) {
       closeIn(after, 'approved', by, null);
     }
     return find(id);
+  }
+
+  /**
+   * Why an approve decision no longer stands, or null: the person who gave it is gone,
+   * disabled, or no longer holds the role the request needs.
+   */
+  function fallen(r: ApprovalRequest, d: ApprovalRequest['decisions'][number]): string | null {
+    if (d.decision !== 'approve' || deps.people === undefined || NOT_PEOPLE.test(d.by_id))
+      return null;
+    const p =
+      personById(d.by_id) ?? deps.people().find((x) => x.name === d.by || x.email === d.by) ?? null;
+    if (p === null) return `${d.by}, who approved it, is no longer a person here`;
+    if (p.disabled) return `${d.by}, who approved it, is disabled`;
+    if (!roleAtLeast(p.role, r.approver_role))
+      return `${d.by}, who approved it, no longer holds the ${r.approver_role} role`;
+    return null;
   }
 
   /** The link's request and channel, checked without using it. */
@@ -322,6 +421,7 @@ export function createApprovalsService(deps: Deps) {
         quorum: o.quorum,
         approver_role: o.approver_role,
         requested_by: o.requested_by,
+        requested_by_id: o.requested_by_id ?? o.requested_by,
         expires_at: expiresAt,
       },
       trace_id: o.episode_id,
@@ -422,9 +522,11 @@ export function createApprovalsService(deps: Deps) {
       return { decision: c.payload.decision, channel, expires_at: c.payload.expires_at, request };
     },
     /**
-     * POST /v1/approvals/link: use the link. It counts as `channel:<connector>` (the
-     * channel it was sent on), once per channel; a used, expired or forged link is refused
-     * (409 or 400 with why) and changes nothing.
+     * POST /v1/approvals/link: use the link. It counts as the person it was sent to (checked
+     * as they are now); a link sent to several people counts as `channel:<connector>`, and
+     * approves only where one approver is enough. A used, expired or forged link, or a
+     * decision the two-person rule refuses, is refused (409 or 400 with why) and changes
+     * nothing: the link stays unused.
      */
     useLink(token: string, reason: string | null = null): Promise<LinkUsed> {
       const links = signer();
@@ -439,23 +541,71 @@ export function createApprovalsService(deps: Deps) {
             { role: request.approver_role },
           );
         }
-        const by = `channel:${channel ?? 'link'}`;
+        const decision = peek.payload.decision;
+        const sentTo = peek.payload.person;
+        let who: Approver;
+        if (sentTo === undefined) {
+          const by = `channel:${channel ?? 'link'}`;
+          if (decision === 'approve' && request.quorum > 1 && request.status === 'pending')
+            throw conflict(
+              'person_required',
+              `this link went to ${channel ?? 'a channel'} for several people; this request needs ${String(request.quorum)} distinct people: approve it in the console`,
+            );
+          who = { actor: { name: by, id: by }, role: null, via: 'link' };
+        } else {
+          const p = personById(sentTo);
+          if (p === null || p.disabled || !roleAtLeast(p.role, request.approver_role))
+            throw conflict(
+              'approver_gone',
+              `the person this link was sent to ${p === null ? 'is no longer here' : p.disabled ? 'is disabled' : `no longer holds the ${request.approver_role} role`}`,
+            );
+          who = { actor: { name: displayName(p), id: p.id }, role: p.role, via: 'link' };
+        }
         // Checked before the link is used: a refused decision leaves the link unused.
-        if (request.status !== 'pending' || expired(request))
-          throw conflict(
-            'not_pending',
-            `approval request ${request.request_id} is ${request.status}`,
-          );
+        mayDecide(request, who.actor.id ?? who.actor.name, decision, who.actor.name);
         const used = links.redeem(token);
         if (!used.ok) refused(used);
-        const after = decideIn(
-          request.request_id,
-          peek.payload.decision,
-          { actor: { name: by }, role: null, via: 'link' },
-          reason,
-        );
-        return { decision: peek.payload.decision, by, request: after };
+        const after = decideIn(request.request_id, decision, who, reason, {
+          channel: channel ?? 'link',
+        });
+        return { decision, by: who.actor.name, request: after };
       });
+    },
+    /** Inside a writer job: withdraw a pending request (what it relied on changed). */
+    withdrawIn(id: string, actor: string, reason: string): void {
+      const r = store.get(id);
+      if (r !== null && r.status === 'pending') closeIn(r, 'withdrawn', actor, reason);
+    },
+    /**
+     * Inside the writer job that changed a person (disabled, demoted, deleted): every pending
+     * request whose approval by them no longer stands is withdrawn.
+     */
+    personChangedIn(personId: string, actor: string): void {
+      for (const r of store.pending()) {
+        for (const d of r.decisions) {
+          if (d.by_id !== personId) continue;
+          const why = fallen(r, d);
+          if (why !== null) {
+            closeIn(r, 'withdrawn', actor, `${why}: the approval no longer stands`);
+            break;
+          }
+        }
+      }
+    },
+    /**
+     * Why an approved request no longer stands, or null: asked in the transaction that
+     * starts its action. It must be approved, and every approver still enabled and holding
+     * the role it needs.
+     */
+    standing(id: string): string | null {
+      const r = store.get(id);
+      if (r === null) return `no approval request ${id}`;
+      if (r.status !== 'approved') return `approval request ${id} is ${r.status}`;
+      for (const d of r.decisions) {
+        const why = fallen(r, d);
+        if (why !== null) return why;
+      }
+      return null;
     },
     /** Close every pending request past its expiry; returns those closed. */
     sweep(): Promise<ApprovalRequest[]> {

@@ -40,6 +40,18 @@ export function checkName(value: string, field: string, max: number, blank: bool
   return name;
 }
 
+/**
+ * Names that are no person's: the ledger and the approvals use them for the admin token,
+ * the service itself, links and the lab approver, and the first owner's session.
+ */
+export function reservedName(name: string): boolean {
+  const n = name.trim().toLowerCase();
+  return (
+    ['system', 'admin-token', 'ingest-token', 'lab-approver', 'owner'].includes(n) ||
+    n.startsWith('channel:')
+  );
+}
+
 function checkHandle(kind: string, value: string): string {
   const field = `handles.${kind}`;
   const h = checkName(value, field, 200, false);

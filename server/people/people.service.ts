@@ -43,6 +43,7 @@ import {
   checkName,
   refusalOf,
   invalid,
+  reservedName,
   unique,
 } from './people.rules.js';
 
@@ -89,6 +90,11 @@ interface Deps {
   readonly hasPassword?: (userId: string) => boolean;
   /** The sign-in domain's: set a person's password (PUT /v1/me {password}). */
   readonly setPassword?: (userId: string, password: string, current?: string) => Promise<void>;
+  /**
+   * Inside the writer job that disabled, demoted or deleted a person (approvals withdraw
+   * the pending requests whose approval by them no longer stands).
+   */
+  readonly personChanged?: (userId: string, actor: string) => void;
 }
 
 const newUserId = (): string => `usr-${randomBytes(8).toString('hex')}`;
@@ -121,6 +127,7 @@ export function createPeopleService({
   sessions,
   hasPassword,
   setPassword,
+  personChanged,
 }: Deps) {
   const view = (u: UserRecord): User => ({ ...u, password_set: hasPassword?.(u.id) ?? false });
 
@@ -165,6 +172,43 @@ export function createPeopleService({
         `${u.email} is the last owner and cannot be ${what}; make someone else owner first`,
         { why: 'last_owner' },
       );
+    }
+  }
+
+  /**
+   * A person's name is unique (ignoring case, and against the e-mail others show as their
+   * name) and never a reserved one: approvals and the ledger tell people apart by it.
+   */
+  function nameFree(name: string, except: string | null): void {
+    if (name === '') return;
+    if (reservedName(name))
+      invalid(
+        'name',
+        `name ${JSON.stringify(name)} is reserved (system, admin-token, channel:…, lab-approver, owner)`,
+      );
+    const key = name.toLowerCase();
+    const other = store
+      .users()
+      .find(
+        (u) =>
+          u.id !== except &&
+          (u.name.toLowerCase() === key || u.email === key || (u.name === '' && u.email === key)),
+      );
+    if (other !== undefined) {
+      throw new ConflictError('name_taken', `someone is named ${name} already; pick another name`, {
+        why: 'name_taken',
+        field: 'name',
+      });
+    }
+  }
+
+  /** A name from a directory or SSO at sign-in: dropped (the e-mail shows) when not free. */
+  function admittedName(name: string, except: string | null): string {
+    try {
+      nameFree(name, except);
+      return name;
+    } catch {
+      return '';
     }
   }
 
@@ -290,7 +334,7 @@ export function createPeopleService({
               `${email} is disabled and may not sign in; ask an admin`,
             );
           }
-          if (known.name !== '' || name === '') return known;
+          if (known.name !== '' || admittedName(name, known.id) === '') return known;
           const next = { ...known, name };
           updated(known, next, actor, { via: who.via });
           sessions?.updateSessionsOf(known.id, { name, role: known.role });
@@ -301,9 +345,11 @@ export function createPeopleService({
         if (why !== null) {
           throw new ForbiddenError('sign_in_not_allowed', `${email} may not sign in: ${why}`);
         }
-        return created({ email, name, role: access.default_role, handles: {} }, actor, {
-          via: who.via,
-        });
+        return created(
+          { email, name: admittedName(name, null), role: access.default_role, handles: {} },
+          actor,
+          { via: who.via },
+        );
       });
       return view(u);
     },
@@ -317,6 +363,7 @@ export function createPeopleService({
       const name = input.name === undefined ? '' : checkName(input.name, 'name', 200, true);
       const u = await writer.transact((): UserRecord => {
         const known = store.userByEmail(email);
+        nameFree(name, known?.id ?? null);
         if (known === null) {
           return created({ email, name, role: Role.Owner, handles: {} }, actor, {
             via: 'bootstrap',
@@ -353,6 +400,7 @@ export function createPeopleService({
       mayTouch(caller, Role.Viewer, role);
       const u = await writer.transact(() => {
         emailFree(email, null);
+        nameFree(name, null);
         return created({ email, name, role, handles }, caller.actor, {});
       });
       return view(u);
@@ -367,6 +415,7 @@ export function createPeopleService({
         const before = mustUser(id);
         mayTouch(caller, before.role, change.role);
         if (email !== undefined) emailFree(email, id);
+        if (name !== undefined) nameFree(name, id);
         const handles =
           change.handles === undefined
             ? before.handles
@@ -398,6 +447,8 @@ export function createPeopleService({
             sessions?.updateSessionsOf(id, { name: next.name || next.email, role });
           }
         }
+        if (role !== before.role || disabled !== before.disabled)
+          personChanged?.(id, caller.actor.name);
         return mustUser(id);
       });
       return view(u);
@@ -419,6 +470,7 @@ export function createPeopleService({
           data: { id, email: before.email, ended_sessions: ended, ...via(caller.actor) },
         });
         store.forgetSignIn(id);
+        personChanged?.(id, caller.actor.name);
         return { deleted: true as const, id, ended_sessions: ended };
       });
     },
@@ -445,6 +497,8 @@ export function createPeopleService({
         change.handles === undefined
           ? before.handles
           : changeHandles(before.handles, change.handles);
+      // A name that is not free refuses the whole change, the password included.
+      if (name !== undefined && name !== before.name) nameFree(name, userId);
       // The password first: a wrong current password changes nothing.
       if (change.password !== undefined && setPassword !== undefined) {
         await setPassword(userId, change.password, change.current_password);
@@ -452,6 +506,7 @@ export function createPeopleService({
       const u = await writer.transact((): UserRecord => {
         const now = store.userById(userId);
         if (now === null) throw new NotFoundError('not_found', `no person ${userId}`);
+        if (name !== undefined && name !== now.name) nameFree(name, userId);
         const next = { ...now, name: name ?? now.name, handles };
         if (changedFields(now, next).length > 0) {
           updated(now, next, actor);
