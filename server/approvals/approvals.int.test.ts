@@ -110,7 +110,7 @@ describe('the two-person rule', () => {
     ]);
     expect(decided[0]?.data['subject_sha256']).toBe(r.subject_sha256);
     expect(h.events('approval.closed').map((e) => e.data)).toEqual([
-      { request_id: r.request_id, status: 'approved', reason: null },
+      { request_id: r.request_id, status: 'approved', reason: null, by_id: carol.user.id },
     ]);
   });
 

@@ -20,7 +20,8 @@ import {
   RequestIdParams,
   WithdrawBody,
 } from './approvals.schemas.js';
-import type { Approver, ApprovalsService } from './approvals.service.js';
+import type { ApprovalsService } from './approvals.service.js';
+import type { Approver } from './approvers.js';
 
 /**
  * The signed-in caller as an approver. The admin token counts as `admin-token` whatever

@@ -8,13 +8,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLinkSigner, createLinkUseStore } from '../channels/index.js';
 import { createFakeClock } from '../shared/clock.js';
 import { openLedgerBench } from '../shared/testing/ledger-bench.js';
-import {
-  approversOf,
-  createApprovalsService,
-  newRequestId,
-  subjectSha256,
-  type Approver,
-} from './approvals.service.js';
+import { createApprovalsService, newRequestId, subjectSha256 } from './approvals.service.js';
+import { approversOf, type Approver } from './approvers.js';
 import { createApprovalsStore } from './approvals.store.js';
 import { createEscalation } from './escalation.js';
 import type { ApprovalRequest, OpenApproval } from './types.js';

@@ -17,7 +17,7 @@ import {
   InvalidInputError,
   NotFoundError,
 } from '../shared/errors.js';
-import { roleAtLeast, type Role } from '../shared/roles.js';
+import { roleAtLeast } from '../shared/roles.js';
 import type { Actor } from '../shared/types.js';
 import type {
   ApprovalList,
@@ -38,6 +38,13 @@ import {
   type ApprovalSortField,
   type ApprovalsStore,
 } from './approvals.store.js';
+import {
+  approverRules,
+  approversOf,
+  displayName,
+  type Approver,
+  type ApproverPerson,
+} from './approvers.js';
 import type {
   ApprovalDecidedHandler,
   ApprovalKind,
@@ -50,35 +57,6 @@ import type {
 export const DEFAULT_TTL_S = 86_400;
 /** The longest a request may stay open: 30 days. */
 export const MAX_TTL_S = 30 * 86_400;
-
-/** Who decides: the actor the ledger records, the role they hold, and how they came. */
-export interface Approver {
-  /** `actor.id` is who counts (a person's id, `admin-token`, …); the name when absent */
-  readonly actor: Actor;
-  /** null: a signed link (the token is the credential) */
-  readonly role: Role | null;
-  /** `console` (the API), `link`, `lab-approver` */
-  readonly via?: string;
-  /** With the admin token: the person `by` names (an id, name or e-mail); recorded only. */
-  readonly onBehalfOf?: string;
-}
-
-/** A person as approvals see them (people store users()). */
-export interface ApproverPerson {
-  readonly id: string;
-  readonly name: string;
-  readonly email: string;
-  readonly role: Role;
-  readonly disabled: boolean;
-  /** team ids, for escalation steps that name teams */
-  readonly teams?: readonly string[];
-}
-
-/** Ids that are no person: they count as themselves. */
-const NOT_PEOPLE = /^(admin-token|system|lab-approver|channel:.*)$/;
-/** How a person is named in the ledger and the decisions: their name, else their e-mail. */
-export const displayName = (p: Pick<ApproverPerson, 'name' | 'email'>): string =>
-  p.name === '' ? p.email : p.name;
 
 /** What a channel was sent, recorded as approval.sent. */
 export interface SentRecord {
@@ -116,13 +94,6 @@ export function newRequestId(nowIso: string): string {
 /** Hex SHA-256 of canonicalJson(subject): what an approval binds to. */
 export function subjectSha256(subject: Readonly<Record<string, unknown>>): string {
   return createHash('sha256').update(canonicalJson(subject), 'utf8').digest('hex');
-}
-
-/** Distinct approvers so far, by id. */
-export function approversOf(request: Pick<ApprovalRequest, 'decisions'>): string[] {
-  return [
-    ...new Set(request.decisions.filter((d) => d.decision === 'approve').map((d) => d.by_id)),
-  ];
 }
 
 const conflict = (why: string, message: string): ConflictError =>
@@ -193,6 +164,7 @@ function checkOpen(o: OpenApproval): void {
 
 export function createApprovalsService(deps: Deps) {
   const { store, ledger, writer, clock } = deps;
+  const { personById, identify, onBehalfOf, fallen } = approverRules(deps.people);
   const newId = deps.newId ?? newRequestId;
   const decided = new Map<ApprovalKind, ApprovalDecidedHandler[]>();
   /** Run inside the transaction that ends a request, so what it applies commits with it. */
@@ -232,17 +204,17 @@ export function createApprovalsService(deps: Deps) {
     return r;
   }
 
-  /** Inside a writer job: end a pending request. */
+  /** Inside a writer job: end a pending request; `by_id` records who ended it by id. */
   function closeIn(
     r: ApprovalRequest,
     status: ApprovalStatus,
-    actor: string,
+    actor: Actor,
     reason: string | null,
   ) {
     ledger.append({
       type: APPROVAL_CLOSED,
-      actor,
-      data: { request_id: r.request_id, status, reason },
+      actor: actor.name,
+      data: { request_id: r.request_id, status, reason, by_id: actor.id ?? actor.name },
       reason,
       trace_id: r.episode_id,
     });
@@ -252,35 +224,6 @@ export function createApprovalsService(deps: Deps) {
   }
 
   const expired = (r: ApprovalRequest): boolean => Date.parse(r.expires_at) <= clock.now();
-
-  const personById = (id: string): ApproverPerson | null =>
-    deps.people?.().find((p) => p.id === id) ?? null;
-
-  /** Who an approver is now: who counts (id), the name recorded, and the person if one. */
-  function identify(who: Approver): { id: string; name: string; person: ApproverPerson | null } {
-    const id = who.actor.id ?? who.actor.name;
-    if (deps.people === undefined || NOT_PEOPLE.test(id))
-      return { id, name: who.actor.name, person: null };
-    const person = personById(id);
-    if (person !== null) return { id, name: displayName(person), person };
-    // A session that is no person is the first owner's, signed in with the admin token.
-    return { id: 'admin-token', name: who.actor.name, person: null };
-  }
-
-  /** The person `by` names, for the admin token: an existing, enabled person, else 400. */
-  function onBehalfOf(by: string): ApproverPerson {
-    const key = by.trim().toLowerCase();
-    const p =
-      deps.people?.().find((x) => x.id === by || x.email === key || x.name.toLowerCase() === key) ??
-      null;
-    if (p === null || p.disabled)
-      throw new InvalidInputError(
-        'invalid_input',
-        `by ${JSON.stringify(by)} names no enabled person; it is recorded only when it does, and the admin token counts as admin-token whatever it says`,
-        { field: 'by' },
-      );
-    return p;
-  }
 
   /** The two-person rule for one decider on a pending request; throws what refuses it. */
   function mayDecide(
@@ -358,27 +301,11 @@ export function createApprovalsService(deps: Deps) {
     });
     const after = find(id);
     if (decision === 'deny') {
-      closeIn(after, 'denied', by, reason ?? `denied by ${by}`);
+      closeIn(after, 'denied', { name: by, id: me.id }, reason ?? `denied by ${by}`);
     } else if (approversOf(after).length >= after.quorum) {
-      closeIn(after, 'approved', by, null);
+      closeIn(after, 'approved', { name: by, id: me.id }, null);
     }
     return find(id);
-  }
-
-  /**
-   * Why an approve decision no longer stands, or null: the person who gave it is gone,
-   * disabled, or no longer holds the role the request needs.
-   */
-  function fallen(r: ApprovalRequest, d: ApprovalRequest['decisions'][number]): string | null {
-    if (d.decision !== 'approve' || deps.people === undefined || NOT_PEOPLE.test(d.by_id))
-      return null;
-    const p =
-      personById(d.by_id) ?? deps.people().find((x) => x.name === d.by || x.email === d.by) ?? null;
-    if (p === null) return `${d.by}, who approved it, is no longer a person here`;
-    if (p.disabled) return `${d.by}, who approved it, is disabled`;
-    if (!roleAtLeast(p.role, r.approver_role))
-      return `${d.by}, who approved it, no longer holds the ${r.approver_role} role`;
-    return null;
   }
 
   /** The link's request and channel, checked without using it. */
@@ -505,7 +432,8 @@ export function createApprovalsService(deps: Deps) {
             { role: r.approver_role },
           );
         }
-        closeIn(r, 'withdrawn', who.actor.name, reason ?? `withdrawn by ${who.actor.name}`);
+        const me = identify(who);
+        closeIn(r, 'withdrawn', { name: me.name, id: me.id }, reason ?? `withdrawn by ${me.name}`);
         return find(id);
       });
     },
@@ -572,7 +500,7 @@ export function createApprovalsService(deps: Deps) {
       });
     },
     /** Inside a writer job: withdraw a pending request (what it relied on changed). */
-    withdrawIn(id: string, actor: string, reason: string): void {
+    withdrawIn(id: string, actor: Actor, reason: string): void {
       const r = store.get(id);
       if (r !== null && r.status === 'pending') closeIn(r, 'withdrawn', actor, reason);
     },
@@ -580,7 +508,7 @@ export function createApprovalsService(deps: Deps) {
      * Inside the writer job that changed a person (disabled, demoted, deleted): every pending
      * request whose approval by them no longer stands is withdrawn.
      */
-    personChangedIn(personId: string, actor: string): void {
+    personChangedIn(personId: string, actor: Actor): void {
       for (const r of store.pending()) {
         for (const d of r.decisions) {
           if (d.by_id !== personId) continue;
@@ -613,7 +541,12 @@ export function createApprovalsService(deps: Deps) {
       return writer.transact(() => {
         const due = store.expiring(clock.nowIso());
         for (const r of due)
-          closeIn(r, 'expired', 'system', `no decision before it expired at ${r.expires_at}`);
+          closeIn(
+            r,
+            'expired',
+            { name: 'system' },
+            `no decision before it expired at ${r.expires_at}`,
+          );
         return due.map((r) => find(r.request_id));
       });
     },

@@ -40,6 +40,7 @@ import {
 import { createFakeClock } from '../shared/clock.js';
 import type { Mode } from '../shared/mode.js';
 import type { Role } from '../shared/roles.js';
+import type { Actor } from '../shared/types.js';
 import { Secret } from '../shared/secret.js';
 import { autonomyRoutes, createAutonomyService, createAutonomyStore } from '../autonomy/index.js';
 import { approvalsRoutes } from './approvals.routes.js';
@@ -123,7 +124,7 @@ export async function serveApprovals(options: HarnessOptions) {
 
   const sessions = createSessionsService({ store: createSessionsStore(db), ledger, writer, clock });
   // Approvals are built below; a person's change reaches them inside its own transaction.
-  let personChanged: (userId: string, actor: string) => void = () => undefined;
+  let personChanged: (userId: string, actor: Actor) => void = () => undefined;
   const people = createPeopleService({
     store: peopleStore,
     ledger,

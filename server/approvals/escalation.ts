@@ -12,7 +12,8 @@
 import type { LinkSigner } from '../channels/index.js';
 import type { Clock } from '../shared/clock.js';
 import { roleAtLeast } from '../shared/roles.js';
-import type { ApprovalsService, ApproverPerson } from './approvals.service.js';
+import type { ApprovalsService } from './approvals.service.js';
+import type { ApproverPerson } from './approvers.js';
 import type { ApprovalRequest } from './types.js';
 
 /** Who a step asks (the policy's escalation.steps[].who). */

@@ -276,6 +276,7 @@ describe('item 4: what a pending request relied on', () => {
     expect(h.approvals.get(db.request_id).status).toBe('pending');
     const closed = h.events('approval.closed').find((e) => e.data['request_id'] === web.request_id);
     expect(closed?.actor).toBe('alice');
+    expect(closed?.data['by_id']).toBe(alice.user.id);
   });
 
   it('disabling or demoting an approver withdraws the pending requests they approved', async () => {

@@ -160,7 +160,7 @@ export function createAutonomyService(deps: Deps) {
       if (rank[now] >= rank.L1) continue;
       approvals.withdrawIn(
         r.request_id,
-        actor.name,
+        actor,
         `autonomy of ${r.service ?? ''} is now ${now} (${service === DEFAULT_SERVICE ? 'the default' : service} lowered from ${from}): nothing is asked for below L1`,
       );
     }

@@ -42,8 +42,8 @@ import {
   checkHandles,
   checkName,
   refusalOf,
+  checkNameFree,
   invalid,
-  reservedName,
   unique,
 } from './people.rules.js';
 
@@ -94,7 +94,7 @@ interface Deps {
    * Inside the writer job that disabled, demoted or deleted a person (approvals withdraw
    * the pending requests whose approval by them no longer stands).
    */
-  readonly personChanged?: (userId: string, actor: string) => void;
+  readonly personChanged?: (userId: string, actor: Actor) => void;
 }
 
 const newUserId = (): string => `usr-${randomBytes(8).toString('hex')}`;
@@ -175,32 +175,10 @@ export function createPeopleService({
     }
   }
 
-  /**
-   * A person's name is unique (ignoring case, and against the e-mail others show as their
-   * name) and never a reserved one: approvals and the ledger tell people apart by it.
-   */
-  function nameFree(name: string, except: string | null): void {
-    if (name === '') return;
-    if (reservedName(name))
-      invalid(
-        'name',
-        `name ${JSON.stringify(name)} is reserved (system, admin-token, channel:…, lab-approver, owner)`,
-      );
-    const key = name.toLowerCase();
-    const other = store
-      .users()
-      .find(
-        (u) =>
-          u.id !== except &&
-          (u.name.toLowerCase() === key || u.email === key || (u.name === '' && u.email === key)),
-      );
-    if (other !== undefined) {
-      throw new ConflictError('name_taken', `someone is named ${name} already; pick another name`, {
-        why: 'name_taken',
-        field: 'name',
-      });
-    }
-  }
+  /** Unique and unreserved (people.rules checkNameFree): approvals tell people apart. */
+  const nameFree = (name: string, except: string | null): void => {
+    checkNameFree(name, store.users(), except);
+  };
 
   /** A name from a directory or SSO at sign-in: dropped (the e-mail shows) when not free. */
   function admittedName(name: string, except: string | null): string {
@@ -447,8 +425,7 @@ export function createPeopleService({
             sessions?.updateSessionsOf(id, { name: next.name || next.email, role });
           }
         }
-        if (role !== before.role || disabled !== before.disabled)
-          personChanged?.(id, caller.actor.name);
+        if (role !== before.role || disabled !== before.disabled) personChanged?.(id, caller.actor);
         return mustUser(id);
       });
       return view(u);
@@ -470,7 +447,7 @@ export function createPeopleService({
           data: { id, email: before.email, ended_sessions: ended, ...via(caller.actor) },
         });
         store.forgetSignIn(id);
-        personChanged?.(id, caller.actor.name);
+        personChanged?.(id, caller.actor);
         return { deleted: true as const, id, ended_sessions: ended };
       });
     },
