@@ -139,6 +139,9 @@ export const LinkBody = Type.Object(
 export const LinkPreview = Type.Object({
   decision: Type.Union([Type.Literal('approve'), Type.Literal('deny')]),
   channel: Nullable(Type.String()),
+  counts_as: Type.String({
+    description: 'who using it counts as: the person it was sent to, or channel:<connector>',
+  }),
   expires_at: Type.String(),
   request: ApprovalRequestBody,
 });

@@ -447,7 +447,19 @@ export function createApprovalsService(deps: Deps) {
           'not_pending',
           `approval request ${request.request_id} is ${request.status}`,
         );
-      return { decision: c.payload.decision, channel, expires_at: c.payload.expires_at, request };
+      const to = c.payload.person === undefined ? null : personById(c.payload.person);
+      return {
+        decision: c.payload.decision,
+        channel,
+        counts_as:
+          c.payload.person === undefined
+            ? `channel:${channel ?? 'link'}`
+            : to === null
+              ? 'a person no longer here'
+              : displayName(to),
+        expires_at: c.payload.expires_at,
+        request,
+      };
     },
     /**
      * POST /v1/approvals/link: use the link. It counts as the person it was sent to (checked

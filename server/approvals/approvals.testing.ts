@@ -286,6 +286,7 @@ export async function serveApprovals(options: HarnessOptions) {
     escalation,
     labApprover,
     links,
+    sessions,
     timers,
     base: () => base,
     call,

@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { FIRST_OWNER, SignInMethod } from '../access/index.js';
 import { webhookKind } from '../connectors/kinds/webhook.js';
 import { ADMIN_TOKEN, serveApprovals, type Harness } from './approvals.testing.js';
 import type { EscalationStepRef } from './escalation.js';
@@ -96,6 +97,20 @@ describe('item 1: the admin token counts once, as admin-token', () => {
     expect(forDisabled.status).toBe(400);
     expect(forDisabled.body['field']).toBe('by');
     expect(h.approvals.get(other.request_id).decisions).toEqual([]);
+  });
+});
+
+describe('item 1: the first owner signed in with the admin token', () => {
+  it('is admin-token too: the token and its session are one approver', async () => {
+    const h = await serve();
+    const { token } = await h.sessions.signIn(FIRST_OWNER, SignInMethod.AdminToken);
+    const r = await h.approvals.open(RESTORE);
+    const first = await h.call('POST', `/approvals/${r.request_id}/approve`, token, {});
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(req(first.body).decisions[0]?.by_id).toBe('admin-token');
+    const again = await h.call('POST', `/approvals/${r.request_id}/approve`, ADMIN_TOKEN, {});
+    expect(again.body['why']).toBe('already_decided');
+    expect(h.approvals.get(r.request_id).status).toBe('pending');
   });
 });
 
@@ -211,6 +226,8 @@ describe('item 3: a channel link counts as the person it was sent to', () => {
 
     const r2 = await h.approvals.open(RESTORE);
     const token2 = await link(h, r2);
+    const peek = await h.call('GET', `/approvals/link?token=${encodeURIComponent(token2)}`, null);
+    expect(peek.body).toMatchObject({ counts_as: 'bob', channel: 'hooks' });
     const first = await h.call('POST', '/approvals/link', null, { token: token2 });
     expect(first.status, JSON.stringify(first.body)).toBe(200);
     expect(first.body['by']).toBe('bob');

@@ -71,6 +71,8 @@ export interface LinkPreview {
   decision: 'approve' | 'deny';
   /** The channel (connector) the link was sent on, when the service recorded it. */
   channel: string | null;
+  /** Who using it counts as: the person it was sent to, or `channel:<connector>`. */
+  counts_as?: string;
   expires_at: string;
   request: ApprovalRequest;
 }
