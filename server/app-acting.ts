@@ -73,6 +73,7 @@ export function buildActing(deps: ActingDeps) {
     clock: rt.clock,
     links,
     log,
+    people: () => rt.peopleStore.users(),
   });
   const autonomy = createAutonomyService({
     store: rt.autonomyStore,
@@ -86,6 +87,7 @@ export function buildActing(deps: ActingDeps) {
   const escalation = createEscalation({
     approvals,
     links,
+    people: () => rt.peopleStore.users(),
     clock: rt.clock,
     log,
     steps: () => deps.policy().escalation.steps,

@@ -359,6 +359,10 @@ export async function buildApp(config: Config, options: AppOptions) {
     // Closures: signIn is built below, from people.
     hasPassword: (id) => signIn.hasPassword(id),
     setPassword: (id, pw, current, keep) => signIn.setPassword(id, pw, current, keep),
+    // A disabled, demoted or deleted approver: their pending approvals are withdrawn.
+    personChanged: (id, actor) => {
+      acting.approvals.personChangedIn(id, actor);
+    },
   });
   const mail = createMailService({
     store: createMailStore(rt.db),

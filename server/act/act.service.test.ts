@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFakeClock } from '../shared/clock.js';
 import { openLedgerBench, type LedgerBench } from '../shared/testing/ledger-bench.js';
-import type { ActionPlan, Finding, PackFix, PolicyNow } from './act.types.js';
+import type { ActDeps, ActionPlan, Finding, PackFix, PolicyNow } from './act.types.js';
 import { createActions, fillCall, judge, planMissing, subjectOf } from './act.service.js';
 
 const EPISODE = 'ep-20261122T100000Z-abc123';
@@ -79,6 +79,8 @@ interface Setup {
   readings?: Finding[][];
   alertEnded?: () => boolean;
   fail?: Record<string, string>;
+  autonomy?: ActDeps['autonomy'];
+  approvalStands?: ActDeps['approvalStands'];
 }
 
 function setup(s: Setup = {}) {
@@ -105,6 +107,8 @@ function setup(s: Setup = {}) {
       return r;
     },
     alertEnded: s.alertEnded ?? (() => true),
+    ...(s.autonomy && { autonomy: s.autonomy }),
+    ...(s.approvalStands && { approvalStands: s.approvalStands }),
     // Sleeping moves the fake clock: verification windows pass at once.
     sleep: async (ms) => {
       clock.advance(ms);
@@ -224,6 +228,41 @@ describe('execute', () => {
     ]);
   });
 
+  it('a halt that commits just before the call stops it: checked where action.started is', async () => {
+    let halted = false;
+    const { actions, calls, events } = setup({ halted: () => halted });
+    // The halt's transaction is queued first; the check must see it.
+    const halt = bench.writer.transact(() => {
+      halted = true;
+    });
+    const out = await actions.execute(plan());
+    await halt;
+    expect(out.result).toBe('refused_halt');
+    expect(calls).toEqual([]);
+    expect(events().map((e) => e.type)).toEqual(['action.refused']);
+  });
+
+  it('re-checks autonomy, fix mode and every approver at execution, and calls nothing when one fails', async () => {
+    const cases: [Setup, Partial<PackFix>, Partial<ActionPlan>, string][] = [
+      [{ autonomy: { levelOf: () => 'shadow', fixMode: () => 'draft' } }, {}, { request_id: 'ap-1' }, 'autonomy'],
+      [{ autonomy: { levelOf: () => 'L1', fixMode: () => 'draft' } }, {}, {}, 'autonomy'],
+      [{ autonomy: { levelOf: () => 'L2', fixMode: () => 'advise' } }, { kind: 'restore' }, { request_id: 'ap-1' }, 'fix_mode'],
+      [{ approvalStands: () => 'bob, who approved it, is disabled' }, {}, { request_id: 'ap-1' }, 'approval'],
+    ]; // prettier-ignore
+    for (const [s, fix, over, why] of cases) {
+      const { actions, calls, events } = setup(s);
+      const out = await actions.execute(plan(fix, over));
+      expect(out.result, why).toBe('refused_policy');
+      expect(calls, why).toEqual([]);
+      expect(events().at(-1)?.data, why).toMatchObject({ why });
+    }
+    const ok = setup({
+      autonomy: { levelOf: () => 'L1', fixMode: () => 'advise' },
+      approvalStands: () => null,
+    });
+    expect((await ok.actions.execute(plan({}, { request_id: 'ap-1' }))).result).toBe('verified');
+  });
+
   it('refuses when the policy no longer allows the fix', async () => {
     const { actions, calls, events } = setup({
       policy: { changeWindow: null, permission: { allowed: false, safe: false, why: 'no action rule names fix restart_unit on service app' } },
@@ -340,14 +379,12 @@ describe('execute', () => {
   });
 
   it('does not take back under a halt that came during verification, nor when the take-back fails', async () => {
-    let halted = false;
+    // The halt comes once the action was called, while it is verified.
     const h = setup({
-      halted: () => halted,
+      halted: () => h.calls.length > 0,
       readings: [[finding('host.services.unit_down')]],
     });
-    const running = h.actions.execute(plan());
-    halted = true;
-    const out = await running;
+    const out = await h.actions.execute(plan());
     expect(out.result).toBe('not_verified');
     expect(out.detail).toMatch(/the take-back did not run \(halted\)$/);
     expect(h.calls).toEqual(['ssh-app restart {"unit":"app"}']);

@@ -1,7 +1,8 @@
 // The executor: runs one fix of a pack safely. A dry run asks the connector whether the action
 // would be allowed (the gate's `dry_run`), changing nothing; shadow records what would run and
-// runs nothing; execute re-checks the halt, the policy and the change windows at the moment
-// of running (an approval given earlier does not outlive a halt), runs the action, verifies
+// runs nothing; execute re-checks the halt, the policy, the change windows, the autonomy, the
+// fix mode and every approver in the very transaction that records action.started (an
+// approval given earlier does not outlive a halt that commits before it), runs it, verifies
 // it by re-reading the fix's checks (expected findings present, others absent, the alert
 // ended) and takes it back when verification fails and the fix has a take-back. Every step is
 // a ledger event whose trace id is the episode's.
@@ -68,7 +69,13 @@ export function subjectOf(plan: ActionPlan): {
 } {
   const { call, missing } = fillCall(plan.fix.action, plan.vars);
   if (missing.length > 0) throw new Error(`the fix names values not read: ${missing.join(', ')}`);
-  return { pack: plan.pack, fix: plan.fix.id, connector: plan.connector, op: call.op, args: call.args }; // prettier-ignore
+  return {
+    pack: plan.pack,
+    fix: plan.fix.id,
+    connector: plan.connector,
+    op: call.op,
+    args: call.args,
+  };
 }
 
 /** The check a finding id belongs to: `host.services.unit_down` → `host.services`. */
@@ -157,19 +164,63 @@ export function createActions(deps: ActDeps) {
     return c;
   }
 
-  async function refuse(
+  type Why = 'halted' | 'policy' | 'change_window' | 'autonomy' | 'fix_mode' | 'approval';
+
+  /** What refuses the plan now, or null; read inside the writer job that would start it. */
+  function refusalNow(
     plan: ActionPlan,
-    why: 'halted' | 'policy' | 'change_window',
-    detail: string,
-    result: ExecuteResult,
-  ): Promise<ExecuteOutcome> {
-    await record(plan, 'action.refused', {
+  ): { why: Why; detail: string; result: ExecuteResult } | null {
+    if (deps.halted())
+      return { why: 'halted', detail: 'actions are halted', result: 'refused_halt' };
+    const now = deps.policyNow(plan.service, { id: plan.fix.id, risk: plan.fix.risk });
+    if (!now.permission.allowed)
+      return { why: 'policy', detail: now.permission.why, result: 'refused_policy' };
+    if (now.changeWindow !== null)
+      return {
+        why: 'change_window',
+        detail: `change window ${now.changeWindow.name} forbids actions on ${plan.service} until ${now.changeWindow.until}`,
+        result: 'refused_change',
+      };
+    const asked = plan.request_id != null;
+    const a = deps.autonomy;
+    if (a !== undefined) {
+      const level = a.levelOf(plan.service);
+      if (asked ? level !== 'L1' && level !== 'L2' : level !== 'L2')
+        return {
+          why: 'autonomy',
+          detail: `autonomy of ${plan.service} is now ${level}${asked ? '' : ': only L2 acts without asking'}`,
+          result: 'refused_policy',
+        };
+      if (plan.fix.kind === 'restore' && a.fixMode() !== 'draft')
+        return {
+          why: 'fix_mode',
+          detail: 'fix mode is now advise: restore fixes are handed to a person',
+          result: 'refused_policy',
+        };
+      if (!asked && !now.permission.safe)
+        return {
+          why: 'policy',
+          detail: 'the policy does not list this fix as safe to run without asking',
+          result: 'refused_policy',
+        };
+    }
+    const stands = asked ? (deps.approvalStands?.(plan.request_id ?? '') ?? null) : null;
+    if (stands !== null) return { why: 'approval', detail: stands, result: 'refused_policy' };
+    return null;
+  }
+
+  const refusedEvent = (plan: ActionPlan, why: Why, detail: string) => ({
+    type: 'action.refused',
+    actor,
+    data: {
+      episode_id: plan.episode_id,
+      fix: fixRef(plan.pack, plan.fix),
       why,
       detail,
       ...(plan.request_id != null && { request_id: plan.request_id }),
-    });
-    return { result, detail, findings: [] };
-  }
+    },
+    trace_id: plan.episode_id,
+  });
 
   /** Re-reads the fix's checks until they show what it expects, or within_s has passed. */
   async function verifyFindings(
@@ -265,12 +316,24 @@ export function createActions(deps: ActDeps) {
       const dr = plan.fix.dry_run;
       if (dr === null) {
         const detail = `the ${plan.fix.connector} connector has no dry run; checked by the policy only`;
-        await record(plan, 'action.dry_run', { ...extra, connector: plan.connector, call: null, ok: true, detail }); // prettier-ignore
+        await record(plan, 'action.dry_run', {
+          ...extra,
+          connector: plan.connector,
+          call: null,
+          ok: true,
+          detail,
+        });
         return { ok: true, detail, call: null };
       }
       const c = filled(dr, plan);
       const { ok, detail } = await attempt(plan, c);
-      await record(plan, 'action.dry_run', { ...extra, connector: plan.connector, call: callText(c), ok, detail }); // prettier-ignore
+      await record(plan, 'action.dry_run', {
+        ...extra,
+        connector: plan.connector,
+        call: callText(c),
+        ok,
+        detail,
+      });
       return { ok, detail, call: callText(c) };
     },
 
@@ -286,21 +349,25 @@ export function createActions(deps: ActDeps) {
      * done, then verified, or verify_failed and taken back where the fix can be.
      */
     async execute(plan: ActionPlan): Promise<ExecuteOutcome> {
-      if (deps.halted()) return refuse(plan, 'halted', 'actions are halted', 'refused_halt');
-      const now = deps.policyNow(plan.service, { id: plan.fix.id, risk: plan.fix.risk });
-      if (!now.permission.allowed)
-        return refuse(plan, 'policy', now.permission.why, 'refused_policy');
-      if (now.changeWindow !== null)
-        return refuse(
-          plan,
-          'change_window',
-          `change window ${now.changeWindow.name} forbids actions on ${plan.service} until ${now.changeWindow.until}`,
-          'refused_change',
-        );
       const c = filled(plan.fix.action, plan);
       const base = { connector: plan.connector, call: callText(c) };
       const req = plan.request_id != null ? { request_id: plan.request_id } : {};
-      await record(plan, 'action.started', { ...base, ...req });
+      // Checked and started in one transaction: nothing that commits before it is missed.
+      const refused = await deps.writer.transact(() => {
+        const no = refusalNow(plan);
+        if (no !== null) {
+          deps.ledger.append(refusedEvent(plan, no.why, no.detail));
+          return no;
+        }
+        deps.ledger.append({
+          type: 'action.started',
+          actor,
+          data: { episode_id: plan.episode_id, fix: fixRef(plan.pack, plan.fix), ...base, ...req },
+          trace_id: plan.episode_id,
+        });
+        return null;
+      });
+      if (refused !== null) return { result: refused.result, detail: refused.detail, findings: [] };
       const { ok, detail } = await attempt(plan, c);
       await record(plan, 'action.done', { ...base, ok, detail });
       const doneAt = deps.clock.now();
@@ -325,10 +392,16 @@ export function createActions(deps: ActDeps) {
             };
       }
       if (verdict.ok) {
-        await record(plan, 'action.verified', { findings: verdict.findings, detail: verdict.detail }); // prettier-ignore
+        await record(plan, 'action.verified', {
+          findings: verdict.findings,
+          detail: verdict.detail,
+        });
         return { result: 'verified', detail: verdict.detail, findings: verdict.findings };
       }
-      await record(plan, 'action.verify_failed', { findings: verdict.findings, detail: verdict.detail }); // prettier-ignore
+      await record(plan, 'action.verify_failed', {
+        findings: verdict.findings,
+        detail: verdict.detail,
+      });
       const back = await takeBack(plan, `not verified: ${verdict.detail}`);
       return { ...back, findings: verdict.findings };
     },

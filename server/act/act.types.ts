@@ -94,6 +94,16 @@ export interface ActDeps {
   halted(): boolean;
   /** the policy in force now for this service and fix */
   policyNow(service: string, fix: { readonly id: string; readonly risk: Risk }): PolicyNow;
+  /**
+   * The autonomy in force now (checked where action.started is recorded): an approved fix
+   * needs L1 or L2, one run without asking L2, a restore fix draft mode. Absent: not checked.
+   */
+  readonly autonomy?: {
+    levelOf(service: string): 'off' | 'shadow' | 'L1' | 'L2';
+    fixMode(): 'advise' | 'draft';
+  };
+  /** Why the approval a plan runs under no longer stands (an approver disabled…), or null. */
+  readonly approvalStands?: (requestId: string) => string | null;
   /** re-run these checks (ids of pack checks) for the episode; the engine's findings */
   recheck(checkIds: readonly string[], ctx: RecheckContext): Promise<readonly Finding[]>;
   /** whether every alert of the episode has ended */

@@ -75,6 +75,7 @@ describe('the two-person rule', () => {
     expect(req(first.body).decisions).toEqual([
       {
         by: 'bob',
+        by_id: bob.user.id,
         decision: 'approve',
         at: expect.any(String) as string,
         via: 'console',
@@ -87,11 +88,11 @@ describe('the two-person rule', () => {
     expect(twice.body).toMatchObject({ why: 'already_decided' });
     expect(h.approvals.get(r.request_id).status).toBe('pending');
 
-    // The admin token acting for bob is still bob.
-    const asBob = await h.call('POST', `/approvals/${r.request_id}/approve`, ADMIN_TOKEN, {
-      by: 'bob',
+    // The admin token acting for someone who is no person is refused, naming by.
+    const asZed = await h.call('POST', `/approvals/${r.request_id}/approve`, ADMIN_TOKEN, {
+      by: 'zed',
     });
-    expect(asBob.body).toMatchObject({ why: 'already_decided' });
+    expect(asZed.body).toMatchObject({ field: 'by' });
 
     const second = await h.call('POST', `/approvals/${r.request_id}/approve`, carol.token);
     expect(second.status, JSON.stringify(second.body)).toBe(200);
@@ -109,7 +110,7 @@ describe('the two-person rule', () => {
     ]);
     expect(decided[0]?.data['subject_sha256']).toBe(r.subject_sha256);
     expect(h.events('approval.closed').map((e) => e.data)).toEqual([
-      { request_id: r.request_id, status: 'approved', reason: null },
+      { request_id: r.request_id, status: 'approved', reason: null, by_id: carol.user.id },
     ]);
   });
 

@@ -20,13 +20,25 @@ import {
   RequestIdParams,
   WithdrawBody,
 } from './approvals.schemas.js';
-import type { Approver, ApprovalsService } from './approvals.service.js';
+import type { ApprovalsService } from './approvals.service.js';
+import type { Approver } from './approvers.js';
 
-/** The signed-in caller as an approver; `by` counts only with the admin token. */
+/**
+ * The signed-in caller as an approver. The admin token counts as `admin-token` whatever
+ * `by` says; `by` is only recorded, as the person it names (the service checks it is one).
+ */
 function approverOf(req: FastifyRequest, by?: string): Approver {
   const p = req.principal;
   if (p === null || p.role === null) throw new Error('requireRole let an anonymous call through');
-  return { actor: actorOf(p, by), role: p.role, via: 'console' };
+  const given = by?.trim() ?? '';
+  if (p.kind === 'admin-token')
+    return {
+      actor: actorOf(p),
+      role: p.role,
+      via: 'console',
+      ...(given !== '' && { onBehalfOf: given }),
+    };
+  return { actor: actorOf(p), role: p.role, via: 'console' };
 }
 
 const withConflict = { ...errorResponses, 404: ErrorBody, 409: ErrorBody } as const;

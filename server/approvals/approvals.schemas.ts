@@ -11,6 +11,12 @@ export const MAX_LIMIT = 500;
 
 export const ApprovalDecisionEntry = Type.Object({
   by: Type.String({ description: 'a person, admin-token, channel:<connector> or lab-approver' }),
+  by_id: Type.String({
+    description: "who counts: a person's id, admin-token, channel:<connector> or lab-approver",
+  }),
+  on_behalf_of: Type.Optional(
+    Type.String({ description: 'with the admin token: the id of the person `by` named' }),
+  ),
   decision: Type.Union([Type.Literal('approve'), Type.Literal('deny')]),
   at: Type.String(),
   via: Type.String({ description: 'console, link or lab-approver' }),
@@ -48,6 +54,7 @@ export const ApprovalRequestBody = Type.Object(
     quorum: Type.Integer(),
     approver_role: Type.Union([Type.Literal('responder'), Type.Literal('admin')]),
     requested_by: Type.String(),
+    requested_by_id: Type.String(),
     requested_at: Type.String(),
     expires_at: Type.String(),
     decisions: Type.Immutable(Type.Array(ApprovalDecisionEntry)),
@@ -132,6 +139,9 @@ export const LinkBody = Type.Object(
 export const LinkPreview = Type.Object({
   decision: Type.Union([Type.Literal('approve'), Type.Literal('deny')]),
   channel: Nullable(Type.String()),
+  counts_as: Type.String({
+    description: 'who using it counts as: the person it was sent to, or channel:<connector>',
+  }),
   expires_at: Type.String(),
   request: ApprovalRequestBody,
 });

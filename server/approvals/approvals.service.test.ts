@@ -8,13 +8,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLinkSigner, createLinkUseStore } from '../channels/index.js';
 import { createFakeClock } from '../shared/clock.js';
 import { openLedgerBench } from '../shared/testing/ledger-bench.js';
-import {
-  approversOf,
-  createApprovalsService,
-  newRequestId,
-  subjectSha256,
-  type Approver,
-} from './approvals.service.js';
+import { createApprovalsService, newRequestId, subjectSha256 } from './approvals.service.js';
+import { approversOf, type Approver } from './approvers.js';
 import { createApprovalsStore } from './approvals.store.js';
 import { createEscalation } from './escalation.js';
 import type { ApprovalRequest, OpenApproval } from './types.js';
@@ -86,12 +81,13 @@ describe('approval rules', () => {
     expect(
       approversOf({
         decisions: [
-          { by: 'x', decision: 'approve', at: '', via: 'console', reason: null },
-          { by: 'x', decision: 'approve', at: '', via: 'console', reason: null },
-          { by: 'y', decision: 'deny', at: '', via: 'console', reason: null },
+          { by: 'x', by_id: 'usr-1', decision: 'approve', at: '', via: 'console', reason: null },
+          // Renamed between approvals: the same person by id.
+          { by: 'z', by_id: 'usr-1', decision: 'approve', at: '', via: 'console', reason: null },
+          { by: 'y', by_id: 'usr-2', decision: 'deny', at: '', via: 'console', reason: null },
         ],
       }),
-    ).toEqual(['x']);
+    ).toEqual(['usr-1']);
   });
 
   it('needs distinct approvers other than the requester to reach the quorum', async () => {

@@ -1,7 +1,9 @@
 // Approval requests: open (inside the caller's writer transaction), approve, deny, withdraw,
 // expire, the list with facets, and the signed channel links. The two-person rule: the
 // requester never approves their own request, and each approver counts once toward the
-// quorum (a link counts as `channel:<connector>`, once per channel). One deny ends a request.
+// quorum, by id, never by name: a person by their id, the admin token as `admin-token`
+// whatever `by` says, a link as the person it was sent to (a link sent to several people
+// counts as `channel:<connector>`, and only where one approver is enough). One deny ends it.
 // Handlers registered with onDecided / onOpened run after the commit that ended / opened it.
 import { createHash, randomBytes } from 'node:crypto';
 import type { LinkCheck, LinkSigner } from '../channels/index.js';
@@ -15,7 +17,7 @@ import {
   InvalidInputError,
   NotFoundError,
 } from '../shared/errors.js';
-import { roleAtLeast, type Role } from '../shared/roles.js';
+import { roleAtLeast } from '../shared/roles.js';
 import type { Actor } from '../shared/types.js';
 import type {
   ApprovalList,
@@ -36,6 +38,13 @@ import {
   type ApprovalSortField,
   type ApprovalsStore,
 } from './approvals.store.js';
+import {
+  approverRules,
+  approversOf,
+  displayName,
+  type Approver,
+  type ApproverPerson,
+} from './approvers.js';
 import type {
   ApprovalDecidedHandler,
   ApprovalKind,
@@ -48,15 +57,6 @@ import type {
 export const DEFAULT_TTL_S = 86_400;
 /** The longest a request may stay open: 30 days. */
 export const MAX_TTL_S = 30 * 86_400;
-
-/** Who decides: the actor the ledger records, the role they hold, and how they came. */
-export interface Approver {
-  readonly actor: Actor;
-  /** null: a signed link (the token is the credential) */
-  readonly role: Role | null;
-  /** `console` (the API), `link`, `lab-approver` */
-  readonly via?: string;
-}
 
 /** What a channel was sent, recorded as approval.sent. */
 export interface SentRecord {
@@ -78,6 +78,11 @@ interface Deps {
   readonly links?: LinkSigner;
   readonly newId?: (nowIso: string) => string;
   readonly log?: { error(obj: object, msg: string): void };
+  /**
+   * Everyone who may sign in (peopleStore.users()): approvers are checked against who they
+   * are now. Absent (unit tests): ids are taken as given.
+   */
+  readonly people?: () => readonly ApproverPerson[];
 }
 
 /** `ap-<UTC timestamp>-<hex>`, e.g. ap-20261122T101500Z-3fa9c1. */
@@ -89,11 +94,6 @@ export function newRequestId(nowIso: string): string {
 /** Hex SHA-256 of canonicalJson(subject): what an approval binds to. */
 export function subjectSha256(subject: Readonly<Record<string, unknown>>): string {
   return createHash('sha256').update(canonicalJson(subject), 'utf8').digest('hex');
-}
-
-/** Distinct approvers so far. */
-export function approversOf(request: Pick<ApprovalRequest, 'decisions'>): string[] {
-  return [...new Set(request.decisions.filter((d) => d.decision === 'approve').map((d) => d.by))];
 }
 
 const conflict = (why: string, message: string): ConflictError =>
@@ -157,12 +157,14 @@ function checkOpen(o: OpenApproval): void {
   if (o.approver_role !== 'responder' && o.approver_role !== 'admin')
     bad('approver_role', 'must be responder or admin');
   if (o.requested_by.trim() === '') bad('requested_by', 'is required');
+  if (o.requested_by_id?.trim() === '') bad('requested_by_id', 'is empty');
   if (o.ttl_s !== undefined && (!Number.isInteger(o.ttl_s) || o.ttl_s < 1 || o.ttl_s > MAX_TTL_S))
     bad('ttl_s', `must be a whole number of seconds from 1 to ${String(MAX_TTL_S)}`);
 }
 
 export function createApprovalsService(deps: Deps) {
   const { store, ledger, writer, clock } = deps;
+  const { personById, identify, onBehalfOf, fallen } = approverRules(deps.people);
   const newId = deps.newId ?? newRequestId;
   const decided = new Map<ApprovalKind, ApprovalDecidedHandler[]>();
   /** Run inside the transaction that ends a request, so what it applies commits with it. */
@@ -202,17 +204,17 @@ export function createApprovalsService(deps: Deps) {
     return r;
   }
 
-  /** Inside a writer job: end a pending request. */
+  /** Inside a writer job: end a pending request; `by_id` records who ended it by id. */
   function closeIn(
     r: ApprovalRequest,
     status: ApprovalStatus,
-    actor: string,
+    actor: Actor,
     reason: string | null,
   ) {
     ledger.append({
       type: APPROVAL_CLOSED,
-      actor,
-      data: { request_id: r.request_id, status, reason },
+      actor: actor.name,
+      data: { request_id: r.request_id, status, reason, by_id: actor.id ?? actor.name },
       reason,
       trace_id: r.episode_id,
     });
@@ -223,27 +225,21 @@ export function createApprovalsService(deps: Deps) {
 
   const expired = (r: ApprovalRequest): boolean => Date.parse(r.expires_at) <= clock.now();
 
-  /** Inside a writer job: one approve or deny, with every rule of the two-person rule. */
-  function decideIn(
+  /** The two-person rule for one decider on a pending request; throws what refuses it. */
+  function mayDecide(
+    r: ApprovalRequest,
     id: string,
     decision: 'approve' | 'deny',
-    who: Approver,
-    reason: string | null,
-  ): ApprovalRequest {
-    const r = find(id);
-    if (who.role !== null && !roleAtLeast(who.role, r.approver_role)) {
-      throw new ForbiddenError(
-        'role_required',
-        `deciding a ${r.kind} request needs the ${r.approver_role} role`,
-        { role: r.approver_role },
-      );
-    }
+    by: string,
+    behalf?: ApproverPerson,
+  ): void {
     if (r.status !== 'pending')
-      throw conflict('not_pending', `approval request ${id} is ${r.status}, not pending`);
+      throw conflict('not_pending', `approval request ${r.request_id} is ${r.status}, not pending`);
     if (expired(r))
-      throw conflict('not_pending', `approval request ${id} expired at ${r.expires_at}`);
-    const by = who.actor.name;
-    if (by === r.requested_by) {
+      throw conflict('not_pending', `approval request ${r.request_id} expired at ${r.expires_at}`);
+    // A request opened without an id (before ids, or by name) is compared by that name.
+    const byName = r.requested_by_id === r.requested_by && by === r.requested_by;
+    if (id === r.requested_by_id || behalf?.id === r.requested_by_id || byName) {
       throw conflict(
         'own_request',
         decision === 'approve'
@@ -251,13 +247,40 @@ export function createApprovalsService(deps: Deps) {
           : `${by} asked for this; withdraw it instead of denying it`,
       );
     }
-    const before = r.decisions.find((d) => d.by === by);
+    const before = r.decisions.find((d) => d.by_id === id);
     if (before !== undefined) {
       throw conflict(
         'already_decided',
         `${by} already decided on this request (${before.decision}, at ${before.at}); each approver counts once`,
       );
     }
+  }
+
+  /** Inside a writer job: one approve or deny, with every rule of the two-person rule. */
+  function decideIn(
+    id: string,
+    decision: 'approve' | 'deny',
+    who: Approver,
+    reason: string | null,
+    extra: Record<string, unknown> = {},
+  ): ApprovalRequest {
+    const r = find(id);
+    const me = identify(who);
+    // The person's role now, not the one their session started with.
+    const role = me.person?.role ?? who.role;
+    if (role !== null && !roleAtLeast(role, r.approver_role)) {
+      throw new ForbiddenError(
+        'role_required',
+        `deciding a ${r.kind} request needs the ${r.approver_role} role`,
+        { role: r.approver_role },
+      );
+    }
+    const behalf =
+      who.onBehalfOf !== undefined && me.id === 'admin-token'
+        ? onBehalfOf(who.onBehalfOf)
+        : undefined;
+    const by = me.name;
+    mayDecide(r, me.id, decision, by, behalf);
     ledger.append({
       type: APPROVAL_DECIDED,
       actor: by,
@@ -265,19 +288,22 @@ export function createApprovalsService(deps: Deps) {
         request_id: id,
         decision,
         by,
+        by_id: me.id,
         via: who.via ?? 'console',
         reason,
         subject_sha256: r.subject_sha256,
+        ...(behalf !== undefined && { on_behalf_of: behalf.id }),
         ...viaOf(who.actor),
+        ...extra,
       },
       reason,
       trace_id: r.episode_id,
     });
     const after = find(id);
     if (decision === 'deny') {
-      closeIn(after, 'denied', by, reason ?? `denied by ${by}`);
+      closeIn(after, 'denied', { name: by, id: me.id }, reason ?? `denied by ${by}`);
     } else if (approversOf(after).length >= after.quorum) {
-      closeIn(after, 'approved', by, null);
+      closeIn(after, 'approved', { name: by, id: me.id }, null);
     }
     return find(id);
   }
@@ -322,6 +348,7 @@ export function createApprovalsService(deps: Deps) {
         quorum: o.quorum,
         approver_role: o.approver_role,
         requested_by: o.requested_by,
+        requested_by_id: o.requested_by_id ?? o.requested_by,
         expires_at: expiresAt,
       },
       trace_id: o.episode_id,
@@ -405,7 +432,8 @@ export function createApprovalsService(deps: Deps) {
             { role: r.approver_role },
           );
         }
-        closeIn(r, 'withdrawn', who.actor.name, reason ?? `withdrawn by ${who.actor.name}`);
+        const me = identify(who);
+        closeIn(r, 'withdrawn', { name: me.name, id: me.id }, reason ?? `withdrawn by ${me.name}`);
         return find(id);
       });
     },
@@ -419,12 +447,26 @@ export function createApprovalsService(deps: Deps) {
           'not_pending',
           `approval request ${request.request_id} is ${request.status}`,
         );
-      return { decision: c.payload.decision, channel, expires_at: c.payload.expires_at, request };
+      const to = c.payload.person === undefined ? null : personById(c.payload.person);
+      return {
+        decision: c.payload.decision,
+        channel,
+        counts_as:
+          c.payload.person === undefined
+            ? `channel:${channel ?? 'link'}`
+            : to === null
+              ? 'a person no longer here'
+              : displayName(to),
+        expires_at: c.payload.expires_at,
+        request,
+      };
     },
     /**
-     * POST /v1/approvals/link: use the link. It counts as `channel:<connector>` (the
-     * channel it was sent on), once per channel; a used, expired or forged link is refused
-     * (409 or 400 with why) and changes nothing.
+     * POST /v1/approvals/link: use the link. It counts as the person it was sent to (checked
+     * as they are now); a link sent to several people counts as `channel:<connector>`, and
+     * approves only where one approver is enough. A used, expired or forged link, or a
+     * decision the two-person rule refuses, is refused (409 or 400 with why) and changes
+     * nothing: the link stays unused.
      */
     useLink(token: string, reason: string | null = null): Promise<LinkUsed> {
       const links = signer();
@@ -439,23 +481,71 @@ export function createApprovalsService(deps: Deps) {
             { role: request.approver_role },
           );
         }
-        const by = `channel:${channel ?? 'link'}`;
+        const decision = peek.payload.decision;
+        const sentTo = peek.payload.person;
+        let who: Approver;
+        if (sentTo === undefined) {
+          const by = `channel:${channel ?? 'link'}`;
+          if (decision === 'approve' && request.quorum > 1 && request.status === 'pending')
+            throw conflict(
+              'person_required',
+              `this link went to ${channel ?? 'a channel'} for several people; this request needs ${String(request.quorum)} distinct people: approve it in the console`,
+            );
+          who = { actor: { name: by, id: by }, role: null, via: 'link' };
+        } else {
+          const p = personById(sentTo);
+          if (p === null || p.disabled || !roleAtLeast(p.role, request.approver_role))
+            throw conflict(
+              'approver_gone',
+              `the person this link was sent to ${p === null ? 'is no longer here' : p.disabled ? 'is disabled' : `no longer holds the ${request.approver_role} role`}`,
+            );
+          who = { actor: { name: displayName(p), id: p.id }, role: p.role, via: 'link' };
+        }
         // Checked before the link is used: a refused decision leaves the link unused.
-        if (request.status !== 'pending' || expired(request))
-          throw conflict(
-            'not_pending',
-            `approval request ${request.request_id} is ${request.status}`,
-          );
+        mayDecide(request, who.actor.id ?? who.actor.name, decision, who.actor.name);
         const used = links.redeem(token);
         if (!used.ok) refused(used);
-        const after = decideIn(
-          request.request_id,
-          peek.payload.decision,
-          { actor: { name: by }, role: null, via: 'link' },
-          reason,
-        );
-        return { decision: peek.payload.decision, by, request: after };
+        const after = decideIn(request.request_id, decision, who, reason, {
+          channel: channel ?? 'link',
+        });
+        return { decision, by: who.actor.name, request: after };
       });
+    },
+    /** Inside a writer job: withdraw a pending request (what it relied on changed). */
+    withdrawIn(id: string, actor: Actor, reason: string): void {
+      const r = store.get(id);
+      if (r !== null && r.status === 'pending') closeIn(r, 'withdrawn', actor, reason);
+    },
+    /**
+     * Inside the writer job that changed a person (disabled, demoted, deleted): every pending
+     * request whose approval by them no longer stands is withdrawn.
+     */
+    personChangedIn(personId: string, actor: Actor): void {
+      for (const r of store.pending()) {
+        for (const d of r.decisions) {
+          if (d.by_id !== personId) continue;
+          const why = fallen(r, d);
+          if (why !== null) {
+            closeIn(r, 'withdrawn', actor, `${why}: the approval no longer stands`);
+            break;
+          }
+        }
+      }
+    },
+    /**
+     * Why an approved request no longer stands, or null: asked in the transaction that
+     * starts its action. It must be approved, and every approver still enabled and holding
+     * the role it needs.
+     */
+    standing(id: string): string | null {
+      const r = store.get(id);
+      if (r === null) return `no approval request ${id}`;
+      if (r.status !== 'approved') return `approval request ${id} is ${r.status}`;
+      for (const d of r.decisions) {
+        const why = fallen(r, d);
+        if (why !== null) return why;
+      }
+      return null;
     },
     /** Close every pending request past its expiry; returns those closed. */
     sweep(): Promise<ApprovalRequest[]> {
@@ -463,7 +553,12 @@ export function createApprovalsService(deps: Deps) {
       return writer.transact(() => {
         const due = store.expiring(clock.nowIso());
         for (const r of due)
-          closeIn(r, 'expired', 'system', `no decision before it expired at ${r.expires_at}`);
+          closeIn(
+            r,
+            'expired',
+            { name: 'system' },
+            `no decision before it expired at ${r.expires_at}`,
+          );
         return due.map((r) => find(r.request_id));
       });
     },

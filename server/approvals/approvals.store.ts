@@ -14,7 +14,7 @@ import type {
 
 /** A request opened: every field of the request but decisions, channels and closing. */
 export const APPROVAL_REQUESTED = 'approval.requested';
-/** One approve or deny: {request_id, decision, by, via, reason, subject_sha256}. */
+/** One approve or deny: {request_id, decision, by, by_id, via, reason, subject_sha256, on_behalf_of?}. */
 export const APPROVAL_DECIDED = 'approval.decided';
 /** A request ended: {request_id, status, reason}. */
 export const APPROVAL_CLOSED = 'approval.closed';
@@ -106,6 +106,7 @@ interface Row {
   quorum: number;
   approver_role: 'responder' | 'admin';
   requested_by: string;
+  requested_by_id: string | null;
   requested_at: string;
   expires_at: string;
   decisions: string;
@@ -115,7 +116,7 @@ interface Row {
 }
 
 const COLUMNS = `request_id, kind, status, title, summary, service, risk, episode_id, subject,
-  subject_sha256, quorum, approver_role, requested_by, requested_at, expires_at, decisions,
+  subject_sha256, quorum, approver_role, requested_by, requested_by_id, requested_at, expires_at, decisions,
   channels, closed_at, reason`;
 
 const requestOf = (r: Row): ApprovalRequest => ({
@@ -132,9 +133,13 @@ const requestOf = (r: Row): ApprovalRequest => ({
   quorum: r.quorum,
   approver_role: r.approver_role,
   requested_by: r.requested_by,
+  requested_by_id: r.requested_by_id ?? r.requested_by,
   requested_at: r.requested_at,
   expires_at: r.expires_at,
-  decisions: JSON.parse(r.decisions) as ApprovalDecisionEntry[],
+  // Decisions recorded before ids were: the name was the identity.
+  decisions: (
+    JSON.parse(r.decisions) as (Omit<ApprovalDecisionEntry, 'by_id'> & { by_id?: string })[]
+  ).map((d): ApprovalDecisionEntry => ({ ...d, by_id: d.by_id ?? d.by })),
   channels: JSON.parse(r.channels) as ApprovalChannelEntry[],
   closed_at: r.closed_at,
   reason: r.reason,
@@ -184,13 +189,14 @@ export function createApprovalsStore(db: Database) {
       string,
       string,
       string,
+      string,
       number,
     ]
   >(
     `INSERT OR IGNORE INTO approval_requests (request_id, kind, status, title, summary, service,
        risk, episode_id, subject, subject_sha256, quorum, approver_role, requested_by,
-       requested_at, expires_at, seq)
-     VALUES (?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       requested_by_id, requested_at, expires_at, seq)
+     VALUES (?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const setDecisions = db.prepare<[string, number, string]>(
     'UPDATE approval_requests SET decisions = ?, seq = ? WHERE request_id = ?',
@@ -312,6 +318,7 @@ export function createApprovalsStore(db: Database) {
               typeof d['quorum'] === 'number' ? d['quorum'] : 1,
               oneOf(d['approver_role'], ['responder', 'admin'] as const, 'admin'),
               text(d['requested_by']) || e.actor,
+              text(d['requested_by_id']) || text(d['requested_by']) || e.actor,
               e.ts,
               text(d['expires_at']),
               e.seq,
@@ -321,8 +328,12 @@ export function createApprovalsStore(db: Database) {
           case APPROVAL_DECIDED: {
             const r = byId.get(id);
             if (r === undefined) return;
+            const by = text(e.data['by']) || e.actor;
+            const onBehalfOf = textOrNull(e.data['on_behalf_of']);
             const entry: ApprovalDecisionEntry = {
-              by: text(e.data['by']) || e.actor,
+              by,
+              by_id: text(e.data['by_id']) || by,
+              ...(onBehalfOf !== null && { on_behalf_of: onBehalfOf }),
               decision: e.data['decision'] === 'deny' ? 'deny' : 'approve',
               at: e.ts,
               via: text(e.data['via']) || 'console',

@@ -31,10 +31,16 @@ import {
   type LedgerStore,
 } from '../ledger/index.js';
 import { createLogger } from '../logger.js';
-import { createPeopleService, createPeopleStore, type User } from '../people/index.js';
+import {
+  createPeopleService,
+  createPeopleStore,
+  peopleRoutes,
+  type User,
+} from '../people/index.js';
 import { createFakeClock } from '../shared/clock.js';
 import type { Mode } from '../shared/mode.js';
 import type { Role } from '../shared/roles.js';
+import type { Actor } from '../shared/types.js';
 import { Secret } from '../shared/secret.js';
 import { autonomyRoutes, createAutonomyService, createAutonomyStore } from '../autonomy/index.js';
 import { approvalsRoutes } from './approvals.routes.js';
@@ -117,7 +123,18 @@ export async function serveApprovals(options: HarnessOptions) {
   projections.register(connectorsStore.projection);
 
   const sessions = createSessionsService({ store: createSessionsStore(db), ledger, writer, clock });
-  const people = createPeopleService({ store: peopleStore, ledger, writer, clock, sessions });
+  // Approvals are built below; a person's change reaches them inside its own transaction.
+  let personChanged: (userId: string, actor: Actor) => void = () => undefined;
+  const people = createPeopleService({
+    store: peopleStore,
+    ledger,
+    writer,
+    clock,
+    sessions,
+    personChanged: (id, actor) => {
+      personChanged(id, actor);
+    },
+  });
   const links: LinkSigner = createLinkSigner({
     key: loadOrCreateLinkKey(dir),
     clock,
@@ -130,7 +147,11 @@ export async function serveApprovals(options: HarnessOptions) {
     clock,
     links,
     log,
+    people: () => peopleStore.users(),
   });
+  personChanged = (id, actor) => {
+    approvals.personChangedIn(id, actor);
+  };
   const autonomy = createAutonomyService({
     store: autonomyStore,
     ledger,
@@ -166,6 +187,7 @@ export async function serveApprovals(options: HarnessOptions) {
       return connectors.call(name, op, args);
     },
     links,
+    people: () => peopleStore.users(),
     baseUrl: () => base,
     clock,
     every: timers.every,
@@ -190,6 +212,7 @@ export async function serveApprovals(options: HarnessOptions) {
     async (v1) => {
       await v1.register(approvalsRoutes, { approvals, mode });
       await v1.register(autonomyRoutes, { autonomy, mode });
+      await v1.register(peopleRoutes, { people, sessions, mode });
     },
     { prefix: '/v1' },
   );
@@ -200,7 +223,7 @@ export async function serveApprovals(options: HarnessOptions) {
 
   /** A real HTTP request; the answer's status and JSON body. */
   async function call(
-    method: 'GET' | 'POST',
+    method: 'GET' | 'POST' | 'PUT',
     url: string,
     token: string | null,
     payload?: unknown,
@@ -263,6 +286,7 @@ export async function serveApprovals(options: HarnessOptions) {
     escalation,
     labApprover,
     links,
+    sessions,
     timers,
     base: () => base,
     call,

@@ -6,15 +6,48 @@
 // Every send is recorded as approval.sent (ok or failed, with one line of detail). The same
 // timer closes expired requests. Steps already sent (recorded in the request's channels) are
 // never sent again, after a restart too; a step whose time passed while the service was down
-// is sent at the next tick.
+// is sent at the next tick. A step that asks one person (its `who` comes to exactly one
+// enabled person who may approve) gets links signed for that person: using one counts as
+// them. Links of a step that asks several people count as the channel.
 import type { LinkSigner } from '../channels/index.js';
 import type { Clock } from '../shared/clock.js';
+import { roleAtLeast } from '../shared/roles.js';
 import type { ApprovalsService } from './approvals.service.js';
+import type { ApproverPerson } from './approvers.js';
 import type { ApprovalRequest } from './types.js';
+
+/** Who a step asks (the policy's escalation.steps[].who). */
+export interface EscalationWhoRef {
+  readonly users?: readonly string[];
+  readonly teams?: readonly string[];
+  readonly role?: 'responder' | 'admin' | 'owner';
+}
 
 export interface EscalationStepRef {
   readonly after_s: number;
   readonly channel: string;
+  readonly who?: EscalationWhoRef;
+}
+
+/** The ids of the enabled people a step asks who may decide the request. */
+export function recipientsOf(
+  who: EscalationWhoRef | undefined,
+  people: readonly ApproverPerson[],
+  approverRole: ApprovalRequest['approver_role'],
+): string[] {
+  if (who === undefined) return [];
+  const users = new Set(who.users ?? []);
+  const teams = new Set(who.teams ?? []);
+  return people
+    .filter(
+      (p) =>
+        !p.disabled &&
+        roleAtLeast(p.role, approverRole) &&
+        (users.has(p.id) ||
+          (p.teams ?? []).some((t) => teams.has(t)) ||
+          (who.role !== undefined && roleAtLeast(p.role, who.role))),
+    )
+    .map((p) => p.id);
 }
 
 /** Runs `fn` every `ms`; returns a stop function. Tests pass one they drive by hand. */
@@ -39,6 +72,8 @@ export interface EscalationDeps {
     args: Readonly<Record<string, unknown>>,
   ) => Promise<unknown>;
   readonly links: LinkSigner;
+  /** Everyone who may sign in (peopleStore.users()); absent: links go to no one person. */
+  readonly people?: () => readonly ApproverPerson[];
   /** Where people reach the console: SVC_CONSOLE_URL, else http://127.0.0.1:<port>. */
   readonly baseUrl: () => string;
   readonly clock: Clock;
@@ -77,7 +112,12 @@ export function createEscalation(deps: EscalationDeps) {
     const secrets: string[] = [];
     const linkIds: string[] = [];
     if (r.approver_role === 'responder') {
-      const pair = links.signPair(r.request_id, r.expires_at);
+      const asked = recipientsOf(step.who, deps.people?.() ?? [], r.approver_role);
+      const pair = links.signPair(
+        r.request_id,
+        r.expires_at,
+        asked.length === 1 ? asked[0] : undefined,
+      );
       secrets.push(pair.approve, pair.deny);
       for (const t of [pair.approve, pair.deny]) {
         const c = links.verify(t);

@@ -22,14 +22,13 @@ export {
 } from './approvals.store.js';
 export {
   createApprovalsService,
-  approversOf,
   newRequestId,
   subjectSha256,
   DEFAULT_TTL_S,
-  type Approver,
   type ApprovalsService,
   type SentRecord,
 } from './approvals.service.js';
+export { approversOf, displayName, type Approver, type ApproverPerson } from './approvers.js';
 export {
   createEscalation,
   linkUrl,

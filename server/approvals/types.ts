@@ -6,8 +6,15 @@ export type ApprovalKind = 'action' | 'autonomy' | 'fix_mode';
 export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'withdrawn' | 'expired';
 
 export interface ApprovalDecisionEntry {
-  /** a person's name, `admin-token`, `channel:<connector>` or `lab-approver` */
+  /** a person's name (as it was then), `admin-token`, `channel:<connector>` or `lab-approver` */
   readonly by: string;
+  /**
+   * Who counts: a person's id, `admin-token`, `channel:<connector>` (a link sent to no one
+   * person) or `lab-approver`. Each counts once toward the quorum.
+   */
+  readonly by_id: string;
+  /** With the admin token: the id of the person `by` named (recorded, never counted). */
+  readonly on_behalf_of?: string;
   readonly decision: 'approve' | 'deny';
   readonly at: string;
   /** `console` (the API), `link` (a signed channel link), `lab-approver` */
@@ -46,6 +53,8 @@ export interface ApprovalRequest {
   /** the role an approver must hold: responder for actions, admin for autonomy and fix mode */
   readonly approver_role: 'responder' | 'admin';
   readonly requested_by: string;
+  /** the requester's id (a person's id, `admin-token`, `system`): never an approver */
+  readonly requested_by_id: string;
   readonly requested_at: string;
   readonly expires_at: string;
   readonly decisions: readonly ApprovalDecisionEntry[];
@@ -67,6 +76,8 @@ export interface OpenApproval {
   readonly approver_role: 'responder' | 'admin';
   /** who asks: `system` for the orchestrator, else a person */
   readonly requested_by: string;
+  /** the requester's id (a person's id, `admin-token`); `requested_by` when absent */
+  readonly requested_by_id?: string;
   /** seconds until it expires; default 24 h */
   readonly ttl_s?: number;
 }

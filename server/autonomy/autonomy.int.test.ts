@@ -78,9 +78,9 @@ describe('autonomy levels', () => {
     expect(h.autonomy.levelOf('db')).toBe('off');
     expect(h.autonomy.levelOf('web')).toBe('shadow');
     expect(h.events('autonomy.set').map((e) => [e.actor, e.data])).toEqual([
-      ['alice', { service: 'web', level: 'off', from: 'shadow' }],
-      ['alice', { service: 'web', level: 'shadow', from: 'off' }],
-      ['alice', { service: '*', level: 'off', from: 'shadow' }],
+      ['alice', { service: 'web', level: 'off', from: 'shadow', actor_id: alice.user.id }],
+      ['alice', { service: 'web', level: 'shadow', from: 'off', actor_id: alice.user.id }],
+      ['alice', { service: '*', level: 'off', from: 'shadow', actor_id: alice.user.id }],
     ]);
     const after = await h.call('GET', '/autonomy', alice.token);
     expect(after.body).toMatchObject({
@@ -137,7 +137,9 @@ describe('autonomy levels', () => {
           from: 'shadow',
           request_id: request.request_id,
           requested_by: 'alice',
+          requested_by_id: alice.user.id,
           approved_by: ['bob', 'carol'],
+          approved_by_ids: [bob.user.id, carol.user.id],
         },
       ],
     ]);
@@ -167,16 +169,17 @@ describe('autonomy levels', () => {
     expect(other.status).toBe(202);
 
     const pending = byToken.body['request'] as ApprovalRequest;
-    // Approving with the admin token as bob, then as alice: two people.
+    // The admin token asked: it never approves its own request, whoever it names; bob and
+    // alice, two people, do.
+    const own = await h.call('POST', `/approvals/${pending.request_id}/approve`, ADMIN_TOKEN, {
+      by: 'alice',
+    });
+    expect(own.body['why']).toBe('own_request');
     expect(
       (await h.call('POST', `/approvals/${pending.request_id}/approve`, bob.token, {})).status,
     ).toBe(200);
     expect(
-      (
-        await h.call('POST', `/approvals/${pending.request_id}/approve`, ADMIN_TOKEN, {
-          by: 'alice',
-        })
-      ).status,
+      (await h.call('POST', `/approvals/${pending.request_id}/approve`, alice.token, {})).status,
     ).toBe(200);
     await eventually(() => h.autonomy.levelOf('web') === 'L1');
     const viewer = await h.person('vic@example.com', 'viewer');

@@ -47,7 +47,8 @@ export const autonomyRoutes: FastifyPluginAsyncTypebox<{
       },
       onRequest: [app.requireRole('viewer'), open],
     },
-    async (req) => autonomy.view(req.principal === null ? null : actorFrom(req).name),
+    async (req) =>
+      autonomy.view(req.principal === null ? null : (actorFrom(req).id ?? actorFrom(req).name)),
   );
   app.post(
     '/autonomy',

@@ -8,7 +8,8 @@
 // Fix mode draft is requested the same way; advise applies at once. Halt (responder) and
 // resume (admin) are recorded with their reason. An approved raise is checked again when it
 // is applied: a level already at or above the one approved is left alone. A raise approved
-// just before a crash is applied at the next start.
+// just before a crash is applied at the next start. People are counted by id, never by name.
+// Lowering a level withdraws the pending action requests that relied on the old one.
 import type { ApprovalRequest, ApprovalsService } from '../approvals/index.js';
 import type { Writer } from '../db/writer.js';
 import type { LedgerService } from '../ledger/index.js';
@@ -40,6 +41,7 @@ export const DEFAULT_SERVICE = '*';
 
 /** A person as the approver count sees them (people store users()). */
 export interface PersonRef {
+  readonly id?: string;
   readonly name: string;
   readonly email: string;
   readonly role: Role;
@@ -51,7 +53,10 @@ interface Deps {
   readonly ledger: LedgerService;
   readonly writer: Writer;
   readonly clock: Clock;
-  readonly approvals: Pick<ApprovalsService, 'openIn' | 'pending' | 'onDecidedIn' | 'list'>;
+  readonly approvals: Pick<
+    ApprovalsService,
+    'openIn' | 'pending' | 'onDecidedIn' | 'list' | 'withdrawIn'
+  >;
   /** Everyone who may sign in (peopleStore.users()). */
   readonly people: () => readonly PersonRef[];
   /** Hours a raise request stays open; 24 by default. */
@@ -68,9 +73,12 @@ const isLevel = (v: unknown): v is AutonomyLevel =>
 
 const viaOf = (actor: Actor) => (actor.via !== undefined ? { via: actor.via } : {});
 
-/** Whether the person is the one named (a session's actor is the name, else the e-mail). */
-const isPerson = (p: PersonRef, name: string): boolean =>
-  p.name === name || p.email === name || (p.name === '' && p.email === name);
+/** Whether the person is the one meant: by id (names change), or a name or e-mail given. */
+const isPerson = (p: PersonRef, who: string): boolean =>
+  p.id === who || p.name === who || p.email === who;
+
+/** Who an actor is: their id when the caller knows it, else their name. */
+const idOf = (actor: Actor): string => actor.id ?? actor.name;
 
 function checkService(service: string): string {
   const s = service.trim();
@@ -130,9 +138,33 @@ export function createAutonomyService(deps: Deps) {
       : null;
   };
 
-  const approvedBy = (r: ApprovalRequest): string[] => [
-    ...new Set(r.decisions.filter((d) => d.decision === 'approve').map((d) => d.by)),
-  ];
+  const approving = (r: ApprovalRequest) => r.decisions.filter((d) => d.decision === 'approve');
+  const approvedBy = (r: ApprovalRequest) => ({
+    approved_by: [...new Set(approving(r).map((d) => d.by))],
+    approved_by_ids: [...new Set(approving(r).map((d) => d.by_id))],
+  });
+
+  /**
+   * Inside the job that lowers a level: `lower` records it; then every pending action
+   * request whose service fell below L1 with it is withdrawn, as it was asked for under the
+   * level that is gone.
+   */
+  function lowerIn(actor: Actor, from: AutonomyLevel, service: string, lower: () => void): void {
+    const asking = approvals
+      .pending()
+      .filter((r) => r.kind === 'action' && r.service !== null)
+      .filter((r) => rank[levelOf(r.service ?? '')] >= rank.L1);
+    lower();
+    for (const r of asking) {
+      const now = levelOf(r.service ?? '');
+      if (rank[now] >= rank.L1) continue;
+      approvals.withdrawIn(
+        r.request_id,
+        actor,
+        `autonomy of ${r.service ?? ''} is now ${now} (${service === DEFAULT_SERVICE ? 'the default' : service} lowered from ${from}): nothing is asked for below L1`,
+      );
+    }
+  }
 
   /** Inside a writer job: apply an approved raise, checked again against the level now. */
   function applyRaiseIn(r: ApprovalRequest): void {
@@ -156,7 +188,8 @@ export function createAutonomyService(deps: Deps) {
         from,
         request_id: r.request_id,
         requested_by: r.requested_by,
-        approved_by: approvedBy(r),
+        requested_by_id: r.requested_by_id,
+        ...approvedBy(r),
       },
     });
   }
@@ -173,7 +206,8 @@ export function createAutonomyService(deps: Deps) {
         from,
         request_id: r.request_id,
         requested_by: r.requested_by,
-        approved_by: approvedBy(r),
+        requested_by_id: r.requested_by_id,
+        ...approvedBy(r),
       },
     });
   }
@@ -228,15 +262,17 @@ export function createAutonomyService(deps: Deps) {
         const from = levelOf(key);
         if (level === from) return { applied: true as const, service: key, level };
         if (rank[level] < rank[from] || level === 'shadow') {
-          ledger.append({
-            type: AUTONOMY_SET,
-            actor: actor.name,
-            data: { service: key, level, from, ...viaOf(actor) },
-          });
+          lowerIn(actor, from, key, () =>
+            ledger.append({
+              type: AUTONOMY_SET,
+              actor: actor.name,
+              data: { service: key, level, from, actor_id: idOf(actor), ...viaOf(actor) },
+            }),
+          );
           return { applied: true as const, service: key, level };
         }
         refuseRaise(
-          actor.name,
+          idOf(actor),
           pendingOf('autonomy').find((r) => r.subject['service'] === key),
         );
         const what = key === DEFAULT_SERVICE ? 'the default autonomy' : `the autonomy of ${key}`;
@@ -254,6 +290,7 @@ export function createAutonomyService(deps: Deps) {
           quorum: RAISE_QUORUM,
           approver_role: 'admin',
           requested_by: actor.name,
+          requested_by_id: idOf(actor),
           ...(deps.ttlS !== undefined && { ttl_s: deps.ttlS }),
         });
         ledger.append({
@@ -281,7 +318,7 @@ export function createAutonomyService(deps: Deps) {
           });
           return { applied: true as const, mode };
         }
-        refuseRaise(actor.name, pendingOf('fix_mode')[0]);
+        refuseRaise(idOf(actor), pendingOf('fix_mode')[0]);
         const request = approvals.openIn({
           kind: 'fix_mode',
           title: 'Set fix mode to draft',
@@ -293,6 +330,7 @@ export function createAutonomyService(deps: Deps) {
           quorum: RAISE_QUORUM,
           approver_role: 'admin',
           requested_by: actor.name,
+          requested_by_id: idOf(actor),
           ...(deps.ttlS !== undefined && { ttl_s: deps.ttlS }),
         });
         return { applied: false as const, request };

@@ -1,7 +1,7 @@
 // Signed, expiring, single-use approve and deny links.
 //
 // A token is `<payload>.<mac>`: the payload is base64url JSON {v, r: request_id,
-// d: 'approve'|'deny', e: expires_at, n: nonce}; the mac is base64url HMAC-SHA256 under the
+// d: 'approve'|'deny', e: expires_at, n: nonce, p?: the person id it was sent to}; the mac is base64url HMAC-SHA256 under the
 // link key over "svc-link.v1." + payload. Anyone can read a token; no one without the key can
 // make or change one. `verify` checks without using it (a page that asks "approve?" before
 // the POST; mail scanners fetch links); `redeem` checks and records the use in the same
@@ -29,6 +29,8 @@ export interface LinkPayload {
   readonly decision: LinkDecision;
   /** ISO-8601 UTC */
   readonly expires_at: string;
+  /** The person the link was sent to (their id): using it counts as them. */
+  readonly person?: string;
 }
 
 export const LinkRefusal = {
@@ -114,6 +116,7 @@ export function createLinkSigner({ key, clock, used }: LinkSignerDeps) {
           d: p.decision,
           e: new Date(expires).toISOString(),
           n: randomBytes(8).toString('hex'),
+          ...(p.person !== undefined && { p: p.person }),
         }),
         'utf8',
       ),
@@ -136,19 +139,25 @@ export function createLinkSigner({ key, clock, used }: LinkSignerDeps) {
     } catch {
       return refuse('malformed', 'this link is not a valid approval link');
     }
-    const b = body as { v?: unknown; r?: unknown; d?: unknown; e?: unknown };
+    const b = body as { v?: unknown; r?: unknown; d?: unknown; e?: unknown; p?: unknown };
     if (
       b.v !== 1 ||
       typeof b.r !== 'string' ||
       (b.d !== 'approve' && b.d !== 'deny') ||
       typeof b.e !== 'string' ||
-      !Number.isFinite(Date.parse(b.e))
+      !Number.isFinite(Date.parse(b.e)) ||
+      (b.p !== undefined && typeof b.p !== 'string')
     )
       return refuse('malformed', 'this link is not a valid approval link');
     if (clock.now() >= Date.parse(b.e)) return refuse('expired', `this link expired at ${b.e}`);
     return {
       ok: true,
-      payload: { request_id: b.r, decision: b.d, expires_at: b.e },
+      payload: {
+        request_id: b.r,
+        decision: b.d,
+        expires_at: b.e,
+        ...(typeof b.p === 'string' && { person: b.p }),
+      },
       token_id: expected.subarray(0, 16).toString('hex'),
     };
   }
@@ -165,11 +174,16 @@ export function createLinkSigner({ key, clock, used }: LinkSignerDeps) {
 
   return {
     sign,
-    /** Both links of one request, expiring together. */
-    signPair(requestId: string, expiresAt: string): { approve: string; deny: string } {
+    /** Both links of one request, expiring together; `person`: the one they are sent to. */
+    signPair(
+      requestId: string,
+      expiresAt: string,
+      person?: string,
+    ): { approve: string; deny: string } {
+      const to = person === undefined ? {} : { person };
       return {
-        approve: sign({ request_id: requestId, decision: 'approve', expires_at: expiresAt }),
-        deny: sign({ request_id: requestId, decision: 'deny', expires_at: expiresAt }),
+        approve: sign({ request_id: requestId, decision: 'approve', expires_at: expiresAt, ...to }),
+        deny: sign({ request_id: requestId, decision: 'deny', expires_at: expiresAt, ...to }),
       };
     },
     /** Whether the link would be honoured now; does not use it. */

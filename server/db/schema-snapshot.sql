@@ -60,7 +60,7 @@ CREATE TABLE approval_requests (
   closed_at      TEXT,
   reason         TEXT,                          -- why it was withdrawn, denied or expired
   seq            INTEGER NOT NULL               -- the last ledger event that changed the row
-);
+, requested_by_id TEXT);
 CREATE TABLE autonomy_levels (
   service    TEXT PRIMARY KEY,
   level      TEXT NOT NULL CHECK (level IN ('off', 'shadow', 'L1', 'L2')),

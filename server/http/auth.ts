@@ -48,10 +48,14 @@ export function bearerOf(request: FastifyRequest): string | null {
 
 /** The actor of a state change; `by` counts only with the admin token (specification). */
 export function actorOf(principal: Principal, by?: string | null): Actor {
+  // The admin token stays `admin-token` by id whatever `by` says: a name is no identity.
   if (principal.kind === 'admin-token' && typeof by === 'string' && by.trim() !== '') {
-    return { name: by.trim(), via: 'admin-token' };
+    return { name: by.trim(), via: 'admin-token', id: 'admin-token' };
   }
-  return { name: principal.name };
+  return {
+    name: principal.name,
+    id: principal.kind === 'session' ? principal.userId : principal.name,
+  };
 }
 
 async function authPlugin(app: FastifyInstance, options: AuthOptions): Promise<void> {

@@ -110,6 +110,7 @@ function request(
     ...input,
     request_id: id,
     status,
+    requested_by_id: input.requested_by,
     subject_sha256: '0'.repeat(64),
     requested_at: '2026-11-22T10:00:01.000Z',
     expires_at: '2026-11-23T10:00:01.000Z',
@@ -235,6 +236,44 @@ describe('the orchestrator', () => {
     expect(closeFields(store.get(id), '2026-11-22T10:00:00.000Z')).toMatchObject({
       decision: 'ask_human',
       action: 'not_verified',
+    });
+    o.stop();
+  });
+
+  it('at start, dispatches an approval a crash left unheard, and ends a wait whose request ended or is gone', async () => {
+    const before = harness({});
+    const first = createOrchestrator(before.deps);
+    const ids = [openEpisode('nginx'), openEpisode('nginx'), openEpisode('nginx')];
+    first.nudge();
+    await first.drained();
+    first.stop(); // the crash: approved, committed, and nobody heard it
+    const asked = before.opened.map((o, i) => request(o, 'pending', `ap-${String(i + 1)}`));
+    expect(ids.map((id) => store.get(id)?.status)).toEqual(['waiting', 'waiting', 'waiting']);
+    const now: Record<string, ApprovalRequest | null> = {
+      [ids[0] ?? '']: { ...(asked[0] as ApprovalRequest), status: 'approved' },
+      [ids[1] ?? '']: { ...(asked[1] as ApprovalRequest), status: 'withdrawn', reason: 'lowered' },
+      [ids[2] ?? '']: null,
+    };
+    const h = harness({});
+    const o = createOrchestrator({
+      ...h.deps,
+      approvals: {
+        ...h.deps.approvals,
+        find: (rid) => Object.values(now).find((r) => r?.request_id === rid) ?? null,
+      },
+    });
+    // Which request each episode waits on is what the first run recorded.
+    for (const id of ids) {
+      const rid = store.get(id)?.request_id ?? '';
+      const r = now[id];
+      now[id] = r === undefined || r === null ? null : { ...r, request_id: rid, episode_id: id };
+    }
+    await o.start();
+    await o.drained();
+    expect(h.executed).toEqual(['restart_unit']);
+    expect(ids.map((id) => store.get(id)?.status)).toEqual(['done', 'done', 'done']);
+    expect(closeFields(store.get(ids[0] ?? ''), '2026-11-22T10:00:00.000Z')).toMatchObject({
+      action: 'verified',
     });
     o.stop();
   });

@@ -92,6 +92,8 @@ export interface OrchestratorDeps {
     open(input: OpenApproval): Promise<ApprovalRequest>;
     /** end a pending request of the service's own (its episode closed) */
     withdraw?(requestId: string, reason: string): Promise<unknown>;
+    /** the request as it is now, for a wait a crash interrupted (recover) */
+    find?(requestId: string): ApprovalRequest | null;
   };
   readonly actions: {
     dryRun(plan: FixPlan): Promise<{ ok: boolean; detail: string }>;
@@ -412,7 +414,23 @@ export function createOrchestrator(deps: OrchestratorDeps) {
   /** At start: investigations a crash interrupted are resumed or ended, never left hanging. */
   async function recover(): Promise<void> {
     for (const row of store.active()) {
-      if (row.status === 'waiting') continue; // the request is in the ledger; `decided` resumes
+      if (row.status === 'waiting') {
+        // A request that ended while nobody listened (a crash after its commit) is
+        // dispatched now; a pending one resumes through `decided`.
+        if (deps.approvals.find === undefined) continue;
+        const request = row.request_id === null ? null : deps.approvals.find(row.request_id);
+        if (request?.status === 'pending') continue;
+        if (request === null) {
+          const what = 'the approval request it waited on is gone: a person decides';
+          await append(INVESTIGATION_RECOVERED, row.episode_id, { what }, what);
+          await finish(
+            row.episode_id,
+            closingOf('ask_human', 'none', null, recorded(row.episode_id)),
+            what,
+          );
+        } else decided(request);
+        continue;
+      }
       const started = (JSON.parse(row.actions) as { status: string }[]).some(
         (a) => a.status === 'running',
       );

@@ -68,6 +68,10 @@ export interface InvestigationDeps {
       reason: string | null,
     ): Promise<ApprovalRequest>;
     onDecided(kind: 'action', handler: (r: ApprovalRequest) => void): void;
+    /** the request now (a wait a crash interrupted is dispatched at start) */
+    find?(id: string): ApprovalRequest | null;
+    /** why an approved request no longer stands (an approver disabled…), or null */
+    standing?(id: string): string | null;
   };
   /** someone can be asked: a person who may approve, or a working escalation channel */
   readonly approvalRoute: () => boolean;
@@ -125,6 +129,9 @@ export function createInvestigation(deps: InvestigationDeps) {
     writer: deps.writer,
     clock,
     halted: () => deps.autonomy.halted(),
+    // Checked again where action.started is recorded (issue 16).
+    autonomy: deps.autonomy,
+    approvalStands: (id) => deps.approvals.standing?.(id) ?? null,
     policyNow: (service, fix) => {
       const p = deps.policy();
       return {
@@ -179,6 +186,10 @@ export function createInvestigation(deps: InvestigationDeps) {
       open: (input) => deps.approvals.open(input),
       withdraw: (id, reason) =>
         deps.approvals.withdraw(id, { actor: { name: 'system' }, role: null }, reason),
+      // Absent without a find: a wait is then left to `decided`, never ended as gone.
+      ...(deps.approvals.find !== undefined && {
+        find: (id: string) => deps.approvals.find?.(id) ?? null,
+      }),
     },
     actions: {
       dryRun: (plan) => actions.dryRun(plan),

@@ -1,6 +1,7 @@
 // The rules of people's fields: e-mail addresses, names, channel handles, access settings,
-// directory group matching. Pure functions; they throw InvalidInputError naming the field.
-import { InvalidInputError } from '../shared/errors.js';
+// directory group matching, free names. Pure functions; they throw InvalidInputError naming
+// the field (ConflictError for a name someone has).
+import { ConflictError, InvalidInputError } from '../shared/errors.js';
 import {
   DEFAULT_ACCESS,
   HANDLE_KINDS,
@@ -38,6 +39,46 @@ export function checkName(value: string, field: string, max: number, blank: bool
   if (name.length > max) invalid(field, `${field} is longer than ${String(max)} characters`);
   if (CONTROL.test(name)) invalid(field, `${field} contains a control character`);
   return name;
+}
+
+/**
+ * Names that are no person's: the ledger and the approvals use them for the admin token,
+ * the service itself, links and the lab approver, and the first owner's session.
+ */
+export function reservedName(name: string): boolean {
+  const n = name.trim().toLowerCase();
+  return (
+    ['system', 'admin-token', 'ingest-token', 'lab-approver', 'owner'].includes(n) ||
+    n.startsWith('channel:')
+  );
+}
+
+/**
+ * A person's name is unique (ignoring case, and against the e-mail others show as their
+ * name; 409 name_taken) and never a reserved one (400): the ledger and the approvals name
+ * actors by it. An empty name is always free (the e-mail shows).
+ */
+export function checkNameFree(
+  name: string,
+  people: readonly { id: string; name: string; email: string }[],
+  except: string | null,
+): void {
+  if (name === '') return;
+  if (reservedName(name))
+    invalid(
+      'name',
+      `name ${JSON.stringify(name)} is reserved (system, admin-token, channel:…, lab-approver, owner)`,
+    );
+  const key = name.toLowerCase();
+  const other = people.find(
+    (u) => u.id !== except && (u.name.toLowerCase() === key || u.email === key),
+  );
+  if (other !== undefined) {
+    throw new ConflictError('name_taken', `someone is named ${name} already; pick another name`, {
+      why: 'name_taken',
+      field: 'name',
+    });
+  }
 }
 
 function checkHandle(kind: string, value: string): string {

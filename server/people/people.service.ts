@@ -42,6 +42,7 @@ import {
   checkHandles,
   checkName,
   refusalOf,
+  checkNameFree,
   invalid,
   unique,
 } from './people.rules.js';
@@ -95,6 +96,11 @@ interface Deps {
     current?: string,
     keepToken?: string | null,
   ) => Promise<void>;
+  /**
+   * Inside the writer job that disabled, demoted or deleted a person (approvals withdraw
+   * the pending requests whose approval by them no longer stands).
+   */
+  readonly personChanged?: (userId: string, actor: Actor) => void;
 }
 
 const newUserId = (): string => `usr-${randomBytes(8).toString('hex')}`;
@@ -127,6 +133,7 @@ export function createPeopleService({
   sessions,
   hasPassword,
   setPassword,
+  personChanged,
 }: Deps) {
   const view = (u: UserRecord): User => ({ ...u, password_set: hasPassword?.(u.id) ?? false });
 
@@ -171,6 +178,21 @@ export function createPeopleService({
         `${u.email} is the last owner and cannot be ${what}; make someone else owner first`,
         { why: 'last_owner' },
       );
+    }
+  }
+
+  /** Unique and unreserved (people.rules checkNameFree): approvals tell people apart. */
+  const nameFree = (name: string, except: string | null): void => {
+    checkNameFree(name, store.users(), except);
+  };
+
+  /** A name from a directory or SSO at sign-in: dropped (the e-mail shows) when not free. */
+  function admittedName(name: string, except: string | null): string {
+    try {
+      nameFree(name, except);
+      return name;
+    } catch {
+      return '';
     }
   }
 
@@ -296,7 +318,7 @@ export function createPeopleService({
               `${email} is disabled and may not sign in; ask an admin`,
             );
           }
-          if (known.name !== '' || name === '') return known;
+          if (known.name !== '' || admittedName(name, known.id) === '') return known;
           const next = { ...known, name };
           updated(known, next, actor, { via: who.via });
           sessions?.updateSessionsOf(known.id, { name, role: known.role });
@@ -307,9 +329,11 @@ export function createPeopleService({
         if (why !== null) {
           throw new ForbiddenError('sign_in_not_allowed', `${email} may not sign in: ${why}`);
         }
-        return created({ email, name, role: access.default_role, handles: {} }, actor, {
-          via: who.via,
-        });
+        return created(
+          { email, name: admittedName(name, null), role: access.default_role, handles: {} },
+          actor,
+          { via: who.via },
+        );
       });
       return view(u);
     },
@@ -323,6 +347,7 @@ export function createPeopleService({
       const name = input.name === undefined ? '' : checkName(input.name, 'name', 200, true);
       const u = await writer.transact((): UserRecord => {
         const known = store.userByEmail(email);
+        nameFree(name, known?.id ?? null);
         if (known === null) {
           return created({ email, name, role: Role.Owner, handles: {} }, actor, {
             via: 'bootstrap',
@@ -359,6 +384,7 @@ export function createPeopleService({
       mayTouch(caller, Role.Viewer, role);
       const u = await writer.transact(() => {
         emailFree(email, null);
+        nameFree(name, null);
         return created({ email, name, role, handles }, caller.actor, {});
       });
       return view(u);
@@ -373,6 +399,7 @@ export function createPeopleService({
         const before = mustUser(id);
         mayTouch(caller, before.role, change.role);
         if (email !== undefined) emailFree(email, id);
+        if (name !== undefined) nameFree(name, id);
         const handles =
           change.handles === undefined
             ? before.handles
@@ -404,6 +431,7 @@ export function createPeopleService({
             sessions?.updateSessionsOf(id, { name: next.name || next.email, role });
           }
         }
+        if (role !== before.role || disabled !== before.disabled) personChanged?.(id, caller.actor);
         return mustUser(id);
       });
       return view(u);
@@ -425,6 +453,7 @@ export function createPeopleService({
           data: { id, email: before.email, ended_sessions: ended, ...via(caller.actor) },
         });
         store.forgetSignIn(id);
+        personChanged?.(id, caller.actor);
         return { deleted: true as const, id, ended_sessions: ended };
       });
     },
@@ -456,6 +485,8 @@ export function createPeopleService({
         change.handles === undefined
           ? before.handles
           : changeHandles(before.handles, change.handles);
+      // A name that is not free refuses the whole change, the password included.
+      if (name !== undefined && name !== before.name) nameFree(name, userId);
       // The password first: a wrong current password changes nothing.
       if (change.password !== undefined && setPassword !== undefined) {
         await setPassword(userId, change.password, change.current_password, keepToken);
@@ -463,6 +494,7 @@ export function createPeopleService({
       const u = await writer.transact((): UserRecord => {
         const now = store.userById(userId);
         if (now === null) throw new NotFoundError('not_found', `no person ${userId}`);
+        if (name !== undefined && name !== now.name) nameFree(name, userId);
         const next = { ...now, name: name ?? now.name, handles };
         if (changedFields(now, next).length > 0) {
           updated(now, next, actor);

@@ -14,6 +14,11 @@ export type Principal =
 /** The actor recorded for a state change. */
 export interface Actor {
   readonly name: string;
+  /**
+   * Who it is, whatever the name says: a person's id (`usr-…`), `admin-token`, or the like.
+   * Names change (PUT /v1/me); counting people (two-person rule) goes by this.
+   */
+  readonly id?: string;
   /** Set when the admin token acted on someone's behalf (`by`). */
   readonly via?: string;
 }

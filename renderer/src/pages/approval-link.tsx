@@ -185,8 +185,9 @@ function Preview({ token, preview }: { token: string; preview: LinkPreview }) {
             (sent on <strong>{preview.channel}</strong>)
           </>
         )}
-        . It works once and counts as <code>channel:{preview.channel ?? 'link'}</code>, one
-        approver, toward the quorum.
+        . It works once and counts as{' '}
+        <code>{preview.counts_as ?? `channel:${preview.channel ?? 'link'}`}</code>, one approver,
+        toward the quorum.
       </p>
       <RequestFacts r={r} />
       <p style={{ margin: 0 }}>

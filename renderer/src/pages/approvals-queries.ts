@@ -10,6 +10,8 @@ export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'withdrawn' | '
 
 export interface ApprovalDecisionEntry {
   by: string;
+  /** who counts: a person's id, admin-token, channel:<connector>, lab-approver */
+  by_id?: string;
   decision: 'approve' | 'deny';
   at: string;
   via: string;
@@ -38,6 +40,8 @@ export interface ApprovalRequest {
   quorum: number;
   approver_role: 'responder' | 'admin';
   requested_by: string;
+  /** the requester's id: names change, ids do not */
+  requested_by_id?: string;
   requested_at: string;
   expires_at: string;
   decisions: ApprovalDecisionEntry[];
@@ -67,6 +71,8 @@ export interface LinkPreview {
   decision: 'approve' | 'deny';
   /** The channel (connector) the link was sent on, when the service recorded it. */
   channel: string | null;
+  /** Who using it counts as: the person it was sent to, or `channel:<connector>`. */
+  counts_as?: string;
   expires_at: string;
   request: ApprovalRequest;
 }
@@ -122,9 +128,16 @@ export function approversOf(r: ApprovalRequest): string[] {
   return [...new Set(r.decisions.filter((d) => d.decision === 'approve').map((d) => d.by))];
 }
 
+/** The distinct approvers by id: what the quorum counts (names change). */
+export function approverIdsOf(r: ApprovalRequest): string[] {
+  return [
+    ...new Set(r.decisions.filter((d) => d.decision === 'approve').map((d) => d.by_id ?? d.by)),
+  ];
+}
+
 /** "1 of 2 approvals" */
 export function quorumText(r: ApprovalRequest): string {
-  const n = approversOf(r).length;
+  const n = approverIdsOf(r).length;
   return `${String(n)} of ${String(r.quorum)} approval${r.quorum === 1 ? '' : 's'}`;
 }
 
@@ -135,7 +148,7 @@ export function isMine(
 ): boolean {
   if (me === undefined) return false;
   const who = [me.name, me.user_id ?? '', me.email ?? ''].filter((s) => s !== '');
-  return who.includes(r.requested_by);
+  return who.includes(r.requested_by_id ?? r.requested_by) || who.includes(r.requested_by);
 }
 
 /** Waiting for me: pending, not mine, my role may approve it, and I have not yet. */
