@@ -226,7 +226,11 @@ export async function startLab(opts: LabOptions = {}): Promise<Lab> {
 
     // Everything that waits on nothing starts at once.
     const service = track(
-      startService({ ...opts.serviceEnv, SVC_INGEST_TOKEN: ingest, SVC_SECRETS_DIRS: secrets }).then(keep('service', 0)),
+      startService({
+        ...opts.serviceEnv,
+        SVC_INGEST_TOKEN: ingest,
+        SVC_SECRETS_DIRS: secrets,
+      }).then(keep('service', 0)),
     );
     const postgres = track(
       startPostgres({ address: hosts.db, maxConnections }).then(keep('postgresql')),
