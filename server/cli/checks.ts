@@ -65,6 +65,7 @@ export function hypothesisLine(h: Hypothesis): string {
     h.proving.length > 0 ? `proving ${h.proving.join(', ')}` : '',
     h.supporting.length > 0 ? `supporting ${h.supporting.join(', ')}` : '',
     h.refuting.length > 0 ? `refuting ${h.refuting.join(', ')}` : '',
+    (h.held ?? []).length > 0 ? `held: ${(h.held ?? []).join(', ')}` : '',
     h.fixes.length > 0 ? `fixes ${h.fixes.join(', ')}` : 'no fix: ask a person',
   ].filter((p) => p !== '');
   return parts.join('; ');
