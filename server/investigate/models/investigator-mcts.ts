@@ -5,11 +5,7 @@
 // the evidence looked most promising. Reads are real and shared across the tree: a check read
 // on one branch is not read again on another. The diagnosis the episode gets uses every
 // reading, since each is evidence.
-import type {
-  Assessment,
-  InvestigatorContext,
-  InvestigatorTools,
-} from '../readings.js';
+import type { Assessment, InvestigatorContext, InvestigatorTools } from '../readings.js';
 import type { Confidence } from '../types.js';
 import { factsOf, proposalsSchema, tokensFor } from './investigator-prompt.js';
 import { Stop, type Session } from './investigator-session.js';
