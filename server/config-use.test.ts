@@ -31,6 +31,7 @@ const CANDIDATES = [
   '{"a":1}',
   `sha256/${'A'.repeat(43)}=`,
   '/tmp/config-use-test',
+  '127.0.0.1',
 ];
 
 function leaves(value: unknown, path = ''): Map<string, string> {

@@ -23,6 +23,7 @@ CREATE INDEX sessions_user ON sessions (user_id) WHERE ended_at IS NULL;
 CREATE INDEX signals_service ON signals (service, status);
 CREATE INDEX signals_status ON signals (status);
 CREATE INDEX signin_codes_expiry ON signin_codes (expires_at);
+CREATE UNIQUE INDEX signin_identities_user ON signin_identities (provider, user_id);
 CREATE INDEX snapshot_changes_at ON snapshot_changes (at);
 CREATE INDEX team_members_user ON team_members (user_id);
 CREATE TABLE access_settings (
@@ -322,6 +323,13 @@ CREATE TABLE signin_codes (
   tries      INTEGER NOT NULL DEFAULT 0,      -- wrong codes so far; dead at 5
   created_at TEXT NOT NULL,
   expires_at TEXT NOT NULL                    -- created_at + 10 minutes
+);
+CREATE TABLE signin_identities (
+  provider TEXT NOT NULL,                   -- 'ldap', or 'oidc:<issuer>'
+  subject  TEXT NOT NULL,                   -- the DN (lower-cased), or the ID token's sub
+  user_id  TEXT NOT NULL,                   -- usr-<hex>
+  bound_at TEXT NOT NULL,
+  PRIMARY KEY (provider, subject)
 );
 CREATE TABLE signin_passwords (
   user_id    TEXT PRIMARY KEY,                -- usr-<hex>

@@ -984,19 +984,28 @@ describe('actorOf: `by` counts only with the admin token', () => {
   const session: Principal = { kind: 'session', name: 'alice', role: 'admin', userId: 'u-1' };
 
   it('the admin token acts for `by`', () => {
-    expect(actorOf(admin, 'bob')).toStrictEqual({ name: 'bob', via: 'admin-token' });
-    expect(actorOf(admin, '  bob  ')).toStrictEqual({ name: 'bob', via: 'admin-token' });
+    // Recorded as acting for bob, counted by id as the admin token (bob never approves by it).
+    expect(actorOf(admin, 'bob')).toStrictEqual({
+      name: 'bob',
+      via: 'admin-token',
+      id: 'admin-token',
+    });
+    expect(actorOf(admin, '  bob  ')).toStrictEqual({
+      name: 'bob',
+      via: 'admin-token',
+      id: 'admin-token',
+    });
   });
 
   it('the admin token without `by` (or a blank one) is itself', () => {
-    expect(actorOf(admin)).toStrictEqual({ name: 'admin-token' });
-    expect(actorOf(admin, null)).toStrictEqual({ name: 'admin-token' });
-    expect(actorOf(admin, '   ')).toStrictEqual({ name: 'admin-token' });
+    expect(actorOf(admin)).toStrictEqual({ name: 'admin-token', id: 'admin-token' });
+    expect(actorOf(admin, null)).toStrictEqual({ name: 'admin-token', id: 'admin-token' });
+    expect(actorOf(admin, '   ')).toStrictEqual({ name: 'admin-token', id: 'admin-token' });
   });
 
   it('a session or the ingest token is never anyone else', () => {
-    expect(actorOf(session, 'bob')).toStrictEqual({ name: 'alice' });
-    expect(actorOf(session)).toStrictEqual({ name: 'alice' });
-    expect(actorOf(ingest, 'bob')).toStrictEqual({ name: 'ingest-token' });
+    expect(actorOf(session, 'bob')).toStrictEqual({ name: 'alice', id: 'u-1' });
+    expect(actorOf(session)).toStrictEqual({ name: 'alice', id: 'u-1' });
+    expect(actorOf(ingest, 'bob')).toStrictEqual({ name: 'ingest-token', id: 'ingest-token' });
   });
 });

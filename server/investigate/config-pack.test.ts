@@ -180,6 +180,7 @@ describe('config_changed: proof from mechanism, never from timing', () => {
         lines: ['database: database "shop_v2" does not exist'],
         recent: ['database: database "shop_v2" does not exist'],
         last: ['database: database "shop_v2" does not exist'],
+        current: ['database: database "shop_v2" does not exist'],
       },
       'ssh-app config_changes': changed('app', APP_CONFIG, true),
       ...down('app'),

@@ -56,6 +56,7 @@ describe('the real packs against recorded answers from each lab fault', () => {
       'red-herring',
       'service-down',
       'slow-upstream',
+      'stale-refusal-then-stop',
       'unit-unreadable',
       'unknown-app-errors',
     ]);

@@ -180,6 +180,19 @@ describe('gate output', () => {
     expect(() => parseLoad('')).toThrow(/load average/);
   });
 
+  it('says what a service is saying now: its last words while its last stamp is within 90 s', () => {
+    const now = Date.parse('2026-03-02T10:00:00Z');
+    const refused = '2026/03/02 09:59:30 [error] connect() failed (111: Connection refused)';
+    // Still being said (30 s ago): current.
+    expect(
+      parseJournal('nginx', `2026/03/02 09:59:00 [notice] start\n${refused}\n`, now).current,
+    ).toEqual(['2026/03/02 09:59:00 [notice] start', refused]);
+    // The same words from a fault healed five minutes ago: last words, but not current.
+    const stale = parseJournal('nginx', refused.replace('09:59:30', '09:55:00'), now);
+    expect(stale.last).toHaveLength(1);
+    expect(stale.current).toEqual([]);
+  });
+
   it('keeps apart the log lines of the last 15 minutes, by their own time stamps', () => {
     const now = Date.parse('2026-03-02T10:00:00Z');
     const log = [
@@ -242,6 +255,7 @@ describe('gate output', () => {
       lines: ['one', '', 'two'],
       recent: [],
       last: ['one', '', 'two'],
+      current: [],
     });
     const now = Date.parse('2026-11-22T19:47:44Z');
     expect(

@@ -337,6 +337,11 @@ export function stampOf(line: string): number | null {
 
 /** The last words of a log: the lines stamped within a minute of its last stamp. */
 const LAST_WORDS_MS = 60_000;
+/**
+ * Last words still being said: the log's last stamp is this close to now. A service failing
+ * now logs its error on every request; a line from a fault healed a few minutes ago is not.
+ */
+export const CURRENT_MS = 90_000;
 /** A log with no stamps at all: its last lines stand for its last words. */
 const LAST_LINES = 10;
 
@@ -347,6 +352,11 @@ export interface Journal {
   readonly recent: string[];
   /** its last words: what a unit that is down now said as it stopped, however long ago */
   readonly last: string[];
+  /**
+   * its last words when its last stamp is within 90 s of now, else none: what a running
+   * service keeps saying while it fails (an error from a fault healed minutes ago is not)
+   */
+  readonly current: string[];
 }
 
 /**
@@ -375,7 +385,9 @@ export function parseJournal(unit: string, text: string, now: number): Journal {
           const t = stamps[i] ?? null;
           return t !== null && t >= final - LAST_WORDS_MS;
         });
-  return { unit, lines, recent, last };
+  const current =
+    final !== null && final >= now - CURRENT_MS && final <= now + AHEAD_MS ? last : [];
+  return { unit, lines, recent, last, current };
 }
 
 /** "cert <path>", then subject=… and notAfter=… (or "error …" for an unreadable file). */
