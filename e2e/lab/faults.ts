@@ -47,8 +47,8 @@ export const FAULT_NAMES = [
   'db-auth-refused',
   'table-lock',
   'log-disk-full',
-  'blip',
   'config-edited',
+  'blip',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 
