@@ -48,6 +48,9 @@ export const FAULT_NAMES = [
   'table-lock',
   'log-disk-full',
   'config-edited',
+  'app-config-edited',
+  'port-in-use',
+  'red-herring-config',
   'blip',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
@@ -82,6 +85,9 @@ export const FAULTS: readonly FaultInfo[] = [
   { name: 'table-lock', title: 'a lock held on the table the app reads', how: 'a detached session holds ACCESS EXCLUSIVE on the pages table: the app\'s page queries wait', alerts: ['LabSiteDown', 'LabSlowUpstream'], cause: 'none a pack knows (lock wait)', service: 'nginx', fix: 'ask_human', uncovered: true },
   { name: 'log-disk-full', title: 'a log grows until the disk is full', how: 'fill the app volume through its log folder (the cache stays empty)', alerts: ['LabDiskFull'], cause: 'disk_full_by_logs(app): the logs fill the volume, so clearing the (empty) cache would not help', service: 'app', fix: 'ask_human (deleting logs destroys evidence)' },
   { name: 'config-edited', title: 'a configuration file edited by hand', how: 'edit nginx.conf on the web host by hand (the upstream port, off by one) and reload nginx: the site answers 502', alerts: ['LabSiteDown'], cause: 'config_changed(nginx)', service: 'nginx', fix: 'restore the previous nginx.conf (a restore: advised, or two approvers)' },
+  { name: 'app-config-edited', title: 'the app\'s live config edited by hand', how: 'edit the app host\'s live config.json by hand (the database port, off by one; no deploy): the app\'s connections are refused', alerts: ['LabAppUnhealthy', 'LabAppErrors', 'LabSiteDown (nginx)'], cause: 'config_changed(app), never upstream_refused: the refusal is the edit\'s', service: 'app', fix: 'restore the previous config.json (a restore)' },
+  { name: 'port-in-use', title: 'another process holds the app\'s port', how: 'stop the app, listen on its address with another process, start the app: it dies with EADDRINUSE', alerts: ['LabAppDown', 'LabAppUnhealthy', 'LabSiteDown (nginx)'], cause: 'port_in_use(app)', service: 'app', fix: 'ask_human (which process holds the port is a person\'s call)' },
+  { name: 'red-herring-config', title: 'a harmless config edit, then an unrelated crash', how: 'add a comment to nginx.conf and reload it, then kill -9 the app: the edit must never be blamed', alerts: ['LabAppDown', 'LabAppUnhealthy', 'LabSiteDown (nginx)'], cause: 'service_down(app), never config_changed', service: 'app', fix: 'restart unit app' },
   { name: 'blip', title: 'a one-second blip', how: 'stop nginx and start it again a second later, and tell Alertmanager nginx was down', alerts: ['LabNginxDown'], cause: 'none present (it ended by itself)', service: 'nginx', fix: 'none', uncovered: true },
 ]; // prettier-ignore
 
@@ -351,6 +357,32 @@ async function injectOne(s: LabState, name: FaultName): Promise<Omit<Active, 'at
       await runUnit(s.web.unit, 'reload');
       return { text };
     }
+    case 'app-config-edited': {
+      const live = readLiveConfig(s.app.config);
+      writeLiveConfig(s.app.config, {
+        ...live,
+        database: { ...live.database, port: live.database.port + 1 },
+      });
+      return {};
+    }
+    case 'port-in-use': {
+      await stopUnit(s.app.unit);
+      const [host = '', port = ''] = [s.hosts.app.address, String(s.app.port)];
+      const pid = spawnHog(['listen', `${host}:${port}`]);
+      await sleep(500);
+      // The app's start dies on the taken port; its unit script may say so.
+      await startUnit(s.app.unit).catch(() => undefined);
+      return { pid };
+    }
+    case 'red-herring-config': {
+      const text = readFileSync(s.web.conf, 'utf8');
+      writeFileSync(s.web.conf, `# reviewed by the lab ${new Date().toISOString()}\n${text}`);
+      await runUnit(s.web.unit, 'reload');
+      await sleep(3000);
+      const pid = unitPid(s.app.unit);
+      if (pid !== null) process.kill(pid, 'SIGKILL');
+      return { text };
+    }
     case 'blip':
       await stopUnit(s.web.unit);
       await sleep(1000);
@@ -421,6 +453,19 @@ async function healOne(s: LabState, name: FaultName, active: Active | undefined)
       return;
     case 'blip':
       if (unitPid(s.web.unit) === null) await startUnit(s.web.unit);
+      return;
+    case 'app-config-edited':
+      // The repository holds what was deployed: put it back on the host.
+      applyDeploy(s.deploy.repo, s.app.config);
+      return;
+    case 'port-in-use':
+      await killHog(active?.pid);
+      await startUnit(s.app.unit);
+      return;
+    case 'red-herring-config':
+      if (active?.text !== undefined) writeFileSync(s.web.conf, active.text);
+      await runUnit(s.web.unit, 'reload');
+      await startUnit(s.app.unit);
       return;
     case 'config-edited':
       // The service may have restored it already; writing the same text again is harmless.

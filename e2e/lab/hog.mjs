@@ -4,6 +4,7 @@
 //   node hog.mjs cpu <threads>         busy loops (the lab starts it under nice 19)
 //   node hog.mjs connections <n>       holds n idle PostgreSQL sessions (LAB_PG_* settings)
 //   node hog.mjs lock <table>          holds ACCESS EXCLUSIVE on a table in an open transaction
+//   node hog.mjs listen <host:port>    holds a listening socket (another process on a service's port)
 import { Buffer } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { setInterval } from 'node:timers';
@@ -49,6 +50,12 @@ if (mode === 'memory') {
     }
   }
   globalThis.held = held;
+  forever();
+} else if (mode === 'listen') {
+  const { createServer } = await import('node:net');
+  const at = String(amount);
+  const colon = at.lastIndexOf(':');
+  createServer((c) => c.destroy()).listen(Number(at.slice(colon + 1)), at.slice(0, colon));
   forever();
 } else if (mode === 'lock') {
   const env = process.env;

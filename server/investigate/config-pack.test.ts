@@ -193,6 +193,32 @@ describe('config_changed: proof from mechanism, never from timing', () => {
     });
   });
 
+  it('explains the refusals its edit causes: config_changed is proven, upstream_refused is not', async () => {
+    // The database port edited by hand, off by one: the app's connections are refused, and
+    // the refusals name the new port. The edit is the cause; the refusal is its effect.
+    const refused = [
+      '2026-03-02T09:59:50Z database: connect ECONNREFUSED 127.0.1.3:5433',
+      '2026-03-02T09:59:58Z GET /: connect ECONNREFUSED 127.0.1.3:5433',
+    ];
+    const r = await investigate({
+      'ssh-app config_changes': changed('app', APP_CONFIG, true),
+      'ssh-app journal': {
+        unit: 'app',
+        lines: refused,
+        recent: refused,
+        last: refused,
+        current: refused,
+      },
+      ...down('app'),
+    });
+    const proven = r.hypotheses.filter((h) => h.confidence === 'proven');
+    expect(proven.map((h) => `${h.cause}(${h.service})`)).toEqual(['config_changed(app)']);
+    expect(r.hypotheses.find((h) => h.cause === 'upstream_refused')).toMatchObject({
+      confidence: 'disputed',
+      refuting: ['config.changes.named_in_errors'],
+    });
+  });
+
   it('is only suspected when the change is timing alone (the errors do not name it)', async () => {
     const r = await investigate({
       'ssh-app config_changes': changed('app', APP_CONFIG, false),
