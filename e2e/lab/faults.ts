@@ -10,6 +10,8 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
+  truncateSync,
   writeFileSync,
   writeSync,
 } from 'node:fs';
@@ -83,7 +85,7 @@ export const FAULTS: readonly FaultInfo[] = [
   { name: 'harmless-deploy-crash', title: 'a harmless deploy, then an unrelated crash', how: 'deploy a larger pool size (harmless), then kill -9 the app: the deploy must never be blamed', alerts: ['LabAppDown', 'LabAppUnhealthy', 'LabSiteDown (nginx)'], cause: 'service_down(app), never bad_deploy', service: 'app', fix: 'restart unit app' },
   { name: 'db-auth-refused', title: 'the database refuses the app\'s role', how: 'change the app role\'s password in PostgreSQL and end its sessions: the app cannot log in', alerts: ['LabAppUnhealthy', 'LabAppErrors', 'LabSiteDown (nginx)'], cause: 'dependency_auth_refused(app): the app\'s log says authentication failed while PostgreSQL is up', service: 'app', fix: 'ask_human (credentials are a person\'s)' },
   { name: 'table-lock', title: 'a lock held on the table the app reads', how: 'a detached session holds ACCESS EXCLUSIVE on the pages table: the app\'s page queries wait', alerts: ['LabSiteDown', 'LabSlowUpstream'], cause: 'none a pack knows (lock wait)', service: 'nginx', fix: 'ask_human', uncovered: true },
-  { name: 'log-disk-full', title: 'a log grows until the disk is full', how: 'fill the app volume through its log folder (the cache stays empty)', alerts: ['LabDiskFull'], cause: 'disk_full_by_logs(app): the logs fill the volume, so clearing the (empty) cache would not help', service: 'app', fix: 'ask_human (deleting logs destroys evidence)' },
+  { name: 'log-disk-full', title: 'a log grows until the disk is full', how: 'grow the app\'s own log (log/app.log) until its volume is full (the cache stays empty)', alerts: ['LabDiskFull'], cause: 'disk_full_by_logs(app): the logs fill the volume, so clearing the (empty) cache would not help', service: 'app', fix: 'ask_human (deleting logs destroys evidence)' },
   { name: 'config-edited', title: 'a configuration file edited by hand', how: 'edit nginx.conf on the web host by hand (the upstream port, off by one) and reload nginx: the site answers 502', alerts: ['LabSiteDown'], cause: 'config_changed(nginx)', service: 'nginx', fix: 'restore the previous nginx.conf (a restore: advised, or two approvers)' },
   { name: 'app-config-edited', title: 'the app\'s live config edited by hand', how: 'edit the app host\'s live config.json by hand (the database port, off by one; no deploy): the app\'s connections are refused', alerts: ['LabAppUnhealthy', 'LabAppErrors', 'LabSiteDown (nginx)'], cause: 'config_changed(app), never upstream_refused: the refusal is the edit\'s', service: 'app', fix: 'restore the previous config.json (a restore)' },
   { name: 'port-in-use', title: 'another process holds the app\'s port', how: 'stop the app, listen on its address with another process, start the app: it dies with EADDRINUSE', alerts: ['LabAppDown', 'LabAppUnhealthy', 'LabSiteDown (nginx)'], cause: 'port_in_use(app)', service: 'app', fix: 'ask_human (which process holds the port is a person\'s call)' },
@@ -109,6 +111,8 @@ interface Active {
   readonly commit?: string;
   /** a file's content before the fault edited it */
   readonly text?: string;
+  /** the app log's size before it was filled */
+  readonly log_size?: number;
 }
 type ActiveFaults = Partial<Record<FaultName, Active>>;
 
@@ -235,10 +239,15 @@ async function setAppPassword(s: LabState, password: string): Promise<void> {
   }
 }
 
-/** Fills the app volume through its log folder: a log that grew, with the cache empty. */
-function fillLogs(s: LabState): void {
-  const log = join(s.app.volume, 'log', 'app.log.1');
-  const chunk = Buffer.alloc(1024 * 1024, 'x'.charCodeAt(0));
+/** The app's own log: a log that grows until the volume is full (the cache stays empty). */
+const appLog = (s: LabState) => join(s.app.volume, 'log', 'app.log');
+
+/** Grows the app's log until the volume is full; answers its size before. */
+function fillLogs(s: LabState): number {
+  const log = appLog(s);
+  const before = existsSync(log) ? statSync(log).size : 0;
+  const line = Buffer.from(`${new Date().toISOString()} debug: ${'x'.repeat(1000)}\n`);
+  const chunk = Buffer.concat(Array.from({ length: 1024 }, () => line));
   let room = s.app.volume_mounted
     ? Number.POSITIVE_INFINITY
     : VOLUME_BYTES - usedBytes(s.app.volume);
@@ -255,6 +264,7 @@ function fillLogs(s: LabState): void {
   } finally {
     closeSync(fd);
   }
+  return before;
 }
 
 /** Tells Alertmanager an alert fired (as a rule would have), ending in a minute. */
@@ -344,8 +354,7 @@ async function injectOne(s: LabState, name: FaultName): Promise<Omit<Active, 'at
         }),
       };
     case 'log-disk-full':
-      fillLogs(s);
-      return {};
+      return { log_size: fillLogs(s) };
     case 'config-edited': {
       const text = readFileSync(s.web.conf, 'utf8');
       const edited = text.replace(
@@ -449,7 +458,8 @@ async function healOne(s: LabState, name: FaultName, active: Active | undefined)
       await killHog(active?.pid);
       return;
     case 'log-disk-full':
-      rmSync(join(s.app.volume, 'log', 'app.log.1'), { force: true });
+      // Back to the size it had: what the app wrote meanwhile is filler too.
+      truncateSync(appLog(s), active?.log_size ?? 0);
       return;
     case 'blip':
       if (unitPid(s.web.unit) === null) await startUnit(s.web.unit);

@@ -188,6 +188,7 @@ describe('the ssh kind against sshd and the gate', () => {
       lines: ['listening'],
       recent: [],
       last: ['listening'],
+      current: [],
     });
     expect(await client.call('certificates', {}, signal())).toEqual({ certificates: [] });
     const ps = (await client.call('processes', {}, signal())) as {
