@@ -34,6 +34,8 @@ export interface Hypothesis {
   fixes: string[];
   linked_episode?: string | null;
   recurrence_of?: string | null;
+  /** why a cause with a proving finding is only suspected (an unread check, a missing link) */
+  held?: string[];
 }
 
 export interface DecisionDetail {
@@ -233,6 +235,11 @@ function HypothesisCard({ h, byId }: { h: Hypothesis; byId: Map<string, Finding>
           <Link to={`/episodes/${encodeURIComponent(h.recurrence_of ?? '')}`}>
             {h.recurrence_of}
           </Link>
+        </p>
+      )}
+      {(h.held ?? []).length > 0 && (
+        <p style={{ margin: '4px 0' }} aria-label="why it is not proven">
+          Not proven: {(h.held ?? []).join('; ')}
         </p>
       )}
       {evidence === 0 ? (
