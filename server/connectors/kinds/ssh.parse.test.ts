@@ -180,7 +180,7 @@ describe('gate output', () => {
     expect(() => parseLoad('')).toThrow(/load average/);
   });
 
-  it('says what a service is saying now: its last words while its last stamp is within 90 s', () => {
+  it('says what a service is saying now: its last words while its last stamp is within 45 s', () => {
     const now = Date.parse('2026-03-02T10:00:00Z');
     const refused = '2026/03/02 09:59:30 [error] connect() failed (111: Connection refused)';
     // Still being said (30 s ago): current.

@@ -341,7 +341,7 @@ const LAST_WORDS_MS = 60_000;
  * Last words still being said: the log's last stamp is this close to now. A service failing
  * now logs its error on every request; a line from a fault healed a few minutes ago is not.
  */
-export const CURRENT_MS = 90_000;
+export const CURRENT_MS = 45_000;
 /** A log with no stamps at all: its last lines stand for its last words. */
 const LAST_LINES = 10;
 
@@ -353,7 +353,7 @@ export interface Journal {
   /** its last words: what a unit that is down now said as it stopped, however long ago */
   readonly last: string[];
   /**
-   * its last words when its last stamp is within 90 s of now, else none: what a running
+   * its last words when its last stamp is within 45 s of now, else none: what a running
    * service keeps saying while it fails (an error from a fault healed minutes ago is not)
    */
   readonly current: string[];
