@@ -481,8 +481,22 @@ describe('watched files: kept versions, config_changes and restore', () => {
       .replaceAll('hunter2', 'swordfish')
       .replace('pool_size = 5', 'pool_size = 6');
     writeFileSync(cfg, edited);
-    writeFileSync(appLog, 'started\nERROR: cannot connect to 127.0.0.1:5999: connection refused\n');
+    // The same words logged an hour before the change name nothing: only errors since count.
+    const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
+    writeFileSync(
+      appLog,
+      `${hourAgo} ERROR: cannot connect to 127.0.0.1:5999: connection refused\n`,
+    );
     const setup = gate('setup', wconf).stdout;
+    expect(parseConfigChanges(gate('config_changes app', wconf).stdout)).toMatchObject({
+      changed: 1,
+      named: 0,
+    });
+    const soon = new Date(Date.now() + 2000).toISOString();
+    writeFileSync(
+      appLog,
+      `${hourAgo} started\n${soon} ERROR: cannot connect to 127.0.0.1:5999: connection refused\n`,
+    );
     const r = gate('config_changes app', wconf);
     expect(r.code, r.stderr).toBe(0);
     for (const s of SECRETS) {

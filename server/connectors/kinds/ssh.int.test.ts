@@ -276,7 +276,8 @@ describe('the ssh kind against sshd and the gate', () => {
     writeFileSync(join(dir, 'app.conf'), edited);
     writeFileSync(
       join(dir, 'app.log'),
-      'booted\nlistening\nerror: connect 127.0.0.1:5999 refused\n',
+      // Stamped: only errors logged since the change can name it.
+      `booted\nlistening\n${new Date(Date.now() + 2000).toISOString()} error: connect 127.0.0.1:5999 refused\n`,
     );
     const changes = (await client.call('config_changes', { unit: 'app' }, signal())) as {
       changed: number;
