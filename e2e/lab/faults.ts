@@ -53,6 +53,8 @@ export const FAULT_NAMES = [
   'app-config-edited',
   'port-in-use',
   'red-herring-config',
+  'db-host-unresolvable',
+  'app-hung',
   'blip',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
@@ -90,6 +92,8 @@ export const FAULTS: readonly FaultInfo[] = [
   { name: 'app-config-edited', title: 'the app\'s live config edited by hand', how: 'edit the app host\'s live config.json by hand (the database port, off by one; no deploy): the app\'s connections are refused', alerts: ['LabAppUnhealthy', 'LabAppErrors', 'LabSiteDown (nginx)'], cause: 'config_changed(app), never upstream_refused: the refusal is the edit\'s', service: 'app', fix: 'restore the previous config.json (a restore)' },
   { name: 'port-in-use', title: 'another process holds the app\'s port', how: 'stop the app, listen on its address with another process, start the app: it dies with EADDRINUSE', alerts: ['LabAppDown', 'LabAppUnhealthy', 'LabSiteDown (nginx)'], cause: 'port_in_use(app)', service: 'app', fix: 'ask_human (which process holds the port is a person\'s call)' },
   { name: 'red-herring-config', title: 'a harmless config edit, then an unrelated crash', how: 'add a comment to nginx.conf and reload it, then kill -9 the app: the edit must never be blamed', alerts: ['LabAppDown', 'LabAppUnhealthy', 'LabSiteDown (nginx)'], cause: 'service_down(app), never config_changed', service: 'app', fix: 'restart unit app' },
+  { name: 'db-host-unresolvable', title: 'the app pointed at a host name that does not resolve', how: 'edit the app host\'s live config.json by hand: the database host becomes db.lab.invalid (no deploy); the app cannot resolve it', alerts: ['LabAppUnhealthy', 'LabAppErrors', 'LabSiteDown (nginx)'], cause: 'config_changed(app), never dns_failure: the failed lookups are the edit\'s', service: 'app', fix: 'restore the previous config.json (a restore)' },
+  { name: 'app-hung', title: 'the app hangs', how: 'SIGSTOP the app: its process is there, it answers nothing and logs nothing', alerts: ['LabAppDown', 'LabAppUnhealthy', 'LabSiteDown (nginx)'], cause: 'none a pack knows (a hung process): abstain or ask', service: 'app', fix: 'ask_human', uncovered: true },
   { name: 'blip', title: 'a one-second blip', how: 'stop nginx and start it again a second later, and tell Alertmanager nginx was down', alerts: ['LabNginxDown'], cause: 'none present (it ended by itself)', service: 'nginx', fix: 'none', uncovered: true },
 ]; // prettier-ignore
 
@@ -374,6 +378,19 @@ async function injectOne(s: LabState, name: FaultName): Promise<Omit<Active, 'at
       });
       return {};
     }
+    case 'db-host-unresolvable': {
+      const live = readLiveConfig(s.app.config);
+      writeLiveConfig(s.app.config, {
+        ...live,
+        database: { ...live.database, host: 'db.lab.invalid' },
+      });
+      return {};
+    }
+    case 'app-hung': {
+      const pid = unitPid(s.app.unit);
+      if (pid !== null) process.kill(pid, 'SIGSTOP');
+      return pid === null ? {} : { pid };
+    }
     case 'port-in-use': {
       await stopUnit(s.app.unit);
       const [host = '', port = ''] = [s.hosts.app.address, String(s.app.port)];
@@ -467,6 +484,12 @@ async function healOne(s: LabState, name: FaultName, active: Active | undefined)
     case 'app-config-edited':
       // The repository holds what was deployed: put it back on the host.
       applyDeploy(s.deploy.repo, s.app.config);
+      return;
+    case 'db-host-unresolvable':
+      applyDeploy(s.deploy.repo, s.app.config);
+      return;
+    case 'app-hung':
+      if (active?.pid !== undefined && alive(active.pid)) process.kill(active.pid, 'SIGCONT');
       return;
     case 'port-in-use':
       await killHog(active?.pid);
