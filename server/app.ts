@@ -416,6 +416,7 @@ export async function buildApp(config: Config, options: AppOptions) {
     identities,
     secretsDir,
     env: options.env ?? {},
+    secretRefs: config.secretRefs,
     log,
   });
 

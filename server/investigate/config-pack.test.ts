@@ -213,9 +213,9 @@ describe('config_changed: proof from mechanism, never from timing', () => {
     });
     const proven = r.hypotheses.filter((h) => h.confidence === 'proven');
     expect(proven.map((h) => `${h.cause}(${h.service})`)).toEqual(['config_changed(app)']);
-    const refused = r.hypotheses.find((h) => h.cause === 'upstream_refused');
-    expect(refused?.confidence).toBe('disputed');
-    expect(refused?.refuting).toContain('config.changes.named_in_errors');
+    const upstream = r.hypotheses.find((h) => h.cause === 'upstream_refused');
+    expect(upstream?.confidence).toBe('disputed');
+    expect(upstream?.refuting).toContain('config.changes.named_in_errors');
   });
 
   it('is only suspected when the change is timing alone (the errors do not name it)', async () => {

@@ -174,6 +174,22 @@ describe('single sign-on settings', () => {
     expect((await call('GET', '/v1/settings/sso', undefined, {})).statusCode).toBe(401);
   });
 
+  it('refuses a client_secret reference to the service’s own files or SVC_* variables (item 8)', async () => {
+    for (const client_secret of [
+      { file: join(dir, 'admin-token') },
+      { file: join(dir, 'install-key.pem') },
+      { env: 'SVC_ADMIN_TOKEN' },
+    ]) {
+      const res = await call('PUT', '/v1/settings/sso', settings({ client_secret }));
+      expect(res.statusCode, JSON.stringify(client_secret)).toBe(400);
+      expect(res.json()).toMatchObject({ field: 'client_secret' });
+    }
+    // Nothing changed: the typed secret saved before is still the one in use.
+    expect((await call('GET', '/v1/settings/sso')).json()).toMatchObject({
+      client_secret: { file: join(dir, 'secrets', 'sso-client_secret') },
+    });
+  });
+
   it('refuses an http:// issuer that is not on loopback', async () => {
     const res = await call(
       'PUT',

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import * as oidc from 'openid-client';
 import { readSecretFile } from '../../connectors/document.js';
+import { NO_SECRET_DIRS, secretRefProblem, type SecretRefRules } from '../../connectors/index.js';
 import { writeSecretFile } from '../../connectors/secrets.js';
 import { removeFiles } from '../../connectors/secrets.js';
 import type { Writer } from '../../db/writer.js';
@@ -74,6 +75,11 @@ export interface SsoDeps<U> {
   readonly secretsDir: string;
   /** Where {env} references are resolved (the process environment, from the app). */
   readonly env: Readonly<Record<string, string | undefined>>;
+  /**
+   * What a client_secret {file}/{env} reference may name (config.secretRefs, as for
+   * connectors): never the service's own files or SVC_* variables.
+   */
+  readonly secretRefs?: SecretRefRules;
   readonly log?: Pick<Logger, 'info' | 'warn'>;
 }
 
@@ -203,10 +209,18 @@ export function createSsoService<U>(deps: SsoDeps<U>) {
     return s;
   }
 
+  /** Why a client_secret reference may not be used, or null (the typed secret's file may). */
+  const refused = (ref: NonNullable<SsoSettings['client_secret']>): string | null =>
+    secretRefProblem(ref, secretFile, deps.secretRefs ?? NO_SECRET_DIRS);
+
   function secretOf(s: Pick<SsoSettings, 'client_secret'>, typed?: string): string | null {
     if (typed !== undefined) return typed;
     const ref = s.client_secret;
     if (ref === null) return null;
+    // A stored reference the rules no longer allow is never read.
+    const no = refused(ref);
+    if (no !== null)
+      throw new SignInUnavailableError('sso_secret_unreadable', `client_secret: ${no}`);
     if ('file' in ref) {
       try {
         return readSecretFile(ref.file).reveal();
@@ -307,6 +321,11 @@ export function createSsoService<U>(deps: SsoDeps<U>) {
         );
       secret = { file: given.file };
     } else secret = { env: given.env };
+    const no = secret === null ? null : refused(secret);
+    if (no !== null)
+      throw new InvalidInputError('invalid_input', `client_secret: ${no}`, {
+        field: 'client_secret',
+      });
     const settings: SsoSettings = {
       issuer: input.issuer.trim().replace(/\/$/, ''),
       client_id: input.client_id.trim(),
