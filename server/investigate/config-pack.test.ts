@@ -175,6 +175,8 @@ describe('config_changed: proof from mechanism, never from timing', () => {
     const r = await investigate({
       'deploys changes': [commit],
       'deploys show': { ...commit, body: '', diffstat: ' config.json | 2 +-', added: ['shop_v2'] },
+      // config.before's query answers host.healthy_at too (both max_over_time): healthy before.
+      'prometheus before@app': health(1),
       'ssh-app journal': {
         unit: 'app',
         lines: ['database: database "shop_v2" does not exist'],
@@ -202,6 +204,7 @@ describe('config_changed: proof from mechanism, never from timing', () => {
     ];
     const r = await investigate({
       'ssh-app config_changes': changed('app', APP_CONFIG, true),
+      'prometheus before@app': health(1),
       'ssh-app journal': {
         unit: 'app',
         lines: refused,

@@ -193,6 +193,23 @@ describe('gate output', () => {
     expect(stale.current).toEqual([]);
   });
 
+  it('leaves out, with since, what was logged before the service was last seen healthy', () => {
+    const now = Date.parse('2026-03-02T10:00:00Z');
+    const log = [
+      '2026-03-02T09:59:10Z Error: listen EADDRINUSE: address already in use 127.0.1.2:8080',
+      '2026-03-02T09:59:15Z listening on 127.0.1.2:8080',
+      '2026-03-02T09:59:50Z GET /: ok',
+    ].join('\n');
+    // Healthy at 09:59:40 (less the margin): the bind error before it is no word of now.
+    const j = parseJournal('app', log, now, Date.parse('2026-03-02T09:59:30Z'));
+    expect(j.last).toEqual(['2026-03-02T09:59:50Z GET /: ok']);
+    expect(j.current).toEqual(['2026-03-02T09:59:50Z GET /: ok']);
+    expect(j.recent).toEqual(['2026-03-02T09:59:50Z GET /: ok']);
+    expect(j.lines).toHaveLength(3);
+    // Nothing logged since: no last words at all (never the lines before).
+    expect(parseJournal('app', log, now, Date.parse('2026-03-02T09:59:55Z')).last).toEqual([]);
+  });
+
   it('keeps apart the log lines of the last 15 minutes, by their own time stamps', () => {
     const now = Date.parse('2026-03-02T10:00:00Z');
     const log = [

@@ -366,25 +366,30 @@ export interface Journal {
  * of the last stamp and what follows them. A log line alone can be old: the packs read
  * `recent` for a running service, and `last` only beside a unit that is down now.
  */
-export function parseJournal(unit: string, text: string, now: number): Journal {
-  const lines = text.split('\n');
-  if (lines.at(-1) === '') lines.pop();
+export function parseJournal(unit: string, text: string, now: number, sinceMs?: number): Journal {
+  const all = text.split('\n');
+  if (all.at(-1) === '') all.pop();
   const recent: string[] = [];
   const stamps: (number | null)[] = [];
   let at: number | null = null;
-  for (const line of lines) {
+  for (const line of all) {
     at = stampOf(line) ?? at;
     stamps.push(at);
-    if (at !== null && at >= now - RECENT_MS && at <= now + AHEAD_MS) recent.push(line);
+    if (at !== null && at >= now - RECENT_MS && at <= now + AHEAD_MS && at >= (sinceMs ?? 0))
+      recent.push(line);
   }
-  const final = stamps.at(-1) ?? null;
+  // With `since`, what was logged before it is no word of the present failure.
+  const kept = all
+    .map((line, i) => ({ line, t: stamps[i] ?? null }))
+    .filter((x) => sinceMs === undefined || (x.t !== null && x.t >= sinceMs));
+  const final = kept.at(-1)?.t ?? null;
   const last =
     final === null
-      ? lines.slice(-LAST_LINES)
-      : lines.filter((_, i) => {
-          const t = stamps[i] ?? null;
-          return t !== null && t >= final - LAST_WORDS_MS;
-        });
+      ? sinceMs === undefined
+        ? all.slice(-LAST_LINES)
+        : []
+      : kept.filter((x) => x.t !== null && x.t >= final - LAST_WORDS_MS).map((x) => x.line);
+  const lines = all;
   const current =
     final !== null && final >= now - CURRENT_MS && final <= now + AHEAD_MS ? last : [];
   return { unit, lines, recent, last, current };

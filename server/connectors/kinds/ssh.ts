@@ -247,6 +247,19 @@ function unitArg(args: Readonly<Record<string, unknown>>): string {
   return unit;
 }
 
+/**
+ * `since` (epoch seconds): lines stamped before it are not what the service says now. A pack
+ * passes the last time the service was healthy (less a margin): an error logged before the
+ * service was last seen well cannot explain why it fails now.
+ */
+function sinceArg(raw: unknown): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
+  if (typeof n !== 'number' || !Number.isFinite(n) || n < 0)
+    throw new Error('argument since must be a time in epoch seconds');
+  return n * 1000;
+}
+
 function linesArg(raw: unknown): number {
   if (raw === undefined) return 100;
   if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 1 || raw > MAX_JOURNAL_LINES)
@@ -324,10 +337,12 @@ function createSshClient(settings: ResolvedSettings): ConnectorClient {
       case 'journal': {
         const unit = unitArg(args);
         const lines = linesArg(args['lines']);
+        const since = sinceArg(args['since']);
         return parseJournal(
           unit,
           await gate(`journal ${unit} ${String(lines)}`, op, signal),
           Date.now(),
+          since,
         );
       }
       case 'restart':
