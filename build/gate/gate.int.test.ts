@@ -563,6 +563,9 @@ describe('watched files: kept versions, config_changes and restore', () => {
     // The restored version is the newest now; the one it replaced is kept for the take-back.
     const after = parseConfigChanges(gate('config_changes app', wconf).stdout);
     expect(after.files[0]).toMatchObject({ current: sha(ORIGINAL), previous: sha(edited) });
+    // Content the file had before: a return to what ran, never a new change to blame.
+    expect(after.files[0]).toMatchObject({ returned: true, changed_recently: false });
+    expect(after.changed).toBe(0);
     expect(gate(`restore app ${sha(edited)}`, wconf).code).toBe(0);
     expect(readFileSync(cfg, 'utf8')).toBe(edited);
   });

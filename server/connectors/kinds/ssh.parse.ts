@@ -481,8 +481,13 @@ export interface ConfigFile {
   /** when the current version appeared (its mtime, never after the gate first saw it) */
   readonly changed_at: string | null;
   readonly age_s: number | null;
-  /** a previous version is kept and the current one appeared within the last hour */
+  /**
+   * a previous version is kept and the current one appeared within the last hour, and is no
+   * return to content the file had before (a restore puts back what ran; it breaks nothing new)
+   */
   readonly changed_recently: boolean;
+  /** the current content is one the file had before the previous version (a restore) */
+  readonly returned?: boolean;
   /** the unit's error lines since the change name the file or what changed; null: no log */
   readonly named_in_errors: boolean | null;
   /** the unified diff previous → current, secrets masked on the host, bounded */
@@ -542,6 +547,7 @@ export function parseConfigChanges(text: string): ConfigChanges {
     previous: string | null;
     at: number | null;
     named: boolean | null;
+    returned: boolean;
     diff: string[];
   }
   const drafts: Draft[] = [];
@@ -554,6 +560,7 @@ export function parseConfigChanges(text: string): ConfigChanges {
         previous: null,
         at: null,
         named: false,
+        returned: false,
         diff: [],
       };
       drafts.push(cur);
@@ -570,6 +577,8 @@ export function parseConfigChanges(text: string): ConfigChanges {
     } else if (line.startsWith('changed_at ')) {
       const v = Number(line.slice(11).trim());
       cur.at = Number.isInteger(v) && v > 0 ? v : null;
+    } else if (line === 'returned yes') {
+      cur.returned = true;
     } else if (line.startsWith('named_in_errors ')) {
       const v = line.slice(16).trim();
       cur.named = v === 'yes' ? true : v === 'no' ? false : null;
@@ -584,7 +593,12 @@ export function parseConfigChanges(text: string): ConfigChanges {
       changed_at: d.at === null ? null : new Date(d.at * 1000).toISOString(),
       age_s: age,
       changed_recently:
-        d.current !== null && d.previous !== null && age !== null && age <= RECENT_CHANGE_S,
+        d.current !== null &&
+        d.previous !== null &&
+        age !== null &&
+        age <= RECENT_CHANGE_S &&
+        !d.returned,
+      returned: d.returned,
       named_in_errors: d.named,
       diff: d.diff.join('\n'),
       summary: diffSummary(d.diff.join('\n')),
