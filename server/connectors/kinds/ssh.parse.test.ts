@@ -376,6 +376,7 @@ describe('config_changes', () => {
       changed_at: new Date((now - 120) * 1000).toISOString(),
       age_s: 120,
       changed_recently: true,
+      returned: false,
       named_in_errors: true,
       diff: '--- /etc/app/app.conf (aaaaaaaaaaaa)\n+++ /etc/app/app.conf (bbbbbbbbbbbb)\n-pool_size = 5\n+pool_size = 6',
       summary: '-pool_size = 5 | +pool_size = 6',
