@@ -153,6 +153,18 @@ describe('the lab', () => {
   ] as [FaultName, string, string][])(
     '%s fires %s on %s as an episode, and heal clears it',
     async (fault, alert, service) => {
+      // An alert still firing from the case before (pool-exhausted makes the app answer 500
+      // too) would not fire again: wait until it has ended.
+      await until(
+        `${alert} no longer firing`,
+        async () => {
+          const live = await get<{ running: { status: string; alerts: string[] }[] }>('/v1/live');
+          return live.running.some((r) => r.status === 'open' && r.alerts.includes(alert))
+            ? undefined
+            : true;
+        },
+        60_000,
+      );
       const from = await lastSeq();
       await inject(lab.state, fault);
       let fired: LedgerEvent;
@@ -188,7 +200,7 @@ describe('the lab', () => {
       expect(resolved.trace_id).toBe(fired.trace_id);
       expect(unitsUp(lab.state)).toEqual({ nginx: true, app: true, postgresql: true });
     },
-    150_000,
+    210_000,
   );
   /** A command through a lab host's gate, over ssh with the service's own key for that host. */
   async function gateOn(h: 'app' | 'db', command: string) {
