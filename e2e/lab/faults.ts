@@ -413,6 +413,8 @@ async function injectOne(s: LabState, name: FaultName): Promise<Omit<Active, 'at
       await stopUnit(s.web.unit);
       await sleep(1000);
       await startUnit(s.web.unit);
+      // Back before anyone looks: the blip is over when the alert arrives.
+      for (let i = 0; i < 50 && unitPid(s.web.unit) === null; i += 1) await sleep(100);
       await postAlert(s, 'LabNginxDown', 'nginx');
       return {};
   }
