@@ -412,9 +412,13 @@ async function injectOne(s: LabState, name: FaultName): Promise<Omit<Active, 'at
     case 'blip':
       await stopUnit(s.web.unit);
       await sleep(1000);
-      await startUnit(s.web.unit);
-      // Back before anyone looks: the blip is over when the alert arrives.
-      for (let i = 0; i < 50 && unitPid(s.web.unit) === null; i += 1) await sleep(100);
+      // Back before anyone looks: the blip is over when the alert arrives. A start right
+      // after a stop can fail while the old master lets go of its port: try again.
+      for (let i = 0; i < 20 && unitPid(s.web.unit) === null; i += 1) {
+        await startUnit(s.web.unit).catch(() => undefined);
+        if (unitPid(s.web.unit) === null) await sleep(500);
+      }
+      if (unitPid(s.web.unit) === null) throw new Error('blip: nginx did not start again');
       await postAlert(s, 'LabNginxDown', 'nginx');
       return {};
   }
