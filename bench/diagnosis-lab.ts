@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { api, type Api } from '../e2e/lab/connect.js';
 import { applyDeploy, commitConfig, headConfig } from '../e2e/lab/deploy.js';
-import { FAULTS, heal, inject, type FaultName } from '../e2e/lab/faults.js';
+import { FAULTS, heal, inject, postAlert, type FaultName } from '../e2e/lab/faults.js';
 import { startLab, type Lab } from '../e2e/lab/lab.js';
 
 import { createLocalRuntime, startLocalEndpoint } from '../models/index.js';
@@ -166,22 +166,11 @@ const noise: Case = {
   cause: null,
   service: 'app',
   alerts: ['LabDiskFull'],
-  start: async (lab) => {
-    const now = new Date();
-    const res = await fetch(`${lab.state.monitor.alertmanager}/api/v2/alerts`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify([
-        {
-          labels: { alertname: 'LabDiskFull', service: 'app', severity: 'critical', noise: 'yes' },
-          annotations: { summary: 'fired on noise by the benchmark' },
-          startsAt: now.toISOString(),
-          endsAt: new Date(now.getTime() + 60_000).toISOString(),
-        },
-      ]),
-    });
-    if (!res.ok) throw new Error(`Alertmanager refused the noise alert: ${String(res.status)}`);
-  },
+  start: (lab) =>
+    postAlert(lab.state, 'LabDiskFull', 'app', {
+      labels: { noise: 'yes' },
+      summary: 'fired on noise by the benchmark',
+    }),
   end: () => Promise.resolve(),
 };
 

@@ -272,15 +272,20 @@ function fillLogs(s: LabState): number {
 }
 
 /** Tells Alertmanager an alert fired (as a rule would have), ending in a minute. */
-async function postAlert(s: LabState, alertname: string, service: string): Promise<void> {
+export async function postAlert(
+  s: LabState,
+  alertname: string,
+  service: string,
+  extra: { labels?: Record<string, string>; summary?: string } = {},
+): Promise<void> {
   const now = new Date();
   const res = await fetch(`${s.monitor.alertmanager}/api/v2/alerts`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify([
       {
-        labels: { alertname, service, severity: 'critical' },
-        annotations: { summary: `${alertname} (posted by the lab)` },
+        labels: { alertname, service, severity: 'critical', ...extra.labels },
+        annotations: { summary: extra.summary ?? `${alertname} (posted by the lab)` },
         startsAt: now.toISOString(),
         endsAt: new Date(now.getTime() + 60_000).toISOString(),
       },

@@ -389,10 +389,9 @@ export function parseJournal(unit: string, text: string, now: number, sinceMs?: 
         ? all.slice(-LAST_LINES)
         : []
       : kept.filter((x) => x.t !== null && x.t >= final - LAST_WORDS_MS).map((x) => x.line);
-  const lines = all;
   const current =
     final !== null && final >= now - CURRENT_MS && final <= now + AHEAD_MS ? last : [];
-  return { unit, lines, recent, last, current };
+  return { unit, lines: all, recent, last, current };
 }
 
 /** "cert <path>", then subject=… and notAfter=… (or "error …" for an unreadable file). */
