@@ -1,8 +1,7 @@
 // The diagnosis benchmark on the lab, as a function: `npm run bench:diagnosis` (diagnosis.ts)
 // prints it, and `npm run bench` (model-cost.bench.ts) runs it with and without the model
-// investigator. The service runs at L1 with the lab approver off; every lab fault is injected
-// `runs` times, plus a rule fired on noise (no fault) and a red herring (a harmless deploy just
-// before the web server stops). Per run: the named cause (right or wrong), its confidence, the
+// investigator. The service runs at L1 with the lab approver off; every lab fault (negative
+// controls, red herrings and two faults at once among them) is injected `runs` times. Per run: the named cause (right or wrong), its confidence, the
 // seconds from the alert reaching the service to the decision, the decision, the handover, and
 // what the models cost the episode (calls, tokens, seconds, checks the investigator read).
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,8 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { api, type Api } from '../e2e/lab/connect.js';
-import { applyDeploy, commitConfig, headConfig } from '../e2e/lab/deploy.js';
-import { FAULTS, heal, inject, postAlert, type FaultName } from '../e2e/lab/faults.js';
+import { FAULTS, heal, inject, type FaultName } from '../e2e/lab/faults.js';
 import { startLab, type Lab } from '../e2e/lab/lab.js';
 
 import { createLocalRuntime, startLocalEndpoint } from '../models/index.js';
@@ -159,54 +157,6 @@ function faultCase(name: FaultName): Case {
     },
   };
 }
-
-/** A rule fired on noise: Alertmanager is told of a disk alert while the disk is fine. */
-const noise: Case = {
-  name: 'noise',
-  cause: null,
-  service: 'app',
-  alerts: ['LabDiskFull'],
-  start: (lab) =>
-    postAlert(lab.state, 'LabDiskFull', 'app', {
-      labels: { noise: 'yes' },
-      summary: 'fired on noise by the benchmark',
-    }),
-  end: () => Promise.resolve(),
-};
-
-/** A deploy that happened (harmless: the page title) just before nginx stops. */
-const redHerring: Case = {
-  name: 'red-herring',
-  cause: 'service_down',
-  service: 'nginx',
-  alerts: ['LabNginxDown', 'LabSiteDown'],
-  start: async (lab) => {
-    const s = lab.state;
-    const config = headConfig(s.deploy.repo);
-    commitConfig(s.deploy.repo, { ...config, title: `${config.title} ` }, 'retitle the shop');
-    applyDeploy(s.deploy.repo, s.app.config);
-    await inject(s, 'service-down');
-  },
-  end: async (lab) => {
-    await heal(lab.state, 'service-down');
-  },
-};
-
-/** Two faults at once: a CPU hog on the app host while nginx stops; nginx's episode is measured. */
-const twoAtOnce: Case = {
-  name: 'two-at-once',
-  cause: 'service_down',
-  service: 'nginx',
-  alerts: ['LabNginxDown', 'LabSiteDown'],
-  start: async (lab) => {
-    await inject(lab.state, 'cpu-hog');
-    await inject(lab.state, 'service-down');
-  },
-  end: async (lab) => {
-    await heal(lab.state, 'service-down');
-    await heal(lab.state, 'cpu-hog');
-  },
-};
 
 const decisiveOf = (h: Hypothesis): boolean =>
   h.confidence === 'proven' || h.confidence === 'linked';
@@ -513,7 +463,7 @@ export async function runDiagnosis(o: DiagnosisOptions): Promise<Run[]> {
     try {
       await discover(lab.api);
       await raiseToL1(lab.api);
-      const cases = [...FAULTS.map((f) => faultCase(f.name)), noise, redHerring, twoAtOnce].filter(
+      const cases = FAULTS.map((f) => faultCase(f.name)).filter(
         (c) => o.only.length === 0 || o.only.includes(c.name),
       );
       for (let run = 1; run <= o.runs; run += 1) {

@@ -10,6 +10,8 @@ import { ROOT } from './processes.js';
 import { writeUnit } from './units.js';
 
 export const APP_SERVER = join(ROOT, 'e2e', 'lab', 'app', 'server.mjs');
+/** The app's heap limit: its leak (the app-oom fault) reaches it in seconds. */
+const APP_HEAP_MB = 128;
 
 export interface AppOptions {
   readonly dir: string;
@@ -37,7 +39,7 @@ export function prepareApp(o: AppOptions): UnitFiles {
   // setsid -f: the app outlives the gate's ssh session; `exec` keeps the pid in the pidfile.
   const start = [
     `export ${env}`,
-    `setsid -f sh -c 'echo $$ > ${pidfile}; exec ${process.execPath} ${APP_SERVER} >> ${log} 2>&1' < /dev/null > /dev/null 2>&1`,
+    `setsid -f sh -c 'echo $$ > ${pidfile}; exec ${process.execPath} --max-old-space-size=${String(APP_HEAP_MB)} ${APP_SERVER} >> ${log} 2>&1' < /dev/null > /dev/null 2>&1`,
     // Wait until it listens, so "started" means answering (as systemd's notify would).
     'i=0',
     `while [ $i -lt 100 ]; do`,

@@ -225,3 +225,21 @@ const stop = () => {
 };
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
+
+// Bug switches for the lab's faults (a real app's bugs, on demand): SIGUSR2 makes a request
+// handler's bug throw outside any try (Node prints the stack and exits); SIGTTIN starts a
+// leak that grows until the heap limit the unit sets (--max-old-space-size) and V8 aborts.
+process.on('SIGUSR2', () => {
+  setTimeout(() => {
+    const order = JSON.parse('{"lines":null}');
+    log(`order has ${String(order.lines.length)} lines`); // TypeError: order.lines is null
+  }, 0);
+});
+const leaked = [];
+process.on('SIGTTIN', () => {
+  const grow = () => {
+    for (let i = 0; i < 2000; i += 1) leaked.push({ at: Date.now(), pad: 'x'.repeat(1024) + i });
+    setImmediate(grow);
+  };
+  grow();
+});
