@@ -97,6 +97,20 @@ describe('decide: one row at a time', () => {
     });
   });
 
+  it('never cleared for a service the estate does not know: its own checks could not read', () => {
+    // A deploy ruled out by the repository says nothing of a service no host is known to run.
+    const out = decide({
+      ...base,
+      hypotheses: [hyp('bad_deploy', 'cleared'), hyp('service_down', 'unproven')],
+      hint: 'run discovery',
+    });
+    expect(out).toEqual({
+      decision: 'abstain',
+      why: 'no cause is proven; too little evidence to act; run discovery',
+      next: 'none',
+    });
+  });
+
   it('abstain: nothing proven and something still open (or nothing read) — never a guess', () => {
     for (const open of ['suspected', 'disputed'] as const) {
       const out = decide({

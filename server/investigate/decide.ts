@@ -68,8 +68,10 @@ export const DECISION_TABLE: readonly DecisionRow[] = [
   },
   {
     name: 'cleared',
+    // Not where the estate does not know the service (a hint): its own checks could not read.
     when: (i) =>
       leading(i) === null &&
+      !i.hint &&
       i.hypotheses.some((h) => h.confidence === 'cleared') &&
       !i.hypotheses.some((h) => h.confidence === 'suspected' || h.confidence === 'disputed'),
     decision: fixed('cleared'),

@@ -210,6 +210,29 @@ describe('gate output', () => {
     expect(parseJournal('app', log, now, Date.parse('2026-03-02T09:59:55Z')).last).toEqual([]);
   });
 
+  it('keeps, with since, the unstamped lines that end the log: written after its last stamp', () => {
+    const now = Date.parse('2026-03-02T10:00:00Z');
+    // A quiet app (nothing logged for ten minutes) dies of an uncaught error: Node's stack
+    // carries no stamps, so it takes the time of the line before it, older than since.
+    const log = [
+      '2026-03-02T09:50:00Z app: listening on 127.0.1.2:8080',
+      '/srv/app/server.mjs:230',
+      "TypeError: Cannot read properties of null (reading 'length')",
+      '    at Timeout._onTimeout (/srv/app/server.mjs:230:40)',
+      'Node.js v20.19.2',
+    ].join('\n');
+    const j = parseJournal('app', log, now, Date.parse('2026-03-02T09:59:30Z'));
+    expect(j.last).toEqual(log.split('\n').slice(1));
+    // Their time is unknown: never what a running service is saying now, nor recent.
+    expect(j.current).toEqual([]);
+    expect(j.recent).toEqual([]);
+    // A stack followed by a stamped line is that line's past, and since leaves it out.
+    const restarted = `${log}\n2026-03-02T09:59:20Z app: listening on 127.0.1.2:8080`;
+    expect(parseJournal('app', restarted, now, Date.parse('2026-03-02T09:59:30Z')).last).toEqual(
+      [],
+    );
+  });
+
   it('keeps apart the log lines of the last 15 minutes, by their own time stamps', () => {
     const now = Date.parse('2026-03-02T10:00:00Z');
     const log = [

@@ -383,14 +383,20 @@ export function parseJournal(unit: string, text: string, now: number, sinceMs?: 
     .map((line, i) => ({ line, t: stamps[i] ?? null }))
     .filter((x) => sinceMs === undefined || (x.t !== null && x.t >= sinceMs));
   const final = kept.at(-1)?.t ?? null;
-  const last =
+  const stamped =
     final === null
       ? sinceMs === undefined
         ? all.slice(-LAST_LINES)
         : []
       : kept.filter((x) => x.t !== null && x.t >= final - LAST_WORDS_MS).map((x) => x.line);
   const current =
-    final !== null && final >= now - CURRENT_MS && final <= now + AHEAD_MS ? last : [];
+    final !== null && final >= now - CURRENT_MS && final <= now + AHEAD_MS ? stamped : [];
+  // The unstamped lines that end the log (a dying process's stack) were written after its
+  // last stamp, at a time unknown: `since` cannot place them before the failure.
+  let lastStamp = all.length - 1;
+  while (lastStamp >= 0 && stampOf(all[lastStamp] ?? '') === null) lastStamp -= 1;
+  const tail = lastStamp >= 0 ? all.slice(lastStamp + 1) : [];
+  const last = sinceMs !== undefined && tail.length > 0 && stamped.length === 0 ? tail : stamped;
   return { unit, lines: all, recent, last, current };
 }
 
