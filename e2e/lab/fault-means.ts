@@ -168,7 +168,7 @@ export async function postAlert(
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify([
       {
-        labels: { alertname, service, severity: 'critical', ...extra.labels },
+        labels: { alertname, service, severity: 'critical', posted: 'lab', ...extra.labels },
         annotations: { summary: extra.summary ?? `${alertname} (posted by the lab)` },
         startsAt: now.toISOString(),
         endsAt: new Date(now.getTime() + 60_000).toISOString(),

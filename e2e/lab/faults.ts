@@ -207,6 +207,9 @@ async function injectOne(s: LabState, name: FaultName): Promise<Omit<Active, 'at
       await sleep(500);
       // The app's start dies on the taken port; its unit script may say so.
       await startUnit(s.app.unit).catch(() => undefined);
+      // Its start script sees the listener and returns at once: the fault is in place when
+      // the app has died on the taken port (heal would otherwise find it still exiting).
+      await gone(unitPid(s.app.unit), 10_000);
       return { pid };
     }
     case 'red-herring-config': {

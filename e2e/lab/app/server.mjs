@@ -12,7 +12,7 @@
 import { readFileSync, statSync, writeSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { setTimeout } from 'node:timers';
+import { setImmediate, setTimeout } from 'node:timers';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 
