@@ -49,10 +49,27 @@ export async function startConsole(
   }
 }
 
-/** Save a full-page screenshot for a person to look at (e2e/screenshots is not committed). */
+/** The widths a person checks the console at: a desktop, and a phone (`<name>-390.png`). */
+const WIDTHS = [
+  { width: 1440, height: 900, suffix: '' },
+  { width: 390, height: 844, suffix: '-390' },
+] as const;
+
+/**
+ * Save full-page screenshots at each width for a person to look at (e2e/screenshots is not
+ * committed); the page gets its own viewport back after.
+ */
 export async function shoot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  const own = page.viewportSize();
+  try {
+    for (const w of WIDTHS) {
+      await page.setViewportSize({ width: w.width, height: w.height });
+      await page.screenshot({ path: join(SCREENSHOTS, `${name}${w.suffix}.png`), fullPage: true });
+    }
+  } finally {
+    if (own !== null) await page.setViewportSize(own);
+  }
 }
 
 /** Open `url` signed out and sign in with the admin token: one field labelled "Admin token". */
