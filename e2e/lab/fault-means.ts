@@ -41,22 +41,33 @@ export async function killHog(pid: number | undefined): Promise<void> {
   for (let i = 0; i < 50 && alive(pid); i += 1) await sleep(100);
 }
 
+/** Room left on the app volume: without a mount, up to its nominal size (the textfile metric). */
+function roomOnVolume(s: LabState): number {
+  return s.app.volume_mounted ? Number.POSITIVE_INFINITY : VOLUME_BYTES - usedBytes(s.app.volume);
+}
+
+/** Writes `chunk` to `fd` until `room` bytes are written; answers true when the disk filled first. */
+function writeUntilFull(fd: number, chunk: Buffer, room: number): boolean {
+  for (let left = room; left > 0; left -= chunk.length) {
+    try {
+      writeSync(fd, chunk, 0, Math.min(chunk.length, left));
+    } catch {
+      return true; // ENOSPC
+    }
+  }
+  return false;
+}
+
 export function fillVolume(s: LabState): void {
   const chunk = Buffer.alloc(1024 * 1024, 7);
-  // Without a mount, stop at the volume's nominal size (the textfile metric measures it).
-  let room = s.app.volume_mounted
-    ? Number.POSITIVE_INFINITY
-    : VOLUME_BYTES - usedBytes(s.app.volume);
-  for (let i = 0; room > 0; i += 1) {
+  // A file a chunk, until the volume is full: the cache holds many files, as a real one does.
+  for (let i = 0, room = roomOnVolume(s); room > 0; i += 1, room -= chunk.length) {
     const fd = openSync(join(s.app.cache, `fill-${String(i).padStart(3, '0')}.bin`), 'w');
     try {
-      writeSync(fd, chunk, 0, Math.min(chunk.length, room));
-    } catch {
-      break; // ENOSPC: full
+      if (writeUntilFull(fd, chunk, Math.min(chunk.length, room))) return;
     } finally {
       closeSync(fd);
     }
-    room -= chunk.length;
   }
 }
 
@@ -119,36 +130,18 @@ export async function reissueCert(s: LabState, days: number): Promise<void> {
   if (unitPid(s.web.unit) !== null) await runUnit(s.web.unit, 'reload');
 }
 
-/** The app role's password as the lab set it (beside the batch role's). */
-export const appPasswordFile = (s: LabState) =>
-  join(dirname(s.db.batch_password_file), 'app.password');
-
 export async function setAppPassword(s: LabState, password: string): Promise<void> {
   await alterAppRole(s, `PASSWORD ${pg.escapeLiteral(password)}`);
 }
 
-/** The app's own log: a log that grows until the volume is full (the cache stays empty). */
-export const appLog = (s: LabState) => join(s.app.volume, 'log', 'app.log');
-
-/** Grows the app's log until the volume is full; answers its size before. */
+/** Grows the app's own log until the volume is full (the cache stays empty); answers its size before. */
 export function fillLogs(s: LabState): number {
-  const log = appLog(s);
+  const log = s.app.unit.log;
   const before = existsSync(log) ? statSync(log).size : 0;
   const line = Buffer.from(`${new Date().toISOString()} debug: ${'x'.repeat(1000)}\n`);
-  const chunk = Buffer.concat(Array.from({ length: 1024 }, () => line));
-  let room = s.app.volume_mounted
-    ? Number.POSITIVE_INFINITY
-    : VOLUME_BYTES - usedBytes(s.app.volume);
   const fd = openSync(log, 'a');
   try {
-    while (room > 0) {
-      try {
-        writeSync(fd, chunk, 0, Math.min(chunk.length, room));
-      } catch {
-        break; // ENOSPC: full
-      }
-      room -= chunk.length;
-    }
+    writeUntilFull(fd, Buffer.concat(Array.from({ length: 1024 }, () => line)), roomOnVolume(s));
   } finally {
     closeSync(fd);
   }

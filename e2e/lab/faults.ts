@@ -23,8 +23,6 @@ import type { AppConfig } from './deploy.js';
 import { UNKNOWN_SERVICE, type FaultName } from './fault-catalogue.js';
 import {
   alterAppRole,
-  appLog,
-  appPasswordFile,
   asSuperuser,
   fillLogs,
   fillVolume,
@@ -68,17 +66,21 @@ function saveFaults(s: LabState, faults: ActiveFaults): void {
   writeFileSync(faultsFile(s), `${JSON.stringify(faults, null, 2)}\n`);
 }
 
-/** Deploys a new page title: a harmless change, for the red herrings. */
-function harmlessDeploy(s: LabState): { good_config: AppConfig; commit: string } {
+/** Commits a change to the deployed config and applies it; answers what heal needs to undo it. */
+function deployChange(
+  s: LabState,
+  change: (good: AppConfig) => AppConfig,
+  message: string,
+): { good_config: AppConfig; commit: string } {
   const good = headConfig(s.deploy.repo);
-  const commit = commitConfig(
-    s.deploy.repo,
-    { ...good, title: `${good.title} ` },
-    'retitle the shop',
-  );
+  const commit = commitConfig(s.deploy.repo, change(good), message);
   applyDeploy(s.deploy.repo, s.app.config);
   return { good_config: good, commit };
 }
+
+/** A new page title: a harmless deploy, for the red herrings. */
+const harmlessDeploy = (s: LabState) =>
+  deployChange(s, (good) => ({ ...good, title: `${good.title} ` }), 'retitle the shop');
 
 /** Commits the config a fault started from back (when the repo moved) and applies it. */
 function deployBack(s: LabState, good: AppConfig | undefined, message: string): void {
@@ -103,11 +105,9 @@ async function injectOne(s: LabState, name: FaultName): Promise<Omit<Active, 'at
     case 'service-down':
       await stopUnit(s.web.unit);
       return {};
-    case 'app-down': {
-      const pid = unitPid(s.app.unit);
-      if (pid !== null) process.kill(pid, 'SIGKILL');
+    case 'app-down':
+      signalApp(s, 'SIGKILL');
       return {};
-    }
     case 'db-down':
       await stopUnit(s.db.unit);
       return {};
@@ -116,16 +116,12 @@ async function injectOne(s: LabState, name: FaultName): Promise<Omit<Active, 'at
       return {};
     case 'pool-exhausted':
       return { pid: await holdConnections(s) };
-    case 'bad-deploy': {
-      const good = headConfig(s.deploy.repo);
-      const commit = commitConfig(
-        s.deploy.repo,
-        { ...good, database: { ...good.database, name: 'shop_v2' } },
+    case 'bad-deploy':
+      return deployChange(
+        s,
+        (good) => ({ ...good, database: { ...good.database, name: 'shop_v2' } }),
         'shop: read pages from the shop_v2 database',
       );
-      applyDeploy(s.deploy.repo, s.app.config);
-      return { good_config: good, commit };
-    }
     case 'memory-pressure':
       return { pid: spawnHog(['memory', String(4 * 1024 * 1024 * 1024)]) };
     case 'cpu-hog':
@@ -140,18 +136,15 @@ async function injectOne(s: LabState, name: FaultName): Promise<Omit<Active, 'at
       await stopUnit(s.app.unit);
       return {};
     case 'harmless-deploy-crash': {
-      const good = headConfig(s.deploy.repo);
-      const commit = commitConfig(
-        s.deploy.repo,
-        { ...good, pool_size: good.pool_size + 1 },
+      const deployed = deployChange(
+        s,
+        (good) => ({ ...good, pool_size: good.pool_size + 1 }),
         'shop: one more pooled connection',
       );
-      applyDeploy(s.deploy.repo, s.app.config);
       // The app picks the config up and keeps serving; then it dies for another reason.
       await sleep(3000);
-      const pid = unitPid(s.app.unit);
-      if (pid !== null) process.kill(pid, 'SIGKILL');
-      return { good_config: good, commit };
+      signalApp(s, 'SIGKILL');
+      return deployed;
     }
     case 'db-auth-refused':
       await setAppPassword(s, `refused-${String(Date.now())}`);
@@ -202,8 +195,7 @@ async function injectOne(s: LabState, name: FaultName): Promise<Omit<Active, 'at
     }
     case 'port-in-use': {
       await stopUnit(s.app.unit);
-      const [host = '', port = ''] = [s.hosts.app.address, String(s.app.port)];
-      const pid = spawnHog(['listen', `${host}:${port}`]);
+      const pid = spawnHog(['listen', `${s.hosts.app.address}:${String(s.app.port)}`]);
       await sleep(500);
       // The app's start dies on the taken port; its unit script may say so.
       await startUnit(s.app.unit).catch(() => undefined);
@@ -217,8 +209,7 @@ async function injectOne(s: LabState, name: FaultName): Promise<Omit<Active, 'at
       writeFileSync(s.web.conf, `# reviewed by the lab ${new Date().toISOString()}\n${text}`);
       await runUnit(s.web.unit, 'reload');
       await sleep(3000);
-      const pid = unitPid(s.app.unit);
-      if (pid !== null) process.kill(pid, 'SIGKILL');
+      signalApp(s, 'SIGKILL');
       return { text };
     }
     case 'blip': {
@@ -333,14 +324,14 @@ async function healOne(s: LabState, name: FaultName, active: Active | undefined)
       await startUnit(s.app.unit);
       return;
     case 'db-auth-refused':
-      await setAppPassword(s, readFileSync(appPasswordFile(s), 'utf8').trim());
+      await setAppPassword(s, readFileSync(s.db.app_password_file, 'utf8').trim());
       return;
     case 'table-lock':
       await killHog(active?.pid);
       return;
     case 'log-disk-full':
       // Back to the size it had: what the app wrote meanwhile is filler too.
-      truncateSync(appLog(s), active?.log_size ?? 0);
+      truncateSync(s.app.unit.log, active?.log_size ?? 0);
       return;
     case 'blip':
     case 'noise':
@@ -383,10 +374,8 @@ async function healOne(s: LabState, name: FaultName, active: Active | undefined)
       await asSuperuser(s, ['ALTER TABLE IF EXISTS pages_old RENAME TO pages'], s.db.database);
       return;
     case 'app-config-edited':
-      // The repository holds what was deployed: put it back on the host.
-      applyDeploy(s.deploy.repo, s.app.config);
-      return;
     case 'db-host-unresolvable':
+      // The repository holds what was deployed: put it back on the host.
       applyDeploy(s.deploy.repo, s.app.config);
       return;
     case 'app-hung':

@@ -339,7 +339,7 @@ export async function startLab(opts: LabOptions = {}): Promise<Lab> {
       app: { port: appPort, config: liveConfig, volume, volume_mounted: mounted, cache: join(volume, 'cache'), unit: appUnit },
       db: {
         port: pgl.port, socket_dir: pgl.dir, max_connections: maxConnections, database: DATABASE,
-        batch_role: BATCH_ROLE, batch_password_file: files.batch, unit: dbUnit,
+        batch_role: BATCH_ROLE, batch_password_file: files.batch, app_password_file: files.app, unit: dbUnit,
       },
       deploy: { repo, config_path: 'config.json' },
       monitor: {

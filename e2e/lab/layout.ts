@@ -69,6 +69,8 @@ export interface LabState {
     readonly database: string;
     readonly batch_role: string;
     readonly batch_password_file: string;
+    /** the app role's password as the lab set it (faults change it, heal puts it back) */
+    readonly app_password_file: string;
     readonly unit: UnitFiles;
   };
   readonly deploy: { readonly repo: string; readonly config_path: string };
