@@ -148,7 +148,15 @@ export function isMine(
 ): boolean {
   if (me === undefined) return false;
   const who = [me.name, me.user_id ?? '', me.email ?? ''].filter((s) => s !== '');
-  return who.includes(r.requested_by_id ?? r.requested_by) || who.includes(r.requested_by);
+  return [r.requested_by_id, r.requested_by].some((x) => x !== undefined && who.includes(x));
+}
+
+/** Whether this person approved the request already, by id (names change). */
+export function hasApproved(
+  r: ApprovalRequest,
+  me: { name: string; user_id?: string | null },
+): boolean {
+  return approverIdsOf(r).includes(me.user_id ?? me.name);
 }
 
 /** Waiting for me: pending, not mine, my role may approve it, and I have not yet. */
@@ -161,7 +169,7 @@ export function waitsFor(
     me !== undefined &&
     !isMine(r, me) &&
     roleAtLeast(me.role, r.approver_role) &&
-    !approversOf(r).includes(me.name)
+    !hasApproved(r, me)
   );
 }
 

@@ -15,7 +15,7 @@ import {
   approvalApi,
   approvalKeys,
   approversOf,
-  approverIdsOf,
+  hasApproved,
   isMine,
   KINDS,
   quorumText,
@@ -241,8 +241,7 @@ function cannotApprove(r: ApprovalRequest, me: Me | undefined): string | null {
     return 'You requested this: the two-person rule needs someone else to approve it.';
   if (!roleAtLeast(me.role, r.approver_role))
     return `Approving this needs the ${r.approver_role} role; you are ${me.role}.`;
-  if (approverIdsOf(r).includes(me.user_id ?? me.name))
-    return 'You approved this already; each person counts once.';
+  if (hasApproved(r, me)) return 'You approved this already; each person counts once.';
   return null;
 }
 
