@@ -7,7 +7,12 @@
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { INSTALL_KEY_FILE } from './install-key.js';
-import { checkCheckpoint, pinnedKeyFailure, type VerifyDeps } from './verify.js';
+import {
+  checkCheckpoint,
+  pinnedKeyFailure,
+  type VerifyDeps,
+  type VerifyFailure,
+} from './verify.js';
 
 export const CHECKPOINT_FILE = 'ledger-checkpoint.txt';
 
@@ -76,10 +81,26 @@ export function checkLedgerAtStart(deps: StartCheckDeps): void {
     }
     return;
   }
-  const failure = checkCheckpoint(deps, saved, deps.store.head().seq);
+  const failure = savedCheckpointFailure(deps, file, saved, deps.store.head().seq);
   if (failure !== null) {
     throw new Error(
-      `the ledger does not match the checkpoint saved in ${file}: ${failure.message}. Nothing was changed; check it with: svc-core ledger-verify --checkpoint ${file}`,
+      `the ledger does not match ${failure.message}. Nothing was changed; check it with: svc-core ledger-verify --checkpoint ${file}`,
     );
   }
+}
+
+/**
+ * The checkpoint saved in `file` (its text, `saved`) against the log whose head is `headSeq`:
+ * null when the log still holds it, else the failure, its message naming the file.
+ */
+export function savedCheckpointFailure(
+  deps: Parameters<typeof checkCheckpoint>[0],
+  file: string,
+  saved: string,
+  headSeq: number,
+): VerifyFailure | null {
+  const failure = checkCheckpoint(deps, saved, headSeq);
+  return failure === null
+    ? null
+    : { ...failure, message: `the checkpoint saved in ${file}: ${failure.message}` };
 }

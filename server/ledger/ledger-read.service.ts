@@ -15,7 +15,7 @@ import {
   type VerifyFailure,
   type VerifyReport,
 } from './verify.js';
-import { readSavedCheckpoint } from './checkpoint-file.js';
+import { readSavedCheckpoint, savedCheckpointFailure } from './checkpoint-file.js';
 import { parseCheckpoint } from './checkpoint.js';
 
 interface Deps {
@@ -126,11 +126,14 @@ export function createLedgerReader(deps: Deps) {
       if (!fresh) return shared;
     }
     const head = store.head();
-    const same =
+    // The last report while the head has not moved (same seq and hash).
+    if (
+      !fresh &&
       kept !== null &&
       kept.head.seq === head.seq &&
-      kept.head.hash === (head.hash?.toString('hex') ?? null);
-    if (!fresh && same && kept !== null) return kept;
+      kept.head.hash === (head.hash?.toString('hex') ?? null)
+    )
+      return kept;
     return runOnce();
   }
 
@@ -161,10 +164,7 @@ export function createLedgerReader(deps: Deps) {
     const file = deps.checkpointFile;
     const saved = file === undefined ? null : readSavedCheckpoint(file);
     if (file === undefined || saved === null) return null;
-    const failure = checkCheckpoint(verifyDeps, saved, headSeq);
-    return failure === null
-      ? null
-      : { ...failure, message: `the checkpoint saved in ${file}: ${failure.message}` };
+    return savedCheckpointFailure(verifyDeps, file, saved, headSeq);
   }
 
   return {

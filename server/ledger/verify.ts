@@ -48,8 +48,6 @@ export interface VerifyDeps {
 }
 
 export interface VerifyOptions {
-  /** A checkpoint saved elsewhere: the log must still contain it (no lost tail, no older file). */
-  readonly checkpoint?: string;
   readonly chunk?: number;
   /** Called between chunks; the server passes a yield to the event loop. */
   readonly pause?: () => Promise<void>;
@@ -247,10 +245,6 @@ export async function verifyLedger(
       };
     }
   }
-  if (failure === null && options.checkpoint !== undefined) {
-    failure = checkCheckpoint(deps, options.checkpoint, head.seq);
-  }
-
   const ms = performance.now() - started;
   return {
     ok: failure === null,
