@@ -1,8 +1,6 @@
 import pino, { type Logger } from 'pino';
 import { REDACT_PATHS } from './http/server.js';
-
-/** A URL without its query string: links, sign-in codes and tokens may travel there. */
-export const pathOnly = (url: string): string => url.split('?')[0] ?? '';
+import { pathOnly } from './shared/url.js';
 
 interface LoggedRequest {
   method?: string;

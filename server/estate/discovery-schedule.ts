@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 /** How often the estate is rebuilt (docs/decisions.md: no variable in the specification). */
 export const DISCOVERY_EVERY_MS = 60 * 60 * 1000;
 /** How often the schedule looks whether a run is due. */
-export const DISCOVERY_TICK_MS = 15_000;
+const DISCOVERY_TICK_MS = 15_000;
 
 export interface DiscoveryScheduleDeps {
   /** starts discovery (or joins the run under way) as `system` */

@@ -36,7 +36,7 @@ export {
   type KindInfo,
 } from './discovery-sources.js';
 export { suggestionId, type Suggestion } from './suggestions.js';
-export { createDiscoverySchedule, DISCOVERY_EVERY_MS } from './discovery-schedule.js';
+export { createDiscoverySchedule } from './discovery-schedule.js';
 export type {
   Overrides,
   EstateView,

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { NotOperatingError, ServiceError, type ErrorKind } from '../shared/errors.js';
+import { pathOnly } from '../shared/url.js';
 
 const statusOf: Record<ErrorKind, number> = {
   invalid_input: 400,
@@ -64,7 +65,7 @@ export function installErrorHandler(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
     return reply.code(404).send({
       error: 'not_found',
-      message: `no route ${request.method} ${request.url.split('?')[0] ?? ''}`,
+      message: `no route ${request.method} ${pathOnly(request.url)}`,
     });
   });
 }

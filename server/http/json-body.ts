@@ -145,7 +145,7 @@ export function ambiguityOf(text: string): JsonAmbiguity | null {
 }
 
 /** The 400 for an ambiguous body: `field` is the path, the message says what was found. */
-export function ambiguityError(a: JsonAmbiguity): InvalidInputError {
+function ambiguityError(a: JsonAmbiguity): InvalidInputError {
   return new InvalidInputError('invalid_json', `${a.path}: ${a.why}`, { field: a.path });
 }
 

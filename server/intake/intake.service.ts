@@ -71,7 +71,7 @@ const UNSAFE_RUN = /[^A-Za-z0-9._:/-]+/g;
  * other characters becomes `-`; `unknown` when nothing is left) and the note says so. The
  * alert is never refused for it: a valid body is never a 4xx.
  */
-export function safeService(service: string): { service: string; note: string | null } {
+function safeService(service: string): { service: string; note: string | null } {
   if (SAFE_SERVICE.test(service)) return { service, note: null };
   const normalised =
     service

@@ -114,8 +114,8 @@ export function createMailService({
   return {
     get: view,
 
-    /** Whether sign-in codes can be sent at all. */
-    isConfigured: (): boolean => current() !== null,
+    /** Whether sign-in codes can be sent at all (without revealing the secrets to know it). */
+    isConfigured: (): boolean => environment !== null || store.get() !== null,
 
     /** PUT: validate (400 naming the field), write typed-in secrets (0600), store, record. */
     async set(given: unknown, actor: Actor): Promise<MailSettingsView> {

@@ -210,6 +210,32 @@ export interface Disk {
 const DIGITS = /^\d+$/;
 
 /**
+ * One `df -P` (or `df -P -i`) row: device, total, used, left, percent (null when df wrote
+ * none), mount (which may hold spaces). Null for the header, a short line, or a pseudo file
+ * system of total 0.
+ */
+function dfRow(f: readonly string[]): {
+  device: string;
+  total: number;
+  used: number;
+  left: number;
+  pct: number | null;
+  mount: string;
+} | null {
+  if (f.length < 6 || f[0] === 'Filesystem') return null;
+  const [device, total, used, left, pct] = f as [string, string, string, string, string];
+  if (![total, used, left].every((n) => DIGITS.test(n)) || Number(total) === 0) return null;
+  return {
+    device,
+    total: Number(total),
+    used: Number(used),
+    left: Number(left),
+    pct: /^\d+%$/.test(pct) ? Number(pct.slice(0, -1)) : null,
+    mount: f.slice(5).join(' '),
+  };
+}
+
+/**
  * `df -P -k`, then the gate's `cache <name> <kb> <pct>` lines and its `log|data <name> <kb>
  * <pct> <fs used pct>` lines: pseudo file systems of size 0 are left out.
  */
@@ -236,17 +262,15 @@ export function parseDisk(text: string): Disk {
       }
       continue;
     }
-    if (f.length < 6 || f[0] === 'Filesystem') continue;
-    const [device, size, used, avail, pct] = f as [string, string, string, string, string];
-    if (![size, used, avail].every((n) => DIGITS.test(n))) continue;
-    if (Number(size) === 0) continue;
+    const row = dfRow(f);
+    if (row === null) continue;
     filesystems.push({
-      mount: f.slice(5).join(' '),
-      device,
-      size_kb: Number(size),
-      used_kb: Number(used),
-      avail_kb: Number(avail),
-      used_pct: /^\d+%$/.test(pct) ? Number(pct.slice(0, -1)) : 0,
+      mount: row.mount,
+      device: row.device,
+      size_kb: row.total,
+      used_kb: row.used,
+      avail_kb: row.left,
+      used_pct: row.pct ?? 0,
     });
   }
   return { filesystems, caches, logs, data };
@@ -268,19 +292,15 @@ export interface InodeUse {
 export function parseInodes(text: string): { filesystems: InodeUse[] } {
   const filesystems: InodeUse[] = [];
   for (const line of linesOf(text)) {
-    const f = line.trim().split(/\s+/);
-    if (f.length < 6 || f[0] === 'Filesystem') continue;
-    const [device, inodes, used, free, pct] = f as [string, string, string, string, string];
-    if (![inodes, used, free].every((n) => DIGITS.test(n)) || Number(inodes) === 0) continue;
+    const row = dfRow(line.trim().split(/\s+/));
+    if (row === null) continue;
     filesystems.push({
-      mount: f.slice(5).join(' '),
-      device,
-      inodes: Number(inodes),
-      used: Number(used),
-      free: Number(free),
-      used_pct: /^\d+%$/.test(pct)
-        ? Number(pct.slice(0, -1))
-        : Math.ceil((Number(used) * 100) / Number(inodes)),
+      mount: row.mount,
+      device: row.device,
+      inodes: row.total,
+      used: row.used,
+      free: row.left,
+      used_pct: row.pct ?? Math.ceil((row.used * 100) / row.total),
     });
   }
   return { filesystems };
@@ -314,7 +334,7 @@ export function parseLoad(text: string): Load {
 }
 
 /** How far back a log line counts as the present: the window an alert fires and is read in. */
-export const RECENT_MS = 15 * 60_000;
+const RECENT_MS = 15 * 60_000;
 /** A line stamped this far ahead of our clock is still read as now (clocks differ a little). */
 const AHEAD_MS = 5 * 60_000;
 
@@ -324,7 +344,7 @@ const STAMP =
   /^\s*\[?(\d{4})[-/](\d{2})[-/](\d{2})[T ](\d{2}):(\d{2}):(\d{2})(\.\d+)?\s*(Z|UTC|[+-]\d{2}:?\d{2})?/;
 
 /** The time a line is stamped with, or null. */
-export function stampOf(line: string): number | null {
+function stampOf(line: string): number | null {
   const m = STAMP.exec(line);
   if (m === null) return null;
   const [, y, mo, d, h, mi, se, frac, zone] = m;
@@ -341,7 +361,7 @@ const LAST_WORDS_MS = 60_000;
  * Last words still being said: the log's last stamp is this close to now. A service failing
  * now logs its error on every request; a line from a fault healed a few minutes ago is not.
  */
-export const CURRENT_MS = 45_000;
+const CURRENT_MS = 45_000;
 /** A log with no stamps at all: its last lines stand for its last words. */
 const LAST_LINES = 10;
 
@@ -372,8 +392,11 @@ export function parseJournal(unit: string, text: string, now: number, sinceMs?: 
   const recent: string[] = [];
   const stamps: (number | null)[] = [];
   let at: number | null = null;
-  for (const line of all) {
-    at = stampOf(line) ?? at;
+  let lastStamped = -1; // the last line with a stamp of its own
+  for (const [i, line] of all.entries()) {
+    const own = stampOf(line);
+    if (own !== null) lastStamped = i;
+    at = own ?? at;
     stamps.push(at);
     if (at !== null && at >= now - RECENT_MS && at <= now + AHEAD_MS && at >= (sinceMs ?? 0))
       recent.push(line);
@@ -393,9 +416,7 @@ export function parseJournal(unit: string, text: string, now: number, sinceMs?: 
     final !== null && final >= now - CURRENT_MS && final <= now + AHEAD_MS ? stamped : [];
   // The unstamped lines that end the log (a dying process's stack) were written after its
   // last stamp, at a time unknown: `since` cannot place them before the failure.
-  let lastStamp = all.length - 1;
-  while (lastStamp >= 0 && stampOf(all[lastStamp] ?? '') === null) lastStamp -= 1;
-  const tail = lastStamp >= 0 ? all.slice(lastStamp + 1) : [];
+  const tail = lastStamped >= 0 ? all.slice(lastStamped + 1) : [];
   const last = sinceMs !== undefined && tail.length > 0 && stamped.length === 0 ? tail : stamped;
   return { unit, lines: all, recent, last, current };
 }
@@ -519,14 +540,15 @@ export interface ConfigChanges {
 }
 
 /** A change older than this is not recent (the gate's RECENT_S). */
-export const RECENT_CHANGE_S = 3600;
-/** How long a service must stay healthy after a change to refute it (the gate's QUIET_S). */
-export const QUIET_AFTER_CHANGE_S = 600;
-const SHA256 = /^[0-9a-f]{64}$/;
+const RECENT_CHANGE_S = 3600;
+/** How long a service must stay healthy after a change to refute it. */
+const QUIET_AFTER_CHANGE_S = 600;
+/** A SHA-256 digest in hex, as the gate reports file hashes. */
+export const SHA256_HEX = /^[0-9a-f]{64}$/;
 const SUMMARY_MAX = 300;
 
 /** The changed lines of a unified diff on one line, for a finding to say. */
-export function diffSummary(diff: string): string {
+function diffSummary(diff: string): string {
   const lines = diff
     .split('\n')
     .filter((l) => /^[-+]/.test(l) && !l.startsWith('--- ') && !l.startsWith('+++ '));
@@ -575,10 +597,10 @@ export function parseConfigChanges(text: string): ConfigChanges {
     if (line.startsWith('| ') || line === '|') cur.diff.push(line.slice(2));
     else if (line.startsWith('current ')) {
       const v = line.slice(8).trim();
-      cur.current = SHA256.test(v) ? v : null;
+      cur.current = SHA256_HEX.test(v) ? v : null;
     } else if (line.startsWith('previous ')) {
       const v = line.slice(9).trim();
-      cur.previous = SHA256.test(v) ? v : null;
+      cur.previous = SHA256_HEX.test(v) ? v : null;
     } else if (line.startsWith('changed_at ')) {
       const v = Number(line.slice(11).trim());
       cur.at = Number.isInteger(v) && v > 0 ? v : null;

@@ -25,6 +25,7 @@ import {
   parseServices,
   parseSetup,
   parseVersion,
+  SHA256_HEX,
   type PinnedKey,
 } from './ssh.parse.js';
 
@@ -45,7 +46,6 @@ const ROLE = /^[a-z_][a-z0-9_]{0,62}$/;
 /** A revert command's name in the gate config. */
 const REVERT_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const COMMIT = /^[0-9a-f]{7,40}$/;
-const SHA256 = /^[0-9a-f]{64}$/;
 const HOST = /^[A-Za-z0-9._:-]{1,253}$/;
 
 const CHECKS = [
@@ -383,7 +383,7 @@ function createSshClient(settings: ResolvedSettings): ConnectorClient {
         const sha = args['sha256'];
         if (typeof name !== 'string' || !UNIT.test(name))
           throw new Error('argument name must be a unit name (letters, digits, _ . @ : -)');
-        if (typeof sha !== 'string' || !SHA256.test(sha))
+        if (typeof sha !== 'string' || !SHA256_HEX.test(sha))
           throw new Error('argument sha256 must be a sha256 (64 lowercase hex digits)');
         const output = await gate(`restore ${name} ${sha}`, `restore ${name}`, signal);
         return { ok: true as const, output: output.trim() };
