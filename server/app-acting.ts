@@ -74,6 +74,7 @@ export function buildActing(deps: ActingDeps) {
     links,
     log,
     people: () => rt.peopleStore.users(),
+    personById: (id) => rt.peopleStore.userById(id),
   });
   const autonomy = createAutonomyService({
     store: rt.autonomyStore,

@@ -83,6 +83,8 @@ interface Deps {
    * are now. Absent (unit tests): ids are taken as given.
    */
   readonly people?: () => readonly ApproverPerson[];
+  /** One person by id, through the people store's index (the list is read otherwise). */
+  readonly personById?: (id: string) => ApproverPerson | null;
 }
 
 /** `ap-<UTC timestamp>-<hex>`, e.g. ap-20261122T101500Z-3fa9c1. */
@@ -164,7 +166,7 @@ function checkOpen(o: OpenApproval): void {
 
 export function createApprovalsService(deps: Deps) {
   const { store, ledger, writer, clock } = deps;
-  const { personById, identify, onBehalfOf, fallen } = approverRules(deps.people);
+  const { personById, identify, onBehalfOf, fallen } = approverRules(deps.people, deps.personById);
   const newId = deps.newId ?? newRequestId;
   const decided = new Map<ApprovalKind, ApprovalDecidedHandler[]>();
   /** Run inside the transaction that ends a request, so what it applies commits with it. */

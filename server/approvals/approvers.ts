@@ -46,10 +46,14 @@ export function approversOf(request: Pick<ApprovalRequest, 'decisions'>): string
 
 /**
  * The rules over everyone who may sign in (absent, in unit tests: ids are taken as given).
+ * `byId` is the indexed lookup of one person (every decision asks it); without it, the list.
  */
-export function approverRules(people?: () => readonly ApproverPerson[]) {
+export function approverRules(
+  people?: () => readonly ApproverPerson[],
+  byId?: (id: string) => ApproverPerson | null,
+) {
   const personById = (id: string): ApproverPerson | null =>
-    people?.().find((p) => p.id === id) ?? null;
+    byId !== undefined ? byId(id) : (people?.().find((p) => p.id === id) ?? null);
 
   return {
     personById,

@@ -10,7 +10,7 @@
 // is applied: a level already at or above the one approved is left alone. A raise approved
 // just before a crash is applied at the next start. People are counted by id, never by name.
 // Lowering a level withdraws the pending action requests that relied on the old one.
-import type { ApprovalRequest, ApprovalsService } from '../approvals/index.js';
+import { approversOf, type ApprovalRequest, type ApprovalsService } from '../approvals/index.js';
 import type { Writer } from '../db/writer.js';
 import type { LedgerService } from '../ledger/index.js';
 import type { Clock } from '../shared/clock.js';
@@ -138,10 +138,9 @@ export function createAutonomyService(deps: Deps) {
       : null;
   };
 
-  const approving = (r: ApprovalRequest) => r.decisions.filter((d) => d.decision === 'approve');
   const approvedBy = (r: ApprovalRequest) => ({
-    approved_by: [...new Set(approving(r).map((d) => d.by))],
-    approved_by_ids: [...new Set(approving(r).map((d) => d.by_id))],
+    approved_by: [...new Set(r.decisions.filter((d) => d.decision === 'approve').map((d) => d.by))],
+    approved_by_ids: approversOf(r),
   });
 
   /**
