@@ -16,18 +16,8 @@ import { createFixPlanner } from './fix-plan.js';
 import { causeDefinitions } from './diagnose.js';
 import { engineFor, FIXTURES, keyOfCall, packs, readJson } from './recorded.testing.js';
 import type { Investigation } from './engine.js';
-import type { EstateLike } from './plan.js';
 
 type Pair = [string, string];
-
-/** A lab fault as fixtures/<fault>.json records it (lab-faults.test.ts reads them too). */
-interface LabFault {
-  readonly fault: string;
-  readonly estate?: EstateLike;
-  readonly unreadable?: boolean;
-  readonly answers: Record<string, unknown>;
-  readonly episodes: { service: string; alerts: string[]; proven: Pair[]; linked: Pair[] }[];
-}
 
 interface Case {
   readonly how: string;
@@ -204,33 +194,4 @@ describe('the catalogue of causes', () => {
       });
     });
   }
-
-  // The lab's own faults (fixtures/*.json, the lead's) read through this module, whose
-  // healthy answers include the calls the catalogue added: each still proves exactly its
-  // ground truth. (Their journals were recorded before `recent` and `last` existed, so no
-  // log-read cause can be proven from them: db-auth-refused stays unknown here.)
-  describe("the lab's faults with the catalogue", () => {
-    const labFaults = readdirSync(FIXTURES)
-      .filter((f) => f.endsWith('.json') && f !== 'lab.json')
-      .sort()
-      .map((f) => readJson<LabFault>(f));
-    for (const fault of labFaults) {
-      for (const ep of fault.episodes) {
-        it(`${fault.fault}: ${ep.service} [${ep.alerts.join(', ')}]`, async () => {
-          const { engine } = engineFor(fault.answers, fault.estate);
-          const r = await engine.investigate({
-            episode_id: `ep-${fault.fault}`,
-            service: ep.service,
-            alerts: ep.alerts,
-            labels: { alertname: ep.alerts[0] ?? '', service: ep.service },
-          });
-          if (fault.unreadable !== true) expect(unexpectedUnreadable(r)).toEqual([]);
-          expect(decisive(r)).toEqual({
-            proven: named(ep.proven),
-            linked: named(ep.linked),
-          });
-        });
-      }
-    }
-  });
 });
