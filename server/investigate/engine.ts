@@ -162,12 +162,14 @@ export function createEngine(deps: EngineDeps) {
     };
   }
 
+  /** Runs planned checks through the connectors the caller listed for this investigation. */
   async function run(
     planned: readonly PlannedCheck[],
     variables: (s: string) => Record<string, unknown>,
+    connectors: readonly ConnectorLike[],
   ) {
     // Values from alerts go into a query language quoted for it (query-escape.ts).
-    const kinds = new Map(deps.connectors().map((c) => [c.name, c.kind]));
+    const kinds = new Map(connectors.map((c) => [c.name, c.kind]));
     const escapeFor = (name: string) => {
       const language = queryLanguageOfKind(kinds.get(name) ?? '');
       return language === null ? undefined : escaperFor(language);
@@ -248,7 +250,7 @@ export function createEngine(deps: EngineDeps) {
       estate,
       connectors,
     });
-    return (await run(planned, variablesOf(ctx, estate))).findings;
+    return (await run(planned, variablesOf(ctx, estate), connectors)).findings;
   }
 
   return {
@@ -265,7 +267,7 @@ export function createEngine(deps: EngineDeps) {
       }).map((p) => p.id);
       const variables = variablesOf(ctx, estate);
       const planned = planChecks({ packs, matched, service: ctx.service, estate, connectors });
-      const first = await run(planned, variables);
+      const first = await run(planned, variables, connectors);
       const judge = (
         findings: readonly Finding[],
         inPlay: readonly string[],
@@ -293,7 +295,8 @@ export function createEngine(deps: EngineDeps) {
           matched,
           first,
           // What the first reading found fills a proposed check's placeholders too.
-          run: (more) => run(more, (s) => ({ ...variables(s), ...(first.values[s] ?? {}) })),
+          run: (more) =>
+            run(more, (s) => ({ ...variables(s), ...(first.values[s] ?? {}) }), connectors),
           judge,
         });
         // The investigator may take up to SVC_MODEL_TIMEOUT_S: the live view says so.

@@ -413,6 +413,17 @@ export function createOrchestrator(deps: OrchestratorDeps) {
 
   /** At start: investigations a crash interrupted are resumed or ended, never left hanging. */
   async function recover(): Promise<void> {
+    /** Records why the round could not go on, and ends it with `decision`, `action`. */
+    const endRecovered = async (
+      id: string,
+      what: string,
+      decision: Parameters<typeof closingOf>[0],
+      action: Parameters<typeof closingOf>[1],
+      why = what,
+    ): Promise<void> => {
+      await append(INVESTIGATION_RECOVERED, id, { what }, what);
+      await finish(id, closingOf(decision, action, null, recorded(id)), why);
+    };
     for (const row of store.active()) {
       if (row.status === 'waiting') {
         // A request that ended while nobody listened (a crash after its commit) is
@@ -422,12 +433,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
         if (request?.status === 'pending') continue;
         if (request === null) {
           const what = 'the approval request it waited on is gone: a person decides';
-          await append(INVESTIGATION_RECOVERED, row.episode_id, { what }, what);
-          await finish(
-            row.episode_id,
-            closingOf('ask_human', 'none', null, recorded(row.episode_id)),
-            what,
-          );
+          await endRecovered(row.episode_id, what, 'ask_human', 'none');
         } else decided(request);
         continue;
       }
@@ -436,12 +442,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
       );
       if (started) {
         const what = 'an action was running when the service stopped; a person must check it';
-        await append(INVESTIGATION_RECOVERED, row.episode_id, { what }, what);
-        await finish(
-          row.episode_id,
-          closingOf('ask_human', 'not_verified', null, recorded(row.episode_id)),
-          what,
-        );
+        await endRecovered(row.episode_id, what, 'ask_human', 'not_verified');
         continue;
       }
       const what = 'interrupted before acting: the investigation runs again';
