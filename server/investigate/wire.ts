@@ -69,9 +69,9 @@ export interface InvestigationDeps {
     ): Promise<ApprovalRequest>;
     onDecided(kind: 'action', handler: (r: ApprovalRequest) => void): void;
     /** the request now (a wait a crash interrupted is dispatched at start) */
-    find?(id: string): ApprovalRequest | null;
+    find(id: string): ApprovalRequest | null;
     /** why an approved request no longer stands (an approver disabled…), or null */
-    standing?(id: string): string | null;
+    standing(id: string): string | null;
   };
   /** someone can be asked: a person who may approve, or a working escalation channel */
   readonly approvalRoute: () => boolean;
@@ -131,7 +131,7 @@ export function createInvestigation(deps: InvestigationDeps) {
     halted: () => deps.autonomy.halted(),
     // Checked again where action.started is recorded (issue 16).
     autonomy: deps.autonomy,
-    approvalStands: (id) => deps.approvals.standing?.(id) ?? null,
+    approvalStands: (id) => deps.approvals.standing(id),
     policyNow: (service, fix) => {
       const p = deps.policy();
       return {
@@ -186,10 +186,7 @@ export function createInvestigation(deps: InvestigationDeps) {
       open: (input) => deps.approvals.open(input),
       withdraw: (id, reason) =>
         deps.approvals.withdraw(id, { actor: { name: 'system' }, role: null }, reason),
-      // Absent without a find: a wait is then left to `decided`, never ended as gone.
-      ...(deps.approvals.find !== undefined && {
-        find: (id: string) => deps.approvals.find?.(id) ?? null,
-      }),
+      find: (id: string) => deps.approvals.find(id),
     },
     actions: {
       dryRun: (plan) => actions.dryRun(plan),
