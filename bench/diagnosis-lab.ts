@@ -167,7 +167,7 @@ const decisiveOf = (h: Hypothesis): boolean =>
  * causes left open (abstained), 35; a wrong cause proven or linked, 0. Where no pack knows the
  * cause (or there is none), abstaining is the exact answer.
  */
-export function scoreOf(c: Pick<Case, 'cause' | 'service'>, hs: readonly Hypothesis[]): number {
+function scoreOf(c: Pick<Case, 'cause' | 'service'>, hs: readonly Hypothesis[]): number {
   const wrong = hs.some((h) => decisiveOf(h) && (c.cause === null || h.cause !== c.cause));
   if (wrong) return 0;
   if (c.cause === null) return 100;
@@ -238,10 +238,8 @@ async function measure(a: Api, c: Case, after: number, run: number, waitMs: numb
       const named = lead === undefined ? '—' : `${lead.cause}(${lead.service})`;
       const right =
         c.cause === null
-          ? !hs.some((h) => h.confidence === 'proven' || h.confidence === 'linked')
-          : lead !== undefined &&
-            lead.cause === c.cause &&
-            (lead.confidence === 'proven' || lead.confidence === 'linked');
+          ? !hs.some(decisiveOf)
+          : lead !== undefined && lead.cause === c.cause && decisiveOf(lead);
       const ep = await api<{ t_open: string; handover_s: number | null }>(
         a,
         'GET',
