@@ -260,6 +260,22 @@ export function createSignInGuard(options: SignInGuardOptions) {
     /** The same test without throwing: the refusal, or null. */
     refusal,
     begin,
+    /**
+     * Runs a sign-in attempt reserved with `begin` before any code, hash or bind is checked;
+     * an attempt `run` neither failed nor succeeded (bad input, an error) is given back.
+     */
+    async attempt<T>(
+      address: string,
+      account: string,
+      run: (attempt: Attempt) => Promise<T>,
+    ): Promise<T> {
+      const reserved = begin(address, account);
+      try {
+        return await run(reserved);
+      } finally {
+        reserved.release();
+      }
+    },
     failed,
     /**
      * Count an attempt that is not a wrong credential (a code request: mail is not free)

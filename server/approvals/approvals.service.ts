@@ -18,7 +18,7 @@ import {
   NotFoundError,
 } from '../shared/errors.js';
 import { roleAtLeast } from '../shared/roles.js';
-import type { Actor } from '../shared/types.js';
+import { actorId, type Actor } from '../shared/types.js';
 import type {
   ApprovalList,
   ApprovalListQuery,
@@ -216,7 +216,7 @@ export function createApprovalsService(deps: Deps) {
     ledger.append({
       type: APPROVAL_CLOSED,
       actor: actor.name,
-      data: { request_id: r.request_id, status, reason, by_id: actor.id ?? actor.name },
+      data: { request_id: r.request_id, status, reason, by_id: actorId(actor) },
       reason,
       trace_id: r.episode_id,
     });
@@ -504,7 +504,7 @@ export function createApprovalsService(deps: Deps) {
           who = { actor: { name: displayName(p), id: p.id }, role: p.role, via: 'link' };
         }
         // Checked before the link is used: a refused decision leaves the link unused.
-        mayDecide(request, who.actor.id ?? who.actor.name, decision, who.actor.name);
+        mayDecide(request, actorId(who.actor), decision, who.actor.name);
         const used = links.redeem(token);
         if (!used.ok) refused(used);
         const after = decideIn(request.request_id, decision, who, reason, {

@@ -4,7 +4,7 @@
 // in with it); `system`, `lab-approver` and `channel:<connector>` count as themselves.
 import { InvalidInputError } from '../shared/errors.js';
 import { roleAtLeast, type Role } from '../shared/roles.js';
-import type { Actor } from '../shared/types.js';
+import { actorId, type Actor } from '../shared/types.js';
 import type { ApprovalDecisionEntry, ApprovalRequest } from './types.js';
 
 /** Who decides: the actor the ledger records, the role they hold, and how they came. */
@@ -59,7 +59,7 @@ export function approverRules(
     personById,
     /** Who an approver is now: who counts (id), the name recorded, and the person if one. */
     identify: (who: Approver): { id: string; name: string; person: ApproverPerson | null } => {
-      const id = who.actor.id ?? who.actor.name;
+      const id = actorId(who.actor);
       if (people === undefined || NOT_PEOPLE.test(id))
         return { id, name: who.actor.name, person: null };
       const person = personById(id);

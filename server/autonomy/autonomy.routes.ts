@@ -7,7 +7,7 @@ import { actorOf } from '../http/auth.js';
 import { ErrorBody, errorResponses } from '../http/common.schemas.js';
 import { requireMode } from '../http/operating-gate.js';
 import type { Mode } from '../shared/mode.js';
-import type { Actor } from '../shared/types.js';
+import { actorId, type Actor } from '../shared/types.js';
 import {
   AutonomySet,
   AutonomyView,
@@ -47,8 +47,7 @@ export const autonomyRoutes: FastifyPluginAsyncTypebox<{
       },
       onRequest: [app.requireRole('viewer'), open],
     },
-    async (req) =>
-      autonomy.view(req.principal === null ? null : (actorFrom(req).id ?? actorFrom(req).name)),
+    async (req) => autonomy.view(req.principal === null ? null : actorId(actorFrom(req))),
   );
   app.post(
     '/autonomy',

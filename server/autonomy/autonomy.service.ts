@@ -16,7 +16,7 @@ import type { LedgerService } from '../ledger/index.js';
 import type { Clock } from '../shared/clock.js';
 import { ConflictError, InvalidInputError } from '../shared/errors.js';
 import { roleAtLeast, type Role } from '../shared/roles.js';
-import type { Actor } from '../shared/types.js';
+import { actorId, type Actor } from '../shared/types.js';
 import {
   DRAFTED_QUORUM,
   LEVELS,
@@ -78,7 +78,6 @@ const isPerson = (p: PersonRef, who: string): boolean =>
   p.id === who || p.name === who || p.email === who;
 
 /** Who an actor is: their id when the caller knows it, else their name. */
-const idOf = (actor: Actor): string => actor.id ?? actor.name;
 
 function checkService(service: string): string {
   const s = service.trim();
@@ -265,13 +264,13 @@ export function createAutonomyService(deps: Deps) {
             ledger.append({
               type: AUTONOMY_SET,
               actor: actor.name,
-              data: { service: key, level, from, actor_id: idOf(actor), ...viaOf(actor) },
+              data: { service: key, level, from, actor_id: actorId(actor), ...viaOf(actor) },
             }),
           );
           return { applied: true as const, service: key, level };
         }
         refuseRaise(
-          idOf(actor),
+          actorId(actor),
           pendingOf('autonomy').find((r) => r.subject['service'] === key),
         );
         const what = key === DEFAULT_SERVICE ? 'the default autonomy' : `the autonomy of ${key}`;
@@ -289,7 +288,7 @@ export function createAutonomyService(deps: Deps) {
           quorum: RAISE_QUORUM,
           approver_role: 'admin',
           requested_by: actor.name,
-          requested_by_id: idOf(actor),
+          requested_by_id: actorId(actor),
           ...(deps.ttlS !== undefined && { ttl_s: deps.ttlS }),
         });
         ledger.append({
@@ -317,7 +316,7 @@ export function createAutonomyService(deps: Deps) {
           });
           return { applied: true as const, mode };
         }
-        refuseRaise(idOf(actor), pendingOf('fix_mode')[0]);
+        refuseRaise(actorId(actor), pendingOf('fix_mode')[0]);
         const request = approvals.openIn({
           kind: 'fix_mode',
           title: 'Set fix mode to draft',
@@ -329,7 +328,7 @@ export function createAutonomyService(deps: Deps) {
           quorum: RAISE_QUORUM,
           approver_role: 'admin',
           requested_by: actor.name,
-          requested_by_id: idOf(actor),
+          requested_by_id: actorId(actor),
           ...(deps.ttlS !== undefined && { ttl_s: deps.ttlS }),
         });
         return { applied: false as const, request };

@@ -22,3 +22,6 @@ export interface Actor {
   /** Set when the admin token acted on someone's behalf (`by`). */
   readonly via?: string;
 }
+
+/** Who an actor counts as: its id, else its name (an actor recorded before ids). */
+export const actorId = (actor: Actor): string => actor.id ?? actor.name;

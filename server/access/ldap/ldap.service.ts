@@ -135,12 +135,9 @@ export function createLdapSignIn<U>(deps: LdapSignInDeps<U>) {
     ): Promise<SignedIn> {
       const username = input.username.trim();
       // Reserved before the bind: concurrent guesses count at once; given back unless judged.
-      const attempt = guard.begin(address, username);
-      try {
-        return await bindAndAdmit(username, input.password, address, attempt);
-      } finally {
-        attempt.release();
-      }
+      return guard.attempt(address, username, (attempt) =>
+        bindAndAdmit(username, input.password, address, attempt),
+      );
     },
   };
 }

@@ -138,23 +138,6 @@ export function createSignInService(deps: SignInDeps) {
     return attempt.failed(error);
   }
 
-  /**
-   * Run a sign-in attempt reserved with the guard before any code, hash or bind is checked;
-   * an attempt `run` neither failed nor succeeded (bad input, an error) is given back.
-   */
-  async function attempting<T>(
-    address: string,
-    account: string,
-    run: (attempt: Attempt) => Promise<T>,
-  ): Promise<T> {
-    const attempt = guard.begin(address, account);
-    try {
-      return await run(attempt);
-    } finally {
-      attempt.release();
-    }
-  }
-
   /** A hash made at older parameters is made again at today's, once the password proved right. */
   async function rehash(userId: string, password: string, stored: string): Promise<void> {
     try {
@@ -261,7 +244,7 @@ export function createSignInService(deps: SignInDeps) {
     /** POST /v1/auth/verify: the right code opens a session; a wrong one is 401 after 0.5 s. */
     async verifyCode(emailGiven: unknown, code: string, address: string): Promise<SignedIn> {
       const email = checkEmail(emailGiven);
-      return attempting(address, email, async (attempt) => {
+      return guard.attempt(address, email, async (attempt) => {
         const now = clock.now();
         const outcome = await writer.transact((): string => {
           const row = store.code(email);
@@ -308,7 +291,7 @@ export function createSignInService(deps: SignInDeps) {
       address: string,
     ): Promise<SignedIn> {
       const email = checkEmail(emailGiven);
-      return attempting(address, email, async (attempt) => {
+      return guard.attempt(address, email, async (attempt) => {
         const user = people.byEmail(email);
         const stored = user === null ? null : store.passwordHash(user.id);
         // An unknown address or one without a password costs one hash as well.
@@ -373,7 +356,7 @@ export function createSignInService(deps: SignInDeps) {
             'current_password is required to change a password',
             { field: 'current_password' },
           );
-        await attempting(address, user.email, async (attempt) => {
+        await guard.attempt(address, user.email, async (attempt) => {
           if (!(await verifyPassword(current, stored)))
             return refuse(
               attempt,
@@ -438,7 +421,7 @@ export function createSignInService(deps: SignInDeps) {
       wrong: ServiceError,
       then: () => Promise<T>,
     ): Promise<T> {
-      return attempting(address, '', async (attempt) => {
+      return guard.attempt(address, '', async (attempt) => {
         if (!tokenIsRight()) return refuse(attempt, 'admin-token', '', address, 'bad_token', wrong);
         attempt.succeeded();
         return then();
