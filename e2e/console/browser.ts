@@ -25,10 +25,8 @@ export async function launch(): Promise<Browser> {
 export interface ConsoleBench {
   readonly svc: Proc & { adminToken: string };
   readonly browser: Browser;
-  /** Stops the browser, then the service, then whatever the test kept; each even if one fails. */
+  /** Stops the browser, then the service; each even if the other fails. */
   stop(): Promise<void>;
-  /** More to stop with the rest (a provider, a fake server): returns it. */
-  keep: ReturnType<typeof stopStack>['keep'];
 }
 
 /**
@@ -42,7 +40,7 @@ export async function startConsole(
   try {
     const svc = stack.keep(await startService(...args));
     const browser = stack.keep(await launch());
-    return { svc, browser, stop: () => stack.stopAll(), keep: (p) => stack.keep(p) };
+    return { svc, browser, stop: () => stack.stopAll() };
   } catch (err) {
     await stack.stopAll();
     throw err;

@@ -98,7 +98,12 @@ export function thanReference(condition: PackCondition): string | null {
 
 const NAMING_OPS: ReadonlySet<PackCondition['op']> = new Set(['mentions', 'error_names']);
 
-/** A line that reports a failure. No nested quantifiers: linear on any line. */
+/**
+ * A line that reports a failure. No nested quantifiers: linear on any line. The gate's
+ * ERROR_RE (build/gate/svc-gate, for config_changes' named_in_errors) is a shorter list of
+ * the same kind; they differ (its `not found`, `bad `; this one's `no such`, `could not`, …),
+ * and making them one would change which lines count: a decision, not a tidy-up.
+ */
 const ERROR_LINE =
   /error|fail|refus|denied|cannot|can't|could not|unable|not exist|no such|invalid|unknown|fatal|panic|exception|timed out|timeout|unreachable|abort|emerg|crit/i;
 
