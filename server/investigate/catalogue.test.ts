@@ -13,7 +13,7 @@
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createFixPlanner } from './fix-plan.js';
-import { causeDefinitions } from './diagnose.js';
+import { causeDefinitions, checkOf } from './diagnose.js';
 import { engineFor, FIXTURES, keyOfCall, packs, readJson } from './recorded.testing.js';
 import type { Investigation } from './engine.js';
 
@@ -45,7 +45,6 @@ const entries = readdirSync(`${FIXTURES}catalogue/`)
   .map((f) => ({ file: f, entry: readJson<CatalogueEntry>(`catalogue/${f}`) }));
 
 const definitions = causeDefinitions(packs);
-const checkOf = (finding: string) => finding.slice(0, finding.lastIndexOf('.'));
 const pairs = (list: readonly { cause: string; service: string }[]) =>
   list.map((h) => `${h.cause}(${h.service})`).sort();
 const named = (list: readonly Pair[] = []) => list.map(([c, s]) => `${c}(${s})`).sort();

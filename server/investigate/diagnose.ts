@@ -91,7 +91,7 @@ export function causeDefinitions(packs: readonly Pack[]): Map<string, Definition
 }
 
 /** `host.services.unit_down` → `host.services`. */
-const checkOf = (finding: string): string => finding.slice(0, finding.lastIndexOf('.'));
+export const checkOf = (finding: string): string => finding.slice(0, finding.lastIndexOf('.'));
 
 /** What the findings read on one service: the finding ids present, the checks unread. */
 interface Reading {

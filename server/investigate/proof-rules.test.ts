@@ -5,13 +5,12 @@
 // variable or value of its pack can fill.
 import { describe, expect, it } from 'vitest';
 import { placeholders } from '../packs/index.js';
-import { causeDefinitions, diagnose } from './diagnose.js';
+import { causeDefinitions, checkOf, diagnose } from './diagnose.js';
 import { loadSourcePacks } from './fixtures/source-packs.js';
 import type { Finding } from './types.js';
 
 const packs = loadSourcePacks();
 const SERVICE = 'svc';
-const checkOf = (finding: string): string => finding.slice(0, finding.lastIndexOf('.'));
 
 const finding = (id: string, readable = true): Finding => ({
   id: readable ? id : `${id}.unreadable`,
