@@ -54,31 +54,41 @@ export function reservedName(name: string): boolean {
 }
 
 /**
- * A person's name is unique (ignoring case, and against the e-mail others show as their
- * name; 409 name_taken) and never a reserved one (400): the ledger and the approvals name
- * actors by it. An empty name is always free (the e-mail shows).
+ * Why a name may not be a person's, or null: reserved (400), or another's already (ignoring
+ * case, and against the e-mail others show as their name; 409 name_taken). An empty name is
+ * always free (the e-mail shows).
  */
+export function nameRefusal(
+  name: string,
+  people: readonly { id: string; name: string; email: string }[],
+  except: string | null,
+): 'reserved' | 'taken' | null {
+  if (name === '') return null;
+  if (reservedName(name)) return 'reserved';
+  const key = name.toLowerCase();
+  const taken = people.some(
+    (u) => u.id !== except && (u.name.toLowerCase() === key || u.email === key),
+  );
+  return taken ? 'taken' : null;
+}
+
+/** The same as errors: the ledger and the approvals name actors by a person's name. */
 export function checkNameFree(
   name: string,
   people: readonly { id: string; name: string; email: string }[],
   except: string | null,
 ): void {
-  if (name === '') return;
-  if (reservedName(name))
+  const refusal = nameRefusal(name, people, except);
+  if (refusal === 'reserved')
     invalid(
       'name',
       `name ${JSON.stringify(name)} is reserved (system, admin-token, channel:…, lab-approver, owner)`,
     );
-  const key = name.toLowerCase();
-  const other = people.find(
-    (u) => u.id !== except && (u.name.toLowerCase() === key || u.email === key),
-  );
-  if (other !== undefined) {
+  if (refusal === 'taken')
     throw new ConflictError('name_taken', `someone is named ${name} already; pick another name`, {
       why: 'name_taken',
       field: 'name',
     });
-  }
 }
 
 function checkHandle(kind: string, value: string): string {

@@ -43,6 +43,7 @@ import {
   checkName,
   refusalOf,
   checkNameFree,
+  nameRefusal,
   invalid,
   unique,
 } from './people.rules.js';
@@ -188,12 +189,7 @@ export function createPeopleService({
 
   /** A name from a directory or SSO at sign-in: dropped (the e-mail shows) when not free. */
   function admittedName(name: string, except: string | null): string {
-    try {
-      nameFree(name, except);
-      return name;
-    } catch {
-      return '';
-    }
+    return nameRefusal(name, store.users(), except) === null ? name : '';
   }
 
   function emailFree(email: string, except: string | null): void {
