@@ -401,7 +401,7 @@ async function discover(a: Api): Promise<void> {
 }
 
 /** The nearest-rank percentile (p in 0..100). */
-const percentile = (xs: number[], p: number): number | null => {
+export const percentile = (xs: number[], p: number): number | null => {
   if (xs.length === 0) return null;
   const s = [...xs].sort((x, y) => x - y);
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] ?? null;
