@@ -10,6 +10,13 @@ export const EPISODE_TEAM = 'episode.team';
 const SIGNAL_RESOLVED = 'signal.resolved';
 /** incidents.store.ts INCIDENT_LINKED: the episode moves to another incident. */
 const INCIDENT_LINKED = 'incident.linked';
+/**
+ * investigations.store.ts INVESTIGATION_STEP and DECISION_MADE: a running episode's step is
+ * the investigation's, read from its events (investigate imports episodes, so not the
+ * other way round).
+ */
+const INVESTIGATION_STEP = 'investigation.step';
+const DECISION_MADE = 'decision.made';
 
 export interface EpisodeRow {
   readonly episode_id: string;
@@ -120,6 +127,10 @@ export function createEpisodesStore(db: Database) {
   const moved = db.prepare<{ incident: string; id: string; seq: number }>(
     `UPDATE episodes SET incident_id = @incident, relation = 'related', last_seq = @seq WHERE episode_id = @id`,
   );
+  // last_seq stays: the step is the investigation's, not a change of the episode record.
+  const stepped = db.prepare<{ id: string; step: string }>(
+    `UPDATE episodes SET step = @step WHERE episode_id = @id AND status <> 'closed'`,
+  );
   const ofIncident = db.prepare<[string], IncidentEpisodeRow>(
     `SELECT episode_id, service, status, relation, t_open, t_close, alerts, confirmed, decision, outcome, result, action, fix
      FROM episodes WHERE incident_id = ? ORDER BY first_seq`,
@@ -182,6 +193,10 @@ export function createEpisodesStore(db: Database) {
       });
     } else if (e.type === INCIDENT_LINKED) {
       moved.run({ incident: text(e, 'incident_id'), id: text(e, 'episode_id'), seq: e.seq });
+    } else if (e.type === INVESTIGATION_STEP) {
+      stepped.run({ id: text(e, 'episode_id'), step: text(e, 'step') });
+    } else if (e.type === DECISION_MADE) {
+      stepped.run({ id: text(e, 'episode_id'), step: 'decide' });
     } else if (e.type === EPISODE_TEAM) {
       const detail = e.data['detail'];
       team.run({
@@ -206,7 +221,8 @@ export function createEpisodesStore(db: Database) {
     projection: {
       name: 'episodes',
       tables: ['episode_signals', 'episodes'],
-      // signal.resolved belongs to the signals projection; episodes only read it.
+      // signal.resolved, incident.linked, investigation.step and decision.made belong to other
+      // projections; episodes only read them.
       types: [EPISODE_OPENED, EPISODE_JOINED, EPISODE_CLOSED, EPISODE_SUPPRESSED, EPISODE_TEAM],
       apply,
     } satisfies Projection,

@@ -167,10 +167,6 @@ export function createInvestigationsStore(db: Database) {
   const running = db.prepare<{ id: string; seq: number }>(
     `UPDATE investigations SET status = 'running', last_seq = @seq WHERE episode_id = @id`,
   );
-  // The live view reads `step` from the episode itself.
-  const episodeStep = db.prepare<{ id: string; step: string }>(
-    `UPDATE episodes SET step = @step WHERE episode_id = @id AND status <> 'closed'`,
-  );
 
   function updateActions(e: LedgerEvent, id: string): void {
     const row = get.get(id);
@@ -217,9 +213,8 @@ export function createInvestigationsStore(db: Database) {
         running.run({ id, seq: e.seq });
         return;
       case INVESTIGATION_STEP: {
-        const step = str(e, 'step');
-        setStep.run({ id, value: step, seq: e.seq });
-        episodeStep.run({ id, step });
+        // The episodes projection applies the same event to the episode's own step.
+        setStep.run({ id, value: str(e, 'step'), seq: e.seq });
         if (Array.isArray(e.data['changes']))
           setChanges.run({ id, value: JSON.stringify(e.data['changes']), seq: e.seq });
         return;
@@ -240,7 +235,6 @@ export function createInvestigationsStore(db: Database) {
           handover: e.data['handover'] === true ? 1 : 0,
           seq: e.seq,
         });
-        episodeStep.run({ id, step: 'decide' });
         return;
       }
       case INVESTIGATION_WAITING:
