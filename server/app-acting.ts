@@ -18,6 +18,7 @@ import { createLinkSigner, createLinkUseStore, loadOrCreateLinkKey } from './cha
 import type { ConnectionState, Doctor } from './doctor/index.js';
 import { createPacksService, packDirs, packsCheck } from './packs/index.js';
 import type { Policy } from './policy/index.js';
+import type { IncidentsService } from './incidents/index.js';
 import type { SnapshotChange } from './snapshots/index.js';
 import { accuracyCheck } from './investigate/doctor-checks.js';
 import { createInvestigation } from './investigate/wire.js';
@@ -53,6 +54,8 @@ export interface ActingDeps {
   ) => Promise<unknown>;
   readonly estate: () => EstateLike;
   readonly snapshots: (sinceIso: string) => readonly SnapshotChange[];
+  /** the incidents domain, which records an episode's move into another incident */
+  readonly incidents: Pick<IncidentsService, 'link'>;
   readonly mode: () => Mode;
   /** Whether this host has a GPU (doctor's Models placement); a probe of /dev by default. */
   readonly hasGpu?: () => boolean;
@@ -121,6 +124,7 @@ export function buildActing(deps: ActingDeps) {
   const investigation = createInvestigation({
     store: rt.investigationsStore,
     episodes: rt.episodesStore,
+    incidents: deps.incidents,
     ledger: rt.ledger,
     reader: rt.reader,
     writer: rt.writer,

@@ -272,6 +272,12 @@ export async function buildApp(config: Config, options: AppOptions) {
           .map((k) => k.kind),
     }),
   );
+  const incidents = createIncidentsService({
+    store: rt.incidentsStore,
+    ledger: rt.ledger,
+    clock: rt.clock,
+    episodesOf: rt.episodesStore.ofIncident,
+  });
   const acting = buildActing({
     config,
     rt,
@@ -282,6 +288,7 @@ export async function buildApp(config: Config, options: AppOptions) {
     call: (name, op, args) => connectors.call(name, op, args),
     estate: () => estate.view(),
     snapshots: (since) => snapshots.changesSince(since),
+    incidents,
     mode: () => status.mode(),
     ...(options.localModel && { localModel: options.localModel }),
   });
@@ -289,12 +296,6 @@ export async function buildApp(config: Config, options: AppOptions) {
     ledger: rt.ledger,
     writer: rt.writer,
     reserved: (type) => rt.projections.owns(type),
-  });
-  const incidents = createIncidentsService({
-    store: rt.incidentsStore,
-    ledger: rt.ledger,
-    clock: rt.clock,
-    episodesOf: rt.episodesStore.ofIncident,
   });
   const episodes = createEpisodesService({
     store: rt.episodesStore,

@@ -8,6 +8,7 @@ import type { Clock } from '../shared/clock.js';
 import { NotFoundError } from '../shared/errors.js';
 import {
   INCIDENT_JOINED,
+  INCIDENT_LINKED,
   INCIDENT_OPENED,
   INCIDENT_STATUS,
   type HistoryEntry,
@@ -44,6 +45,17 @@ export interface IncidentPlacement {
   readonly incidentId: string;
   readonly opened: boolean;
   readonly groupKey: string | null;
+}
+
+/** An episode moving from its incident into the incident of the episode it relates to. */
+export interface IncidentMove {
+  readonly episodeId: string;
+  readonly service: string;
+  readonly from: string;
+  readonly to: string;
+  readonly relation: 'downstream' | 'same_cause' | 'related';
+  /** the episode whose incident it joins */
+  readonly toEpisode: string;
 }
 
 /** `in-<UTC timestamp>-<hex>`, like episode ids. */
@@ -153,6 +165,31 @@ export function createIncidentsService({ store, ledger, clock, episodesOf }: Dep
         trace_id: placement.incidentId,
       });
       refresh(placement.incidentId);
+    },
+    /**
+     * Move an episode into another incident (downstream, same cause or related, as the
+     * investigation found); inside a writer job. The incident it leaves, left empty, resolves.
+     */
+    link(move: IncidentMove): void {
+      ledger.append({
+        type: INCIDENT_LINKED,
+        actor: 'system',
+        data: {
+          incident_id: move.to,
+          episode_id: move.episodeId,
+          service: move.service,
+          from_incident: move.from,
+          relation: move.relation,
+          to_episode: move.toEpisode,
+        },
+        reason:
+          move.relation === 'downstream'
+            ? `downstream of ${move.toEpisode}, whose proven cause explains it`
+            : move.relation === 'same_cause'
+              ? `the same cause as ${move.toEpisode}`
+              : `related to ${move.toEpisode} through the estate`,
+        trace_id: move.to,
+      });
     },
     list(statuses: readonly IncidentStatus[], limit: number, offset: number) {
       const { rows, total } = store.list(statuses, limit, offset);

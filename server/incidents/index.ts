@@ -14,5 +14,6 @@ export {
   newIncidentId,
   type IncidentsService,
   type IncidentPlacement,
+  type IncidentMove,
 } from './incidents.service.js';
 export { incidentsRoutes } from './incidents.routes.js';

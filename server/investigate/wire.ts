@@ -7,7 +7,7 @@ import type { LedgerReader, LedgerService } from '../ledger/index.js';
 import { createActions } from '../act/index.js';
 import type { ApprovalRequest, OpenApproval } from '../approvals/types.js';
 import type { EpisodesStore } from '../episodes/index.js';
-import { INCIDENT_LINKED } from '../incidents/index.js';
+import type { IncidentsService } from '../incidents/index.js';
 import type { Pack } from '../packs/pack.types.js';
 import { changeWindowNow, fixPermission, type Policy } from '../policy/index.js';
 import type { SnapshotChange } from '../snapshots/index.js';
@@ -37,6 +37,8 @@ import { episodeLookup } from './episode-info.js';
 export interface InvestigationDeps {
   readonly store: InvestigationsStore;
   readonly episodes: EpisodesStore;
+  /** moves an episode into the incident of the episode it relates to (incident.linked) */
+  readonly incidents: Pick<IncidentsService, 'link'>;
   readonly ledger: LedgerService;
   readonly reader: LedgerReader;
   readonly writer: Writer;
@@ -213,24 +215,14 @@ export function createInvestigation(deps: InvestigationDeps) {
       const from = episodes.get(id);
       const target = episodes.get(to)?.incident_id ?? null;
       if (from?.incident_id == null || target === null || from.incident_id === target) return;
-      deps.ledger.append({
-        type: INCIDENT_LINKED,
-        actor: 'system',
-        data: {
-          incident_id: target,
-          episode_id: id,
-          service: from.service,
-          from_incident: from.incident_id,
-          relation,
-          to_episode: to,
-        },
-        reason:
-          relation === 'downstream'
-            ? `downstream of ${to}, whose proven cause explains it`
-            : relation === 'same_cause'
-              ? `the same cause as ${to}`
-              : `related to ${to} through the estate`,
-        trace_id: target,
+      // The incidents domain appends the move; its projection and the episodes' apply it.
+      deps.incidents.link({
+        episodeId: id,
+        service: from.service,
+        from: from.incident_id,
+        to: target,
+        relation,
+        toEpisode: to,
       });
     },
     planOf: (request) => planner.fromSubject(request.subject, request.request_id),
