@@ -15,7 +15,8 @@ const serverImports = [
   },
   { group: ['node-llama-cpp'], message: 'Use the ModelRuntime from models/ (injected)' },
   {
-    group: ['**/models/*', '!**/models/index.js'],
+    // The top-level models/ (only ../ before it), not a domain's own models/ sub-folder.
+    regex: '^(\\.\\./)+models/(?!index\\.js$)',
     message: 'Import models/ only through models/index',
   },
 ];
@@ -89,7 +90,7 @@ export default tseslint.config(
       'build/**',
       'server/cli/**',
       '**/*.test.ts',
-      'server/shared/testing/**',
+      'server/testing/**',
     ],
     rules: { 'no-restricted-properties': 'off' },
   },
@@ -99,7 +100,7 @@ export default tseslint.config(
   },
   {
     files: ['server/*/*.service.ts', 'server/*/*.store.ts', 'server/shared/**'],
-    ignores: ['server/shared/testing/**', '**/*.test.ts'],
+    ignores: ['server/testing/**', '**/*.test.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [...serverImports, noFastify] }] },
   },
   {

@@ -19,7 +19,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { INGEST_TOKEN, makeDataDir } from '../server/shared/testing/test-server.js';
+import { INGEST_TOKEN, makeDataDir } from '../server/testing/test-server.js';
 import {
   alternate,
   distribution,

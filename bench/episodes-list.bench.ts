@@ -20,7 +20,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { databaseFile } from '../server/install/index.js';
-import { ADMIN_TOKEN, makeDataDir } from '../server/shared/testing/test-server.js';
+import { ADMIN_TOKEN, makeDataDir } from '../server/testing/test-server.js';
 import { cpuSeconds, ms, startService, type Child } from './harness.js';
 import type { BenchContext, Benchmark, Figure } from './run.js';
 import { seedEpisodes } from './seed-episodes.js';

@@ -14,7 +14,7 @@
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { INGEST_TOKEN, makeDataDir } from '../server/shared/testing/test-server.js';
+import { INGEST_TOKEN, makeDataDir } from '../server/testing/test-server.js';
 import {
   alternate,
   distribution,

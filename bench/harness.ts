@@ -10,8 +10,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { freePort } from '../server/shared/testing/processes.js';
-import { ADMIN_TOKEN, testEnv } from '../server/shared/testing/test-server.js';
+import { freePort } from '../server/testing/processes.js';
+import { ADMIN_TOKEN, testEnv } from '../server/testing/test-server.js';
 
 export { freePort };
 import type { BenchContext } from './run.js';

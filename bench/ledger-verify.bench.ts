@@ -14,7 +14,7 @@ import type { RawEvent } from '../server/ledger/ledger.types.js';
 import { createLogger } from '../server/logger.js';
 import { createRuntime } from '../server/runtime.js';
 import type { VerifyReport } from '../server/ledger/verify.js';
-import { makeDataDir, testEnv } from '../server/shared/testing/test-server.js';
+import { makeDataDir, testEnv } from '../server/testing/test-server.js';
 import type { BenchContext, Benchmark, Figure } from './run.js';
 
 const EVENTS = 200_000;

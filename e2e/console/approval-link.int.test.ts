@@ -18,7 +18,7 @@ import {
   createLinkUseStore,
   loadOrCreateLinkKey,
 } from '../../server/channels/index.js';
-import { buildTestServer } from '../../server/shared/testing/test-server.js';
+import { buildTestServer } from '../../server/testing/test-server.js';
 import { type Proc } from '../lab/processes.js';
 import { shoot, startConsole, type ConsoleBench } from './browser.js';
 

@@ -6,9 +6,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedEpisodes, type SeedEpisode } from '../../server/episodes/testing.js';
+import { seedEpisodes, type SeedEpisode } from '../../server/testing/episodes/episodes.js';
 import { createFakeClock } from '../../server/shared/clock.js';
-import { buildTestServer } from '../../server/shared/testing/test-server.js';
+import { buildTestServer } from '../../server/testing/test-server.js';
 import { type Proc } from '../lab/processes.js';
 import { SCREENSHOTS, shoot, startConsole, type ConsoleBench } from './browser.js';
 

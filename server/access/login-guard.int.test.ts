@@ -1,7 +1,7 @@
 // POST /v1/login in the whole service: a wrong admin token is recorded as a failed sign-in,
 // answered after the wait, and counted per address with every other sign-in method.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, buildTestServer, type TestServer } from '../shared/testing/test-server.js';
+import { ADMIN_TOKEN, buildTestServer, type TestServer } from '../testing/test-server.js';
 
 let server: TestServer;
 beforeAll(async () => {

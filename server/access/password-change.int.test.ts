@@ -1,12 +1,7 @@
 // A password change (PUT /v1/me) ends the person's other sessions, in the whole service: a
 // stolen session does not outlive the password the person changed because of it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  asAdmin,
-  bearer,
-  buildTestServer,
-  type TestServer,
-} from '../shared/testing/test-server.js';
+import { asAdmin, bearer, buildTestServer, type TestServer } from '../testing/test-server.js';
 
 let server: TestServer;
 beforeAll(async () => {

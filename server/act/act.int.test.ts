@@ -14,8 +14,8 @@ import type { ConnectorClient } from '../connectors/kind.js';
 import { changeWindowNow, checkPolicy, fixPermission, type PolicyInput } from '../policy/index.js';
 import { systemClock } from '../shared/clock.js';
 import { Secret } from '../shared/secret.js';
-import { openLedgerBench, type LedgerBench } from '../shared/testing/ledger-bench.js';
-import { loadSourcePacks } from '../investigate/fixtures/source-packs.js';
+import { openLedgerBench, type LedgerBench } from '../testing/ledger-bench.js';
+import { loadSourcePacks } from '../testing/investigate/fixtures/source-packs.js';
 import { createActions } from './act.service.js';
 import type { ActionPlan, Finding, PackFix } from './act.types.js';
 

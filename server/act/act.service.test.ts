@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFakeClock } from '../shared/clock.js';
-import { openLedgerBench, type LedgerBench } from '../shared/testing/ledger-bench.js';
+import { openLedgerBench, type LedgerBench } from '../testing/ledger-bench.js';
 import type { ActDeps, ActionPlan, Finding, PackFix, PolicyNow } from './act.types.js';
 import { createActions, fillCall, judge, planMissing, subjectOf } from './act.service.js';
 

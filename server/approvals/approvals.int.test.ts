@@ -17,7 +17,7 @@ import {
   serveApprovals,
   type Harness,
   type HarnessOptions,
-} from './approvals.testing.js';
+} from '../testing/approvals/approvals.js';
 import type { ApprovalRequest, OpenApproval } from './types.js';
 
 let dir: string;

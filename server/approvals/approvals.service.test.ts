@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLinkSigner, createLinkUseStore } from '../channels/index.js';
 import { createFakeClock } from '../shared/clock.js';
-import { openLedgerBench } from '../shared/testing/ledger-bench.js';
+import { openLedgerBench } from '../testing/ledger-bench.js';
 import { createApprovalsService, newRequestId, subjectSha256 } from './approvals.service.js';
 import { approversOf, type Approver } from './approvers.js';
 import { createApprovalsStore } from './approvals.store.js';

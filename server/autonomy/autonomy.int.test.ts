@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, serveApprovals, type Harness } from '../approvals/approvals.testing.js';
+import { ADMIN_TOKEN, serveApprovals, type Harness } from '../testing/approvals/approvals.js';
 import type { ApprovalRequest } from '../approvals/index.js';
 import { dumpProjections, rebuildProjections } from '../ledger/index.js';
 import { autonomyPolicyCheck } from './autonomy-checks.js';

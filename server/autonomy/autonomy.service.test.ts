@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApprovalsService, createApprovalsStore } from '../approvals/index.js';
 import { createFakeClock } from '../shared/clock.js';
-import { openLedgerBench } from '../shared/testing/ledger-bench.js';
+import { openLedgerBench } from '../testing/ledger-bench.js';
 import { createAutonomyService, type PersonRef } from './autonomy.service.js';
 import { createAutonomyStore } from './autonomy.store.js';
 

@@ -4,10 +4,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.js';
 import type { ConnectorsService } from '../connectors/index.js';
-import { loadSourcePacks } from '../investigate/fixtures/source-packs.js';
+import { loadSourcePacks } from '../testing/investigate/fixtures/source-packs.js';
 import { createLogger } from '../logger.js';
 import { createRuntime } from '../runtime.js';
-import { buildTestServer, type TestServer } from '../shared/testing/test-server.js';
+import { buildTestServer, type TestServer } from '../testing/test-server.js';
 import { checksCommand, findingLine, parseAlertArg } from './checks.js';
 
 let s: TestServer;

@@ -2,8 +2,8 @@
 // by node build/bundle.mjs) in a child process. While the service runs, build goes through
 // its API; once it is stopped, build takes the data folder itself.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asAdmin, buildTestServer, type TestServer } from '../shared/testing/test-server.js';
-import { freePort, requireBundle, runCli } from '../shared/testing/processes.js';
+import { asAdmin, buildTestServer, type TestServer } from '../testing/test-server.js';
+import { freePort, requireBundle, runCli } from '../testing/processes.js';
 import { parseAlert } from './estate.js';
 
 requireBundle();

@@ -13,7 +13,7 @@ import { verdictRequest } from '../../models/testing.js';
 // eslint-disable-next-line no-restricted-imports -- a test fixture, not part of models/' surface
 import { writeTinyGguf } from '../../models/testing/tiny-gguf.js';
 import { hostHasGpu } from '../investigate/index.js';
-import { CLI, ROOT, childEnv, requireBundle, runCli } from '../shared/testing/processes.js';
+import { CLI, ROOT, childEnv, requireBundle, runCli } from '../testing/processes.js';
 
 requireBundle();
 

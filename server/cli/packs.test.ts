@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Config } from '../config.js';
-import { newKey, tinyPack } from '../packs/pack.fixture.js';
+import { newKey, tinyPack } from '../testing/packs/pack.fixture.js';
 import { signPack } from '../packs/index.js';
 import { packsCommand } from './packs.js';
 

@@ -10,8 +10,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadMigrations, migrate } from '../db/migrate.js';
 import { ensureDataDir } from '../install/index.js';
 import { loadOrCreateInstallKey } from '../ledger/install-key.js';
-import { buildTestServer, makeDataDir, testEnv } from '../shared/testing/test-server.js';
-import { requireBundle, runCli } from '../shared/testing/processes.js';
+import { buildTestServer, makeDataDir, testEnv } from '../testing/test-server.js';
+import { requireBundle, runCli } from '../testing/processes.js';
 
 requireBundle();
 

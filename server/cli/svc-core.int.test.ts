@@ -8,8 +8,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fingerprintOf } from '../install/fingerprint.js';
-import { buildTestServer, testEnv, type TestServer } from '../shared/testing/test-server.js';
-import { ROOT, freePort, requireBundle, runCli } from '../shared/testing/processes.js';
+import { buildTestServer, testEnv, type TestServer } from '../testing/test-server.js';
+import { ROOT, freePort, requireBundle, runCli } from '../testing/processes.js';
 
 requireBundle();
 

@@ -11,8 +11,8 @@ import { dumpProjections, replayLedger } from '../ledger/index.js';
 import type { Mode } from '../shared/mode.js';
 import { Secret } from '../shared/secret.js';
 import { ConnectorsFileError, connectorsRoutes } from './index.js';
-import { echoKind } from './testing/echo-kind.js';
-import { connectorsStack } from './testing/service-stack.js';
+import { echoKind } from '../testing/connectors/echo-kind.js';
+import { connectorsStack } from '../testing/connectors/service-stack.js';
 
 const ADMIN_TOKEN = 'admin-token-for-connector-tests-0123456789';
 const VIEWER_TOKEN = 'viewer-session-for-connector-tests';

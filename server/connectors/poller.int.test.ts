@@ -3,7 +3,7 @@
 // it. A source that stops answering resolves nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAlertmanager, type Proc } from '../../e2e/lab/processes.js';
-import { asAdmin, buildTestServer, type TestServer } from '../shared/testing/test-server.js';
+import { asAdmin, buildTestServer, type TestServer } from '../testing/test-server.js';
 
 let am: Proc;
 let server: TestServer;

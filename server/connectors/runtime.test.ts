@@ -8,7 +8,7 @@ import { createFakeClock } from '../shared/clock.js';
 import type { ConnectorDocument } from './connectors.schemas.js';
 import { createRegistry } from './registry.js';
 import { ConnectorCallError, createConnectorRuntime, type ConnectorEntry } from './runtime.js';
-import { echoKind } from './testing/echo-kind.js';
+import { echoKind } from '../testing/connectors/echo-kind.js';
 
 let dir: string;
 let tokenFile: string;

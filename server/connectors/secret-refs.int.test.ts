@@ -13,7 +13,7 @@ import {
   buildTestServer,
   makeDataDir,
   type TestServer,
-} from '../shared/testing/test-server.js';
+} from '../testing/test-server.js';
 
 /** The address an admin chose: records every Authorization header it is sent. */
 let listener: Server;

@@ -3,7 +3,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestServer, type TestServer } from '../shared/testing/test-server.js';
+import { buildTestServer, type TestServer } from '../testing/test-server.js';
 import { consoleDir } from './console.routes.js';
 
 const dir = consoleDir();

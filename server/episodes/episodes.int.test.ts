@@ -8,7 +8,7 @@ import {
   type TestServer,
   episodeOf,
   postAlert,
-} from '../shared/testing/test-server.js';
+} from '../testing/test-server.js';
 import { FLAP_HOLD_MS } from './episodes.service.js';
 
 const clock = createFakeClock('2026-11-22T10:00:00.000Z');

@@ -3,9 +3,9 @@
 // over the table's rows gives.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFakeClock } from '../shared/clock.js';
-import { asAdmin, buildTestServer, type TestServer } from '../shared/testing/test-server.js';
+import { asAdmin, buildTestServer, type TestServer } from '../testing/test-server.js';
 import { CONFIDENCES, DECISIONS, KINDS, OUTCOMES, RESULTS } from './enumerations.js';
-import { seedEpisodes, type SeedEpisode } from './testing.js';
+import { seedEpisodes, type SeedEpisode } from '../testing/episodes/episodes.js';
 
 const clock = createFakeClock('2026-11-22T12:00:00.000Z');
 let server: TestServer;

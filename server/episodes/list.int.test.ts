@@ -3,8 +3,8 @@
 // plain recount of the same rows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFakeClock } from '../shared/clock.js';
-import { asAdmin, buildTestServer, type TestServer } from '../shared/testing/test-server.js';
-import { seedEpisodes, type SeedEpisode } from './testing.js';
+import { asAdmin, buildTestServer, type TestServer } from '../testing/test-server.js';
+import { seedEpisodes, type SeedEpisode } from '../testing/episodes/episodes.js';
 
 const clock = createFakeClock('2026-11-22T12:00:00.000Z');
 let server: TestServer;

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { dumpProjections, replayLedger } from '../ledger/index.js';
 import { createFakeClock } from '../shared/clock.js';
 import { InvalidInputError, NotFoundError } from '../shared/errors.js';
-import { openLedgerBench } from '../shared/testing/ledger-bench.js';
+import { openLedgerBench } from '../testing/ledger-bench.js';
 import { createEstateService, createEstateStore, type DiscoverySource } from './index.js';
 
 const ADMIN = { name: 'alice' };

@@ -1,12 +1,7 @@
 // Alerts resolve to services through the estate: an alias in the overrides names the
 // service whatever label carries it; an alert the estate does not know keeps the label order.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  asAdmin,
-  asIngest,
-  buildTestServer,
-  type TestServer,
-} from '../shared/testing/test-server.js';
+import { asAdmin, asIngest, buildTestServer, type TestServer } from '../testing/test-server.js';
 
 let server: TestServer;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 // POST /v1/events cannot forge the events the service writes itself (projections apply
 // them: a posted system.started would count a start that never happened).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asIngest, buildTestServer, type TestServer } from '../shared/testing/test-server.js';
+import { asIngest, buildTestServer, type TestServer } from '../testing/test-server.js';
 
 let server: TestServer;
 beforeAll(async () => {

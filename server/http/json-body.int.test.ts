@@ -1,12 +1,7 @@
 // Every JSON body the API accepts is read one way only: duplicate keys and numbers that
 // overflow are a 400 naming the place, over a real server and a real ledger, and change nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ADMIN_TOKEN,
-  asIngest,
-  buildTestServer,
-  type TestServer,
-} from '../shared/testing/test-server.js';
+import { ADMIN_TOKEN, asIngest, buildTestServer, type TestServer } from '../testing/test-server.js';
 
 let server: TestServer;
 beforeAll(async () => {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type BuiltApp } from '../app.js';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
-import { ADMIN_TOKEN, makeDataDir, testEnv } from '../shared/testing/test-server.js';
+import { ADMIN_TOKEN, makeDataDir, testEnv } from '../testing/test-server.js';
 
 const lines: string[] = [];
 let built: BuiltApp;

@@ -11,7 +11,7 @@ import {
   buildTestServer,
   INGEST_TOKEN,
   type TestServer,
-} from '../shared/testing/test-server.js';
+} from '../testing/test-server.js';
 import { createSessionsService, createSessionsStore, SignInMethod } from '../access/index.js';
 import type { Role } from '../shared/roles.js';
 import type { Principal } from '../shared/types.js';

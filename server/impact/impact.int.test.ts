@@ -1,11 +1,6 @@
 // GET/PUT /v1/impact: the caller's own figures, replaced whole, every change a ledger event.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  asAdmin,
-  asIngest,
-  buildTestServer,
-  type TestServer,
-} from '../shared/testing/test-server.js';
+import { asAdmin, asIngest, buildTestServer, type TestServer } from '../testing/test-server.js';
 
 const FIGURES = {
   currency: 'GBP',

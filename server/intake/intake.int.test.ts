@@ -1,15 +1,14 @@
 // POST /v1/alerts/<source> over HTTP into a real SQLite ledger: signals, dedup, resolve,
 // auto detection of every fixture, and hostile bodies that change nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ADMIN_TOKEN,
-  asIngest,
-  buildTestServer,
-  type TestServer,
-} from '../shared/testing/test-server.js';
+import { ADMIN_TOKEN, asIngest, buildTestServer, type TestServer } from '../testing/test-server.js';
 import { ALERT_BODY_LIMIT } from './intake.schemas.js';
 import { NORMALISERS } from './normalisers/index.js';
-import { projectFixtures, sharedFixtures, sharedSources } from './normalisers/testing.js';
+import {
+  projectFixtures,
+  sharedFixtures,
+  sharedSources,
+} from '../testing/intake/normaliser-fixtures.js';
 
 let server: TestServer;
 beforeAll(async () => {

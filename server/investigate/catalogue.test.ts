@@ -14,7 +14,13 @@ import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createFixPlanner } from './fix-plan.js';
 import { causeDefinitions, checkOf } from './diagnose.js';
-import { engineFor, FIXTURES, keyOfCall, packs, readJson } from './recorded.testing.js';
+import {
+  engineFor,
+  FIXTURES,
+  keyOfCall,
+  packs,
+  readJson,
+} from '../testing/investigate/recorded.js';
 import type { Investigation } from './engine.js';
 
 type Pair = [string, string];

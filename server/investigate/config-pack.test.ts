@@ -9,7 +9,7 @@ import type { ConfigChanges } from '../connectors/kinds/ssh.parse.js';
 import { fillText, lookupIn } from '../packs/index.js';
 import { createFakeClock } from '../shared/clock.js';
 import { createEngine } from './engine.js';
-import { healthyExtra, lab, packs } from './recorded.testing.js';
+import { healthyExtra, lab, packs } from '../testing/investigate/recorded.js';
 
 const OLD = 'a'.repeat(64);
 const NEW = 'b'.repeat(64);

@@ -27,7 +27,7 @@ import { createKeypair } from '../connectors/ssh-keys.js';
 import { createLogger } from '../logger.js';
 import { systemClock } from '../shared/clock.js';
 import { createEngine, type Investigation } from './engine.js';
-import { loadSourcePacks } from './fixtures/source-packs.js';
+import { loadSourcePacks } from '../testing/investigate/fixtures/source-packs.js';
 import type { EstateLike } from './plan.js';
 
 const GATE = fileURLToPath(new URL('../../build/gate/svc-gate', import.meta.url));

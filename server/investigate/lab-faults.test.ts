@@ -6,7 +6,7 @@ import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createFixPlanner } from './fix-plan.js';
 import type { EstateLike } from './plan.js';
-import { engineFor, FIXTURES, packs, readJson } from './recorded.testing.js';
+import { engineFor, FIXTURES, packs, readJson } from '../testing/investigate/recorded.js';
 
 interface Episode {
   readonly service: string;

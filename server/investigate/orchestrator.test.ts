@@ -9,12 +9,12 @@ import { closeFields, type ActionResult } from './closing.js';
 import { createOrchestrator, type OrchestratorDeps } from './orchestrator.js';
 import type { AutonomyLevel, DecideInput, DecideOutput, Hypothesis } from './types.js';
 
-import { DIAGNOSIS, FIX, PROVEN, planOf } from './fixtures/nginx-down.js';
+import { DIAGNOSIS, FIX, PROVEN, planOf } from '../testing/investigate/fixtures/nginx-down.js';
 import {
   openEpisode as openOn,
   openInvestigationBench,
   type InvestigationBench,
-} from './fixtures/orchestrator-bench.js';
+} from '../testing/investigate/fixtures/orchestrator-bench.js';
 
 const log = pino({ level: 'silent' });
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { placeholders } from '../packs/index.js';
 import { causeDefinitions, checkOf, diagnose } from './diagnose.js';
-import { loadSourcePacks } from './fixtures/source-packs.js';
+import { loadSourcePacks } from '../testing/investigate/fixtures/source-packs.js';
 import type { Finding } from './types.js';
 
 const packs = loadSourcePacks();

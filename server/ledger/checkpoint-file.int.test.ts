@@ -10,20 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
 import { createRuntime } from '../runtime.js';
-import {
-  asAdmin,
-  buildTestServer,
-  testEnv,
-  type TestServer,
-} from '../shared/testing/test-server.js';
-import {
-  childEnv,
-  freePort,
-  requireBundle,
-  ROOT,
-  runCli,
-  SERVER,
-} from '../shared/testing/processes.js';
+import { asAdmin, buildTestServer, testEnv, type TestServer } from '../testing/test-server.js';
+import { childEnv, freePort, requireBundle, ROOT, runCli, SERVER } from '../testing/processes.js';
 import { formatMessage } from '../syslog/format.js';
 import { parseCheckpoint, sealHash, signCheckpoint } from './checkpoint.js';
 import { INSTALL_KEY_FILE, loadOrCreateInstallKey } from './install-key.js';

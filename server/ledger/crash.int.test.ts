@@ -5,8 +5,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { asAdmin, asIngest, makeDataDir, testEnv } from '../shared/testing/test-server.js';
-import { ROOT, SERVER, freePort, requireBundle } from '../shared/testing/processes.js';
+import { asAdmin, asIngest, makeDataDir, testEnv } from '../testing/test-server.js';
+import { ROOT, SERVER, freePort, requireBundle } from '../testing/processes.js';
 
 requireBundle();
 

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
 import { createRuntime } from '../runtime.js';
-import { makeDataDir, testEnv } from '../shared/testing/test-server.js';
+import { makeDataDir, testEnv } from '../testing/test-server.js';
 import { parseCheckpoint } from './checkpoint.js';
 
 const made = makeDataDir();

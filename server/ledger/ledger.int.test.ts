@@ -17,14 +17,14 @@ import {
   buildTestServer,
   testEnv,
   type TestServer,
-} from '../shared/testing/test-server.js';
+} from '../testing/test-server.js';
 import { sealHash, verifyCheckpoint } from './checkpoint.js';
 import { chainHash } from './hash.js';
 import { publicKeyFromDataDir } from './install-key.js';
 import { GENESIS_HASH, type RawEvent } from './ledger.types.js';
 import { merkleRoot } from './merkle.js';
 import { SEAL_AGE_MS, SEALED_TYPE } from './sealer.js';
-import { requireBundle, runCli } from '../shared/testing/processes.js';
+import { requireBundle, runCli } from '../testing/processes.js';
 
 requireBundle();
 

@@ -7,14 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
 import { createRuntime } from '../runtime.js';
-import {
-  asIngest,
-  buildTestServer,
-  testEnv,
-  type TestServer,
-} from '../shared/testing/test-server.js';
+import { asIngest, buildTestServer, testEnv, type TestServer } from '../testing/test-server.js';
 import { dumpProjections, type ProjectionDump } from './rebuild.js';
-import { requireBundle, runCli } from '../shared/testing/processes.js';
+import { requireBundle, runCli } from '../testing/processes.js';
 
 requireBundle();
 

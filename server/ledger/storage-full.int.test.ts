@@ -3,12 +3,7 @@
 // half-written, and writes resume once there is room again.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_WRITER_QUEUE } from '../db/writer.js';
-import {
-  asAdmin,
-  asIngest,
-  buildTestServer,
-  type TestServer,
-} from '../shared/testing/test-server.js';
+import { asAdmin, asIngest, buildTestServer, type TestServer } from '../testing/test-server.js';
 
 interface VerifyBody {
   ok: boolean;

@@ -1,7 +1,7 @@
 // GET /v1/ledger/verify on a real server and SQLite file: one verify runs at a time, callers
 // that arrive meanwhile share it, and its report is kept until the head moves.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asAdmin, buildTestServer, type TestServer } from '../shared/testing/test-server.js';
+import { asAdmin, buildTestServer, type TestServer } from '../testing/test-server.js';
 
 interface VerifyBody {
   ok: boolean;

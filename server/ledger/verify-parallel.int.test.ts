@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
 import { createRuntime } from '../runtime.js';
-import { makeDataDir, testEnv } from '../shared/testing/test-server.js';
+import { makeDataDir, testEnv } from '../testing/test-server.js';
 import { createThreadRunner } from './verify-threads.js';
 import { splitSpans, verifyLedger, type VerifyReport } from './verify.js';
 

@@ -8,7 +8,7 @@ import { loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
 import { createRuntime } from '../runtime.js';
 import { createFakeClock } from '../shared/clock.js';
-import { makeDataDir, testEnv } from '../shared/testing/test-server.js';
+import { makeDataDir, testEnv } from '../testing/test-server.js';
 import { FULL_VERIFY_EVERY_MS } from './ledger-read.service.js';
 
 const made = makeDataDir();

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SMTPD_WAIT_MS, startSmtpd, type Smtpd } from '../../e2e/lab/smtpd.js';
 import { ConfigError, loadConfig } from '../config.js';
-import { asAdmin, buildTestServer, type TestServer } from '../shared/testing/test-server.js';
+import { asAdmin, buildTestServer, type TestServer } from '../testing/test-server.js';
 
 const API_KEY = 'mail-api-key-planted-5521';
 

@@ -7,12 +7,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  asAdmin,
-  buildTestServer,
-  makeDataDir,
-  type TestServer,
-} from '../shared/testing/test-server.js';
+import { asAdmin, buildTestServer, makeDataDir, type TestServer } from '../testing/test-server.js';
 
 let listener: Server;
 let port: number;

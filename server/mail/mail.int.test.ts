@@ -10,7 +10,7 @@ import {
   startSmtpd,
   type Smtpd,
 } from '../../e2e/lab/smtpd.js';
-import { signInBench, BENCH_ADMIN_TOKEN, type SignInBench } from '../access/signin/testing.js';
+import { signInBench, BENCH_ADMIN_TOKEN, type SignInBench } from '../testing/access/signin.js';
 import { sendMail, type MailSettings } from './index.js';
 
 const SMTP_PASSWORD = 'smtp-Pa55word-planted-7731';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPacks } from './loader.js';
-import { newKey, tinyPack, withField } from './pack.fixture.js';
+import { newKey, tinyPack, withField } from '../testing/packs/pack.fixture.js';
 import { signPack } from './signing.js';
 import { TRUSTED_PACK_KEYS } from './trust.js';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { builtInPacksDir, loadPacks, MAX_PACK_BYTES, packDirs } from './loader.js';
-import { newKey, tinyPack } from './pack.fixture.js';
+import { newKey, tinyPack } from '../testing/packs/pack.fixture.js';
 import type { Pack } from './pack.types.js';
 import { signPack } from './signing.js';
 

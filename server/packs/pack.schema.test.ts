@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tinyPack, withField } from './pack.fixture.js';
+import { tinyPack, withField } from '../testing/packs/pack.fixture.js';
 import { describeProblems, validatePack } from './pack.schema.js';
 import type { Pack } from './pack.types.js';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { newKey, tinyPack } from './pack.fixture.js';
+import { newKey, tinyPack } from '../testing/packs/pack.fixture.js';
 import { createPacksService } from './packs.service.js';
 import { signPack } from './signing.js';
 

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { keyFingerprint } from '../ledger/install-key.js';
 import { canonicalJson } from '../shared/canonical-json.js';
-import { newKey, tinyPack } from './pack.fixture.js';
+import { newKey, tinyPack } from '../testing/packs/pack.fixture.js';
 import { packKeyId, signPack, trustedKey, verifyPack } from './signing.js';
 import { DEV_PACK_PUBLIC_KEY_PEM, TRUSTED_PACK_KEYS } from './trust.js';
 

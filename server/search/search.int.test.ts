@@ -1,6 +1,6 @@
 // GET /v1/search/fields names what `query` accepts, and every field it names is accepted.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asAdmin, buildTestServer, type TestServer } from '../shared/testing/test-server.js';
+import { asAdmin, buildTestServer, type TestServer } from '../testing/test-server.js';
 
 let server: TestServer;
 beforeAll(async () => {

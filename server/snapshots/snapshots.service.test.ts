@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { dumpProjections, replayLedger } from '../ledger/index.js';
 import { createFakeClock } from '../shared/clock.js';
 import { InvalidInputError } from '../shared/errors.js';
-import { openLedgerBench } from '../shared/testing/ledger-bench.js';
+import { openLedgerBench } from '../testing/ledger-bench.js';
 import { applyDiff, MAX_FACTS, MAX_VALUE, TRUNCATED_KEY } from './snapshots.diff.js';
 import {
   createSnapshotsService,

@@ -16,7 +16,7 @@ import {
   buildTestServer,
   makeDataDir,
   type TestServer,
-} from '../shared/testing/test-server.js';
+} from '../testing/test-server.js';
 
 /** The machine id that makeDataDir() writes. */
 const TEST_MACHINE_ID = '5f0c2a6b9d8e4f1a8b7c6d5e4f3a2b1c';

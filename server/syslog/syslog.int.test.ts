@@ -8,7 +8,7 @@ import {
   startRsyslog,
   type Rsyslog,
   type RsyslogRecord,
-} from './rsyslog.testing.js';
+} from '../testing/syslog/rsyslog.js';
 import {
   createSyslogForwarder,
   type SyslogDeps,

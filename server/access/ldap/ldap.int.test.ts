@@ -11,7 +11,7 @@ import { ldapKind } from '../../connectors/kinds/ldap.js';
 import type { ConnectorClient } from '../../connectors/index.js';
 import { Secret } from '../../shared/secret.js';
 import { createLdapSignIn, ldapRoutes } from './index.js';
-import { signInBench, type SignInBench } from './testing.js';
+import { signInBench, type SignInBench } from '../../testing/access/ldap.js';
 
 const SERVICE_PASSWORD = 'svc-Directory-Secret-71';
 const ALICE_PASSWORD = 'alice-Correct-Horse-42';

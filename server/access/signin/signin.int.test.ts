@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refusingPeer, SMTPD_WAIT_MS, startSmtpd, type Smtpd } from '../../../e2e/lab/smtpd.js';
 import { createFakeClock } from '../../shared/clock.js';
 import { hashPassword } from './passwords.js';
-import { BENCH_ADMIN_TOKEN, signInBench, type SignInBench } from './testing.js';
+import { BENCH_ADMIN_TOKEN, signInBench, type SignInBench } from '../../testing/access/signin.js';
 
 const admin = { authorization: `Bearer ${BENCH_ADMIN_TOKEN}` };
 const USER_PASSWORD = 'correct horse battery staple 42';

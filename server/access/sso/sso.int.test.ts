@@ -11,7 +11,7 @@ import {
   startOidcProvider,
   type OidcProvider,
 } from '../../../e2e/lab/oidc-provider.js';
-import { signInBench, TEST_ADMIN_TOKEN, type SignInBench } from '../ldap/testing.js';
+import { signInBench, TEST_ADMIN_TOKEN, type SignInBench } from '../../testing/access/ldap.js';
 import { createSsoService, createSsoStore, ssoRoutes, type SsoStore } from './index.js';
 
 const CLIENT_ID = 'svc-console';

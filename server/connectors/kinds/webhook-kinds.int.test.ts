@@ -13,7 +13,7 @@ import { Secret } from '../../shared/secret.js';
 import type { ConnectorClient, ResolvedSettings } from '../kind.js';
 import { slackKind } from './slack.js';
 import { teamsKind } from './teams.js';
-import { connectorsStack } from '../testing/service-stack.js';
+import { connectorsStack } from '../../testing/connectors/service-stack.js';
 import { signatureOf, webhookKind } from './webhook.js';
 
 const HOOK_KEY = 'T0001/B0002/hook-key-s3cret-9f8e7d6c5b4a';

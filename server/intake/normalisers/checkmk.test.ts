@@ -21,8 +21,13 @@ import {
   type Fields,
   type Want,
   type CountedWant,
-} from './harness.js';
-import { CONTEXT, hasShared, projectFixtures, sharedFixtures } from './testing.js';
+} from '../../testing/intake/normaliser-harness.js';
+import {
+  CONTEXT,
+  hasShared,
+  projectFixtures,
+  sharedFixtures,
+} from '../../testing/intake/normaliser-fixtures.js';
 
 const SOURCE = 'checkmk';
 const RECEIVED = CONTEXT.receivedAt;

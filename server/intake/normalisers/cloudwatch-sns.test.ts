@@ -19,9 +19,14 @@ import {
   type Fields,
   type Want,
   type Sweep,
-} from './harness.js';
+} from '../../testing/intake/normaliser-harness.js';
 import { hashOf } from './read.js';
-import { CONTEXT, hasShared, projectFixtures, sharedFixtures } from './testing.js';
+import {
+  CONTEXT,
+  hasShared,
+  projectFixtures,
+  sharedFixtures,
+} from '../../testing/intake/normaliser-fixtures.js';
 
 const SOURCE = 'cloudwatch-sns';
 const RECEIVED = CONTEXT.receivedAt;

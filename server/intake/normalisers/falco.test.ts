@@ -20,8 +20,12 @@ import {
   type Fields,
   type Want,
   type CountedWant,
-} from './harness.js';
-import { hasShared, projectFixtures, sharedFixtures } from './testing.js';
+} from '../../testing/intake/normaliser-harness.js';
+import {
+  hasShared,
+  projectFixtures,
+  sharedFixtures,
+} from '../../testing/intake/normaliser-fixtures.js';
 
 const SOURCE = 'falco';
 const { only, project } = readerFor(normaliser);

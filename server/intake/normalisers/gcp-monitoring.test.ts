@@ -17,8 +17,13 @@ import {
   type Core,
   type Fields,
   type Want,
-} from './harness.js';
-import { CONTEXT, hasShared, projectFixtures, sharedFixtures } from './testing.js';
+} from '../../testing/intake/normaliser-harness.js';
+import {
+  CONTEXT,
+  hasShared,
+  projectFixtures,
+  sharedFixtures,
+} from '../../testing/intake/normaliser-fixtures.js';
 
 const SOURCE = 'gcp-monitoring';
 const RECEIVED = CONTEXT.receivedAt;

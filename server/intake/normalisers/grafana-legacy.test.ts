@@ -18,9 +18,14 @@ import {
   type Core,
   type Fields,
   type Want,
-} from './harness.js';
+} from '../../testing/intake/normaliser-harness.js';
 import { hashOf } from './read.js';
-import { CONTEXT, hasShared, projectFixtures, sharedFixtures } from './testing.js';
+import {
+  CONTEXT,
+  hasShared,
+  projectFixtures,
+  sharedFixtures,
+} from '../../testing/intake/normaliser-fixtures.js';
 
 const SOURCE = 'grafana-legacy';
 const RECEIVED = CONTEXT.receivedAt;

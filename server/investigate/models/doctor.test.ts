@@ -8,12 +8,12 @@ import type { FetchLike } from '../../../models/index.js';
 // eslint-disable-next-line no-restricted-imports -- a test fixture, not part of models/' surface
 import { completion } from '../../../models/testing.js';
 import { loadConfig } from '../../config.js';
-import { makeDataDir, testEnv } from '../../shared/testing/test-server.js';
+import { makeDataDir, testEnv } from '../../testing/test-server.js';
 import { modelsView } from '../../status/status.models.js';
 import { answerCheck, placementCheck } from './doctor.js';
 import type { LocalModelView } from './local.js';
 import { createModelUse } from './service.js';
-import { openModelsBench, type ModelsBench } from './testing.js';
+import { openModelsBench, type ModelsBench } from '../../testing/investigate/models.js';
 
 type Where = 'endpoint' | 'cassette' | 'local' | 'none';
 

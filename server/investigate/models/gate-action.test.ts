@@ -4,9 +4,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ModelError } from '../../../models/index.js';
 import type { FixPlan } from '../fix-plan.js';
-import { DIAGNOSIS, planOf } from '../fixtures/nginx-down.js';
+import { DIAGNOSIS, planOf } from '../../testing/investigate/fixtures/nginx-down.js';
 import { gateAction } from './gate-action.js';
-import { fakeModels, openModelsBench, type ModelsBench } from './testing.js';
+import { fakeModels, openModelsBench, type ModelsBench } from '../../testing/investigate/models.js';
 
 const EPISODE = 'ep-20261122T100000Z-0a1b2c';
 // A reading among the vars, to show it stays out of the prompt.

@@ -3,11 +3,11 @@
 // lead with no recurrence is not asked about, and the earlier episode's close is in the prompt.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ModelError } from '../../../models/index.js';
-import { PROVEN } from '../fixtures/nginx-down.js';
+import { PROVEN } from '../../testing/investigate/fixtures/nginx-down.js';
 import type { Diagnosis } from '../orchestrator.js';
 import type { Hypothesis } from '../types.js';
 import { gatePattern } from './gate-pattern.js';
-import { fakeModels, openModelsBench, type ModelsBench } from './testing.js';
+import { fakeModels, openModelsBench, type ModelsBench } from '../../testing/investigate/models.js';
 
 const EPISODE = 'ep-20261122T100000Z-0a1b2c';
 const EARLIER = 'ep-20261120T080000Z-ffee01';

@@ -20,7 +20,7 @@ import {
   type TestServer,
   episodeOf,
   postAlert,
-} from '../../shared/testing/test-server.js';
+} from '../../testing/test-server.js';
 
 let tiny: Awaited<ReturnType<typeof openTinyModel>>;
 let endpoint: LocalEndpoint;

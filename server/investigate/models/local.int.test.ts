@@ -15,12 +15,12 @@ import { writeTinyGguf } from '../../../models/testing/tiny-gguf.js';
 import { loadConfig, type Config } from '../../config.js';
 import { startServer } from '../../index.js';
 import { createLogger } from '../../logger.js';
-import { makeDataDir, testEnv } from '../../shared/testing/test-server.js';
+import { makeDataDir, testEnv } from '../../testing/test-server.js';
 import { modelsView } from '../../status/status.models.js';
 import { hostHasGpu, placementCheck } from './doctor.js';
 import { openLocalModel, type LocalModel } from './local.js';
 import { createModelUse } from './service.js';
-import { openModelsBench, type ModelsBench } from './testing.js';
+import { openModelsBench, type ModelsBench } from '../../testing/investigate/models.js';
 
 let dir: string;
 let machineIdFile: string;

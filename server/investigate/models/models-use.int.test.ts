@@ -22,13 +22,13 @@ import {
   buildTestServer,
   makeDataDir,
   testEnv,
-} from '../../shared/testing/test-server.js';
-import { DIAGNOSIS, FIX, planOf } from '../fixtures/nginx-down.js';
+} from '../../testing/test-server.js';
+import { DIAGNOSIS, FIX, planOf } from '../../testing/investigate/fixtures/nginx-down.js';
 import {
   openEpisode,
   openInvestigationBench,
   type InvestigationBench,
-} from '../fixtures/orchestrator-bench.js';
+} from '../../testing/investigate/fixtures/orchestrator-bench.js';
 import { hostHasGpu } from './doctor.js';
 import { gateEvidence } from './gate.js';
 import { gateAction } from './gate-action.js';

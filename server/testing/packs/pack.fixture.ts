@@ -1,7 +1,7 @@
 // Tiny packs for the tests of this domain: valid as they stand, small enough to read.
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import type { Pack } from './pack.types.js';
-import { trustedKey, type TrustedKey } from './signing.js';
+import type { Pack } from '../../packs/pack.types.js';
+import { trustedKey, type TrustedKey } from '../../packs/signing.js';
 
 export function tinyPack(id = 'tiny', version = 1, checkName = 'svc'): Pack {
   const check = `${id}.${checkName}`;

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ModelRequest } from '../../../models/index.js';
 import { systemClock } from '../../shared/clock.js';
-import { openLedgerBench, type LedgerBench } from '../../shared/testing/ledger-bench.js';
-import { modelUseProjection, type ModelUse } from './service.js';
+import { openLedgerBench, type LedgerBench } from '../ledger-bench.js';
+import { modelUseProjection, type ModelUse } from '../../investigate/models/service.js';
 
 /** A System 1 that answers `answer` (or throws it), and remembers what it was asked. */
 export function fakeModels(answer: unknown, configured = true) {

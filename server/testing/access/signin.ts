@@ -19,11 +19,15 @@ import { createMailService, createMailStore, mailRoutes } from '../../mail/index
 import { createPeopleService, createPeopleStore } from '../../people/index.js';
 import { systemClock, type Clock } from '../../shared/clock.js';
 import { Secret } from '../../shared/secret.js';
-import { createSessionsService, createSessionsStore } from '../index.js';
-import { createSignInGuard, type ThrottleLimit } from '../throttle.js';
-import { CODE_REQUEST_LIMITS, createSignInService, type SignInService } from './signin.service.js';
-import { createSignInStore } from './signin.store.js';
-import { signInRoutes } from './signin.routes.js';
+import { createSessionsService, createSessionsStore } from '../../access/index.js';
+import { createSignInGuard, type ThrottleLimit } from '../../access/throttle.js';
+import {
+  CODE_REQUEST_LIMITS,
+  createSignInService,
+  type SignInService,
+} from '../../access/signin/signin.service.js';
+import { createSignInStore } from '../../access/signin/signin.store.js';
+import { signInRoutes } from '../../access/signin/signin.routes.js';
 
 const OWNER_CALLER = { actor: { name: 'admin-token' }, role: 'owner', userId: null } as const;
 const MIGRATIONS = fileURLToPath(new URL('../../db/migrations/', import.meta.url));

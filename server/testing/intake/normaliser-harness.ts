@@ -2,21 +2,21 @@
 // fixture-expectation tables, detection, the fingerprint pairing, and the hostile-input
 // sweep. Test-only: it imports vitest.
 import { expect, it } from 'vitest';
-import { checkSignal } from '../signal-check.js';
+import { checkSignal } from '../../intake/signal-check.js';
 import {
   NotReadableError,
   type NormaliseContext,
   type NormaliseResult,
   type Normaliser,
   type Signal,
-} from '../signal.js';
+} from '../../intake/signal.js';
 import {
   CONTEXT,
   projectFixtures,
   sharedFixtures,
   sharedSources,
   type Fixture,
-} from './testing.js';
+} from './normaliser-fixtures.js';
 
 // What a fixture gives ---------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 // A tiny connector kind for tests: `behaviour` decides whether health answers ok, fails,
 // throws or hangs (ignoring its signal, like a server that stopped answering).
 import type { Secret } from '../../shared/secret.js';
-import type { ConnectorClient, ConnectorKind, ResolvedSettings } from '../kind.js';
+import type { ConnectorClient, ConnectorKind, ResolvedSettings } from '../../connectors/kind.js';
 
 export interface EchoProbe {
   /** Tokens the clients were built with, revealed (to prove resolution works). */

@@ -4,10 +4,10 @@
 // Shared by lab-faults.test.ts and catalogue.test.ts.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createFakeClock } from '../shared/clock.js';
-import { createEngine } from './engine.js';
+import { createFakeClock } from '../../shared/clock.js';
+import { createEngine } from '../../investigate/engine.js';
 import { loadSourcePacks } from './fixtures/source-packs.js';
-import type { ConnectorLike, EstateLike } from './plan.js';
+import type { ConnectorLike, EstateLike } from '../../investigate/plan.js';
 
 export const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 

@@ -9,8 +9,12 @@ import { createWriter } from '../../db/writer.js';
 import { createLedgerService, createLedgerStore, createProjections } from '../../ledger/index.js';
 import { createLogger } from '../../logger.js';
 import { createFakeClock } from '../../shared/clock.js';
-import { createConnectorsService, createConnectorsStore, createRegistry } from '../index.js';
-import type { ConnectorKind } from '../kind.js';
+import {
+  createConnectorsService,
+  createConnectorsStore,
+  createRegistry,
+} from '../../connectors/index.js';
+import type { ConnectorKind } from '../../connectors/kind.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../../db/migrations/', import.meta.url));
 

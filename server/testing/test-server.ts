@@ -3,10 +3,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildApp, type BuiltApp } from '../../app.js';
-import { loadConfig } from '../../config.js';
-import { createLogger } from '../../logger.js';
-import type { Clock } from '../clock.js';
+import { buildApp, type BuiltApp } from '../app.js';
+import { loadConfig } from '../config.js';
+import { createLogger } from '../logger.js';
+import type { Clock } from '../shared/clock.js';
 
 export const INGEST_TOKEN = 'ingest-token-for-tests-0123456789';
 export const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';

@@ -1,9 +1,9 @@
 // Closed episodes written through the ledger, as the orchestrator will close them, so that
 // list tests see real projection rows: for tests only.
-import type { Writer } from '../db/writer.js';
-import type { LedgerService } from '../ledger/index.js';
-import { newIncidentId } from '../incidents/index.js';
-import { newEpisodeId } from './episodes.service.js';
+import type { Writer } from '../../db/writer.js';
+import type { LedgerService } from '../../ledger/index.js';
+import { newIncidentId } from '../../incidents/index.js';
+import { newEpisodeId } from '../../episodes/episodes.service.js';
 
 export interface SeedEpisode {
   readonly service: string;

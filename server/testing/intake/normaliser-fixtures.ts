@@ -1,12 +1,12 @@
-// Fixtures for normaliser tests: the project's own (server/intake/fixtures/<source>/) always,
+// Fixtures for normaliser tests: the project's own (server/testing/intake/fixtures/<source>/) always,
 // and the shared public payloads (../shared/fixtures/alerts/<source>/) when that folder is
 // beside the project, as it is in CI; a plain clone passes without it.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { NormaliseContext } from '../signal.js';
+import type { NormaliseContext } from '../../intake/signal.js';
 
-const PROJECT = fileURLToPath(new URL('../fixtures/', import.meta.url));
+const PROJECT = fileURLToPath(new URL('./fixtures/', import.meta.url));
 const SHARED = fileURLToPath(new URL('../../../../shared/fixtures/alerts/', import.meta.url));
 
 export const hasShared = existsSync(SHARED);

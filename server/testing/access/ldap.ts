@@ -26,9 +26,13 @@ import { createLogger } from '../../logger.js';
 import { createPeopleService, createPeopleStore, type PeopleService } from '../../people/index.js';
 import { systemClock, type Clock } from '../../shared/clock.js';
 import { Secret } from '../../shared/secret.js';
-import { createSessionsService, createSessionsStore, type SessionsService } from '../index.js';
-import { createIdentitiesStore, type IdentitiesStore } from '../identities.js';
-import { createSignInGuard, type SignInGuard } from '../throttle.js';
+import {
+  createSessionsService,
+  createSessionsStore,
+  type SessionsService,
+} from '../../access/index.js';
+import { createIdentitiesStore, type IdentitiesStore } from '../../access/identities.js';
+import { createSignInGuard, type SignInGuard } from '../../access/throttle.js';
 
 type App = ReturnType<typeof createHttpServer>;
 

@@ -5,51 +5,62 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createSessionsService, createSessionsStore } from '../access/index.js';
+import { createSessionsService, createSessionsStore } from '../../access/index.js';
 import {
   createLinkSigner,
   createLinkUseStore,
   loadOrCreateLinkKey,
   type LinkSigner,
-} from '../channels/index.js';
+} from '../../channels/index.js';
 import {
   createConnectorsService,
   createConnectorsStore,
   createRegistry,
   type ConnectorKind,
   type ConnectorsService,
-} from '../connectors/index.js';
-import { loadMigrations, migrate } from '../db/migrate.js';
-import { openDatabase } from '../db/open.js';
-import { createWriter } from '../db/writer.js';
-import { auth } from '../http/auth.js';
-import { createHttpServer } from '../http/server.js';
+} from '../../connectors/index.js';
+import { loadMigrations, migrate } from '../../db/migrate.js';
+import { openDatabase } from '../../db/open.js';
+import { createWriter } from '../../db/writer.js';
+import { auth } from '../../http/auth.js';
+import { createHttpServer } from '../../http/server.js';
 import {
   createLedgerService,
   createLedgerStore,
   createProjections,
   type LedgerStore,
-} from '../ledger/index.js';
-import { createLogger } from '../logger.js';
+} from '../../ledger/index.js';
+import { createLogger } from '../../logger.js';
 import {
   createPeopleService,
   createPeopleStore,
   peopleRoutes,
   type User,
-} from '../people/index.js';
-import { createFakeClock } from '../shared/clock.js';
-import type { Mode } from '../shared/mode.js';
-import type { Role } from '../shared/roles.js';
-import type { Actor } from '../shared/types.js';
-import { Secret } from '../shared/secret.js';
-import { autonomyRoutes, createAutonomyService, createAutonomyStore } from '../autonomy/index.js';
-import { approvalsRoutes } from './approvals.routes.js';
-import { createApprovalsService, type ApprovalsService } from './approvals.service.js';
-import { createApprovalsStore } from './approvals.store.js';
-import { createEscalation, type EscalationStepRef, type Every } from './escalation.js';
-import { createLabApprover, type After } from './lab-approver.js';
+} from '../../people/index.js';
+import { createFakeClock } from '../../shared/clock.js';
+import type { Mode } from '../../shared/mode.js';
+import type { Role } from '../../shared/roles.js';
+import type { Actor } from '../../shared/types.js';
+import { Secret } from '../../shared/secret.js';
+import {
+  autonomyRoutes,
+  createAutonomyService,
+  createAutonomyStore,
+} from '../../autonomy/index.js';
+import { approvalsRoutes } from '../../approvals/approvals.routes.js';
+import {
+  createApprovalsService,
+  type ApprovalsService,
+} from '../../approvals/approvals.service.js';
+import { createApprovalsStore } from '../../approvals/approvals.store.js';
+import {
+  createEscalation,
+  type EscalationStepRef,
+  type Every,
+} from '../../approvals/escalation.js';
+import { createLabApprover, type After } from '../../approvals/lab-approver.js';
 
-const MIGRATIONS = fileURLToPath(new URL('../db/migrations/', import.meta.url));
+const MIGRATIONS = fileURLToPath(new URL('../../db/migrations/', import.meta.url));
 export const ADMIN_TOKEN = 'admin-token-for-approvals-tests-0123456789';
 export const START = '2026-11-22T09:00:00.000Z';
 

@@ -2,9 +2,9 @@
 // services' tests need before they build the service under test.
 import { fileURLToPath } from 'node:url';
 import type { Database } from 'better-sqlite3';
-import { loadMigrations, migrate } from '../../db/migrate.js';
-import { openDatabase } from '../../db/open.js';
-import { createWriter, type Writer } from '../../db/writer.js';
+import { loadMigrations, migrate } from '../db/migrate.js';
+import { openDatabase } from '../db/open.js';
+import { createWriter, type Writer } from '../db/writer.js';
 import {
   createLedgerService,
   createLedgerStore,
@@ -12,10 +12,10 @@ import {
   type LedgerService,
   type LedgerStore,
   type Projections,
-} from '../../ledger/index.js';
-import type { Clock } from '../clock.js';
+} from '../ledger/index.js';
+import type { Clock } from '../shared/clock.js';
 
-const MIGRATIONS = fileURLToPath(new URL('../../db/migrations/', import.meta.url));
+const MIGRATIONS = fileURLToPath(new URL('../db/migrations/', import.meta.url));
 
 export interface LedgerBench {
   readonly db: Database;
