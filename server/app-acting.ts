@@ -163,7 +163,7 @@ export function buildActing(deps: ActingDeps) {
   doctor.register(pendingCheck({ pending: () => approvals.pending(), clock: rt.clock }));
   doctor.register(labApproverCheck({ enabled: config.labApprover }));
   doctor.register(autonomyPolicyCheck(autonomy));
-  doctor.register(accuracyCheck(() => rt.investigationsStore.judged()));
+  doctor.register(accuracyCheck(() => rt.episodesStore.judged()));
 
   return {
     packs,

@@ -229,6 +229,7 @@ export async function buildApp(config: Config, options: AppOptions) {
     kinds: () => connectors.catalogue().kinds,
     call: (name, op, args) => connectors.call(name, op, args),
     timeoutS: config.discoverTimeoutS,
+    episodes: rt.episodesStore,
     log,
   });
   // Discovery by itself: after the first working connection, then hourly.
@@ -323,7 +324,7 @@ export async function buildApp(config: Config, options: AppOptions) {
   closer.unref();
   const list = createEpisodeList({
     index: createEpisodeIndex(rt.db),
-    store: createEpisodeListStore(rt.db),
+    store: createEpisodeListStore(rt.db, rt.incidentsStore),
     clock: rt.clock,
     impact: () => {
       const current = impact.get();

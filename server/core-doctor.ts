@@ -35,7 +35,7 @@ export function createCoreDoctor(
       episodes: rt.episodesStore.running().length,
       investigating: rt.investigationsStore.active().filter((i) => i.status === 'running').length,
       waiting: rt.investigationsStore.waiting(),
-      firing: rt.investigationsStore.firingIncidents(),
+      firing: rt.incidentsStore.firing(),
     })),
   );
   doctor.register(

@@ -106,7 +106,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   const intakeStore = createIntakeStore(db);
   const episodesStore = createEpisodesStore(db);
   const impactStore = createImpactStore(db);
-  const incidentsStore = createIncidentsStore(db);
+  const incidentsStore = createIncidentsStore(db, episodesStore);
   const policyStore = createPolicyStore(db);
   const brandingStore = createBrandingStore(db);
   const connectorsStore = createConnectorsStore(db);
@@ -114,7 +114,10 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   const snapshotsStore = createSnapshotsStore(db);
   const peopleStore = createPeopleStore(db);
   const ssoStore = createSsoStore(db);
-  const investigationsStore = createInvestigationsStore(db);
+  const investigationsStore = createInvestigationsStore(db, {
+    episodes: episodesStore,
+    signals: intakeStore,
+  });
   const approvalsStore = createApprovalsStore(db);
   const autonomyStore = createAutonomyStore(db);
   projections.register(installStore.projection);

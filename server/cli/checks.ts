@@ -139,6 +139,7 @@ export async function checksCommand(argv: readonly string[], deps: ChecksCliDeps
         connectors: () => [],
         call: () => Promise.reject(new Error('checks run calls no connector through the estate')),
         timeoutS: cfg.discoverTimeoutS,
+        episodes: rt.episodesStore,
       });
       const view: EstateView = estate.view();
       const groups = new Map<string, string[]>();

@@ -184,6 +184,7 @@ async function buildDirectly(
         call: (name, op, args) => connectors.call(name, op, args),
         kinds: () => connectors.catalogue().kinds,
         timeoutS: cfg.discoverTimeoutS,
+        episodes: rt.episodesStore,
         log: rt.log,
       });
       const { job_id: id, done } = estate.discover(ACTOR);
@@ -259,6 +260,7 @@ export async function estateCommand(
         connectors: () => [],
         call: () => Promise.reject(new Error('resolve calls no connector')),
         timeoutS: cfg.discoverTimeoutS,
+        episodes: rt.episodesStore,
       });
       const found = estate.resolve(labels);
       if (values.json) out.log(JSON.stringify(found));

@@ -136,6 +136,33 @@ export function createEpisodesStore(db: Database) {
      FROM episodes WHERE incident_id = ? ORDER BY first_seq`,
   );
 
+  // Reads other domains ask for (ports wired by the composition root): the episodes table is
+  // this domain's, so no other domain's SQL names it.
+  const signalKeysOf = db.prepare<[string], { source: string; fingerprint: string }>(
+    `SELECT source, fingerprint FROM episode_signals WHERE episode_id = ?`,
+  );
+  const countsOf = db.prepare<[string], { incident_id: string; n: number }>(
+    `SELECT incident_id, count(*) AS n FROM episodes
+     WHERE incident_id IN (SELECT value FROM json_each(?)) GROUP BY incident_id`,
+  );
+  const othersIn = db.prepare<[string, string], { one: number }>(
+    `SELECT 1 AS one FROM episodes WHERE incident_id = ? AND episode_id <> ? LIMIT 1`,
+  );
+  const openings = db.prepare<[string], { service: string; t_open: string }>(
+    'SELECT service, t_open FROM episodes WHERE t_open >= ? ORDER BY t_open, episode_id',
+  );
+  const judged = db.prepare<[], { agreed: number; judged: number }>(
+    `SELECT coalesce(sum(verdict IN ('same', 'advice')), 0) AS agreed, count(*) AS judged
+     FROM episodes WHERE status = 'closed' AND verdict IN ('same', 'advice', 'other')`,
+  );
+  const closedSince = db.prepare<
+    [string],
+    { episode_id: string; service: string; confirmed: string; t_close: string }
+  >(
+    `SELECT episode_id, service, confirmed, t_close FROM episodes
+     WHERE status = 'closed' AND t_close >= ? AND confirmed <> '[]' ORDER BY t_close DESC LIMIT 500`,
+  );
+
   function apply(e: LedgerEvent): void {
     if (e.type === EPISODE_OPENED) {
       insert.run({
@@ -218,6 +245,37 @@ export function createEpisodesStore(db: Database) {
     /** The open episode that holds this signal, if any. */
     holding: (source: string, fingerprint: string): string | null =>
       holding.get(source, fingerprint)?.episode_id ?? null,
+    /** The signals an episode holds, as (source, fingerprint) keys. */
+    signalKeysOf: (episodeId: string): { source: string; fingerprint: string }[] =>
+      signalKeysOf.all(episodeId),
+    /** How many episodes each incident holds (incidents without any are absent). */
+    countsOf: (incidentIds: readonly string[]): ReadonlyMap<string, number> =>
+      new Map(countsOf.all(JSON.stringify(incidentIds)).map((r) => [r.incident_id, r.n])),
+    /** Whether the incident holds an episode other than this one. */
+    othersIn: (incidentId: string, episodeId: string): boolean =>
+      othersIn.get(incidentId, episodeId) !== undefined,
+    /** When each service's episodes opened since, oldest first (estate suggestions). */
+    openingsSince: (sinceIso: string): { service: string; t_open: string }[] =>
+      openings.all(sinceIso),
+    /** Closed episodes the team judged (same, advice, other) and those it agreed with. */
+    judged: (): { agreed: number; judged: number } => judged.get() ?? { agreed: 0, judged: 0 },
+    /** Causes confirmed in episodes closed since, newest first (for recurrences). */
+    closedSince: (
+      iso: string,
+    ): { episode_id: string; service: string; cause: string; closed_at: string }[] =>
+      closedSince.all(iso).flatMap((r) =>
+        (JSON.parse(r.confirmed) as unknown[]).flatMap((c) => {
+          const cause =
+            typeof c === 'string'
+              ? c
+              : typeof (c as { cause?: unknown }).cause === 'string'
+                ? (c as { cause: string }).cause
+                : null;
+          return cause === null
+            ? []
+            : [{ episode_id: r.episode_id, service: r.service, cause, closed_at: r.t_close }];
+        }),
+      ),
     projection: {
       name: 'episodes',
       tables: ['episode_signals', 'episodes'],

@@ -44,7 +44,7 @@ type Row = [
   confirmed: number,
   handover_s: number | null,
   restore_s: number | null,
-  incident: number | null,
+  incident_id: string | null,
   last_seq: number,
   verdict: string | null,
 ];
@@ -61,11 +61,10 @@ const BULK = 256;
 export function createEpisodeIndex(db: Database) {
   const changed = db
     .prepare<[number], Row>(
-      `SELECT e.rowid, e.t_open, e.t_close, e.service, e.decision, e.outcome, e.result, e.kind,
-         e.confidence, e.action, e.confirmed <> '[]', e.handover_s, e.restore_s, i.rowid, e.last_seq,
-         e.verdict
-       FROM episodes e LEFT JOIN incidents i ON i.incident_id = e.incident_id
-       WHERE e.status = 'closed' AND e.last_seq > ?`,
+      `SELECT rowid, t_open, t_close, service, decision, outcome, result, kind,
+         confidence, action, confirmed <> '[]', handover_s, restore_s, incident_id, last_seq,
+         verdict
+       FROM episodes WHERE status = 'closed' AND last_seq > ?`,
     )
     .raw();
 
@@ -78,6 +77,7 @@ export function createEpisodeIndex(db: Database) {
     result: new Dictionary(),
     action: new Dictionary(),
   };
+  const incidents = new Dictionary();
   let capacity = 0;
   let size = 0;
   let loadedSeq = 0;
@@ -170,8 +170,9 @@ export function createEpisodeIndex(db: Database) {
     verdict[p] = verdictCode(r[15]);
     handover[p] = r[11] ?? NONE;
     restore[p] = r[12] ?? NONE;
-    // Episodes without an incident (recorded before incidents existed) stand alone.
-    const inc = r[13] ?? NONE;
+    // Episodes without an incident (recorded before incidents existed) stand alone; the
+    // others group by a small code of their incident id (the incidents table is not ours).
+    const inc = r[13] === null ? NONE : incidents.code(r[13]);
     incident[p] = inc;
     if (inc > maxIncident) maxIncident = inc;
     if (!fresh) return NONE;

@@ -1,6 +1,7 @@
 // SQL of the episode list: `q` and `query` select rows by text, through the shared query
 // language, and the rows of a page are read whole by rowid.
 import type { Database } from 'better-sqlite3';
+import type { IncidentsStore } from '../incidents/index.js';
 import { compileQuery, parseQuery, type QueryFields } from '../shared/query-language.js';
 import {
   ACTIONS,
@@ -46,7 +47,11 @@ export const EPISODE_QUERY_FIELDS: QueryFields = {
   textColumns: ['episode_id', 'service', 'alerts', 'confirmed', 'note', 'fix', 'diagnosis'],
 };
 
-export function createEpisodeListStore(db: Database) {
+/** The incident's root episode comes from the incidents domain, which owns that table. */
+export function createEpisodeListStore(
+  db: Database,
+  incidents: Pick<IncidentsStore, 'rootEpisodeOf'>,
+) {
   const byRowid = db.prepare<[string], Record<string, unknown> & { rowid: number }>(
     `SELECT rowid, episode_id, service, t_open, t_close, alerts, confirmed, decision, outcome, result,
        action, handover_s, autonomy, kind, confidence, incident_id, relation, verdict, suppressed
@@ -55,9 +60,8 @@ export function createEpisodeListStore(db: Database) {
   const relatedOf = db.prepare<[string], { episode_id: string; service: string; relation: string }>(
     `SELECT episode_id, service, relation FROM episodes WHERE incident_id = ? ORDER BY first_seq`,
   );
-  const rootOf = db.prepare<[string], { rowid: number }>(
-    `SELECT e.rowid FROM incidents i JOIN episodes e ON e.episode_id = i.root_episode_id
-     WHERE i.incident_id = ?`,
+  const rowidOf = db.prepare<[string], { rowid: number }>(
+    `SELECT rowid FROM episodes WHERE episode_id = ?`,
   );
 
   return {
@@ -91,7 +95,10 @@ export function createEpisodeListStore(db: Database) {
     },
     /** The incident's episodes, root first. */
     relatedOf: (incidentId: string) => relatedOf.all(incidentId),
-    rootOf: (incidentId: string): number | null => rootOf.get(incidentId)?.rowid ?? null,
+    rootOf(incidentId: string): number | null {
+      const root = incidents.rootEpisodeOf(incidentId);
+      return root === null ? null : (rowidOf.get(root)?.rowid ?? null);
+    },
   };
 }
 export type EpisodeListStore = ReturnType<typeof createEpisodeListStore>;

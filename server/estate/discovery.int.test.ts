@@ -15,6 +15,7 @@ import {
   createRegistry,
   type ConnectorKind,
 } from '../connectors/index.js';
+import { createEpisodesStore } from '../episodes/index.js';
 import { httpKind } from '../connectors/kinds/index.js';
 import { loadMigrations, migrate } from '../db/migrate.js';
 import { openDatabase } from '../db/open.js';
@@ -165,6 +166,7 @@ beforeAll(async () => {
     call: (name, op, args) => connectors.call(name, op, args),
     kinds: () => connectors.catalogue().kinds,
     timeoutS: 10,
+    episodes: createEpisodesStore(db),
   });
   app = createHttpServer({ log });
   await app.register(auth, {

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEpisodesStore } from '../episodes/index.js';
 import { freePort, until } from '../../e2e/lab/processes.js';
 import { prometheusKind } from '../connectors/kinds/prometheus.js';
 import { loadMigrations, migrate } from '../db/migrate.js';
@@ -130,6 +131,7 @@ beforeAll(async () => {
       return client.call(op, args ?? {}, AbortSignal.timeout(5000));
     },
     timeoutS: 10,
+    episodes: createEpisodesStore(db),
   });
   app = createHttpServer({ log: createLogger('silent') });
   await app.register(auth, {

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createEpisodesStore } from '../episodes/index.js';
 import { dumpProjections, replayLedger } from '../ledger/index.js';
 import { createFakeClock } from '../shared/clock.js';
 import { InvalidInputError, NotFoundError } from '../shared/errors.js';
@@ -48,6 +49,7 @@ function start(sources: DiscoverySource[], answers: Record<string, Answer>, time
       return a ?? [];
     },
     timeoutS,
+    episodes: createEpisodesStore(db),
     newId: () => `job-${String(++n)}`,
   });
   return { db, writer, ledgerStore, projections, estate, answers };

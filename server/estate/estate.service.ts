@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Writer } from '../db/writer.js';
 import type { LedgerService } from '../ledger/index.js';
+import type { EpisodesStore } from '../episodes/index.js';
 import type { Clock } from '../shared/clock.js';
 import { ConflictError, InvalidInputError, NotFoundError } from '../shared/errors.js';
 import type { Actor } from '../shared/types.js';
@@ -79,6 +80,8 @@ interface Deps {
   readonly kinds?: () => readonly KindInfo[];
   /** SVC_DISCOVER_TIMEOUT_S: the limit for each connector. */
   readonly timeoutS: number;
+  /** When services' episodes opened (the episodes domain's read), for co-opening suggestions. */
+  readonly episodes: Pick<EpisodesStore, 'openingsSince'>;
   readonly log?: { error(obj: object, msg: string): void };
   readonly newId?: () => string;
 }
@@ -164,7 +167,7 @@ export function createEstateService(deps: Deps) {
     return suggest({
       services: e.services.map((s) => s.name),
       links: e.links,
-      openings: store.episodeOpenings(since),
+      openings: deps.episodes.openingsSince(since),
       observations: store.observations(),
       decided: new Set(store.decided().map((d) => d.id)),
     });

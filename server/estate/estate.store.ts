@@ -152,12 +152,6 @@ export function createEstateStore(db: Database) {
     `INSERT OR IGNORE INTO estate_suggestions (id, from_service, to_service, status, evidence, reason, actor, at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  // The episodes table belongs to the episodes domain; suggestions only read when services'
-  // episodes opened.
-  const openings = db.prepare<[string], { service: string; t_open: string }>(
-    'SELECT service, t_open FROM episodes WHERE t_open >= ? ORDER BY t_open, episode_id',
-  );
-
   /** One service of one connector; a name found twice merges its hosts and origins. */
   function addService(connector: string, raw: unknown, at: string): void {
     const s = record(raw);
@@ -215,8 +209,6 @@ export function createEstateStore(db: Database) {
         at: r.at,
       })),
     /** When each service's episodes opened since `sinceIso`, oldest first. */
-    episodeOpenings: (sinceIso: string): { service: string; t_open: string }[] =>
-      openings.all(sinceIso),
     /** Moves whenever an estate event is applied (a rolled-back one too: only a cache reads it). */
     changes: (): number => changes,
     overrides(): { document: Record<string, unknown>; set_by: string; set_at: string } | null {

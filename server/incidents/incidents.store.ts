@@ -39,17 +39,39 @@ export interface HistoryEntry {
   readonly why?: string | null;
 }
 
-const COLUMNS = `i.incident_id, i.root_episode_id, i.status, i.group_key, i.t_open, i.t_resolved, i.services, i.history,
-  (SELECT count(*) FROM episodes e WHERE e.incident_id = i.incident_id) AS episodes`;
+const COLUMNS = `incident_id, root_episode_id, status, group_key, t_open, t_resolved, services, history`;
 const text = (e: LedgerEvent, k: string): string => {
   const v = e.data[k];
   return typeof v === 'string' ? v : '';
 };
 
-export function createIncidentsStore(db: Database) {
-  const get = db.prepare<[string], IncidentRow>(
-    `SELECT ${COLUMNS} FROM incidents i WHERE i.incident_id = ?`,
+/**
+ * What incidents read of their episodes; the episodes store implements it and the composition
+ * root passes it in (episodes depend on incidents, so the port is declared here).
+ */
+export interface IncidentEpisodeCounts {
+  /** How many episodes each incident holds (incidents without any are absent). */
+  countsOf(incidentIds: readonly string[]): ReadonlyMap<string, number>;
+  /** Whether the incident holds an episode other than this one. */
+  othersIn(incidentId: string, episodeId: string): boolean;
+}
+
+type IncidentRecord = Omit<IncidentRow, 'episodes'>;
+
+export function createIncidentsStore(db: Database, episodes: IncidentEpisodeCounts) {
+  const get = db.prepare<[string], IncidentRecord>(
+    `SELECT ${COLUMNS} FROM incidents WHERE incident_id = ?`,
   );
+  const rootOf = db.prepare<[string], { root_episode_id: string }>(
+    `SELECT root_episode_id FROM incidents WHERE incident_id = ?`,
+  );
+  const firing = db.prepare<[], { n: number }>(
+    `SELECT count(*) AS n FROM incidents WHERE status IN ('open', 'mitigating')`,
+  );
+  function withCounts(rows: readonly IncidentRecord[]): IncidentRow[] {
+    const counts = episodes.countsOf(rows.map((r) => r.incident_id));
+    return rows.map((r) => ({ ...r, episodes: counts.get(r.incident_id) ?? 0 }));
+  }
   const joinable = db.prepare<[string, string], { incident_id: string }>(
     `SELECT incident_id FROM incidents
      WHERE group_key = ? AND status <> 'resolved' AND t_open >= ? ORDER BY t_open LIMIT 1`,
@@ -75,8 +97,7 @@ export function createIncidentsStore(db: Database) {
   const emptied = db.prepare<Record<string, unknown>>(
     `UPDATE incidents SET status = 'resolved', t_resolved = @ts,
        history = json_insert(history, '$[#]', json(@entry)), last_seq = @seq
-     WHERE incident_id = @from AND NOT EXISTS (
-       SELECT 1 FROM episodes WHERE incident_id = @from AND episode_id <> @episode_id)`,
+     WHERE incident_id = @from`,
   );
 
   function apply(e: LedgerEvent): void {
@@ -99,13 +120,14 @@ export function createIncidentsStore(db: Database) {
         }),
         seq: e.seq,
       });
-      emptied.run({
-        from: text(e, 'from_incident'),
-        episode_id: text(e, 'episode_id'),
-        ts: e.ts,
-        entry: JSON.stringify({ ...base, event: 'merged', into: incidentId }),
-        seq: e.seq,
-      });
+      // The incident it leaves resolves as merged when no other episode is in it.
+      if (!episodes.othersIn(text(e, 'from_incident'), text(e, 'episode_id')))
+        emptied.run({
+          from: text(e, 'from_incident'),
+          ts: e.ts,
+          entry: JSON.stringify({ ...base, event: 'merged', into: incidentId }),
+          seq: e.seq,
+        });
       return;
     }
     if (e.type === INCIDENT_OPENED || e.type === INCIDENT_JOINED) {
@@ -149,22 +171,29 @@ export function createIncidentsStore(db: Database) {
   }
 
   return {
-    get: (id: string): IncidentRow | null => get.get(id) ?? null,
+    get(id: string): IncidentRow | null {
+      const row = get.get(id);
+      return row === undefined ? null : (withCounts([row])[0] ?? null);
+    },
+    /** The episode that opened the incident. */
+    rootEpisodeOf: (id: string): string | null => rootOf.get(id)?.root_episode_id ?? null,
+    /** How many incidents still have an alert firing (open or mitigating). */
+    firing: (): number => firing.get()?.n ?? 0,
     /** The unresolved incident of this grouping key opened at or after `sinceIso`, if any. */
     joinable: (groupKey: string, sinceIso: string): string | null =>
       joinable.get(groupKey, sinceIso)?.incident_id ?? null,
     list(statuses: readonly IncidentStatus[], limit: number, offset: number) {
       const marks = statuses.map(() => '?').join(', ');
-      const where = statuses.length > 0 ? `WHERE i.status IN (${marks})` : '';
+      const where = statuses.length > 0 ? `WHERE status IN (${marks})` : '';
       const rows = db
-        .prepare<unknown[], IncidentRow>(
-          `SELECT ${COLUMNS} FROM incidents i ${where} ORDER BY i.t_open DESC, i.incident_id DESC LIMIT ? OFFSET ?`,
+        .prepare<unknown[], IncidentRecord>(
+          `SELECT ${COLUMNS} FROM incidents ${where} ORDER BY t_open DESC, incident_id DESC LIMIT ? OFFSET ?`,
         )
         .all(...statuses, limit, offset);
       const total = db
-        .prepare<unknown[], { n: number }>(`SELECT count(*) AS n FROM incidents i ${where}`)
+        .prepare<unknown[], { n: number }>(`SELECT count(*) AS n FROM incidents ${where}`)
         .get(...statuses)?.n;
-      return { rows, total: total ?? 0 };
+      return { rows: withCounts(rows), total: total ?? 0 };
     },
     projection: {
       name: 'incidents',

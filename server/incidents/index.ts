@@ -1,6 +1,7 @@
 export {
   createIncidentsStore,
   type IncidentsStore,
+  type IncidentEpisodeCounts,
   type IncidentStatus,
   INCIDENT_STATUSES,
   INCIDENT_OPENED,

@@ -54,6 +54,16 @@ export function createIntakeStore(db: Database) {
      VALUES (@fingerprint, @source, @name, 'resolved', @severity, @service, @resource, @started_at, @ended_at, @summary, @labels, @link, 0, @seq, @seq)
      ON CONFLICT (source, fingerprint) DO UPDATE SET status = 'resolved', ended_at = excluded.ended_at, last_seq = excluded.last_seq`,
   );
+  // For the investigation (a port wired by the composition root): an episode's alerts.
+  const byKeys = db.prepare<
+    [string],
+    { name: string; status: string; labels: string; severity: string }
+  >(
+    `SELECT name, status, labels, severity FROM signals
+     WHERE (source, fingerprint) IN (
+       SELECT json_extract(value, '$.source'), json_extract(value, '$.fingerprint') FROM json_each(?))
+     ORDER BY first_seq`,
+  );
   const counts = db.prepare<[], { status: string; n: number }>(
     `SELECT status, count(*) AS n FROM signals GROUP BY status`,
   );
@@ -84,6 +94,13 @@ export function createIntakeStore(db: Database) {
       get.get(source, fingerprint) ?? null,
     counts: (): Record<string, number> =>
       Object.fromEntries(counts.all().map((r) => [r.status, r.n])),
+    /** These signals (by source and fingerprint), oldest first, with their labels. */
+    byKeys: (
+      keys: readonly { source: string; fingerprint: string }[],
+    ): { name: string; status: string; severity: string; labels: Record<string, string> }[] =>
+      byKeys
+        .all(JSON.stringify(keys))
+        .map((r) => ({ ...r, labels: JSON.parse(r.labels) as Record<string, string> })),
     /** Every signal firing now (inhibition reads it only when the policy has rules). */
     *firing(): Generator<FiringSignalRow> {
       for (const r of firing.iterate()) {

@@ -1,6 +1,8 @@
 // SQL of investigations: the projection of investigation.*, check.ran, decision.made and
 // action.* events (and the approval.requested of an episode's action, its handover).
 import type { Database } from 'better-sqlite3';
+import type { EpisodesStore } from '../episodes/index.js';
+import type { IntakeStore } from '../intake/index.js';
 import type { LedgerEvent, Projection } from '../ledger/index.js';
 
 export const INVESTIGATION_STARTED = 'investigation.started';
@@ -74,7 +76,13 @@ const str = (e: LedgerEvent, k: string): string => {
   return typeof v === 'string' ? v : '';
 };
 
-export function createInvestigationsStore(db: Database) {
+/** What the investigations store reads of episodes and signals, through their owners. */
+export interface InvestigationsStorePorts {
+  readonly episodes: Pick<EpisodesStore, 'running' | 'signalKeysOf'>;
+  readonly signals: Pick<IntakeStore, 'byKeys'>;
+}
+
+export function createInvestigationsStore(db: Database, ports: InvestigationsStorePorts) {
   const get = db.prepare<[string], InvestigationRow>(
     `SELECT ${COLUMNS} FROM investigations WHERE episode_id = ?`,
   );
@@ -84,36 +92,11 @@ export function createInvestigationsStore(db: Database) {
   const byRequest = db.prepare<[string], InvestigationRow>(
     `SELECT ${COLUMNS} FROM investigations WHERE request_id = ?`,
   );
-  // Open episodes (not suppressed) that no investigation has started for yet.
-  const due = db.prepare<[], { episode_id: string; service: string }>(
-    `SELECT e.episode_id, e.service FROM episodes e
-     LEFT JOIN investigations i USING (episode_id)
-     WHERE e.status <> 'closed' AND (i.episode_id IS NULL OR i.status = 'again') ORDER BY e.first_seq`,
-  );
-  const signalsOf = db.prepare<
-    [string],
-    { name: string; status: string; labels: string; severity: string }
-  >(
-    `SELECT s.name, s.status, s.labels, s.severity FROM episode_signals es
-     JOIN signals s ON s.source = es.source AND s.fingerprint = es.fingerprint
-     WHERE es.episode_id = ? ORDER BY s.first_seq`,
-  );
-  const judged = db.prepare<[], { agreed: number; judged: number }>(
-    `SELECT coalesce(sum(verdict IN ('same', 'advice')), 0) AS agreed, count(*) AS judged
-     FROM episodes WHERE status = 'closed' AND verdict IN ('same', 'advice', 'other')`,
-  );
-  const firing = db.prepare<[], { n: number }>(
-    `SELECT count(*) AS n FROM incidents WHERE status IN ('open', 'mitigating')`,
+  const statusOf = db.prepare<[string], { episode_id: string; status: string }>(
+    `SELECT episode_id, status FROM investigations WHERE episode_id IN (SELECT value FROM json_each(?))`,
   );
   const waitingCount = db.prepare<[], { n: number }>(
     `SELECT count(*) AS n FROM investigations WHERE status = 'waiting'`,
-  );
-  const closedSince = db.prepare<
-    [string],
-    { episode_id: string; service: string; confirmed: string; t_close: string }
-  >(
-    `SELECT episode_id, service, confirmed, t_close FROM episodes
-     WHERE status = 'closed' AND t_close >= ? AND confirmed <> '[]' ORDER BY t_close DESC LIMIT 500`,
   );
   const insert = db.prepare<Record<string, unknown>>(
     `INSERT INTO investigations (episode_id, service, status, step, packs, t_start, first_seq, last_seq)
@@ -261,37 +244,29 @@ export function createInvestigationsStore(db: Database) {
     /** Investigations a crash may have left running or waiting. */
     active: (): InvestigationRow[] => active.all(),
     byRequest: (requestId: string): InvestigationRow | null => byRequest.get(requestId) ?? null,
-    /** Open episodes without an investigation, oldest first. */
-    due: (): { episode_id: string; service: string }[] => due.all(),
-    /** Closed episodes the team judged (same, advice, other) and those it agreed with. */
-    judged: (): { agreed: number; judged: number } => judged.get() ?? { agreed: 0, judged: 0 },
-    /** Causes confirmed in episodes closed since, newest first (for recurrences). */
-    closedSince: (
-      iso: string,
-    ): { episode_id: string; service: string; cause: string; closed_at: string }[] =>
-      closedSince.all(iso).flatMap((r) =>
-        (JSON.parse(r.confirmed) as unknown[]).flatMap((c) => {
-          const cause =
-            typeof c === 'string'
-              ? c
-              : typeof (c as { cause?: unknown }).cause === 'string'
-                ? (c as { cause: string }).cause
-                : null;
-          return cause === null
-            ? []
-            : [{ episode_id: r.episode_id, service: r.service, cause, closed_at: r.t_close }];
-        }),
-      ),
-    /** Incidents whose alerts still fire. */
-    firingIncidents: (): number => firing.get()?.n ?? 0,
+    /** Open episodes without an investigation (or due another round), oldest first. */
+    due(): { episode_id: string; service: string }[] {
+      const open = ports.episodes.running();
+      const started = new Map(
+        statusOf
+          .all(JSON.stringify(open.map((e) => e.episode_id)))
+          .map((r) => [r.episode_id, r.status]),
+      );
+      return open
+        .filter((e) => {
+          const status = started.get(e.episode_id);
+          return status === undefined || status === 'again';
+        })
+        .map((e) => ({ episode_id: e.episode_id, service: e.service }));
+    },
     waiting: (): number => waitingCount.get()?.n ?? 0,
     /** The alerts of an episode with their labels and whether each still fires. */
     signalsOf: (episodeId: string) =>
-      signalsOf.all(episodeId).map((r) => ({
+      ports.signals.byKeys(ports.episodes.signalKeysOf(episodeId)).map((r) => ({
         name: r.name,
         firing: r.status === 'firing',
         severity: r.severity,
-        labels: JSON.parse(r.labels) as Record<string, string>,
+        labels: r.labels,
       })),
     projection: {
       name: 'investigations',

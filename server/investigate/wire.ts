@@ -165,7 +165,7 @@ export function createInvestigation(deps: InvestigationDeps) {
     diagnose: async (ctx) => {
       const diagnosis = await engine.investigate({
         ...ctx,
-        recent_closed: store.closedSince(new Date(clock.now() - RECURRENCE_MS).toISOString()),
+        recent_closed: episodes.closedSince(new Date(clock.now() - RECURRENCE_MS).toISOString()),
         open_episodes: episodes
           .running()
           .map((e) => ({ episode_id: e.episode_id, service: e.service })),
