@@ -57,6 +57,8 @@ export interface ActingDeps {
   /** the incidents domain, which records an episode's move into another incident */
   readonly incidents: Pick<IncidentsService, 'link'>;
   readonly mode: () => Mode;
+  /** The orchestrator's safety-net poll in ms (1 s by default; tests lengthen it). */
+  readonly orchestratorPollMs?: number;
   /** Whether this host has a GPU (doctor's Models placement); a probe of /dev by default. */
   readonly hasGpu?: () => boolean;
 }
@@ -131,6 +133,7 @@ export function buildActing(deps: ActingDeps) {
     clock: rt.clock,
     log,
     maxConcurrent: config.maxConcurrent,
+    ...(deps.orchestratorPollMs !== undefined && { pollMs: deps.orchestratorPollMs }),
     active: () => config.orchestrate && deps.mode() === 'operating',
     packs: () => packs.packs().map((p) => p.pack),
     estate: deps.estate,

@@ -23,6 +23,8 @@ import {
   createEpisodeList,
   createEpisodeListStore,
   createEpisodesService,
+  EPISODE_JOINED,
+  EPISODE_OPENED,
   episodesRoutes,
 } from './episodes/index.js';
 import { createDiscoverySchedule, createEstateService, estateRoutes } from './estate/index.js';
@@ -68,6 +70,8 @@ export interface AppOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** The local model runtime, loaded by the caller (startServer's option); closed by it too. */
   readonly localModel?: LocalModel;
+  /** The orchestrator's safety-net poll in ms (1 s by default; tests lengthen it). */
+  readonly orchestratorPollMs?: number;
 }
 
 /** First-start and every-start events; a crash before the last stop is recorded, not hidden. */
@@ -292,6 +296,15 @@ export async function buildApp(config: Config, options: AppOptions) {
     incidents,
     mode: () => status.mode(),
     ...(options.localModel && { localModel: options.localModel }),
+    ...(options.orchestratorPollMs !== undefined && {
+      orchestratorPollMs: options.orchestratorPollMs,
+    }),
+  });
+  // Commits wake the orchestrator: an episode opened or joined starts its investigation at
+  // once, after the commit (never inside it); the orchestrator's poll stays as a safety net.
+  rt.ledger.onCommit((event) => {
+    if (event.type === EPISODE_OPENED || event.type === EPISODE_JOINED)
+      acting.investigation.orchestrator.wake();
   });
   const events = createEventsService({
     ledger: rt.ledger,

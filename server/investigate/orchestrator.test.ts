@@ -603,4 +603,27 @@ describe('the orchestrator', () => {
     expect(store.get(id)?.status).toBe('done');
     o.stop();
   });
+
+  it('wakes only between start and stop, and a wake starts the due episodes', async () => {
+    const h = harness({ decide: () => ({ decision: 'abstain', why: 'x', next: 'none' }) });
+    const o = createOrchestrator({ ...h.deps, pollMs: 60_000 });
+    const early = openEpisode('nginx');
+    o.wake(); // not started: nothing happens, start's own scan finds it
+    await new Promise((r) => setImmediate(r));
+    expect(types(early)).toEqual(['episode.opened']);
+    await o.start();
+    await o.drained();
+    expect(store.get(early)?.status).toBe('done');
+    const ids = [openEpisode('nginx'), openEpisode('nginx')];
+    o.wake();
+    o.wake();
+    await new Promise((r) => setImmediate(r));
+    await o.drained();
+    expect(ids.map((id) => store.get(id)?.status)).toEqual(['done', 'done']);
+    o.stop();
+    const late = openEpisode('nginx');
+    o.wake();
+    await new Promise((r) => setImmediate(r));
+    expect(types(late)).toEqual(['episode.opened']);
+  });
 });

@@ -35,6 +35,7 @@ import { closingOf, handsOver, type Closing, type ActionResult } from './closing
 import type { FixPlan } from './fix-plan.js';
 
 const CHANGES_WINDOW_MS = 60 * 60 * 1000;
+/** The safety-net poll; commits wake the orchestrator at once (wake). */
 const SCAN_MS = 1000;
 /** Decisions a same_cause join never replaces: nothing proven here to share. */
 const NOT_JOINED: readonly Decision[] = ['abstain', 'cleared', 'settled', 'downstream'];
@@ -60,6 +61,8 @@ export interface OrchestratorDeps {
   readonly clock: Clock;
   readonly log: Logger;
   readonly maxConcurrent: number;
+  /** How often to look for due episodes when nothing woke it (1 s; tests lengthen it). */
+  readonly pollMs?: number;
   /** whether new investigations start now (SVC_ORCHESTRATE, and the service is operating) */
   readonly active?: () => boolean;
   readonly episode: (id: string) => EpisodeInfo | null;
@@ -497,14 +500,32 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     for (const ep of store.due()) enqueue(ep.episode_id, () => investigate(ep.episode_id));
   }
 
+  // Wakes that arrive in one turn (a group commit of many alerts) make one scan.
+  let started = false;
+  let woken = false;
+  function wake(): void {
+    if (!started || stopped || woken) return;
+    woken = true;
+    setImmediate(() => {
+      woken = false;
+      if (!stopped) scan();
+    });
+  }
+
   return {
     async start(): Promise<void> {
       await recover();
+      started = true;
       scan();
-      timer = setInterval(scan, SCAN_MS);
+      timer = setInterval(scan, deps.pollMs ?? SCAN_MS);
       timer.unref();
     },
-    /** Look for new episodes now (after intake committed one). */
+    /**
+     * Look for due episodes now: after a commit that opened or joined one (compose subscribes
+     * it to the ledger). Before start and after stop it does nothing; the poll stays as a net.
+     */
+    wake,
+    /** Look for due episodes now, synchronously (tests drive it without start). */
     nudge: scan,
     decided,
     /** Running and queued investigations, for doctor and status. */

@@ -45,6 +45,8 @@ export interface InvestigationDeps {
   readonly clock: Clock;
   readonly log: Logger;
   readonly maxConcurrent: number;
+  /** the orchestrator's safety-net poll (1 s by default) */
+  readonly pollMs?: number;
   /** whether new investigations start now */
   readonly active: () => boolean;
   readonly packs: () => readonly Pack[];
@@ -160,6 +162,7 @@ export function createInvestigation(deps: InvestigationDeps) {
     clock,
     log: deps.log,
     maxConcurrent: deps.maxConcurrent,
+    ...(deps.pollMs !== undefined && { pollMs: deps.pollMs }),
     active: deps.active,
     episode: episodeLookup(episodes),
     diagnose: async (ctx) => {
