@@ -11,8 +11,14 @@ import type { Actor } from '../shared/types.js';
 import { checkDocument, isConnectorName, type SecretRef } from './document.js';
 import type { Registry } from './registry.js';
 import { createConnectorRuntime, type ConnectorEntry } from './runtime.js';
-import { NO_SECRET_DIRS, secretRefProblem, type SecretRefRules } from './secret-refs.js';
-import { removeFiles, secretFileOf, unusedSecretFiles, writeSecretFile } from './secrets.js';
+import {
+  NO_SECRET_DIRS,
+  removeFiles,
+  secretRefProblem,
+  writeSecretFile,
+  type SecretRefRules,
+} from '../secrets/index.js';
+import { secretFileOf, unusedSecretFiles } from './secret-files.js';
 import {
   CONNECTOR_KEYPAIR,
   createKeypair,

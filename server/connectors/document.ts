@@ -1,9 +1,9 @@
 // Checking a connector document against its kind, and turning its settings into what a
 // client gets (secrets resolved from their references). No I/O but reading secret files.
-import { readFileSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { InvalidInputError } from '../shared/errors.js';
 import { Secret } from '../shared/secret.js';
+import { readSecretFile, SecretFileProblem } from '../secrets/index.js';
 import type { ConnectorKind, ResolvedSettings, SettingSpec } from './kind.js';
 import type { Registry } from './registry.js';
 import {
@@ -206,19 +206,14 @@ export class ConnectorProblem extends Error {
   override readonly name = 'ConnectorProblem';
 }
 
-/** Read a secret file: its text without one trailing newline. */
-export function readSecretFile(file: string): Secret {
-  let text: string;
+/** A secret file's value; a file that cannot be used is the connector's problem. */
+function secretFile(file: string): Secret {
   try {
-    text = readFileSync(file, 'utf8');
+    return readSecretFile(file);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new ConnectorProblem(`secret file ${file} is missing`);
-    throw new ConnectorProblem(`secret file ${file} cannot be read (${code ?? 'error'})`);
+    if (err instanceof SecretFileProblem) throw new ConnectorProblem(err.message);
+    throw err;
   }
-  const value = text.replace(/\r?\n$/, '');
-  if (value === '') throw new ConnectorProblem(`secret file ${file} is empty`);
-  return new Secret(value);
 }
 
 /**
@@ -249,7 +244,7 @@ export function resolveSettings(
     // A reference saved before its folder stopped being allowed: not built, and says why.
     const refused = ref.value === undefined ? (refProblem?.(spec.name, ref) ?? null) : null;
     if (refused !== null) throw new ConnectorProblem(`setting ${spec.name}: ${refused}`);
-    if (ref.file !== undefined) resolved[spec.name] = readSecretFile(ref.file);
+    if (ref.file !== undefined) resolved[spec.name] = secretFile(ref.file);
     else if (ref.env !== undefined) {
       const value = env[ref.env];
       if (value === undefined || value === '')

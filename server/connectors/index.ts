@@ -37,8 +37,7 @@ export {
 } from './connectors.service.js';
 export { connectorsRoutes } from './connectors.routes.js';
 export { createLimiter, QueueFullError, DEFAULT_QUEUE_LIMIT, type Limiter } from './limiter.js';
-export { secretFileOf } from './secrets.js';
-export { NO_SECRET_DIRS, secretRefProblem, type SecretRefRules } from './secret-refs.js';
+export { secretFileOf } from './secret-files.js';
 export {
   NAME_PATTERN,
   TIMEOUT_DEFAULT_S,

@@ -64,7 +64,7 @@ export interface ConnectorRuntimeDeps {
   /** Where {env} references are resolved: the process environment, handed in by the app. */
   readonly env: Readonly<Record<string, string | undefined>>;
   /**
-   * Why a connector's secret reference may not be used (secret-refs.ts), or null. The
+   * Why a connector's secret reference may not be used (server/secrets/refs.ts), or null. The
    * connectors service always passes it; tests that build a runtime alone may leave it out.
    */
   readonly refProblem?: (connector: string, setting: string, ref: SecretRef) => string | null;

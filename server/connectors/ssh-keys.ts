@@ -6,7 +6,8 @@ import { InvalidInputError } from '../shared/errors.js';
 import { isConnectorName } from './document.js';
 import { generateKeyPair, scanHostKey } from './kinds/ssh.js';
 import { fingerprintOf, hostKeyLineOf } from './kinds/ssh.parse.js';
-import { secretFileOf, writeSecretFile } from './secrets.js';
+import { writeSecretFile } from '../secrets/index.js';
+import { secretFileOf } from './secret-files.js';
 
 export const CONNECTOR_KEYPAIR = 'config.connector_keypair';
 export const DEFAULT_GATE_PATH = '/usr/local/bin/svc-gate';

@@ -1,13 +1,9 @@
 // Secrets of the mail settings: typed-in values go to owner-only files under
-// SVC_DATA/secrets/ (written like connectors' secrets), references are read when sending
-// (a file as connectors' readSecretFile reads it).
+// SVC_DATA/secrets/ (server/secrets/ writes them), references are read when sending.
 import { join } from 'node:path';
-import { readSecretFile } from '../connectors/document.js';
-import { writeSecretFile } from '../connectors/secrets.js';
+import { readSecretFile } from '../secrets/index.js';
 import { Secret } from '../shared/secret.js';
 import type { SecretRef, TypedSecret } from './mail.settings.js';
-
-export { writeSecretFile };
 
 /** The file a typed-in mail secret is written to. */
 export const mailSecretFile = (secretsDir: string, setting: TypedSecret['setting']): string =>

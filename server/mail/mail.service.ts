@@ -4,11 +4,16 @@ import type { Logger } from 'pino';
 import type { Writer } from '../db/writer.js';
 import type { LedgerService } from '../ledger/index.js';
 import type { Clock } from '../shared/clock.js';
-import { NO_SECRET_DIRS, secretRefProblem, type SecretRefRules } from '../connectors/index.js';
+import {
+  NO_SECRET_DIRS,
+  secretRefProblem,
+  writeSecretFile,
+  type SecretRefRules,
+} from '../secrets/index.js';
 import { ConflictError, InvalidInputError } from '../shared/errors.js';
 import type { Actor } from '../shared/types.js';
 import type { EnvironmentMail } from './mail.environment.js';
-import { mailSecretFile, writeSecretFile } from './mail.secrets.js';
+import { mailSecretFile } from './mail.secrets.js';
 import { sendMail, type SendResult } from './mail.send.js';
 import { isAddress, maskSettings, parseMailSettings, type MailSettings } from './mail.settings.js';
 import type { MailStore } from './mail.store.js';

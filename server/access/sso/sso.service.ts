@@ -11,10 +11,14 @@ import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import * as oidc from 'openid-client';
-import { readSecretFile } from '../../connectors/document.js';
-import { NO_SECRET_DIRS, secretRefProblem, type SecretRefRules } from '../../connectors/index.js';
-import { writeSecretFile } from '../../connectors/secrets.js';
-import { removeFiles } from '../../connectors/secrets.js';
+import {
+  NO_SECRET_DIRS,
+  readSecretFile,
+  removeFiles,
+  secretRefProblem,
+  writeSecretFile,
+  type SecretRefRules,
+} from '../../secrets/index.js';
 import type { Writer } from '../../db/writer.js';
 import type { LedgerService } from '../../ledger/index.js';
 import type { Clock } from '../../shared/clock.js';

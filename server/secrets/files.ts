@@ -1,5 +1,6 @@
-// Secrets typed into the console: written to owner-only files under SVC_DATA/secrets/, and
-// the connector's setting points at the file. The value never goes anywhere else.
+// Secret files: typed-in secrets (of connectors, mail, single sign-on) are written to
+// owner-only files under SVC_DATA/secrets/ and the setting points at the file; a {file}
+// reference is read here. The value never goes anywhere else.
 import { randomBytes } from 'node:crypto';
 import {
   chmodSync,
@@ -7,15 +8,13 @@ import {
   fsyncSync,
   mkdirSync,
   openSync,
+  readFileSync,
   renameSync,
   rmSync,
   writeSync,
 } from 'node:fs';
-import { dirname, join } from 'node:path';
-
-/** The file a typed-in secret of one connector's setting is written to. */
-export const secretFileOf = (secretsDir: string, name: string, setting: string): string =>
-  join(secretsDir, `connector-${name}-${setting}`);
+import { dirname } from 'node:path';
+import { Secret } from '../shared/secret.js';
 
 /** The folder, created owner-only (0700) when missing and tightened when it exists. */
 export function ensureSecretsDir(secretsDir: string): void {
@@ -55,28 +54,27 @@ export function writeSecretFile(file: string, value: string): void {
   }
 }
 
-/**
- * The files this service wrote for a connector (its typed-in secrets) that `next` no longer
- * points at: removed after a PUT replaced a typed-in secret by a reference, or after DELETE.
- * Files a person named in a {file} reference are never touched.
- */
-export function unusedSecretFiles(
-  secretsDir: string,
-  name: string,
-  previous: Readonly<Record<string, unknown>>,
-  next: Readonly<Record<string, unknown>> | null,
-): string[] {
-  const fileOf = (v: unknown): string | null => {
-    const f = (v as { file?: unknown } | null)?.file;
-    return typeof f === 'string' ? f : null;
-  };
-  const kept = new Set(Object.values(next ?? {}).map(fileOf));
-  return Object.entries(previous)
-    .filter(([setting, v]) => fileOf(v) === secretFileOf(secretsDir, name, setting))
-    .map(([, v]) => fileOf(v) ?? '')
-    .filter((f) => !kept.has(f));
-}
-
+/** Remove files this service wrote (a missing one is fine). */
 export function removeFiles(files: readonly string[]): void {
   for (const f of files) rmSync(f, { force: true });
+}
+
+/** Why a secret file cannot be used: missing, unreadable or empty (names the file, never a value). */
+export class SecretFileProblem extends Error {
+  override readonly name = 'SecretFileProblem';
+}
+
+/** Read a secret file: its text without one trailing newline. */
+export function readSecretFile(file: string): Secret {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new SecretFileProblem(`secret file ${file} is missing`);
+    throw new SecretFileProblem(`secret file ${file} cannot be read (${code ?? 'error'})`);
+  }
+  const value = text.replace(/\r?\n$/, '');
+  if (value === '') throw new SecretFileProblem(`secret file ${file} is empty`);
+  return new Secret(value);
 }

@@ -1,0 +1,28 @@
+// Where a connector's typed-in secrets are written (server/secrets/ writes and removes them).
+import { join } from 'node:path';
+
+/** The file a typed-in secret of one connector's setting is written to. */
+export const secretFileOf = (secretsDir: string, name: string, setting: string): string =>
+  join(secretsDir, `connector-${name}-${setting}`);
+
+/**
+ * The files this service wrote for a connector (its typed-in secrets) that `next` no longer
+ * points at: removed after a PUT replaced a typed-in secret by a reference, or after DELETE.
+ * Files a person named in a {file} reference are never touched.
+ */
+export function unusedSecretFiles(
+  secretsDir: string,
+  name: string,
+  previous: Readonly<Record<string, unknown>>,
+  next: Readonly<Record<string, unknown>> | null,
+): string[] {
+  const fileOf = (v: unknown): string | null => {
+    const f = (v as { file?: unknown } | null)?.file;
+    return typeof f === 'string' ? f : null;
+  };
+  const kept = new Set(Object.values(next ?? {}).map(fileOf));
+  return Object.entries(previous)
+    .filter(([setting, v]) => fileOf(v) === secretFileOf(secretsDir, name, setting))
+    .map(([, v]) => fileOf(v) ?? '')
+    .filter((f) => !kept.has(f));
+}
