@@ -3,6 +3,7 @@ import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import { importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
+import boundaries from './build/eslint/boundaries.js';
 
 const serverImports = [
   {
@@ -20,15 +21,17 @@ const serverImports = [
     message: 'Import models/ only through models/index',
   },
 ];
+// Tests may also use models/' own test support (fakes, a tiny model), as they use server/testing/.
+const serverTestImports = serverImports.map((p) =>
+  p.regex === undefined
+    ? p
+    : { ...p, regex: '^(\\.\\./)+models/(?!index\\.js$|testing(\\.js$|/))' },
+);
 const noFastify = {
   group: ['fastify', '@fastify/*', 'fastify-plugin'],
   message: 'Domain code never imports Fastify; throw ServiceError instead',
 };
 const noSqlite = { group: ['better-sqlite3'], message: 'SQL lives in *.store.ts and server/db/' };
-const domainIndexOnly = {
-  group: ['../*/*', '!../*/index.js', '!../shared/*', '!../http/*', '!../db/*'],
-  message: 'Import another domain only through its index.ts',
-};
 
 export default tseslint.config(
   {
@@ -99,6 +102,10 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: serverImports }] },
   },
   {
+    files: ['server/**/*.test.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: serverTestImports }] },
+  },
+  {
     files: ['server/*/*.service.ts', 'server/*/*.store.ts', 'server/shared/**'],
     ignores: ['server/testing/**', '**/*.test.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [...serverImports, noFastify] }] },
@@ -109,9 +116,7 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          patterns: [...serverImports, noFastify, noSqlite, domainIndexOnly].filter(
-            (p) => !(p === noFastify),
-          ),
+          patterns: [...serverImports, noSqlite],
         },
       ],
     },
@@ -119,10 +124,20 @@ export default tseslint.config(
   {
     files: ['server/*/*.service.ts'],
     rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: [...serverImports, noFastify, noSqlite, domainIndexOnly] },
-      ],
+      'no-restricted-imports': ['error', { patterns: [...serverImports, noFastify, noSqlite] }],
+    },
+  },
+  {
+    // server/'s walls (build/eslint/boundaries.js): a domain only through its index.ts,
+    // layers never import a domain, production never imports server/testing/, no folder
+    // cycle. One local plugin rather than no-restricted-imports, whose blocks replace each other.
+    files: ['server/**/*.ts'],
+    plugins: { boundaries },
+    rules: {
+      'boundaries/domain-index': 'error',
+      'boundaries/layers': 'error',
+      'boundaries/no-test-support': 'error',
+      'boundaries/no-folder-cycle': 'error',
     },
   },
   {

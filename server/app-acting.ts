@@ -20,11 +20,11 @@ import { createPacksService, packDirs, packsCheck } from './packs/index.js';
 import type { Policy } from './policy/index.js';
 import type { IncidentsService } from './incidents/index.js';
 import type { SnapshotChange } from './snapshots/index.js';
-import { accuracyCheck } from './investigate/doctor-checks.js';
-import { createInvestigation } from './investigate/wire.js';
-import type { ConnectorLike, EstateLike } from './investigate/plan.js';
-import type { Mode } from './shared/mode.js';
 import {
+  accuracyCheck,
+  createInvestigation,
+  type ConnectorLike,
+  type EstateLike,
   answerCheck,
   createInvestigator,
   createModelUse,
@@ -34,6 +34,7 @@ import {
   placementCheck,
   type LocalModel,
 } from './investigate/index.js';
+import type { Mode } from './shared/mode.js';
 
 /** Roles that may approve an action (viewers cannot). */
 const APPROVERS = new Set(['responder', 'admin', 'owner']);

@@ -33,7 +33,7 @@ import { createImpactService, impactRoutes } from './impact/index.js';
 import { createIntakeService, intakeRoutes } from './intake/index.js';
 import { auth } from './http/auth.js';
 import { createHttpServer } from './http/server.js';
-import { ensureDataDir, lockDataDir } from './install/data-dir.js';
+import { ensureDataDir, lockDataDir } from './install/index.js';
 import { categoryOf, ledgerRoutes, SEALED_TYPE } from './ledger/index.js';
 import { createMetrics, metricsRoutes } from './metrics/index.js';
 import {
@@ -59,7 +59,7 @@ import { createRuntime, type Runtime } from './runtime.js';
 import { searchRoutes } from './search/index.js';
 import type { Clock } from './shared/clock.js';
 import { createStatusService, healthRoutes, statusRoutes } from './status/index.js';
-import { createSyslogForwarder } from './syslog/syslog.js';
+import { createSyslogForwarder } from './syslog/index.js';
 
 export interface AppOptions {
   readonly log: Logger;

@@ -9,9 +9,12 @@ import type { Config } from './config.js';
 import { openDatabase } from './db/open.js';
 import { loadMigrations, migrate, migrationState } from './db/migrate.js';
 import { createWriter } from './db/writer.js';
-import { computeFingerprint } from './install/fingerprint.js';
-import { databaseFile, ensureDataDir } from './install/data-dir.js';
-import { createInstallStore } from './install/install.projection.js';
+import {
+  computeFingerprint,
+  databaseFile,
+  ensureDataDir,
+  createInstallStore,
+} from './install/index.js';
 import {
   createLedgerListStore,
   createLedgerReader,
@@ -19,14 +22,13 @@ import {
   createLedgerStore,
   createProjections,
   createSealer,
-} from './ledger/index.js';
-import {
   keyFingerprint as keyFingerprintOf,
   loadOrCreateInstallKey,
   publicKeyFromDataDir,
-} from './ledger/install-key.js';
-import { checkLedgerAtStart, checkpointFileOf } from './ledger/checkpoint-file.js';
-import { createThreadRunner } from './ledger/verify-threads.js';
+  checkLedgerAtStart,
+  checkpointFileOf,
+  createThreadRunner,
+} from './ledger/index.js';
 import { createBrandingStore } from './branding/index.js';
 import { createConnectorsStore } from './connectors/index.js';
 import { createEpisodesStore } from './episodes/index.js';
@@ -39,7 +41,7 @@ import { createIncidentsStore } from './incidents/index.js';
 import { createIntakeStore } from './intake/index.js';
 import { createLicenceService, createLicenceStore } from './licence/index.js';
 import { createPolicyStore } from './policy/index.js';
-import { createInvestigationsStore } from './investigate/investigations.store.js';
+import { createInvestigationsStore } from './investigate/index.js';
 import { createApprovalsStore } from './approvals/index.js';
 import { createAutonomyStore } from './autonomy/index.js';
 import { systemClock, type Clock } from './shared/clock.js';

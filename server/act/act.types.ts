@@ -2,8 +2,7 @@
 // episode's service, through one connector, with the values its templates name) and what it
 // answers. The shared types of packs, findings and policy come from their domains.
 import type { ChangeWindowHit, FixPermission } from '../policy/index.js';
-import type { Finding } from '../investigate/types.js';
-import type { PackCall, PackFix, Risk } from '../packs/pack.types.js';
+import type { Finding, PackCall, PackFix, Risk } from '../packs/index.js';
 
 export type { ChangeWindowHit, Finding, FixPermission, PackCall, PackFix, Risk };
 

@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { webhookKind } from '../connectors/kinds/webhook.js';
+import { webhookKind } from '../connectors/index.js';
 import { dumpProjections, rebuildProjections } from '../ledger/index.js';
 import type { Mode } from '../shared/mode.js';
 import { labApproverCheck, pendingCheck } from './approvals-checks.js';

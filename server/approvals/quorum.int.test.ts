@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FIRST_OWNER, SignInMethod } from '../access/index.js';
-import { webhookKind } from '../connectors/kinds/webhook.js';
+import { webhookKind } from '../connectors/index.js';
 import { ADMIN_TOKEN, serveApprovals, type Harness } from '../testing/approvals/approvals.js';
 import type { EscalationStepRef } from './escalation.js';
 import type { ApprovalRequest, OpenApproval } from './types.js';

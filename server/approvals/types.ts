@@ -1,6 +1,6 @@
 // Approval requests: an action of an episode, a raise of autonomy, or fix mode draft, waiting
 // for people. Shared by approvals (the domain), autonomy, act and the orchestrator.
-import type { Risk } from '../packs/pack.types.js';
+import type { Risk } from '../packs/index.js';
 
 export type ApprovalKind = 'action' | 'autonomy' | 'fix_mode';
 export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'withdrawn' | 'expired';

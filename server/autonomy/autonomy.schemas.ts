@@ -2,7 +2,7 @@
 // POST /v1/halt, POST /v1/resume.
 import { Type, type Static } from 'typebox';
 import { ApprovalRequestBody } from '../approvals/index.js';
-import type { AutonomyLevel, FixMode } from '../investigate/types.js';
+import type { AutonomyLevel, FixMode } from '../investigate/index.js';
 
 export type { AutonomyLevel, FixMode };
 

@@ -11,8 +11,12 @@ import type { Config } from '../config.js';
 import type { ConnectorsService } from '../connectors/index.js';
 import { createEstateService, type EstateView } from '../estate/index.js';
 import { databaseFile } from '../install/index.js';
-import { createEngine, type Investigation } from '../investigate/engine.js';
-import type { Finding, Hypothesis } from '../investigate/types.js';
+import {
+  createEngine,
+  type Investigation,
+  type Finding,
+  type Hypothesis,
+} from '../investigate/index.js';
 import { loadPacks, packDirs, type Pack } from '../packs/index.js';
 import type { Runtime } from '../runtime.js';
 

@@ -8,9 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validate } from '../../models/index.js';
-// eslint-disable-next-line no-restricted-imports -- test fixtures, not part of models/' surface
 import { verdictRequest } from '../../models/testing.js';
-// eslint-disable-next-line no-restricted-imports -- a test fixture, not part of models/' surface
 import { writeTinyGguf } from '../../models/testing/tiny-gguf.js';
 import { hostHasGpu } from '../investigate/index.js';
 import { CLI, ROOT, childEnv, requireBundle, runCli } from '../testing/processes.js';

@@ -6,11 +6,10 @@ import { cpus, totalmem } from 'node:os';
 import Database from 'better-sqlite3';
 import type { Config } from '../config.js';
 import { compareVersions, MIN_SQLITE } from '../db/open.js';
-import { freeShare } from '../doctor/core-checks.js';
+import { freeShare, type CheckStatus } from '../doctor/index.js';
 import { computeFingerprint, databaseFile } from '../install/index.js';
 import { createLogger } from '../logger.js';
 import { createRuntime } from '../runtime.js';
-import type { CheckStatus } from '../doctor/index.js';
 
 export interface PreflightLine {
   readonly status: CheckStatus;

@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadMigrations, migrate } from '../db/migrate.js';
 import { ensureDataDir } from '../install/index.js';
-import { loadOrCreateInstallKey } from '../ledger/install-key.js';
+import { loadOrCreateInstallKey } from '../ledger/index.js';
 import { buildTestServer, makeDataDir, testEnv } from '../testing/test-server.js';
 import { requireBundle, runCli } from '../testing/processes.js';
 

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fingerprintOf } from '../install/fingerprint.js';
+import { fingerprintOf } from '../install/index.js';
 import { buildTestServer, testEnv, type TestServer } from '../testing/test-server.js';
 import { ROOT, freePort, requireBundle, runCli } from '../testing/processes.js';
 

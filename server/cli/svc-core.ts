@@ -13,8 +13,7 @@ import {
   type ConnectionHealth,
 } from '../connectors/index.js';
 import { createCoreDoctor } from '../core-doctor.js';
-import { databaseFile, lockDataDir } from '../install/data-dir.js';
-import { computeFingerprint } from '../install/fingerprint.js';
+import { databaseFile, lockDataDir, computeFingerprint } from '../install/index.js';
 import { rebuildProjections } from '../ledger/index.js';
 import { createLogger } from '../logger.js';
 import { createRuntime } from '../runtime.js';

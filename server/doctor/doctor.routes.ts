@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+// app.requireRole is declared by the auth plugin's module augmentation.
+import type {} from '../http/auth.js';
 import { errorResponses } from '../http/common.schemas.js';
 import type { Doctor } from './doctor.service.js';
 

@@ -18,6 +18,7 @@ export {
   investigationsCheck,
   FREE_WARN,
   FREE_FAIL,
+  freeShare,
 } from './core-checks.js';
 export { doctorRoutes } from './doctor.routes.js';
 export { snapshotsCheck, type SnapshotFreshness } from './snapshots-check.js';

@@ -18,3 +18,4 @@ export { createEpisodeListStore, EPISODE_QUERY_FIELDS } from './list.query.js';
 export { createEpisodeList, type EpisodeList } from './list.service.js';
 export { type EpisodeSignal, type NoiseControl, type Suppression } from './episodes.service.js';
 export * as enumerations from './enumerations.js';
+export { ACTIONS, DECISIONS, OUTCOMES, RESULTS } from './enumerations.js';

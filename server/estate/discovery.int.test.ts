@@ -14,9 +14,9 @@ import {
   createConnectorsStore,
   createRegistry,
   type ConnectorKind,
+  httpKind,
 } from '../connectors/index.js';
 import { createEpisodesStore } from '../episodes/index.js';
-import { httpKind } from '../connectors/kinds/index.js';
 import { loadMigrations, migrate } from '../db/migrate.js';
 import { openDatabase } from '../db/open.js';
 import { createWriter, type Writer } from '../db/writer.js';

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEpisodesStore } from '../episodes/index.js';
 import { freePort, until } from '../../e2e/lab/processes.js';
-import { prometheusKind } from '../connectors/kinds/prometheus.js';
+import { prometheusKind } from '../connectors/index.js';
 import { loadMigrations, migrate } from '../db/migrate.js';
 import { openDatabase } from '../db/open.js';
 import { createWriter } from '../db/writer.js';

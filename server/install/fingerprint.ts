@@ -3,7 +3,7 @@
 // id). It follows the host; the install key follows the data folder.
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { base32 } from '../ledger/install-key.js';
+import { base32 } from '../ledger/index.js';
 
 const APP_ID = 'a3f1c2d4e5b60718293a4b5c6d7e8f90'; // fixed per product, never changes
 

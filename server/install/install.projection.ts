@@ -1,6 +1,6 @@
 // Projection of system.installed / system.started events into install_state.
 import type { Database } from 'better-sqlite3';
-import type { Projection } from '../ledger/projections.js';
+import type { Projection } from '../ledger/index.js';
 
 export interface InstallState {
   readonly installed_at: string;

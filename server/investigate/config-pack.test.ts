@@ -5,7 +5,7 @@
 // service that stayed healthy after the change, or is healthy now, disputes it; a check
 // that cannot be read proves nothing.
 import { describe, expect, it } from 'vitest';
-import type { ConfigChanges } from '../connectors/kinds/ssh.parse.js';
+import type { ConfigChanges } from '../connectors/index.js';
 import { fillText, lookupIn } from '../packs/index.js';
 import { createFakeClock } from '../shared/clock.js';
 import { createEngine } from './engine.js';

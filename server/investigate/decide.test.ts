@@ -1,7 +1,7 @@
 // The decision table, row by row: each row decides when every row above it does not hold,
 // and each row's test also shows the row below it taking over when its condition is lifted.
 import { describe, expect, it } from 'vitest';
-import { ACTIONS, DECISIONS, OUTCOMES, RESULTS } from '../episodes/enumerations.js';
+import { ACTIONS, DECISIONS, OUTCOMES, RESULTS } from '../episodes/index.js';
 import {
   afterAction,
   decide,

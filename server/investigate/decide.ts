@@ -5,7 +5,7 @@
 // and what happens next. Code decides, never a model; without a proven or linked cause the
 // answer is `abstain` (or `cleared`), never a guess. Every row has its own test
 // (decide.test.ts), and afterAction says how an episode closes once its action is over.
-import type { ACTIONS, OUTCOMES, RESULTS } from '../episodes/enumerations.js';
+import type { ACTIONS, OUTCOMES, RESULTS } from '../episodes/index.js';
 import type { DecideInput, DecideOutput, Decision, FixChoice, Hypothesis } from './types.js';
 import { decisive } from './confidence.js';
 

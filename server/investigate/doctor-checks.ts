@@ -1,6 +1,6 @@
 // Doctor's Diagnosis / accuracy: at least 90% of judged diagnoses right. (Core /
 // Investigations is a core check: svc-core doctor reports it too.)
-import type { CheckResult, DoctorCheck } from '../doctor/doctor.service.js';
+import type { CheckResult, DoctorCheck } from '../doctor/index.js';
 
 /** Below this share of judged diagnoses right, doctor warns (the specification's limit). */
 export const ACCURACY_FLOOR = 0.9;

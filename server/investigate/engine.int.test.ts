@@ -21,9 +21,13 @@ import {
   type Proc,
 } from '../../e2e/lab/processes.js';
 import { startSshd, type Sshd } from '../../e2e/lab/sshd.js';
-import { createRegistry, KINDS } from '../connectors/index.js';
-import { createConnectorRuntime, type ConnectorEntry } from '../connectors/runtime.js';
-import { createKeypair } from '../connectors/ssh-keys.js';
+import {
+  createRegistry,
+  KINDS,
+  createConnectorRuntime,
+  type ConnectorEntry,
+  createKeypair,
+} from '../connectors/index.js';
 import { createLogger } from '../logger.js';
 import { systemClock } from '../shared/clock.js';
 import { createEngine, type Investigation } from './engine.js';

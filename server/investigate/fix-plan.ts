@@ -4,9 +4,8 @@
 // the subject, and refused when the pack's fix no longer makes the same call.
 import { canonicalJson } from '../shared/canonical-json.js';
 import { planMissing, subjectOf, type ActionPlan, type TemplateValue } from '../act/index.js';
-import type { Pack } from '../packs/pack.types.js';
+import { type Pack, fillText, lookupIn } from '../packs/index.js';
 import type { FixPermission } from '../policy/index.js';
-import { fillText, lookupIn } from '../packs/index.js';
 import type { FixChoice, Finding, Hypothesis } from './types.js';
 import { decisive } from './confidence.js';
 

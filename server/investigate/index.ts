@@ -11,6 +11,7 @@ export { decide, afterAction, withoutAction, DECISION_TABLE } from './decide.js'
 export { createInvestigation, type Investigation as InvestigationRuntime } from './wire.js';
 export { createInvestigationsStore, type InvestigationsStore } from './investigations.store.js';
 export { accuracyCheck, ACCURACY_FLOOR } from './doctor-checks.js';
+export type { ConnectorLike, EstateLike } from './plan.js';
 export type * from './types.js';
 // The model steps of the investigation (System 1's gates, System 2's investigator, the note,
 // the local runtime): advisers inside the room they serve (docs/models.md).

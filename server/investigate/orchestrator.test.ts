@@ -3,7 +3,7 @@
 // an approval wait survives as ledger state, and a crash mid-action is ended explicitly.
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ApprovalRequest, OpenApproval } from '../approvals/types.js';
+import type { ApprovalRequest, OpenApproval } from '../approvals/index.js';
 import { systemClock } from '../shared/clock.js';
 import { closeFields, type ActionResult } from './closing.js';
 import { createOrchestrator, type OrchestratorDeps } from './orchestrator.js';

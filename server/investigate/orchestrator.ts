@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import type { Writer } from '../db/writer.js';
 import type { LedgerService } from '../ledger/index.js';
-import type { ApprovalRequest, OpenApproval } from '../approvals/types.js';
+import type { ApprovalRequest, OpenApproval } from '../approvals/index.js';
 import type { Clock } from '../shared/clock.js';
 import type {
   AutonomyLevel,

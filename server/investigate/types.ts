@@ -1,32 +1,14 @@
-// The shapes of one investigation: what the engine reads (findings), what it concludes
+// The shapes of one investigation: what the engine reads (findings, whose shape packs owns
+// so that act can verify without importing the investigation), what it concludes
 // (hypotheses), and what the decision table is given and answers. Shared by the engine
-// (diagnose.ts), the decision table (decide.ts), the orchestrator and the actions domain.
-import type { Risk } from '../packs/pack.types.js';
+// (diagnose.ts), the decision table (decide.ts) and the orchestrator.
+import type { Risk } from '../packs/index.js';
+
+export type { Finding } from '../packs/index.js';
 
 export type Confidence = 'proven' | 'linked' | 'suspected' | 'disputed' | 'unproven' | 'cleared';
 export type AutonomyLevel = 'off' | 'shadow' | 'L1' | 'L2';
 export type FixMode = 'advise' | 'draft';
-
-/** One reading of one check, shown to a person as evidence. */
-export interface Finding {
-  /** `<check id>.<rule id>`, or `<check id>.unreadable` when the call failed */
-  readonly id: string;
-  readonly check: string;
-  readonly connector: string;
-  /** the operation and its arguments, as sent: `services {}`, `query {"query":"up"}` */
-  readonly call: string;
-  /** which service it was read for (the episode's, or a dependency's) */
-  readonly service: string;
-  /** the finding as a person reads it */
-  readonly says: string;
-  /** the values the rule looked at */
-  readonly values: Readonly<Record<string, unknown>>;
-  /** at most 1,000 characters of the answer (JSON), so a person can check it */
-  readonly excerpt: string;
-  readonly at: string;
-  /** false: the call failed (`could not read`) */
-  readonly readable: boolean;
-}
 
 export interface Hypothesis {
   readonly cause: string;

@@ -12,7 +12,7 @@ import { createLogger } from '../logger.js';
 import { createRuntime } from '../runtime.js';
 import { asAdmin, buildTestServer, testEnv, type TestServer } from '../testing/test-server.js';
 import { childEnv, freePort, requireBundle, ROOT, runCli, SERVER } from '../testing/processes.js';
-import { formatMessage } from '../syslog/format.js';
+import { formatMessage } from '../syslog/index.js';
 import { parseCheckpoint, sealHash, signCheckpoint } from './checkpoint.js';
 import { INSTALL_KEY_FILE, loadOrCreateInstallKey } from './install-key.js';
 

@@ -6,6 +6,15 @@ export {
   type LedgerListStore,
 } from './ledger-list.store.js';
 export { createProjections, type Projection, type Projections } from './projections.js';
+export {
+  base32,
+  INSTALL_KEY_FILE,
+  keyFingerprint,
+  loadOrCreateInstallKey,
+  publicKeyFromDataDir,
+} from './install-key.js';
+export { checkLedgerAtStart, checkpointFileOf } from './checkpoint-file.js';
+export { createThreadRunner } from './verify-threads.js';
 export { createSealer, SEGMENT_SIZE, SEALED_TYPE, type Sealer } from './sealer.js';
 export { verifyLedger, type VerifyReport } from './verify.js';
 export { categoryOf, type AppendInput, type LedgerEvent } from './ledger.types.js';

@@ -1,4 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+// app.requireRole is declared by the auth plugin's module augmentation.
+import type {} from '../http/auth.js';
 import { errorResponses } from '../http/common.schemas.js';
 import type { LedgerReader } from './ledger-read.service.js';
 import { LedgerList, LedgerQuery, VerifyQuery, VerifyReportBody } from './ledger.schemas.js';

@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import type { Projection } from '../ledger/projections.js';
+import type { Projection } from '../ledger/index.js';
 
 export interface LicenceRow {
   readonly kind: string;

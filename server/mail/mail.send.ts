@@ -1,6 +1,6 @@
 // Sending one mail: SMTP through nodemailer (starttls, ssl or none) or a JSON mail API over
 // fetch. Every send has a deadline; errors are explained without any secret in them.
-import { readCaFile } from '../connectors/kinds/settings.js';
+import { readCaFile } from '../connectors/index.js';
 import nodemailer from 'nodemailer';
 import type { Secret } from '../shared/secret.js';
 import type { MailSettings } from './mail.settings.js';

@@ -1,6 +1,7 @@
 // The packs domain: signed check packs, their schema, loading and the doctor check.
 export type {
   ConnectorKindName,
+  Finding,
   Glob,
   LoadedPack,
   Pack,

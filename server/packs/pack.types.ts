@@ -187,3 +187,27 @@ export interface RefusedPack {
   readonly file: string;
   readonly why: string;
 }
+
+/**
+ * One reading of one check, shown to a person as evidence: a finding rule that held, or the
+ * call that failed. The investigation reads them; act re-reads them to verify a fix.
+ */
+export interface Finding {
+  /** `<check id>.<rule id>`, or `<check id>.unreadable` when the call failed */
+  readonly id: string;
+  readonly check: string;
+  readonly connector: string;
+  /** the operation and its arguments, as sent: `services {}`, `query {"query":"up"}` */
+  readonly call: string;
+  /** which service it was read for (the episode's, or a dependency's) */
+  readonly service: string;
+  /** the finding as a person reads it */
+  readonly says: string;
+  /** the values the rule looked at */
+  readonly values: Readonly<Record<string, unknown>>;
+  /** at most 1,000 characters of the answer (JSON), so a person can check it */
+  readonly excerpt: string;
+  readonly at: string;
+  /** false: the call failed (`could not read`) */
+  readonly readable: boolean;
+}

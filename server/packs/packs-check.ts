@@ -1,6 +1,6 @@
 // Packs / signatures: every pack file loaded. A refused file is a failure, not a warning: the
 // checks it holds silently do not run, so investigations would diagnose less than people think.
-import type { CheckResult, DoctorCheck } from '../doctor/doctor.service.js';
+import type { CheckResult, DoctorCheck } from '../doctor/index.js';
 import type { PacksService } from './packs.service.js';
 
 export type PacksCheckDeps = Pick<PacksService, 'list' | 'refused' | 'dirs'>;

@@ -2,7 +2,7 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:cry
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { keyFingerprint } from '../ledger/install-key.js';
+import { keyFingerprint } from '../ledger/index.js';
 import { canonicalJson } from '../shared/canonical-json.js';
 import { newKey, tinyPack } from '../testing/packs/pack.fixture.js';
 import { packKeyId, signPack, trustedKey, verifyPack } from './signing.js';

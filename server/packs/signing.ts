@@ -3,7 +3,7 @@
 // key id is the base32 SHA-256 of the raw public key, computed as the install key fingerprint
 // is, so people compare one kind of key id everywhere.
 import { createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
-import { keyFingerprint } from '../ledger/install-key.js';
+import { keyFingerprint } from '../ledger/index.js';
 import { canonicalJson } from '../shared/canonical-json.js';
 import type { Pack, SignedPack } from './pack.types.js';
 

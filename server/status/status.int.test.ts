@@ -4,9 +4,9 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dataVolumeCheck, FREE_FAIL, FREE_WARN } from '../doctor/core-checks.js';
-import { fingerprintOf } from '../install/fingerprint.js';
-import { INSTALL_KEY_FILE } from '../ledger/install-key.js';
+import { dataVolumeCheck, FREE_FAIL, FREE_WARN } from '../doctor/index.js';
+import { fingerprintOf } from '../install/index.js';
+import { INSTALL_KEY_FILE } from '../ledger/index.js';
 import { createFakeClock } from '../shared/clock.js';
 import {
   ADMIN_TOKEN,

@@ -5,11 +5,10 @@
 import { rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FetchLike } from '../../../models/index.js';
-// eslint-disable-next-line no-restricted-imports -- a test fixture, not part of models/' surface
 import { completion } from '../../../models/testing.js';
 import { loadConfig } from '../../config.js';
 import { makeDataDir, testEnv } from '../../testing/test-server.js';
-import { modelsView } from '../../status/status.models.js';
+import { modelsView } from '../../status/index.js';
 import { answerCheck, placementCheck } from './doctor.js';
 import type { LocalModelView } from './local.js';
 import { createModelUse } from './service.js';

@@ -12,7 +12,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../../../e2e/lab/processes.js';
 import { startLocalEndpoint, type LocalEndpoint } from '../../../models/index.js';
-// eslint-disable-next-line no-restricted-imports -- a test fixture, not part of models/' surface
 import { openTinyModel } from '../../../models/testing.js';
 import {
   asAdmin,

@@ -8,15 +8,13 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { validate } from '../../../models/index.js';
-// eslint-disable-next-line no-restricted-imports -- test fixtures, not part of models/' surface
 import { request as VERDICT } from '../../../models/testing.js';
-// eslint-disable-next-line no-restricted-imports -- a test fixture, not part of models/' surface
 import { writeTinyGguf } from '../../../models/testing/tiny-gguf.js';
 import { loadConfig, type Config } from '../../config.js';
 import { startServer } from '../../index.js';
 import { createLogger } from '../../logger.js';
 import { makeDataDir, testEnv } from '../../testing/test-server.js';
-import { modelsView } from '../../status/status.models.js';
+import { modelsView } from '../../status/index.js';
 import { hostHasGpu, placementCheck } from './doctor.js';
 import { openLocalModel, type LocalModel } from './local.js';
 import { createModelUse } from './service.js';
