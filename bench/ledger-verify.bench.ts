@@ -12,7 +12,7 @@ import { loadConfig } from '../server/config.js';
 import { canonicalEvent } from '../server/ledger/hash.js';
 import type { RawEvent } from '../server/ledger/ledger.types.js';
 import { createLogger } from '../server/logger.js';
-import { createRuntime } from '../server/runtime.js';
+import { createRuntime } from '../server/compose/index.js';
 import type { VerifyReport } from '../server/ledger/verify.js';
 import { makeDataDir, testEnv } from '../server/testing/test-server.js';
 import type { BenchContext, Benchmark, Figure } from './run.js';

@@ -1,6 +1,6 @@
 // The public API of server/ for main/ (Electron) and server/main.ts (headless).
 import type { Logger } from 'pino';
-import { buildApp } from './app.js';
+import { buildApp } from './compose/index.js';
 import type { Config } from './config.js';
 import { createLogger } from './logger.js';
 import type { LocalModel } from './investigate/index.js';

@@ -6,7 +6,7 @@ import { loadConfig } from '../config.js';
 import type { ConnectorsService } from '../connectors/index.js';
 import { loadSourcePacks } from '../testing/investigate/fixtures/source-packs.js';
 import { createLogger } from '../logger.js';
-import { createRuntime } from '../runtime.js';
+import { createRuntime } from '../compose/index.js';
 import { buildTestServer, type TestServer } from '../testing/test-server.js';
 import { checksCommand, findingLine, parseAlertArg } from './checks.js';
 

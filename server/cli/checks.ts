@@ -18,7 +18,7 @@ import {
   type Hypothesis,
 } from '../investigate/index.js';
 import { loadPacks, packDirs, type Pack } from '../packs/index.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../compose/index.js';
 
 type Out = { log(line: string): void; error(line: string): void };
 

@@ -14,7 +14,7 @@ import type { Config } from '../config.js';
 import type { ConnectorsService } from '../connectors/index.js';
 import { createEstateService, type EstateView, type JobView } from '../estate/index.js';
 import { databaseFile, lockDataDir, lockHolder } from '../install/index.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../compose/index.js';
 
 type Out = { log(line: string): void; error(line: string): void };
 

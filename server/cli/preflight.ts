@@ -9,7 +9,7 @@ import { compareVersions, MIN_SQLITE } from '../db/open.js';
 import { freeShare, type CheckStatus } from '../doctor/index.js';
 import { computeFingerprint, databaseFile } from '../install/index.js';
 import { createLogger } from '../logger.js';
-import { createRuntime } from '../runtime.js';
+import { createRuntime } from '../compose/index.js';
 
 export interface PreflightLine {
   readonly status: CheckStatus;

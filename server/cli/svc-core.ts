@@ -12,11 +12,10 @@ import {
   KINDS,
   type ConnectionHealth,
 } from '../connectors/index.js';
-import { createCoreDoctor } from '../core-doctor.js';
+import { createCoreDoctor, createRuntime } from '../compose/index.js';
 import { databaseFile, lockDataDir, computeFingerprint } from '../install/index.js';
 import { rebuildProjections } from '../ledger/index.js';
 import { createLogger } from '../logger.js';
-import { createRuntime } from '../runtime.js';
 import { createStatusService } from '../status/index.js';
 import { VERSION } from '../version.js';
 import { estateCommand, ESTATE_USAGE } from './estate.js';

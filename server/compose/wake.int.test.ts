@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type BuiltApp } from '../app.js';
+import { buildApp, type BuiltApp } from './index.js';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
 import {

@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
-import { createRuntime } from '../runtime.js';
+import { createRuntime } from '../compose/index.js';
 import { makeDataDir, testEnv } from '../testing/test-server.js';
 import { ensureDataDir } from '../install/index.js';
 import { loadMigrations, migrate } from './migrate.js';

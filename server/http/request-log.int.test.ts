@@ -3,7 +3,7 @@
 // left out of every logged URL.
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type BuiltApp } from '../app.js';
+import { buildApp, type BuiltApp } from '../compose/index.js';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
 import { ADMIN_TOKEN, makeDataDir, testEnv } from '../testing/test-server.js';

@@ -1,6 +1,6 @@
 // The investigation assembled from the domains it uses: the engine over the packs, the
 // estate and the connectors; the fix planner and the decision table; the actions executor;
-// and the orchestrator that drives them per episode. The server builds it once (app.ts).
+// and the orchestrator that drives them per episode. The server builds it once (compose/acting.ts).
 import type { Logger } from 'pino';
 import type { Writer } from '../db/writer.js';
 import type { LedgerReader, LedgerService } from '../ledger/index.js';

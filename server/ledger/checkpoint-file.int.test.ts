@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
-import { createRuntime } from '../runtime.js';
+import { createRuntime } from '../compose/index.js';
 import { asAdmin, buildTestServer, testEnv, type TestServer } from '../testing/test-server.js';
 import { childEnv, freePort, requireBundle, ROOT, runCli, SERVER } from '../testing/processes.js';
 import { formatMessage } from '../syslog/index.js';

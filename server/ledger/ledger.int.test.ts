@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
-import { createRuntime } from '../runtime.js';
+import { createRuntime } from '../compose/index.js';
 import { canonicalJson } from '../shared/canonical-json.js';
 import { createFakeClock } from '../shared/clock.js';
 import {

@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
-import { createRuntime } from '../runtime.js';
+import { createRuntime } from '../compose/index.js';
 import { asIngest, buildTestServer, testEnv, type TestServer } from '../testing/test-server.js';
 import { dumpProjections, type ProjectionDump } from './rebuild.js';
 import { requireBundle, runCli } from '../testing/processes.js';

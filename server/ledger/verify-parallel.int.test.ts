@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
-import { createRuntime } from '../runtime.js';
+import { createRuntime } from '../compose/index.js';
 import { makeDataDir, testEnv } from '../testing/test-server.js';
 import { createThreadRunner } from './verify-threads.js';
 import { splitSpans, verifyLedger, type VerifyReport } from './verify.js';

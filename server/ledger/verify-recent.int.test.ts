@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
-import { createRuntime } from '../runtime.js';
+import { createRuntime } from '../compose/index.js';
 import { createFakeClock } from '../shared/clock.js';
 import { makeDataDir, testEnv } from '../testing/test-server.js';
 import { FULL_VERIFY_EVERY_MS } from './ledger-read.service.js';

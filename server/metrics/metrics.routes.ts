@@ -8,7 +8,7 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ metrics: Metrics }> = as
   app,
   { metrics },
 ) => {
-  // Requests (this one included) are counted by the server-wide onResponse hook in app.ts;
+  // Requests (this one included) are counted by the server-wide onResponse hook in compose/app.ts;
   // a hook here as well counted every scrape twice.
   app.get(
     '/metrics',

@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildApp, type BuiltApp } from '../app.js';
+import { buildApp, type BuiltApp } from '../compose/index.js';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
 import type { Clock } from '../shared/clock.js';

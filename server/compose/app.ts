@@ -2,22 +2,22 @@
 import { join } from 'node:path';
 import swagger from '@fastify/swagger';
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
-import { brandingRoutes, createBrandingService } from './branding/index.js';
+import type { Config } from '../config.js';
+import { brandingRoutes, createBrandingService } from '../branding/index.js';
 import {
   connectorsRoutes,
   createConnectorsService,
   createPoller,
   createRegistry,
   KINDS,
-} from './connectors/index.js';
-import { consoleDir, consoleRoutes } from './console/index.js';
-import { createCoreDoctor } from './core-doctor.js';
-import { buildActing } from './app-acting.js';
-import { doctorRoutes, escalationCheck, snapshotsCheck } from './doctor/index.js';
-import { createSnapshotsService } from './snapshots/index.js';
-import { createPeopleService, peopleRoutes } from './people/index.js';
-import { createEventsService, eventsRoutes } from './events/index.js';
+} from '../connectors/index.js';
+import { consoleDir, consoleRoutes } from '../console/index.js';
+import { createCoreDoctor } from './doctor.js';
+import { buildActing } from './acting.js';
+import { doctorRoutes, escalationCheck, snapshotsCheck } from '../doctor/index.js';
+import { createSnapshotsService } from '../snapshots/index.js';
+import { createPeopleService, peopleRoutes } from '../people/index.js';
+import { createEventsService, eventsRoutes } from '../events/index.js';
 import {
   createEpisodeIndex,
   createEpisodeList,
@@ -26,16 +26,16 @@ import {
   EPISODE_JOINED,
   EPISODE_OPENED,
   episodesRoutes,
-} from './episodes/index.js';
-import { createDiscoverySchedule, createEstateService, estateRoutes } from './estate/index.js';
-import { createIncidentsService, incidentsRoutes } from './incidents/index.js';
-import { createImpactService, impactRoutes } from './impact/index.js';
-import { createIntakeService, intakeRoutes } from './intake/index.js';
-import { auth } from './http/auth.js';
-import { createHttpServer } from './http/server.js';
-import { ensureDataDir, lockDataDir } from './install/index.js';
-import { categoryOf, ledgerRoutes, SEALED_TYPE } from './ledger/index.js';
-import { createMetrics, metricsRoutes } from './metrics/index.js';
+} from '../episodes/index.js';
+import { createDiscoverySchedule, createEstateService, estateRoutes } from '../estate/index.js';
+import { createIncidentsService, incidentsRoutes } from '../incidents/index.js';
+import { createImpactService, impactRoutes } from '../impact/index.js';
+import { createIntakeService, intakeRoutes } from '../intake/index.js';
+import { auth } from '../http/auth.js';
+import { createHttpServer } from '../http/server.js';
+import { ensureDataDir, lockDataDir } from '../install/index.js';
+import { categoryOf, ledgerRoutes, SEALED_TYPE } from '../ledger/index.js';
+import { createMetrics, metricsRoutes } from '../metrics/index.js';
 import {
   createSessionsService,
   createSessionsStore,
@@ -51,15 +51,15 @@ import {
   ldapRoutes,
   signInRoutes,
   ssoRoutes,
-} from './access/index.js';
-import { createMailService, createMailStore, environmentMail, mailRoutes } from './mail/index.js';
-import { createNoiseControl, createPolicyService, policyRoutes } from './policy/index.js';
-import type { LocalModel } from './investigate/index.js';
+} from '../access/index.js';
+import { createMailService, createMailStore, environmentMail, mailRoutes } from '../mail/index.js';
+import { createNoiseControl, createPolicyService, policyRoutes } from '../policy/index.js';
+import type { LocalModel } from '../investigate/index.js';
 import { createRuntime, type Runtime } from './runtime.js';
-import { searchRoutes } from './search/index.js';
-import type { Clock } from './shared/clock.js';
-import { createStatusService, healthRoutes, statusRoutes } from './status/index.js';
-import { createSyslogForwarder } from './syslog/index.js';
+import { searchRoutes } from '../search/index.js';
+import type { Clock } from '../shared/clock.js';
+import { createStatusService, healthRoutes, statusRoutes } from '../status/index.js';
+import { createSyslogForwarder } from '../syslog/index.js';
 
 export interface AppOptions {
   readonly log: Logger;

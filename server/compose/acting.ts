@@ -1,9 +1,9 @@
 // The composition of issue 7's domains for the server: check packs, approvals (with their
 // escalation through the channels and the lab approver), autonomy, fix mode and halt, and the
-// investigation (engine, actions, orchestrator). Kept beside app.ts so the root stays short.
+// investigation (engine, actions, orchestrator). A phase of the composition root, kept apart so app.ts stays short.
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
+import type { Config } from '../config.js';
 import type { Runtime } from './runtime.js';
 import {
   approvalsRoutes,
@@ -12,14 +12,14 @@ import {
   createLabApprover,
   labApproverCheck,
   pendingCheck,
-} from './approvals/index.js';
-import { autonomyPolicyCheck, autonomyRoutes, createAutonomyService } from './autonomy/index.js';
-import { createLinkSigner, createLinkUseStore, loadOrCreateLinkKey } from './channels/index.js';
-import type { ConnectionState, Doctor } from './doctor/index.js';
-import { createPacksService, packDirs, packsCheck } from './packs/index.js';
-import type { Policy } from './policy/index.js';
-import type { IncidentsService } from './incidents/index.js';
-import type { SnapshotChange } from './snapshots/index.js';
+} from '../approvals/index.js';
+import { autonomyPolicyCheck, autonomyRoutes, createAutonomyService } from '../autonomy/index.js';
+import { createLinkSigner, createLinkUseStore, loadOrCreateLinkKey } from '../channels/index.js';
+import type { ConnectionState, Doctor } from '../doctor/index.js';
+import { createPacksService, packDirs, packsCheck } from '../packs/index.js';
+import type { Policy } from '../policy/index.js';
+import type { IncidentsService } from '../incidents/index.js';
+import type { SnapshotChange } from '../snapshots/index.js';
 import {
   accuracyCheck,
   createInvestigation,
@@ -33,8 +33,8 @@ import {
   modelUseProjection,
   placementCheck,
   type LocalModel,
-} from './investigate/index.js';
-import type { Mode } from './shared/mode.js';
+} from '../investigate/index.js';
+import type { Mode } from '../shared/mode.js';
 
 /** Roles that may approve an action (viewers cannot). */
 const APPROVERS = new Set(['responder', 'admin', 'owner']);

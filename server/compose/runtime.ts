@@ -1,20 +1,21 @@
-// The composition root of everything but HTTP: opens the store and builds every domain by
-// hand, in dependency order. The server (app.ts) and the svc-core CLI both start here.
+// The runtime phase of the composition root: opens the store and builds the ledger, every
+// domain's store and projection, by hand, in dependency order. The server (app.ts) and the
+// svc-core CLI both start here.
 import type { KeyObject } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
-import { openDatabase } from './db/open.js';
-import { loadMigrations, migrate, migrationState } from './db/migrate.js';
-import { createWriter } from './db/writer.js';
+import type { Config } from '../config.js';
+import { openDatabase } from '../db/open.js';
+import { loadMigrations, migrate, migrationState } from '../db/migrate.js';
+import { createWriter } from '../db/writer.js';
 import {
   computeFingerprint,
   databaseFile,
   ensureDataDir,
   createInstallStore,
-} from './install/index.js';
+} from '../install/index.js';
 import {
   createLedgerListStore,
   createLedgerReader,
@@ -28,27 +29,27 @@ import {
   checkLedgerAtStart,
   checkpointFileOf,
   createThreadRunner,
-} from './ledger/index.js';
-import { createBrandingStore } from './branding/index.js';
-import { createConnectorsStore } from './connectors/index.js';
-import { createEpisodesStore } from './episodes/index.js';
-import { createEstateStore } from './estate/index.js';
-import { createSnapshotsStore } from './snapshots/index.js';
-import { createPeopleStore } from './people/index.js';
-import { createSsoStore } from './access/index.js';
-import { createImpactStore } from './impact/index.js';
-import { createIncidentsStore } from './incidents/index.js';
-import { createIntakeStore } from './intake/index.js';
-import { createLicenceService, createLicenceStore } from './licence/index.js';
-import { createPolicyStore } from './policy/index.js';
-import { createInvestigationsStore } from './investigate/index.js';
-import { createApprovalsStore } from './approvals/index.js';
-import { createAutonomyStore } from './autonomy/index.js';
-import { systemClock, type Clock } from './shared/clock.js';
+} from '../ledger/index.js';
+import { createBrandingStore } from '../branding/index.js';
+import { createConnectorsStore } from '../connectors/index.js';
+import { createEpisodesStore } from '../episodes/index.js';
+import { createEstateStore } from '../estate/index.js';
+import { createSnapshotsStore } from '../snapshots/index.js';
+import { createPeopleStore } from '../people/index.js';
+import { createSsoStore } from '../access/index.js';
+import { createImpactStore } from '../impact/index.js';
+import { createIncidentsStore } from '../incidents/index.js';
+import { createIntakeStore } from '../intake/index.js';
+import { createLicenceService, createLicenceStore } from '../licence/index.js';
+import { createPolicyStore } from '../policy/index.js';
+import { createInvestigationsStore } from '../investigate/index.js';
+import { createApprovalsStore } from '../approvals/index.js';
+import { createAutonomyStore } from '../autonomy/index.js';
+import { systemClock, type Clock } from '../shared/clock.js';
 
 /** Migrations sit beside the source in development and beside the bundle in dist/. */
 function migrationsDir(): string {
-  for (const rel of ['./db/migrations/', './migrations/', '../migrations/']) {
+  for (const rel of ['../db/migrations/', './migrations/', '../migrations/']) {
     const dir = fileURLToPath(new URL(rel, import.meta.url));
     if (existsSync(dir)) return dir;
   }

@@ -9,9 +9,9 @@ import {
   investigationsCheck,
   type ConnectionState,
   mainCheck,
-} from './doctor/index.js';
+} from '../doctor/index.js';
 import type { Runtime } from './runtime.js';
-import type { StatusService } from './status/index.js';
+import type { StatusService } from '../status/index.js';
 
 export function createCoreDoctor(
   rt: Runtime,
