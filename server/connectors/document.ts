@@ -44,7 +44,7 @@ export interface CheckOptions {
   readonly fieldPrefix?: string;
   /** Whether a `name` field may come along (the test body). */
   readonly allowName?: boolean;
-  /** Why a {file}/{env} reference of `setting` may not be used (secret-refs.ts); null: it may. */
+  /** Why a {file}/{env} reference of `setting` may not be used (secrets/refs.ts); null: it may. */
   readonly refProblem?: (setting: string, ref: SecretRef) => string | null;
 }
 
