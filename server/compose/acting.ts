@@ -1,6 +1,8 @@
-// The composition of issue 7's domains for the server: check packs, approvals (with their
-// escalation through the channels and the lab approver), autonomy, fix mode and halt, and the
-// investigation (engine, actions, orchestrator). A phase of the composition root, kept apart so app.ts stays short.
+// Two phases of the composition root for issue 7's domains, kept apart so app.ts stays short.
+// buildDeciding comes early (it needs only stores, the policy and the connectors): check packs,
+// the models, approvals (with their escalation through the channels and the lab approver),
+// autonomy, fix mode and halt. buildInvestigation comes once the status, the estate and the
+// snapshots exist: the investigation (engine, actions, orchestrator) over what buildDeciding made.
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -39,33 +41,20 @@ import type { Mode } from '../shared/mode.js';
 /** Roles that may approve an action (viewers cannot). */
 const APPROVERS = new Set(['responder', 'admin', 'owner']);
 
-export interface ActingDeps {
+type Call = (name: string, op: string, args: Readonly<Record<string, unknown>>) => Promise<unknown>;
+
+export interface DecidingDeps {
   readonly config: Config;
   /** The local model runtime (startServer's option), when one was loaded. */
   readonly localModel?: LocalModel;
   readonly rt: Runtime;
   readonly log: Logger;
-  readonly doctor: Pick<Doctor, 'register'>;
   readonly policy: () => Policy;
-  readonly connectors: () => readonly (ConnectorLike & ConnectionState)[];
-  readonly call: (
-    name: string,
-    op: string,
-    args: Readonly<Record<string, unknown>>,
-  ) => Promise<unknown>;
-  readonly estate: () => EstateLike;
-  readonly snapshots: (sinceIso: string) => readonly SnapshotChange[];
-  /** the incidents domain, which records an episode's move into another incident */
-  readonly incidents: Pick<IncidentsService, 'link'>;
-  readonly mode: () => Mode;
-  /** The orchestrator's safety-net poll in ms (1 s by default; tests lengthen it). */
-  readonly orchestratorPollMs?: number;
-  /** Whether this host has a GPU (doctor's Models placement); a probe of /dev by default. */
-  readonly hasGpu?: () => boolean;
+  readonly call: Call;
 }
 
-export function buildActing(deps: ActingDeps) {
-  const { config, rt, log, doctor } = deps;
+export function buildDeciding(deps: DecidingDeps) {
+  const { config, rt, log } = deps;
   const packs = createPacksService({ dirs: packDirs(config.files.packs), log });
   const links = createLinkSigner({
     key: loadOrCreateLinkKey(config.dataDir),
@@ -110,6 +99,32 @@ export function buildActing(deps: ActingDeps) {
   });
   rt.projections.register(modelUseProjection);
   rt.projections.register(investigatorProjection);
+  return { packs, approvals, autonomy, escalation, labApprover, models };
+}
+export type Deciding = ReturnType<typeof buildDeciding>;
+
+export interface InvestigationPhaseDeps {
+  readonly config: Config;
+  readonly rt: Runtime;
+  readonly log: Logger;
+  readonly doctor: Pick<Doctor, 'register'>;
+  readonly policy: () => Policy;
+  readonly connectors: () => readonly (ConnectorLike & ConnectionState)[];
+  readonly call: Call;
+  readonly estate: () => EstateLike;
+  readonly snapshots: (sinceIso: string) => readonly SnapshotChange[];
+  /** the incidents domain, which records an episode's move into another incident */
+  readonly incidents: Pick<IncidentsService, 'link'>;
+  readonly mode: () => Mode;
+  /** The orchestrator's safety-net poll in ms (1 s by default; tests lengthen it). */
+  readonly orchestratorPollMs?: number;
+  /** Whether this host has a GPU (doctor's Models placement); a probe of /dev by default. */
+  readonly hasGpu?: () => boolean;
+}
+
+export function buildInvestigation(deps: InvestigationPhaseDeps, deciding: Deciding) {
+  const { config, rt, log, doctor } = deps;
+  const { packs, approvals, autonomy, escalation, labApprover, models } = deciding;
   const investigator = models.configured('s2')
     ? createInvestigator({
         models,
@@ -197,4 +212,4 @@ export function buildActing(deps: ActingDeps) {
     },
   };
 }
-export type Acting = ReturnType<typeof buildActing>;
+export type Acting = ReturnType<typeof buildInvestigation>;

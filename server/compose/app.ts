@@ -13,7 +13,7 @@ import {
 } from '../connectors/index.js';
 import { consoleDir, consoleRoutes } from '../console/index.js';
 import { createCoreDoctor } from './doctor.js';
-import { buildActing } from './acting.js';
+import { buildDeciding, buildInvestigation } from './acting.js';
 import { doctorRoutes, escalationCheck, snapshotsCheck } from '../doctor/index.js';
 import { createSnapshotsService } from '../snapshots/index.js';
 import { createPeopleService, peopleRoutes } from '../people/index.js';
@@ -195,6 +195,94 @@ export async function buildApp(config: Config, options: AppOptions) {
     ledger: rt.ledger,
     writer: rt.writer,
   });
+  // Packs, models, approvals and autonomy need only stores, the policy and the connectors;
+  // people (an approver changed) and status (the models) are built on them below.
+  const deciding = buildDeciding({
+    config,
+    rt,
+    log,
+    policy: () => policy.current(),
+    call: (name, op, args) => connectors.call(name, op, args),
+    ...(options.localModel && { localModel: options.localModel }),
+  });
+  const sessions = createSessionsService({
+    store: createSessionsStore(rt.db),
+    ledger: rt.ledger,
+    writer: rt.writer,
+    clock: rt.clock,
+    log,
+  });
+  sessions.start();
+  const people = createPeopleService({
+    store: rt.peopleStore,
+    ledger: rt.ledger,
+    writer: rt.writer,
+    clock: rt.clock,
+    sessions,
+    // Closures: signIn is built below, from people.
+    hasPassword: (id) => signIn.hasPassword(id),
+    setPassword: (id, pw, current, keep) => signIn.setPassword(id, pw, current, keep),
+    // A disabled, demoted or deleted approver: their pending approvals are withdrawn.
+    personChanged: (id, actor) => {
+      deciding.approvals.personChangedIn(id, actor);
+    },
+  });
+  const mail = createMailService({
+    store: createMailStore(rt.db),
+    ledger: rt.ledger,
+    writer: rt.writer,
+    clock: rt.clock,
+    secretsDir,
+    secretRefs: config.secretRefs,
+    env: options.env ?? {},
+    log,
+    environment: environmentMail(config.mail, options.env ?? {}, config.instance),
+  });
+  // One guard for every sign-in method: failures per address and per account add up.
+  const signInGuard = createSignInGuard({
+    clock: rt.clock,
+    ...(options.wrongCredentialDelayMs !== undefined && {
+      delayMs: options.wrongCredentialDelayMs,
+    }),
+  });
+  const signIn = createSignInService({
+    store: createSignInStore(rt.db),
+    people,
+    sessions,
+    mail,
+    ledger: rt.ledger,
+    writer: rt.writer,
+    clock: rt.clock,
+    guard: signInGuard,
+    requests: createSignInGuard({ clock: rt.clock, delayMs: 0, ...CODE_REQUEST_LIMITS }),
+    log,
+  });
+  const identities = createIdentitiesStore(rt.db);
+  const ldapSignIn = createLdapSignIn({
+    connectors,
+    people,
+    sessions,
+    guard: signInGuard,
+    identities,
+    ledger: rt.ledger,
+    writer: rt.writer,
+    clock: rt.clock,
+  });
+  const sso = createSsoService({
+    store: rt.ssoStore,
+    ledger: rt.ledger,
+    writer: rt.writer,
+    clock: rt.clock,
+    people,
+    sessions,
+    guard: signInGuard,
+    identities,
+    secretsDir,
+    env: options.env ?? {},
+    secretRefs: config.secretRefs,
+    log,
+  });
+
   const status = createStatusService({
     impactSet: impact.isSet,
     config,
@@ -203,12 +291,8 @@ export async function buildApp(config: Config, options: AppOptions) {
     ledgerStore: rt.ledgerStore,
     startedAt,
     hasWorkingConnection: connectors.hasWorkingConnection,
-    // Closures: the model service is built further down (buildActing).
-    models: {
-      ceilings: () => acting.models.ceilings(),
-      local: () => acting.models.local(),
-    },
-    // Closures: the sign-in services are built further down.
+    models: deciding.models,
+    // The sign-in methods on offer, from the services built above.
     auth: () => {
       const ssoOn = sso.publicInfo().enabled;
       const ldap = connectors.list().connectors.some((c) => c.kind === 'ldap');
@@ -283,23 +367,25 @@ export async function buildApp(config: Config, options: AppOptions) {
     clock: rt.clock,
     episodesOf: rt.episodesStore.ofIncident,
   });
-  const acting = buildActing({
-    config,
-    rt,
-    log,
-    doctor,
-    policy: () => policy.current(),
-    connectors: () => connectors.list().connectors,
-    call: (name, op, args) => connectors.call(name, op, args),
-    estate: () => estate.view(),
-    snapshots: (since) => snapshots.changesSince(since),
-    incidents,
-    mode: () => status.mode(),
-    ...(options.localModel && { localModel: options.localModel }),
-    ...(options.orchestratorPollMs !== undefined && {
-      orchestratorPollMs: options.orchestratorPollMs,
-    }),
-  });
+  const acting = buildInvestigation(
+    {
+      config,
+      rt,
+      log,
+      doctor,
+      policy: () => policy.current(),
+      connectors: () => connectors.list().connectors,
+      call: (name, op, args) => connectors.call(name, op, args),
+      estate: () => estate.view(),
+      snapshots: (since) => snapshots.changesSince(since),
+      incidents,
+      mode: () => status.mode(),
+      ...(options.orchestratorPollMs !== undefined && {
+        orchestratorPollMs: options.orchestratorPollMs,
+      }),
+    },
+    deciding,
+  );
   // Commits wake the orchestrator: an episode opened or joined starts its investigation at
   // once, after the commit (never inside it); the orchestrator's poll stays as a safety net.
   rt.ledger.onCommit((event) => {
@@ -323,8 +409,8 @@ export async function buildApp(config: Config, options: AppOptions) {
     reader: rt.reader,
     writer: rt.writer,
     clock: rt.clock,
-    closing: (id) => acting.investigation.closing(id),
-    investigation: (id) => acting.investigation.view(id),
+    closing: acting.investigation.closing,
+    investigation: acting.investigation.view,
   });
   // Quiet episodes close after the flap hold; checked every 15 s and once at start.
   const closeQuiet = (): void => {
@@ -355,84 +441,6 @@ export async function buildApp(config: Config, options: AppOptions) {
     onSignal: (source, outcome) => {
       metrics.intakeSignals.inc({ source, outcome });
     },
-  });
-
-  const sessions = createSessionsService({
-    store: createSessionsStore(rt.db),
-    ledger: rt.ledger,
-    writer: rt.writer,
-    clock: rt.clock,
-    log,
-  });
-  sessions.start();
-  const people = createPeopleService({
-    store: rt.peopleStore,
-    ledger: rt.ledger,
-    writer: rt.writer,
-    clock: rt.clock,
-    sessions,
-    // Closures: signIn is built below, from people.
-    hasPassword: (id) => signIn.hasPassword(id),
-    setPassword: (id, pw, current, keep) => signIn.setPassword(id, pw, current, keep),
-    // A disabled, demoted or deleted approver: their pending approvals are withdrawn.
-    personChanged: (id, actor) => {
-      acting.approvals.personChangedIn(id, actor);
-    },
-  });
-  const mail = createMailService({
-    store: createMailStore(rt.db),
-    ledger: rt.ledger,
-    writer: rt.writer,
-    clock: rt.clock,
-    secretsDir,
-    secretRefs: config.secretRefs,
-    env: options.env ?? {},
-    log,
-    environment: environmentMail(config.mail, options.env ?? {}, config.instance),
-  });
-  // One guard for every sign-in method: failures per address and per account add up.
-  const signInGuard = createSignInGuard({
-    clock: rt.clock,
-    ...(options.wrongCredentialDelayMs !== undefined && {
-      delayMs: options.wrongCredentialDelayMs,
-    }),
-  });
-  const signIn = createSignInService({
-    store: createSignInStore(rt.db),
-    people,
-    sessions,
-    mail,
-    ledger: rt.ledger,
-    writer: rt.writer,
-    clock: rt.clock,
-    guard: signInGuard,
-    requests: createSignInGuard({ clock: rt.clock, delayMs: 0, ...CODE_REQUEST_LIMITS }),
-    log,
-  });
-  const identities = createIdentitiesStore(rt.db);
-  const ldapSignIn = createLdapSignIn({
-    connectors,
-    people,
-    sessions,
-    guard: signInGuard,
-    identities,
-    ledger: rt.ledger,
-    writer: rt.writer,
-    clock: rt.clock,
-  });
-  const sso = createSsoService({
-    store: rt.ssoStore,
-    ledger: rt.ledger,
-    writer: rt.writer,
-    clock: rt.clock,
-    people,
-    sessions,
-    guard: signInGuard,
-    identities,
-    secretsDir,
-    env: options.env ?? {},
-    secretRefs: config.secretRefs,
-    log,
   });
 
   const poller = createPoller({
