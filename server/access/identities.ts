@@ -4,9 +4,10 @@
 // e-mail address alone never lets another entry or account in as someone already bound.
 import type { Database } from 'better-sqlite3';
 import type { Writer } from '../db/writer.js';
-import type { LedgerService } from '../ledger/index.js';
+import type { DomainLedger } from '../ledger/index.js';
 import type { Clock } from '../shared/clock.js';
 import { ForbiddenError } from '../shared/errors.js';
+import type { AccessEvents } from './access.events.js';
 
 export const IDENTITY_BOUND = 'auth.identity_bound';
 
@@ -57,7 +58,7 @@ export interface BindingDeps {
     byId(id: string): Known | null;
     byEmail(email: string): Known | null;
   };
-  readonly ledger: LedgerService;
+  readonly ledger: DomainLedger<AccessEvents>;
   readonly writer: Writer;
   readonly clock: Clock;
 }

@@ -48,3 +48,4 @@ export {
   type SsoService,
   type SsoStore,
 } from './sso/index.js';
+export { accessEvents, type AccessEvents } from './access.events.js';

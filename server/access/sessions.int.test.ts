@@ -24,6 +24,7 @@ import {
   SESSION_MAX_MS,
   sessionsRoutes,
 } from './index.js';
+import { eventCatalogue } from '../compose/index.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../db/migrations/', import.meta.url));
 const ADMIN_TOKEN = 'admin-token-for-session-tests-0123456789';
@@ -60,6 +61,7 @@ async function serve(options: ServeOptions = {}) {
     writer,
     clock,
     projections: createProjections(),
+    events: eventCatalogue(),
   });
   const sessions = createSessionsService({ store: createSessionsStore(db), ledger, writer, clock });
   const app = createHttpServer({

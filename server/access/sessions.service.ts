@@ -5,11 +5,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Writer } from '../db/writer.js';
-import type { LedgerService } from '../ledger/index.js';
+import type { DomainLedger } from '../ledger/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { Role } from '../shared/roles.js';
 import type { Principal } from '../shared/types.js';
 import { SessionEnd, type SessionRecord, type SessionsStore } from './sessions.store.js';
+import type { AccessEvents } from './access.events.js';
 
 /** Session tokens start with this, so that a leaked one is recognisable (secret scanners). */
 export const SESSION_TOKEN_PREFIX = 'svs_';
@@ -76,7 +77,7 @@ export interface Me {
 
 interface Deps {
   readonly store: SessionsStore;
-  readonly ledger: LedgerService;
+  readonly ledger: DomainLedger<AccessEvents>;
   readonly writer: Writer;
   readonly clock: Clock;
   readonly log?: Pick<Logger, 'warn' | 'error'>;

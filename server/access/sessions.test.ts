@@ -20,6 +20,7 @@ import {
   SignInMethod,
   type SessionsStore,
 } from './index.js';
+import { eventCatalogue } from '../compose/index.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../db/migrations/', import.meta.url));
 const T0 = '2026-03-01T09:00:00.000Z';
@@ -41,6 +42,7 @@ function build(options: { failTouch?: boolean } = {}) {
     writer,
     clock,
     projections: createProjections(),
+    events: eventCatalogue(),
   });
   const real = createSessionsStore(db);
   const calls = { byTokenHash: 0, touch: 0, expiredOpen: 0 };

@@ -21,6 +21,8 @@ import type {
   PackFix,
   TemplateValue,
 } from './act.types.js';
+import type { EventType, ReadonlyDeep } from '../ledger/index.js';
+import type { ActEvents } from './act.events.js';
 
 const DEFAULT_VERIFY_EVERY_MS = 3000;
 const MAX_DETAIL = 1000;
@@ -133,12 +135,21 @@ export function createActions(deps: ActDeps) {
   const sleep =
     deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
 
-  const record = (plan: ActionPlan, type: string, data: Record<string, unknown>) =>
+  const record = <K extends EventType<ActEvents>>(
+    plan: ActionPlan,
+    type: K,
+    data: ReadonlyDeep<Omit<ActEvents[K], 'episode_id' | 'fix'>>,
+  ) =>
     deps.writer.transact(() =>
       deps.ledger.append({
         type,
         actor,
-        data: { episode_id: plan.episode_id, fix: fixRef(plan.pack, plan.fix), ...data },
+        // TypeScript cannot follow a generic spread; the parameter's type is what is checked.
+        data: {
+          episode_id: plan.episode_id,
+          fix: fixRef(plan.pack, plan.fix),
+          ...data,
+        } as ReadonlyDeep<ActEvents[K]>,
         trace_id: plan.episode_id,
       }),
     );
@@ -210,7 +221,7 @@ export function createActions(deps: ActDeps) {
   }
 
   const refusedEvent = (plan: ActionPlan, why: Why, detail: string) => ({
-    type: 'action.refused',
+    type: 'action.refused' as const,
     actor,
     data: {
       episode_id: plan.episode_id,

@@ -3,6 +3,8 @@
 // answers. The shared types of packs, findings and policy come from their domains.
 import type { ChangeWindowHit, FixPermission } from '../policy/index.js';
 import type { Finding, PackCall, PackFix, Risk } from '../packs/index.js';
+import type { EventAppender } from '../ledger/index.js';
+import type { ActEvents } from './act.events.js';
 
 export type { ChangeWindowHit, Finding, FixPermission, PackCall, PackFix, Risk };
 
@@ -79,14 +81,7 @@ export interface ExecuteOutcome {
 export interface ActDeps {
   /** one connector operation (the connector runtime's call, with its limiter and timeout) */
   call(connector: string, op: string, args: Readonly<Record<string, unknown>>): Promise<unknown>;
-  readonly ledger: {
-    append(input: {
-      type: string;
-      actor: string;
-      data: Readonly<Record<string, unknown>>;
-      trace_id: string;
-    }): unknown;
-  };
+  readonly ledger: EventAppender<ActEvents>;
   readonly writer: { transact<T>(fn: () => T): Promise<T> };
   readonly clock: { now(): number };
   /** whether actions are halted now (POST /v1/halt) */

@@ -21,3 +21,4 @@ export type {
   RecheckContext,
   TemplateValue,
 } from './act.types.js';
+export { actEvents, type ActEvents } from './act.events.js';

@@ -8,7 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { LinkCheck, LinkSigner } from '../channels/index.js';
 import type { Writer } from '../db/writer.js';
-import type { LedgerService } from '../ledger/index.js';
+import type { DomainLedger } from '../ledger/index.js';
 import { canonicalJson } from '../shared/canonical-json.js';
 import type { Clock } from '../shared/clock.js';
 import {
@@ -52,6 +52,7 @@ import type {
   ApprovalStatus,
   OpenApproval,
 } from './types.js';
+import type { ApprovalEvents } from './approvals.events.js';
 
 /** Default time a request stays open: 24 h. */
 export const DEFAULT_TTL_S = 86_400;
@@ -71,7 +72,7 @@ export interface SentRecord {
 
 interface Deps {
   readonly store: ApprovalsStore;
-  readonly ledger: LedgerService;
+  readonly ledger: DomainLedger<ApprovalEvents>;
   readonly writer: Writer;
   readonly clock: Clock;
   /** The signed single-use links (server/channels): needed for the link endpoints. */

@@ -54,3 +54,4 @@ export type {
   LinkPreview,
   LinkUsed,
 } from './approvals.schemas.js';
+export { approvalEvents, type ApprovalEvents } from './approvals.events.js';

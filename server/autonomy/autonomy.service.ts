@@ -12,7 +12,7 @@
 // Lowering a level withdraws the pending action requests that relied on the old one.
 import { approversOf, type ApprovalRequest, type ApprovalsService } from '../approvals/index.js';
 import type { Writer } from '../db/writer.js';
-import type { LedgerService } from '../ledger/index.js';
+import type { DomainLedger } from '../ledger/index.js';
 import type { Clock } from '../shared/clock.js';
 import { ConflictError, InvalidInputError } from '../shared/errors.js';
 import { roleAtLeast, type Role } from '../shared/roles.js';
@@ -34,6 +34,7 @@ import {
   SYSTEM_RESUME,
   type AutonomyStore,
 } from './autonomy.store.js';
+import type { AutonomyEvents } from './autonomy.events.js';
 
 /** The level of a service that has none of its own while no default is set. */
 export const DEFAULT_LEVEL: AutonomyLevel = 'shadow';
@@ -50,7 +51,7 @@ export interface PersonRef {
 
 interface Deps {
   readonly store: AutonomyStore;
-  readonly ledger: LedgerService;
+  readonly ledger: DomainLedger<AutonomyEvents>;
   readonly writer: Writer;
   readonly clock: Clock;
   readonly approvals: Pick<

@@ -29,3 +29,4 @@ export {
 } from './autonomy.schemas.js';
 export { autonomyPolicyCheck } from './autonomy-checks.js';
 export { autonomyRoutes } from './autonomy.routes.js';
+export { autonomyEvents, type AutonomyEvents } from './autonomy.events.js';

@@ -33,6 +33,7 @@ import {
   sha256Of,
   type Branding,
 } from './index.js';
+import { eventCatalogue } from '../compose/index.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../db/migrations/', import.meta.url));
 const ADMIN_TOKEN = 'admin-token-for-branding-tests-0123456789';
@@ -104,6 +105,7 @@ function start() {
     writer,
     clock,
     projections,
+    events: eventCatalogue(),
   });
   const branding = createBrandingService({ store, ledger, writer });
   const events = (after = 0) =>
@@ -172,6 +174,7 @@ describe('the branding service', () => {
       writer,
       clock: createFakeClock('2026-11-23T00:00:00.000Z'),
       projections,
+      events: eventCatalogue(),
     });
     writer.transactNow(() =>
       ledger.append({

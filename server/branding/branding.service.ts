@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { Value } from 'typebox/value';
 import type { Writer } from '../db/writer.js';
-import type { LedgerService } from '../ledger/index.js';
+import type { DomainLedger } from '../ledger/index.js';
 import { canonicalJson } from '../shared/canonical-json.js';
 import { InvalidInputError } from '../shared/errors.js';
 import type { Actor } from '../shared/types.js';
@@ -21,10 +21,11 @@ import {
   type SupportLink,
 } from './branding.schemas.js';
 import { BRANDING_SET, type BrandingStore } from './branding.store.js';
+import type { BrandingEvents } from './branding.events.js';
 
 interface Deps {
   readonly store: BrandingStore;
-  readonly ledger: LedgerService;
+  readonly ledger: DomainLedger<BrandingEvents>;
   readonly writer: Writer;
 }
 

@@ -29,3 +29,4 @@ export {
   type LogoSlot,
   type SupportLink,
 } from './branding.schemas.js';
+export { brandingEvents, type BrandingEvents } from './branding.events.js';

@@ -508,7 +508,10 @@ export async function buildApp(config: Config, options: AppOptions) {
       await v1.register(intakeRoutes, { intake, mode: status.mode });
       await v1.register(episodesRoutes, { episodes, list, mode: status.mode });
       await v1.register(incidentsRoutes, { incidents, mode: status.mode });
-      await v1.register(searchRoutes, { mode: status.mode });
+      await v1.register(searchRoutes, {
+        mode: status.mode,
+        eventTypes: rt.ledger.events.entries().map((e) => e.type),
+      });
       await v1.register(brandingRoutes, { branding, mode: status.mode });
       await v1.register(connectorsRoutes, { connectors, mode: status.mode });
       await v1.register(estateRoutes, { estate, mode: status.mode });

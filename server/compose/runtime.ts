@@ -46,6 +46,7 @@ import { createInvestigationsStore } from '../investigate/index.js';
 import { createApprovalsStore } from '../approvals/index.js';
 import { createAutonomyStore } from '../autonomy/index.js';
 import { systemClock, type Clock } from '../shared/clock.js';
+import { eventCatalogue } from './event-catalogue.js';
 
 /** Migrations sit beside the source in development and beside the bundle in dist/. */
 function migrationsDir(): string {
@@ -147,6 +148,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     writer,
     clock,
     projections,
+    events: eventCatalogue(),
   });
   const installKey = mustExist
     ? null

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { Writer } from '../db/writer.js';
-import type { LedgerService } from '../ledger/index.js';
+import type { DomainLedger } from '../ledger/index.js';
 import type { Clock } from '../shared/clock.js';
 import { ConflictError, InvalidInputError, NotFoundError } from '../shared/errors.js';
 import type { Actor } from '../shared/types.js';
@@ -36,11 +36,12 @@ import type {
   ConnectorView,
   HealthView,
 } from './connectors.schemas.js';
+import type { ConnectorEvents } from './connectors.events.js';
 
 export interface ConnectorsServiceDeps {
   readonly registry: Registry;
   readonly store: ConnectorsStore;
-  readonly ledger: LedgerService;
+  readonly ledger: DomainLedger<ConnectorEvents>;
   readonly writer: Writer;
   readonly clock: Clock;
   readonly log: Logger;

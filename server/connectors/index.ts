@@ -58,3 +58,4 @@ export {
 } from './connectors.schemas.js';
 export { checkAll, type ConnectionHealth } from './check-all.js';
 export { createPoller, labelsFingerprint, type Poller } from './poller.js';
+export { connectorEvents, type ConnectorEvents } from './connectors.events.js';

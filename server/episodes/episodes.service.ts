@@ -4,7 +4,7 @@
 // its episode, so a flapping alert does not open a new episode each time.
 import { randomBytes } from 'node:crypto';
 import type { Writer } from '../db/writer.js';
-import type { LedgerReader, LedgerService } from '../ledger/index.js';
+import type { LedgerReader, DomainLedger } from '../ledger/index.js';
 import type { IncidentsService } from '../incidents/index.js';
 import type { Clock } from '../shared/clock.js';
 import { InvalidInputError, NotFoundError } from '../shared/errors.js';
@@ -19,6 +19,7 @@ import {
   type EpisodeRow,
   type EpisodesStore,
 } from './episodes.store.js';
+import type { EpisodeEvents } from './episodes.events.js';
 
 /** How long a quiet episode waits for its alerts to fire again before it closes. */
 export const FLAP_HOLD_MS = 5 * 60 * 1000;
@@ -54,7 +55,7 @@ interface Deps {
   readonly store: EpisodesStore;
   readonly incidents: IncidentsService;
   readonly noise: NoiseControl;
-  readonly ledger: LedgerService;
+  readonly ledger: DomainLedger<EpisodeEvents>;
   readonly reader: LedgerReader;
   readonly writer: Writer;
   readonly clock: Clock;
@@ -63,7 +64,9 @@ interface Deps {
    * result, action, handover_s and the diagnosis); null: nothing was concluded, the alert
    * ended by itself (settled).
    */
-  readonly closing?: (episodeId: string) => Record<string, unknown> | null;
+  readonly closing?: (
+    episodeId: string,
+  ) => Omit<EpisodeEvents['episode.closed'], 'episode_id'> | null;
   /** The investigation's findings, hypotheses, decision and actions, for the episode view. */
   readonly investigation?: (episodeId: string) => InvestigationView | null;
 }

@@ -19,3 +19,4 @@ export { createEpisodeList, type EpisodeList } from './list.service.js';
 export { type EpisodeSignal, type NoiseControl, type Suppression } from './episodes.service.js';
 export * as enumerations from './enumerations.js';
 export { ACTIONS, DECISIONS, OUTCOMES, RESULTS } from './enumerations.js';
+export { episodeEvents, type EpisodeEvents } from './episodes.events.js';

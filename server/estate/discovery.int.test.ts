@@ -33,6 +33,7 @@ import { createLogger } from '../logger.js';
 import { systemClock } from '../shared/clock.js';
 import { Secret } from '../shared/secret.js';
 import { createEstateService, createEstateStore, estateRoutes, suggestionId } from './index.js';
+import { eventCatalogue } from '../compose/index.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../db/migrations/', import.meta.url));
 const ADMIN_TOKEN = 'admin-token-for-discovery-tests-0123456789';
@@ -143,6 +144,7 @@ beforeAll(async () => {
     writer,
     clock: systemClock,
     projections,
+    events: eventCatalogue(),
   });
   const connectors = createConnectorsService({
     registry: createRegistry([sshKind, pgKind, httpKind]),

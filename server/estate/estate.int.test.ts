@@ -22,6 +22,7 @@ import { createLogger } from '../logger.js';
 import { systemClock } from '../shared/clock.js';
 import { Secret } from '../shared/secret.js';
 import { createEstateService, createEstateStore, estateRoutes } from './index.js';
+import { eventCatalogue } from '../compose/index.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../db/migrations/', import.meta.url));
 const ADMIN_TOKEN = 'admin-token-for-estate-tests-0123456789';
@@ -114,6 +115,7 @@ beforeAll(async () => {
     writer,
     clock: systemClock,
     projections,
+    events: eventCatalogue(),
   });
   const estate = createEstateService({
     store,

@@ -4,7 +4,7 @@
 // and dismiss, and resolveService over all of it.
 import { randomBytes } from 'node:crypto';
 import type { Writer } from '../db/writer.js';
-import type { LedgerService } from '../ledger/index.js';
+import type { DomainLedger } from '../ledger/index.js';
 import type { EpisodesStore } from '../episodes/index.js';
 import type { Clock } from '../shared/clock.js';
 import { ConflictError, InvalidInputError, NotFoundError } from '../shared/errors.js';
@@ -47,6 +47,8 @@ import {
   type EstateStore,
 } from './estate.store.js';
 import { SUGGEST_DAYS, suggestions as suggest, type Suggestion } from './suggestions.js';
+import type { EstateEvents } from './estate.events.js';
+import type { ReadonlyDeep } from '../ledger/index.js';
 
 /**
  * A configured connector as discovery sees it (connectors.list().connectors): `problem` set
@@ -61,7 +63,7 @@ export interface DiscoverySource {
 
 interface Deps {
   readonly store: EstateStore;
-  readonly ledger: LedgerService;
+  readonly ledger: DomainLedger<EstateEvents>;
   readonly writer: Writer;
   readonly clock: Clock;
   /** The configured connectors (connectors.list().connectors). */
@@ -253,12 +255,16 @@ export function createEstateService(deps: Deps) {
     jobId: string,
     step: (what: string) => void,
   ) {
-    const record = (type: string, data: Record<string, unknown>) =>
+    const record = <K extends typeof ESTATE_DISCOVERED | typeof ESTATE_DISCOVER_FAILED>(
+      type: K,
+      data: ReadonlyDeep<Omit<EstateEvents[K], 'job_id' | 'via'>>,
+    ) =>
       writer.transact(() =>
         ledger.append({
           type,
           actor: actor.name,
-          data: { ...data, job_id: jobId, ...viaOf(actor) },
+          // TypeScript cannot follow a generic spread; the parameter's type is what is checked.
+          data: { ...data, job_id: jobId, ...viaOf(actor) } as ReadonlyDeep<EstateEvents[K]>,
         }),
       );
     try {

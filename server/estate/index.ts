@@ -46,3 +46,4 @@ export type {
   SuggestionDecided,
 } from './estate.schemas.js';
 export { estateRoutes } from './estate.routes.js';
+export { estateEvents, type EstateEvents } from './estate.events.js';

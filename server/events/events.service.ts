@@ -1,5 +1,5 @@
 import type { Writer } from '../db/writer.js';
-import type { LedgerService } from '../ledger/index.js';
+import { EventRefused, type LedgerService } from '../ledger/index.js';
 import { InvalidInputError } from '../shared/errors.js';
 import { INGEST_PREFIXES, type IngestEventBody } from './events.schemas.js';
 
@@ -37,11 +37,22 @@ export function createEventsService({ ledger, writer, reserved }: Deps) {
           { field: 'type' },
         );
       }
+      const data = body.data ?? {};
+      // A type the service reads (human.deploy, say) must match its schema, as a 400 here.
+      if (ledger.events.has(body.type)) {
+        try {
+          ledger.events.check(body.type, data);
+        } catch (err) {
+          if (!(err instanceof EventRefused)) throw err;
+          const field = err.path === null || err.path === '' ? 'data' : `data.${err.path}`;
+          throw new InvalidInputError('invalid_input', err.message, { field });
+        }
+      }
       const event = await writer.transact(() =>
-        ledger.append({
+        ledger.appendIngested({
           type: body.type,
           actor: body.actor,
-          data: body.data ?? {},
+          data,
           reason: body.reason ?? null,
           trace_id: body.trace_id ?? null,
         }),

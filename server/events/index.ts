@@ -1,3 +1,4 @@
 export { createEventsService, type EventsService } from './events.service.js';
 export { eventsRoutes } from './events.routes.js';
 export { INGEST_PREFIXES } from './events.schemas.js';
+export { ingestedEvents, type IngestedEvents } from './events.events.js';

@@ -1,14 +1,15 @@
 // Impact figures: the caller's own costs and times, so that the scorecard's minutes_saved
 // is computed from them and never from figures the service made up.
 import type { Writer } from '../db/writer.js';
-import type { LedgerService } from '../ledger/index.js';
+import type { DomainLedger } from '../ledger/index.js';
 import type { Actor } from '../shared/types.js';
 import { NOT_SET, type ImpactFigures } from './impact.schemas.js';
 import { IMPACT_SET, type ImpactStore } from './impact.store.js';
+import type { ImpactEvents } from './impact.events.js';
 
 interface Deps {
   readonly store: ImpactStore;
-  readonly ledger: LedgerService;
+  readonly ledger: DomainLedger<ImpactEvents>;
   readonly writer: Writer;
 }
 

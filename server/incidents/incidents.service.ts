@@ -3,7 +3,7 @@
 // open while any alert fires, monitoring once every alert ended (the flap hold), resolved
 // when every episode closed. `mitigating` is set by actions (a later capability).
 import { randomBytes } from 'node:crypto';
-import type { LedgerService } from '../ledger/index.js';
+import type { DomainLedger } from '../ledger/index.js';
 import type { Clock } from '../shared/clock.js';
 import { NotFoundError } from '../shared/errors.js';
 import {
@@ -16,6 +16,7 @@ import {
   type IncidentStatus,
   type IncidentsStore,
 } from './incidents.store.js';
+import type { IncidentEvents } from './incidents.events.js';
 
 /** What an incident needs to know of its episodes (the episodes store supplies it). */
 export interface IncidentEpisode {
@@ -36,7 +37,7 @@ export interface IncidentEpisode {
 
 interface Deps {
   readonly store: IncidentsStore;
-  readonly ledger: LedgerService;
+  readonly ledger: DomainLedger<IncidentEvents>;
   readonly clock: Clock;
   readonly episodesOf: (incidentId: string) => IncidentEpisode[];
 }

@@ -18,3 +18,4 @@ export {
   type IncidentMove,
 } from './incidents.service.js';
 export { incidentsRoutes } from './incidents.routes.js';
+export { incidentEvents, type IncidentEvents } from './incidents.events.js';

@@ -6,3 +6,4 @@ export {
 } from './fingerprint.js';
 export { ensureDataDir, lockDataDir, lockHolder, databaseFile } from './data-dir.js';
 export { createInstallStore, type InstallStore, type InstallState } from './install.projection.js';
+export { installEvents, type InstallEvents } from './install.events.js';

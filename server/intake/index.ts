@@ -13,3 +13,4 @@ export {
 } from './intake.service.js';
 export { intakeRoutes } from './intake.routes.js';
 export type { Signal, Severity, SignalStatus } from './signal.js';
+export { intakeEvents, type IntakeEvents } from './intake.events.js';

@@ -1,7 +1,7 @@
 // Alert intake: a webhook body becomes signals through the normaliser of its source (or the
 // one `auto` recognises); all signals of one body commit together, or none do.
 import type { Writer } from '../db/writer.js';
-import type { LedgerService } from '../ledger/index.js';
+import type { DomainLedger } from '../ledger/index.js';
 import type { Clock } from '../shared/clock.js';
 import { InvalidInputError } from '../shared/errors.js';
 import { detect, NORMALISERS, normaliserFor } from './normalisers/index.js';
@@ -15,6 +15,7 @@ import {
   type Normaliser,
   type Signal,
 } from './signal.js';
+import type { IntakeEvents } from './intake.events.js';
 
 /** Where firing signals go (the episodes domain), kept to what intake needs. */
 export interface EpisodePlacer {
@@ -42,7 +43,7 @@ export interface EpisodePlacer {
 interface Deps {
   readonly store: IntakeStore;
   readonly episodes: EpisodePlacer;
-  readonly ledger: LedgerService;
+  readonly ledger: DomainLedger<IntakeEvents>;
   readonly writer: Writer;
   readonly clock: Clock;
   readonly onSignal?: (source: string, status: string) => void;

@@ -16,3 +16,4 @@ export type * from './types.js';
 // The model steps of the investigation (System 1's gates, System 2's investigator, the note,
 // the local runtime): advisers inside the room they serve (docs/models.md).
 export * from './models/index.js';
+export { investigateEvents, type InvestigateEvents } from './investigate.events.js';

@@ -216,9 +216,16 @@ describe('the orchestrator', () => {
     const id = openEpisode('nginx');
     bench.writer.transactNow(() => {
       for (const [type, data] of [
-        ['investigation.started', { service: 'nginx' }],
+        ['investigation.started', { service: 'nginx', alerts: [], queue_s: 0 }],
         ['decision.made', { decision: 'act', why: 'L2 safe', next: 'act' }],
-        ['action.started', { fix: 'restart_unit', connector: 'ssh-web', call: 'restart' }],
+        [
+          'action.started',
+          {
+            fix: { pack: 'p', id: 'restart_unit', title: 'Restart', risk: 'low', kind: 'restart' },
+            connector: 'ssh-web',
+            call: 'restart',
+          },
+        ],
       ] as const)
         bench.ledger.append({
           type,
@@ -284,7 +291,7 @@ describe('the orchestrator', () => {
       bench.ledger.append({
         type: 'investigation.started',
         actor: 'system',
-        data: { episode_id: id, service: 'nginx' },
+        data: { episode_id: id, service: 'nginx', alerts: [], queue_s: 0 },
         trace_id: id,
       });
     });

@@ -6,7 +6,7 @@
 // `recover` at start resumes or ends, explicitly, what a crash interrupted.
 import type { Logger } from 'pino';
 import type { Writer } from '../db/writer.js';
-import type { LedgerService } from '../ledger/index.js';
+import type { DomainLedger } from '../ledger/index.js';
 import type { ApprovalRequest, OpenApproval } from '../approvals/index.js';
 import type { Clock } from '../shared/clock.js';
 import type {
@@ -33,6 +33,8 @@ import {
 } from './investigations.store.js';
 import { closingOf, handsOver, type Closing, type ActionResult } from './closing.js';
 import type { FixPlan } from './fix-plan.js';
+import type { InvestigateEvents } from './investigate.events.js';
+import type { EventType, ReadonlyDeep } from '../ledger/index.js';
 
 const CHANGES_WINDOW_MS = 60 * 60 * 1000;
 /** The safety-net poll; commits wake the orchestrator at once (wake). */
@@ -56,7 +58,7 @@ export interface Diagnosis {
 
 export interface OrchestratorDeps {
   readonly store: InvestigationsStore;
-  readonly ledger: LedgerService;
+  readonly ledger: DomainLedger<InvestigateEvents>;
   readonly writer: Writer;
   readonly clock: Clock;
   readonly log: Logger;
@@ -174,12 +176,18 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     pump();
   }
 
-  const append = (type: string, id: string, data: Record<string, unknown>, reason?: string) =>
+  const append = <K extends EventType<InvestigateEvents>>(
+    type: K,
+    id: string,
+    data: ReadonlyDeep<Omit<InvestigateEvents[K], 'episode_id'>>,
+    reason?: string,
+  ) =>
     writer.transact(() =>
       ledger.append({
         type,
         actor: 'system',
-        data: { episode_id: id, ...data },
+        // TypeScript cannot follow a generic spread; the parameter's type is what is checked.
+        data: { episode_id: id, ...data } as ReadonlyDeep<InvestigateEvents[K]>,
         ...(reason !== undefined && { reason }),
         trace_id: id,
       }),

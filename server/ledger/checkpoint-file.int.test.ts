@@ -104,7 +104,11 @@ describe('the checkpoint outside the database', () => {
   const bulk = (from: number, n: number): Promise<void> =>
     s.runtime.writer.transact(() => {
       for (let i = from; i < from + n; i++)
-        s.runtime.ledger.append({ type: 'check.ran', actor: 'svc', data: { i } });
+        s.runtime.ledger.append({
+          type: 'check.ran',
+          actor: 'svc',
+          data: { episode_id: 'ep-bulk', finding: null, i },
+        });
     });
   const sealed = async (n: number): Promise<void> => {
     const until = Date.now() + 10_000;

@@ -1,4 +1,9 @@
-export { createLedgerService, type LedgerService, type CommitListener } from './ledger.service.js';
+export {
+  createLedgerService,
+  type CommitListener,
+  type DomainLedger,
+  type LedgerService,
+} from './ledger.service.js';
 export { createLedgerStore, type LedgerStore } from './ledger.store.js';
 export {
   createLedgerListStore,
@@ -26,3 +31,16 @@ export {
   replayLedger,
   type RebuildResult,
 } from './rebuild.js';
+export { ledgerEvents, type LedgerEvents } from './ledger.events.js';
+export {
+  createEventRegistry,
+  EventRefused,
+  type Catalogue,
+  type CatalogueEntry,
+  type EventAppender,
+  type EventRegistry,
+  type EventsOf,
+  type EventType,
+  type ReadonlyDeep,
+  type TypedAppendInput,
+} from './catalogue.js';

@@ -571,7 +571,7 @@ describe('a ledger of more than 2,000 events', () => {
         s.runtime.ledger.append({
           type: 'check.ran',
           actor: 'svc',
-          data: { i, host: `h${String(i % 7)}` },
+          data: { episode_id: 'ep-bulk', finding: null, i, host: `h${String(i % 7)}` },
           trace_id: `bulk-${String(Math.floor(i / 100))}`,
         });
       }

@@ -6,10 +6,11 @@ import type { Clock } from '../shared/clock.js';
 import { sealHash, signCheckpoint, type SealKey } from './checkpoint.js';
 import { saveCheckpoint } from './checkpoint-file.js';
 import { chainHash } from './hash.js';
-import type { LedgerService } from './ledger.service.js';
+import type { DomainLedger } from './ledger.service.js';
 import type { LedgerStore } from './ledger.store.js';
 import { GENESIS_HASH } from './ledger.types.js';
 import { merkleRoot } from './merkle.js';
+import type { LedgerEvents } from './ledger.events.js';
 
 export const SEGMENT_SIZE = 1000;
 export const SEAL_AGE_MS = 10 * 60 * 1000;
@@ -17,7 +18,7 @@ export const SEALED_TYPE = 'ledger.sealed';
 
 interface Deps {
   readonly store: LedgerStore;
-  readonly ledger: LedgerService;
+  readonly ledger: DomainLedger<LedgerEvents>;
   readonly writer: Writer;
   readonly clock: Clock;
   readonly key: SealKey;

@@ -23,7 +23,11 @@ describe('GET /v1/ledger/verify runs once at a time', () => {
   const append = (n: number): Promise<void> =>
     s.runtime.writer.transact(() => {
       for (let i = 0; i < n; i++)
-        s.runtime.ledger.append({ type: 'check.ran', actor: 'svc', data: { i } });
+        s.runtime.ledger.append({
+          type: 'check.ran',
+          actor: 'svc',
+          data: { episode_id: 'ep-bulk', finding: null, i },
+        });
     });
 
   beforeAll(async () => {

@@ -5,3 +5,4 @@ export {
   type LicenceService,
   type LicenceView,
 } from './licence.service.js';
+export { licenceEvents, type LicenceEvents } from './licence.events.js';

@@ -1,8 +1,9 @@
 // The licence as far as this version goes: the offline trial (npm start, --trial,
 // SVC_TRIAL=1). Signed licence files and installs arrive with the licence issue.
 import type { Clock } from '../shared/clock.js';
-import type { LedgerService } from '../ledger/index.js';
+import type { DomainLedger } from '../ledger/index.js';
 import type { LicenceStore } from './licence.store.js';
+import type { LicenceEvents } from './licence.events.js';
 
 /** The trial on offer: 90 days at present (normally 30), 50 services, up to 10 installs. */
 export const TRIAL = {
@@ -30,7 +31,7 @@ export interface LicenceView {
 
 interface Deps {
   readonly store: LicenceStore;
-  readonly ledger: LedgerService;
+  readonly ledger: DomainLedger<LicenceEvents>;
   readonly clock: Clock;
   readonly checkMode: string;
 }

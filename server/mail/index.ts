@@ -20,3 +20,4 @@ export {
   SmtpSecurity,
   type MailSettings,
 } from './mail.settings.js';
+export { mailEvents, type MailEvents } from './mail.events.js';

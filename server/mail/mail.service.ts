@@ -2,7 +2,7 @@
 import { rmSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { Writer } from '../db/writer.js';
-import type { LedgerService } from '../ledger/index.js';
+import type { DomainLedger } from '../ledger/index.js';
 import type { Clock } from '../shared/clock.js';
 import {
   NO_SECRET_DIRS,
@@ -17,13 +17,14 @@ import { mailSecretFile } from './mail.secrets.js';
 import { sendMail, type SendResult } from './mail.send.js';
 import { isAddress, maskSettings, parseMailSettings, type MailSettings } from './mail.settings.js';
 import type { MailStore } from './mail.store.js';
+import type { MailEvents } from './mail.events.js';
 
 export const MAIL_SET = 'config.mail_set';
 export const MAIL_TESTED = 'config.mail_tested';
 
 export interface MailDeps {
   readonly store: MailStore;
-  readonly ledger: LedgerService;
+  readonly ledger: DomainLedger<MailEvents>;
   readonly writer: Writer;
   readonly clock: Clock;
   /** Where typed-in secrets are written (SVC_DATA/secrets). */

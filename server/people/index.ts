@@ -32,3 +32,4 @@ export {
   type Team,
   type User,
 } from './people.schemas.js';
+export { peopleEvents, type PeopleEvents } from './people.events.js';

@@ -24,6 +24,7 @@ import { createFakeClock } from '../shared/clock.js';
 import type { Role } from '../shared/roles.js';
 import { Secret } from '../shared/secret.js';
 import { createPeopleService, createPeopleStore, peopleRoutes, type User } from './index.js';
+import { eventCatalogue } from '../compose/index.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../db/migrations/', import.meta.url));
 const ADMIN_TOKEN = 'admin-token-for-people-tests-0123456789';
@@ -61,6 +62,7 @@ async function serve() {
     writer,
     clock,
     projections,
+    events: eventCatalogue(),
   });
   const sessions = createSessionsService({ store: createSessionsStore(db), ledger, writer, clock });
   const passwords = new Map<string, string>();

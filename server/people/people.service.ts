@@ -3,7 +3,7 @@
 // reaches the person's open sessions at once.
 import { randomBytes } from 'node:crypto';
 import type { Writer } from '../db/writer.js';
-import type { LedgerService } from '../ledger/index.js';
+import type { DomainLedger } from '../ledger/index.js';
 import type { Clock } from '../shared/clock.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../shared/errors.js';
 import { roleAtLeast, Role } from '../shared/roles.js';
@@ -47,6 +47,7 @@ import {
   invalid,
   unique,
 } from './people.rules.js';
+import type { PeopleEvents } from './people.events.js';
 
 /** How someone proved who they are when admitted (the contract's `via`). */
 export type AdmitVia = 'code' | 'password' | 'ldap' | 'sso';
@@ -83,7 +84,7 @@ export interface SessionControl {
 
 interface Deps {
   readonly store: PeopleStore;
-  readonly ledger: LedgerService;
+  readonly ledger: DomainLedger<PeopleEvents>;
   readonly writer: Writer;
   readonly clock: Clock;
   readonly sessions?: SessionControl;

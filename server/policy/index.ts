@@ -53,3 +53,4 @@ export {
   type InhibitionHit,
 } from './suppression.js';
 export { createNoiseControl } from './noise-control.js';
+export { policyEvents, type PolicyEvents } from './policy.events.js';

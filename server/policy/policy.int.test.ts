@@ -31,6 +31,7 @@ import {
   sha256Of,
   type PolicyInput,
 } from './index.js';
+import { eventCatalogue } from '../compose/index.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../db/migrations/', import.meta.url));
 const ADMIN_TOKEN = 'admin-token-for-policy-tests-0123456789';
@@ -102,6 +103,7 @@ function start(file = join(dir, 'policy.json')) {
     writer,
     clock,
     projections,
+    events: eventCatalogue(),
   });
   const policy = createPolicyService({ store, ledger, writer, clock, file });
   const events = (after = 0) =>

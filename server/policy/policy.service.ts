@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Writer } from '../db/writer.js';
-import type { LedgerService } from '../ledger/index.js';
+import type { DomainLedger } from '../ledger/index.js';
 import { canonicalJson } from '../shared/canonical-json.js';
 import type { Clock } from '../shared/clock.js';
 import { ConflictError, InvalidInputError } from '../shared/errors.js';
@@ -19,10 +19,11 @@ import {
 } from './policy.schemas.js';
 import { POLICY_LOADED, POLICY_SET, type PolicyStore } from './policy.store.js';
 import { maintenanceFor, type SignalFacts } from './suppression.js';
+import type { PolicyEvents } from './policy.events.js';
 
 interface Deps {
   readonly store: PolicyStore;
-  readonly ledger: LedgerService;
+  readonly ledger: DomainLedger<PolicyEvents>;
   readonly writer: Writer;
   readonly clock: Clock;
   /** config.files.policy (SVC_POLICY): manages the policy when it exists. */

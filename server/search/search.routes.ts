@@ -42,14 +42,24 @@ function describe(spec: QueryFields, facets: readonly string[]) {
   };
 }
 
-export const searchRoutes: FastifyPluginAsyncTypebox<{ mode: () => Mode }> = async (
-  app,
-  { mode },
-) => {
+/** The ledger's fields, its `type` naming every catalogued event type. */
+function describeLedger(eventTypes: readonly string[]) {
+  const list = describe(LEDGER_QUERY_FIELDS, []);
+  return {
+    ...list,
+    fields: list.fields.map((f) => (f.name === 'type' ? { ...f, values: [...eventTypes] } : f)),
+  };
+}
+
+export const searchRoutes: FastifyPluginAsyncTypebox<{
+  mode: () => Mode;
+  /** The event catalogue's types, sorted. */
+  eventTypes: readonly string[];
+}> = async (app, { mode, eventTypes }) => {
   const open = requireMode(mode, 'configuring');
   const body = {
     episodes: describe(EPISODE_QUERY_FIELDS, FACETS),
-    ledger: describe(LEDGER_QUERY_FIELDS, []),
+    ledger: describeLedger(eventTypes),
     approvals: describe(APPROVAL_QUERY_FIELDS, APPROVAL_FACETS),
   };
   app.get(

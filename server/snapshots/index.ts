@@ -18,3 +18,4 @@ export {
   type SnapshotsStore,
 } from './snapshots.store.js';
 export { diffFacts, normaliseFacts, type Facts, type FactsDiff } from './snapshots.diff.js';
+export { snapshotEvents, type SnapshotEvents } from './snapshots.events.js';

@@ -32,6 +32,7 @@ import {
   type SnapshotsService,
   type SnapshotsStore,
 } from './index.js';
+import { eventCatalogue } from '../compose/index.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../db/migrations/', import.meta.url));
 const rules = (expr: string, extra = '') => `groups:
@@ -148,6 +149,7 @@ beforeAll(async () => {
     writer,
     clock: systemClock,
     projections,
+    events: eventCatalogue(),
   });
   snapshots = createSnapshotsService({
     store,

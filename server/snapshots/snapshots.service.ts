@@ -5,7 +5,7 @@
 import type { Logger } from 'pino';
 import { createLimiter } from '../connectors/index.js';
 import type { Writer } from '../db/writer.js';
-import type { LedgerService } from '../ledger/index.js';
+import type { DomainLedger } from '../ledger/index.js';
 import type { Clock } from '../shared/clock.js';
 import { InvalidInputError } from '../shared/errors.js';
 import { withTimeout } from '../shared/timeout.js';
@@ -17,6 +17,7 @@ import {
   type SnapshotsStore,
   type StoredChange,
 } from './snapshots.store.js';
+import type { SnapshotEvents } from './snapshots.events.js';
 
 /** A configured connector whose kind lists `setup`; `problem` set means it could not be built. */
 export interface SnapshotSource {
@@ -27,7 +28,7 @@ export interface SnapshotSource {
 
 export interface SnapshotsDeps {
   readonly store: SnapshotsStore;
-  readonly ledger: LedgerService;
+  readonly ledger: DomainLedger<SnapshotEvents>;
   readonly writer: Writer;
   readonly clock: Clock;
   /** The connectors to read now (those whose kind has the `setup` operation). */

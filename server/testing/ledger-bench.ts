@@ -14,6 +14,7 @@ import {
   type Projections,
 } from '../ledger/index.js';
 import type { Clock } from '../shared/clock.js';
+import { eventCatalogue } from '../compose/index.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../db/migrations/', import.meta.url));
 
@@ -38,6 +39,7 @@ export function openLedgerBench(file: string, clock: Clock): LedgerBench {
     writer,
     clock,
     projections,
+    events: eventCatalogue(),
   });
   return { db, writer, projections, ledgerStore, ledger };
 }

@@ -5,7 +5,7 @@
 // only this request); repeated failures per address and per account are throttled (429).
 // Every failure is an `auth.sign_in_failed` event; the password is in none of them.
 import type { Writer } from '../../db/writer.js';
-import type { LedgerService } from '../../ledger/index.js';
+import type { DomainLedger } from '../../ledger/index.js';
 import { ForbiddenError, ServiceError, UnauthenticatedError } from '../../shared/errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { addressFor, bindIdentity, type IdentitiesStore } from '../identities.js';
@@ -19,6 +19,7 @@ import {
   type SessionOpener,
   type SignedIn,
 } from './shared.js';
+import type { AccessEvents } from '../access.events.js';
 
 /** What this service needs of the connectors domain (the service itself in the app). */
 export interface LdapConnectors {
@@ -33,7 +34,7 @@ export interface LdapSignInDeps<U> {
   readonly guard: SignInGuard;
   /** Each person's directory DN, bound at their first directory sign-in. */
   readonly identities: IdentitiesStore;
-  readonly ledger: LedgerService;
+  readonly ledger: DomainLedger<AccessEvents>;
   readonly writer: Writer;
   readonly clock: Clock;
 }

@@ -3,9 +3,10 @@
 // failed sign-in ledger writer. The event name and AdmitIdentity serve code and password
 // sign-in (server/access/signin) too. No Fastify here.
 import type { Writer } from '../../db/writer.js';
-import type { LedgerService } from '../../ledger/index.js';
+import type { DomainLedger } from '../../ledger/index.js';
 import { ConflictError, ServiceError } from '../../shared/errors.js';
 import type { SessionIdentity, SessionsService, SessionView } from '../sessions.service.js';
+import type { AccessEvents } from '../access.events.js';
 
 /** The ledger event of every failed sign-in (never the password, code or token). */
 export const SIGN_IN_FAILED = 'auth.sign_in_failed';
@@ -51,7 +52,7 @@ export const notSetUp = (code: string, message: string, why: string): ConflictEr
 export const clipAccount = (account: string): string => account.trim().slice(0, 120);
 
 export async function recordFailure(
-  deps: { readonly ledger: LedgerService; readonly writer: Writer },
+  deps: { readonly ledger: DomainLedger<AccessEvents>; readonly writer: Writer },
   data: { method: 'ldap' | 'sso'; account: string; address: string; why: string },
 ): Promise<void> {
   await deps.writer.transact(() =>

@@ -6,7 +6,7 @@
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Writer } from '../../db/writer.js';
-import type { LedgerService } from '../../ledger/index.js';
+import type { DomainLedger } from '../../ledger/index.js';
 import type { Clock } from '../../shared/clock.js';
 import type { ServiceError } from '../../shared/errors.js';
 import { ForbiddenError, InvalidInputError, UnauthenticatedError } from '../../shared/errors.js';
@@ -24,6 +24,7 @@ import {
   verifyPassword,
 } from './passwords.js';
 import type { SignInStore } from './signin.store.js';
+import type { AccessEvents } from '../access.events.js';
 
 export { SIGN_IN_FAILED, type AdmitIdentity };
 export const PASSWORD_SET = 'auth.password_set';
@@ -75,7 +76,7 @@ export interface SignInDeps {
   readonly mail: {
     send(to: string, subject: string, text: string): Promise<{ ok: boolean; detail: string }>;
   };
-  readonly ledger: LedgerService;
+  readonly ledger: DomainLedger<AccessEvents>;
   readonly writer: Writer;
   readonly clock: Clock;
   /** Wrong codes, passwords and bootstrap attempts. */

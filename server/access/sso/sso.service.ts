@@ -20,7 +20,7 @@ import {
   type SecretRefRules,
 } from '../../secrets/index.js';
 import type { Writer } from '../../db/writer.js';
-import type { LedgerService } from '../../ledger/index.js';
+import type { DomainLedger } from '../../ledger/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { canonicalJson } from '../../shared/canonical-json.js';
 import {
@@ -51,6 +51,7 @@ import type {
   TestReply,
 } from './sso.schemas.js';
 import { SSO_SET, type SsoStore } from './sso.store.js';
+import type { AccessEvents } from '../access.events.js';
 
 /** How long a started sign-in may take at the provider. */
 export const SSO_STATE_TTL_MS = 10 * 60 * 1000;
@@ -67,7 +68,7 @@ export const SSO_SECRET_FILE = 'sso-client_secret';
 
 export interface SsoDeps<U> {
   readonly store: SsoStore;
-  readonly ledger: LedgerService;
+  readonly ledger: DomainLedger<AccessEvents>;
   readonly writer: Writer;
   readonly clock: Clock;
   readonly people: PeopleForSignIn<U>;

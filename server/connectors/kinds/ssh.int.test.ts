@@ -36,6 +36,7 @@ import { createConnectorRuntime } from '../runtime.js';
 import { createKeypair } from '../ssh-keys.js';
 import { gateOutput, runGate, sshKind, targetOf } from './ssh.js';
 import { parseHostKeyLine } from './ssh.parse.js';
+import { eventCatalogue } from '../../compose/index.js';
 
 const GATE = fileURLToPath(new URL('../../../build/gate/svc-gate', import.meta.url));
 const MIGRATIONS = fileURLToPath(new URL('../../db/migrations/', import.meta.url));
@@ -524,6 +525,7 @@ describe('POST /v1/connectors/ssh/keypair and /hostkey', () => {
       writer,
       clock,
       projections,
+      events: eventCatalogue(),
     });
     const connectors = createConnectorsService({
       registry: createRegistry([sshKind]),

@@ -4,10 +4,11 @@
 // records the gate unverified. The gate never raises a confidence. The other two gates
 // (gate-action.ts, gate-pattern.ts) record themselves the same way, through `recordGate`.
 import type { Writer } from '../../db/writer.js';
-import type { LedgerService } from '../../ledger/index.js';
+import type { DomainLedger } from '../../ledger/index.js';
 import type { Diagnosis } from '../orchestrator.js';
 import { DECISION_S1, errorKind, type ModelUse } from './service.js';
 import { saysOf } from '../closing.js';
+import type { InvestigateEvents } from '../investigate.events.js';
 
 const GATE_SCHEMA = {
   type: 'object',
@@ -22,7 +23,7 @@ const SYSTEM =
 
 export interface GateDeps {
   readonly models: ModelUse;
-  readonly ledger: LedgerService;
+  readonly ledger: DomainLedger<InvestigateEvents>;
   readonly writer: Writer;
 }
 

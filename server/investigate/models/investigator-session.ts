@@ -4,10 +4,12 @@
 // `model.proposed` event, and the run ends with one `model.investigated` summary. The whole run
 // also stays within SVC_MODEL_TIMEOUT_S, so a slow model never stalls an episode.
 import type { Writer } from '../../db/writer.js';
-import type { LedgerService, Projection } from '../../ledger/index.js';
+import type { DomainLedger, Projection } from '../../ledger/index.js';
 import { ModelError, type JsonSchema } from '../../../models/index.js';
 import type { InvestigatorContext, InvestigatorTools } from '../readings.js';
 import type { ModelUse } from './service.js';
+import type { InvestigateEvents } from '../investigate.events.js';
+import type { ReadonlyDeep } from '../../ledger/index.js';
 
 export const MODEL_PROPOSED = 'model.proposed';
 export const MODEL_INVESTIGATED = 'model.investigated';
@@ -51,7 +53,7 @@ export class Stop extends Error {
 
 export interface SessionDeps {
   readonly models: Pick<ModelUse, 'call'>;
-  readonly ledger: LedgerService;
+  readonly ledger: DomainLedger<InvestigateEvents>;
   readonly writer: Writer;
   readonly kind: InvestigatorKind;
   readonly bounds: Bounds;
@@ -75,12 +77,21 @@ export function createSession(
   let reads = 0;
   let deepest = 0;
 
-  const append = (type: string, data: Record<string, unknown>, reason?: string) =>
+  const append = <K extends typeof MODEL_PROPOSED | typeof MODEL_INVESTIGATED>(
+    type: K,
+    data: ReadonlyDeep<Omit<InvestigateEvents[K], 'episode_id' | 'investigator'>>,
+    reason?: string,
+  ) =>
     deps.writer.transact(() =>
       deps.ledger.append({
         type,
         actor: 'system',
-        data: { episode_id: ctx.episode_id, investigator: deps.kind, ...data },
+        // TypeScript cannot follow a generic spread; the parameter's type is what is checked.
+        data: {
+          episode_id: ctx.episode_id,
+          investigator: deps.kind,
+          ...data,
+        } as ReadonlyDeep<InvestigateEvents[K]>,
         ...(reason !== undefined && { reason }),
         trace_id: ctx.episode_id,
       }),

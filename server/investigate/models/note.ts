@@ -4,11 +4,12 @@
 // note is an `investigation.note` event, which the close prefers to the template. The
 // orchestrator's `finished` hook calls `writeNote` once the finish has committed.
 import type { Writer } from '../../db/writer.js';
-import type { LedgerReader, LedgerService } from '../../ledger/index.js';
+import type { LedgerReader, DomainLedger } from '../../ledger/index.js';
 import type { InvestigationRow } from '../investigations.store.js';
 import { saysOf, templateNote, type Closing } from '../closing.js';
 import type { Hypothesis } from '../types.js';
 import { INVESTIGATION_NOTE, type ModelUse } from './service.js';
+import type { InvestigateEvents } from '../investigate.events.js';
 
 /** A short note: what a person reads first on the episode. */
 const NOTE_MAX = 800;
@@ -63,7 +64,7 @@ function notePrompt(p: Parsed, service: string): string {
 
 export interface NoteDeps {
   readonly models: ModelUse;
-  readonly ledger: LedgerService;
+  readonly ledger: DomainLedger<InvestigateEvents>;
   readonly writer: Writer;
   readonly row: (episodeId: string) => InvestigationRow | null;
 }

@@ -3,7 +3,7 @@
 // never the key and never the prompt (only its purpose). A call is bounded by the system's
 // timeout here as well as in the client, so a model never stalls an episode.
 import type { Writer } from '../../db/writer.js';
-import type { LedgerService, Projection } from '../../ledger/index.js';
+import type { DomainLedger, Projection } from '../../ledger/index.js';
 import { createModelClient, ModelError } from '../../../models/index.js';
 import type {
   CeilingClient,
@@ -17,6 +17,8 @@ import type {
 import type { Config } from '../../config.js';
 import type { LocalModel, LocalModelView } from './local.js';
 import { modelSettings, originOf, type EndpointSettings, type ModelSystem } from './settings.js';
+import type { InvestigateEvents } from '../investigate.events.js';
+import type { ReadonlyDeep } from '../../ledger/index.js';
 
 const MODEL_CALLED = 'model.called';
 export const INVESTIGATION_NOTE = 'investigation.note';
@@ -32,7 +34,7 @@ export const modelUseProjection: Projection = {
 
 export interface ModelUseDeps {
   readonly config: Config;
-  readonly ledger: LedgerService;
+  readonly ledger: DomainLedger<InvestigateEvents>;
   readonly writer: Writer;
   /** Tests and the doctor's probes may pass their own. */
   readonly fetch?: FetchLike;
@@ -126,7 +128,7 @@ export function createModelUse(deps: ModelUseDeps): ModelUse & ModelUseState {
     s1: probeOf(settings.s1),
   };
 
-  const record = (data: Record<string, unknown>, traceId: string | null) =>
+  const record = (data: ReadonlyDeep<InvestigateEvents['model.called']>, traceId: string | null) =>
     deps.writer.transact(() =>
       deps.ledger.append({ type: MODEL_CALLED, actor: 'system', data, trace_id: traceId }),
     );

@@ -33,6 +33,7 @@ import {
 } from '../../access/index.js';
 import { createIdentitiesStore, type IdentitiesStore } from '../../access/identities.js';
 import { createSignInGuard, type SignInGuard } from '../../access/throttle.js';
+import { eventCatalogue } from '../../compose/index.js';
 
 type App = ReturnType<typeof createHttpServer>;
 
@@ -95,6 +96,7 @@ export async function signInBench(
     writer,
     clock,
     projections,
+    events: eventCatalogue(),
   });
   const sessions = createSessionsService({
     store: createSessionsStore(db),

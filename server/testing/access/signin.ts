@@ -28,6 +28,7 @@ import {
 } from '../../access/signin/signin.service.js';
 import { createSignInStore } from '../../access/signin/signin.store.js';
 import { signInRoutes } from '../../access/signin/signin.routes.js';
+import { eventCatalogue } from '../../compose/index.js';
 
 const OWNER_CALLER = { actor: { name: 'admin-token' }, role: 'owner', userId: null } as const;
 const MIGRATIONS = fileURLToPath(new URL('../../db/migrations/', import.meta.url));
@@ -68,6 +69,7 @@ export async function signInBench(options: BenchOptions = {}) {
     writer,
     clock,
     projections,
+    events: eventCatalogue(),
   });
   const sessions = createSessionsService({
     store: createSessionsStore(db),

@@ -59,6 +59,7 @@ import {
   type Every,
 } from '../../approvals/escalation.js';
 import { createLabApprover, type After } from '../../approvals/lab-approver.js';
+import { eventCatalogue } from '../../compose/index.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../../db/migrations/', import.meta.url));
 export const ADMIN_TOKEN = 'admin-token-for-approvals-tests-0123456789';
@@ -123,6 +124,7 @@ export async function serveApprovals(options: HarnessOptions) {
     writer,
     clock,
     projections,
+    events: eventCatalogue(),
   });
   const peopleStore = createPeopleStore(db);
   const approvalsStore = createApprovalsStore(db);

@@ -15,6 +15,7 @@ import {
   createRegistry,
 } from '../../connectors/index.js';
 import type { ConnectorKind } from '../../connectors/kind.js';
+import { eventCatalogue } from '../../compose/index.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../../db/migrations/', import.meta.url));
 
@@ -50,6 +51,7 @@ export function connectorsStack(options: {
     writer,
     clock,
     projections,
+    events: eventCatalogue(),
   });
   const connectors = createConnectorsService({
     registry: createRegistry(options.kinds),

@@ -1,0 +1,52 @@
+// Every domain's event catalogue, in one list: the composition root registers them with the
+// ledger (which imports no domain), docs/events.md is generated from them, and GET
+// /v1/search/fields names the ledger's types from them.
+import { accessEvents } from '../access/index.js';
+import { actEvents } from '../act/index.js';
+import { approvalEvents } from '../approvals/index.js';
+import { autonomyEvents } from '../autonomy/index.js';
+import { brandingEvents } from '../branding/index.js';
+import { connectorEvents } from '../connectors/index.js';
+import { episodeEvents } from '../episodes/index.js';
+import { estateEvents } from '../estate/index.js';
+import { ingestedEvents } from '../events/index.js';
+import { impactEvents } from '../impact/index.js';
+import { incidentEvents } from '../incidents/index.js';
+import { installEvents } from '../install/index.js';
+import { intakeEvents } from '../intake/index.js';
+import { investigateEvents } from '../investigate/index.js';
+import { createEventRegistry, ledgerEvents, type EventRegistry } from '../ledger/index.js';
+import { licenceEvents } from '../licence/index.js';
+import { mailEvents } from '../mail/index.js';
+import { peopleEvents } from '../people/index.js';
+import { policyEvents } from '../policy/index.js';
+import { snapshotEvents } from '../snapshots/index.js';
+
+/** Each domain with the events it appends (owner: the domain folder). */
+export const EVENT_CATALOGUES = [
+  { owner: 'install', events: installEvents },
+  { owner: 'licence', events: licenceEvents },
+  { owner: 'ledger', events: ledgerEvents },
+  { owner: 'intake', events: intakeEvents },
+  { owner: 'episodes', events: episodeEvents },
+  { owner: 'incidents', events: incidentEvents },
+  { owner: 'investigate', events: investigateEvents },
+  { owner: 'act', events: actEvents },
+  { owner: 'approvals', events: approvalEvents },
+  { owner: 'autonomy', events: autonomyEvents },
+  { owner: 'policy', events: policyEvents },
+  { owner: 'snapshots', events: snapshotEvents },
+  { owner: 'estate', events: estateEvents },
+  { owner: 'connectors', events: connectorEvents },
+  { owner: 'people', events: peopleEvents },
+  { owner: 'access', events: accessEvents },
+  { owner: 'mail', events: mailEvents },
+  { owner: 'impact', events: impactEvents },
+  { owner: 'branding', events: brandingEvents },
+  { owner: 'events', events: ingestedEvents },
+] as const;
+
+/** The ledger's registry of every catalogued type, schemas compiled once. */
+export function eventCatalogue(): EventRegistry {
+  return createEventRegistry(EVENT_CATALOGUES);
+}
