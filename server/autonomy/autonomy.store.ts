@@ -1,7 +1,8 @@
 // Autonomy levels, fix mode and halt in SQLite: a projection of autonomy.set, fix_mode.set,
 // system.halt and system.resume (the ledger is the record; `svc-core rebuild` recreates it).
 import type { Database } from 'better-sqlite3';
-import type { Projection } from '../ledger/index.js';
+import { projectionOf } from '../ledger/index.js';
+import type { AutonomyEvents } from './autonomy.events.js';
 import { FIX_MODES, LEVELS, type AutonomyLevel, type FixMode } from './autonomy.schemas.js';
 
 /** {service ('*' = default), level, from, request_id?, approved_by?} */
@@ -107,46 +108,33 @@ export function createAutonomyStore(db: Database) {
       const r = state.get();
       return r === undefined ? DEFAULT_STATE : { ...r, halted: r.halted === 1 };
     },
-    projection: {
+    projection: projectionOf<AutonomyEvents>({
       name: 'autonomy',
       tables: ['autonomy_levels', 'autonomy_state'],
-      types: [...AUTONOMY_EVENTS],
-      apply(e) {
-        switch (e.type) {
-          case AUTONOMY_SET: {
-            const service = text(e.data['service']);
-            const lvl = e.data['level'];
-            if (service === '' || !(LEVELS as readonly unknown[]).includes(lvl)) return;
-            putLevel.run(
-              service,
-              lvl as string,
-              e.actor,
-              e.ts,
-              textOrNull(e.data['request_id']),
-              e.seq,
-            );
-            return;
-          }
-          case FIX_MODE_SET: {
-            const mode = e.data['mode'];
-            if (!(FIX_MODES as readonly unknown[]).includes(mode)) return;
-            ensureState.run(e.seq);
-            putFixMode.run(mode as string, e.actor, e.ts, textOrNull(e.data['request_id']), e.seq);
-            return;
-          }
-          case SYSTEM_HALT:
-            ensureState.run(e.seq);
-            putHalt.run(1, text(e.data['reason']) || e.reason || '', e.actor, e.ts, e.seq);
-            return;
-          case SYSTEM_RESUME:
-            ensureState.run(e.seq);
-            putHalt.run(0, null, null, null, e.seq);
-            return;
-          default:
-            return;
-        }
+      reserves: [AUTONOMY_RAISE_REQUESTED],
+      on: {
+        [AUTONOMY_SET]: (data, e) => {
+          const service = text(data.service);
+          const lvl = LEVELS.find((l) => l === data.level);
+          if (service === '' || lvl === undefined) return;
+          putLevel.run(service, lvl, e.actor, e.ts, textOrNull(data.request_id), e.seq);
+        },
+        [FIX_MODE_SET]: (data, e) => {
+          const mode = FIX_MODES.find((m) => m === data.mode);
+          if (mode === undefined) return;
+          ensureState.run(e.seq);
+          putFixMode.run(mode, e.actor, e.ts, textOrNull(data.request_id), e.seq);
+        },
+        [SYSTEM_HALT]: (data, e) => {
+          ensureState.run(e.seq);
+          putHalt.run(1, text(data.reason) || e.reason || '', e.actor, e.ts, e.seq);
+        },
+        [SYSTEM_RESUME]: (_data, e) => {
+          ensureState.run(e.seq);
+          putHalt.run(0, null, null, null, e.seq);
+        },
       },
-    } satisfies Projection,
+    }),
   };
 }
 export type AutonomyStore = ReturnType<typeof createAutonomyStore>;

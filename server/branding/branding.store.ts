@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
-import type { Projection } from '../ledger/index.js';
+import { projectionOf } from '../ledger/index.js';
+import type { BrandingEvents } from './branding.events.js';
 import { canonicalJson } from '../shared/canonical-json.js';
 
 /** PUT /v1/branding: data {branding, sha256, via?}. */
@@ -39,22 +40,16 @@ export function createBrandingStore(db: Database) {
     },
     /** A counter that moves whenever the projection applied an event. */
     changes: (): number => changes,
-    projection: {
+    projection: projectionOf<BrandingEvents>({
       name: 'branding',
       tables: ['branding_state'],
-      types: [BRANDING_SET],
-      apply(e) {
-        if (e.type !== BRANDING_SET) return;
-        put.run(
-          canonicalJson(e.data['branding'] ?? {}),
-          text(e.data['sha256']),
-          e.actor,
-          e.ts,
-          e.seq,
-        );
-        changes += 1;
+      on: {
+        [BRANDING_SET]: (d, e) => {
+          put.run(canonicalJson(d.branding ?? {}), text(d.sha256), e.actor, e.ts, e.seq);
+          changes += 1;
+        },
       },
-    } satisfies Projection,
+    }),
   };
 }
 export type BrandingStore = ReturnType<typeof createBrandingStore>;

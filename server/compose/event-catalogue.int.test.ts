@@ -76,6 +76,12 @@ describe('the event catalogue', () => {
     expect(server.runtime.ledger.events.entries().map((e) => e.type)).toEqual([...types].sort());
   });
 
+  it('names in every projection only catalogued types, however a domain spells them', () => {
+    const { events } = server.runtime.ledger;
+    for (const p of server.runtime.projections.all())
+      for (const type of p.types) expect(events.has(type), `${p.name}: ${type}`).toBe(true);
+  });
+
   it('answers 400 naming the field when a posted event of a catalogued type does not match', async () => {
     const head = server.runtime.ledgerStore.head().seq;
     const res = await server.app.inject({

@@ -4,12 +4,17 @@
 import { Type } from 'typebox';
 import type { EventsOf } from '../ledger/index.js';
 
+/** A deploy people or CI report: what changed. */
+export const HUMAN_DEPLOY = 'human.deploy';
+/** An action people report taking: what changed. */
+export const HUMAN_ACTION = 'human.action';
+
 export const ingestedEvents = {
-  'human.deploy': Type.Object({
+  [HUMAN_DEPLOY]: Type.Object({
     service: Type.Optional(Type.String()),
     version: Type.Optional(Type.String()),
   }),
-  'human.action': Type.Object({
+  [HUMAN_ACTION]: Type.Object({
     service: Type.Optional(Type.String()),
     action: Type.Optional(Type.String()),
     detail: Type.Optional(Type.String()),

@@ -1,4 +1,9 @@
 export { createEventsService, type EventsService } from './events.service.js';
 export { eventsRoutes } from './events.routes.js';
 export { INGEST_PREFIXES } from './events.schemas.js';
-export { ingestedEvents, type IngestedEvents } from './events.events.js';
+export {
+  HUMAN_ACTION,
+  HUMAN_DEPLOY,
+  ingestedEvents,
+  type IngestedEvents,
+} from './events.events.js';

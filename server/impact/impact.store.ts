@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
-import type { Projection } from '../ledger/index.js';
+import { projectionOf } from '../ledger/index.js';
+import type { ImpactEvents } from './impact.events.js';
 import { canonicalJson } from '../shared/canonical-json.js';
 
 export const IMPACT_SET = 'config.impact_set';
@@ -16,14 +17,15 @@ export function createImpactStore(db: Database) {
       const row = get.get();
       return row ? { ...row, figures: JSON.parse(row.figures) as Record<string, unknown> } : null;
     },
-    projection: {
+    projection: projectionOf<ImpactEvents>({
       name: 'impact',
       tables: ['impact_figures'],
-      types: [IMPACT_SET],
-      apply(e) {
-        if (e.type === IMPACT_SET) put.run(canonicalJson(e.data['figures'] ?? {}), e.actor, e.ts);
+      on: {
+        [IMPACT_SET]: (d, e) => {
+          put.run(canonicalJson(d.figures), e.actor, e.ts);
+        },
       },
-    } satisfies Projection,
+    }),
   };
 }
 export type ImpactStore = ReturnType<typeof createImpactStore>;

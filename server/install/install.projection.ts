@@ -1,6 +1,7 @@
 // Projection of system.installed / system.started events into install_state.
 import type { Database } from 'better-sqlite3';
-import type { Projection } from '../ledger/index.js';
+import { projectionOf } from '../ledger/index.js';
+import type { InstallEvents } from './install.events.js';
 
 export interface InstallState {
   readonly installed_at: string;
@@ -23,18 +24,18 @@ export function createInstallStore(db: Database) {
   );
   return {
     get: (): InstallState | null => get.get() ?? null,
-    projection: {
+    projection: projectionOf<InstallEvents>({
       name: 'install',
       tables: ['install_state'],
-      types: ['system.installed', 'system.started'],
-      apply(e) {
-        if (e.type === 'system.installed') {
-          insert.run(e.ts, String(e.data['instance']), String(e.data['key_fingerprint']));
-        } else if (e.type === 'system.started') {
-          started.run(e.ts, String(e.data['version']), String(e.data['instance']));
-        }
+      on: {
+        'system.installed': (d, e) => {
+          insert.run(e.ts, String(d.instance), String(d.key_fingerprint));
+        },
+        'system.started': (d, e) => {
+          started.run(e.ts, String(d.version), String(d.instance));
+        },
       },
-    } satisfies Projection,
+    }),
   };
 }
 export type InstallStore = ReturnType<typeof createInstallStore>;

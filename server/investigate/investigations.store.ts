@@ -1,7 +1,8 @@
 // SQL of investigations: the projection of investigation.*, check.ran, decision.made and
 // action.* events (and the approval.requested of an episode's action, its handover).
 import type { Database } from 'better-sqlite3';
-import type { EpisodesStore } from '../episodes/index.js';
+import { APPROVAL_REQUESTED } from '../approvals/index.js';
+import { EPISODE_JOINED, type EpisodesStore } from '../episodes/index.js';
 import type { IntakeStore } from '../intake/index.js';
 import type { LedgerEvent, Projection } from '../ledger/index.js';
 
@@ -24,9 +25,6 @@ export const ACTION_EVENTS = [
   'action.verify_failed',
   'action.taken_back',
 ] as const;
-const APPROVAL_REQUESTED = 'approval.requested';
-const EPISODE_JOINED = 'episode.joined';
-
 export interface InvestigationRow {
   readonly episode_id: string;
   readonly service: string;

@@ -7,6 +7,7 @@ import type { LedgerReader, LedgerService } from '../ledger/index.js';
 import { createActions } from '../act/index.js';
 import type { ApprovalRequest, OpenApproval } from '../approvals/index.js';
 import type { EpisodesStore } from '../episodes/index.js';
+import { HUMAN_ACTION, HUMAN_DEPLOY } from '../events/index.js';
 import type { IncidentsService } from '../incidents/index.js';
 import type { Pack } from '../packs/index.js';
 import { changeWindowNow, fixPermission, type Policy } from '../policy/index.js';
@@ -150,7 +151,7 @@ export function createInvestigation(deps: InvestigationDeps) {
   const changes = createChangesReader({
     snapshots: deps.snapshots,
     events: (since) =>
-      deps.reader.list({ type: 'human.deploy,human.action', since, order: 'asc', limit: 200 })
+      deps.reader.list({ type: `${HUMAN_DEPLOY},${HUMAN_ACTION}`, since, order: 'asc', limit: 200 })
         .events,
   });
   const models = deps.models ?? null;

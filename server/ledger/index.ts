@@ -10,7 +10,13 @@ export {
   LEDGER_QUERY_FIELDS,
   type LedgerListStore,
 } from './ledger-list.store.js';
-export { createProjections, type Projection, type Projections } from './projections.js';
+export {
+  createProjections,
+  projectionOf,
+  type Projection,
+  type ProjectionHandlers,
+  type Projections,
+} from './projections.js';
 export {
   base32,
   INSTALL_KEY_FILE,

@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
-import type { Projection } from '../ledger/index.js';
+import { projectionOf } from '../ledger/index.js';
+import type { LicenceEvents } from './licence.events.js';
 
 export interface LicenceRow {
   readonly kind: string;
@@ -29,26 +30,25 @@ export function createLicenceStore(db: Database) {
       if (!db.inTransaction) cached = row;
       return row;
     },
-    projection: {
+    projection: projectionOf<LicenceEvents>({
       name: 'licence',
       tables: ['licence_state'],
-      types: ['licence.trial_started'],
-      apply(e) {
-        if (e.type !== 'licence.trial_started') return;
-        cached = undefined;
-        const d = e.data;
-        put.run(
-          'trial',
-          String(d['tier']),
-          Number(d['services']),
-          Number(d['install_limit']),
-          e.ts,
-          String(d['expires_at']),
-          Number(d['grace_days']),
-          typeof d['fingerprint'] === 'string' ? d['fingerprint'] : null,
-        );
+      on: {
+        'licence.trial_started': (d, e) => {
+          cached = undefined;
+          put.run(
+            'trial',
+            String(d.tier),
+            Number(d.services),
+            Number(d.install_limit),
+            e.ts,
+            String(d.expires_at),
+            Number(d.grace_days),
+            typeof d.fingerprint === 'string' ? d.fingerprint : null,
+          );
+        },
       },
-    } satisfies Projection,
+    }),
   };
 }
 export type LicenceStore = ReturnType<typeof createLicenceStore>;

@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
-import type { Projection } from '../ledger/index.js';
+import { projectionOf } from '../ledger/index.js';
+import type { PolicyEvents } from './policy.events.js';
 import { canonicalJson } from '../shared/canonical-json.js';
 
 /** PUT /v1/policy: data {policy, sha256, via?}. */
@@ -44,24 +45,26 @@ export function createPolicyStore(db: Database) {
     get: (source: PolicyRowSource): PolicyRow | null => toRow(get.get(source)),
     /** The document the ledger recorded last, of either source. */
     last: (): PolicyRow | null => toRow(last.get()),
-    projection: {
+    projection: projectionOf<PolicyEvents>({
       name: 'policy',
       tables: ['policy_state'],
-      types: [POLICY_SET, POLICY_LOADED],
-      apply(e) {
-        if (e.type !== POLICY_SET && e.type !== POLICY_LOADED) return;
-        const isFile = e.type === POLICY_LOADED;
-        put.run(
-          isFile ? 'file' : 'api',
-          canonicalJson(e.data['policy'] ?? {}),
-          isFile ? text(e.data['file']) : null,
-          text(e.data['sha256']),
-          e.actor,
-          e.ts,
-          e.seq,
-        );
+      on: {
+        [POLICY_SET]: (d, e) => {
+          put.run('api', canonicalJson(d.policy ?? {}), null, text(d.sha256), e.actor, e.ts, e.seq);
+        },
+        [POLICY_LOADED]: (d, e) => {
+          put.run(
+            'file',
+            canonicalJson(d.policy ?? {}),
+            text(d.file),
+            text(d.sha256),
+            e.actor,
+            e.ts,
+            e.seq,
+          );
+        },
       },
-    } satisfies Projection,
+    }),
   };
 }
 export type PolicyStore = ReturnType<typeof createPolicyStore>;

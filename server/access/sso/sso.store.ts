@@ -1,6 +1,7 @@
 // SSO settings (a projection of config.sso_set) and the groups seen in SSO sign-ins.
 import type { Database } from 'better-sqlite3';
-import type { Projection } from '../../ledger/index.js';
+import { projectionOf } from '../../ledger/index.js';
+import type { AccessEvents } from '../access.events.js';
 import { canonicalJson } from '../../shared/canonical-json.js';
 
 export const SSO_SET = 'config.sso_set';
@@ -52,14 +53,15 @@ export function createSsoStore(db: Database) {
     },
     searchGroups: (q: string, limit: number): GroupSeen[] => search.all(q, limit),
     groupsSeen: (): number => count.get()?.n ?? 0,
-    projection: {
+    projection: projectionOf<AccessEvents>({
       name: 'sso',
       tables: ['sso_settings'],
-      types: [SSO_SET],
-      apply(e) {
-        if (e.type === SSO_SET) put.run(canonicalJson(e.data['settings'] ?? {}), e.actor, e.ts);
+      on: {
+        [SSO_SET]: (d, e) => {
+          put.run(canonicalJson(d.settings ?? {}), e.actor, e.ts);
+        },
       },
-    } satisfies Projection,
+    }),
   };
 }
 export type SsoStore = ReturnType<typeof createSsoStore>;
