@@ -3,13 +3,13 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fingerprintOf } from '../install/index.js';
 import { buildTestServer, testEnv, type TestServer } from '../testing/test-server.js';
 import { ROOT, freePort, requireBundle, runCli } from '../testing/processes.js';
+import { tamper } from '../testing/tamper.js';
 
 requireBundle();
 
@@ -311,10 +311,7 @@ describe('svc-core', () => {
 
     it('after tampering: ledger-verify exits 1 naming the seq, doctor fails', async () => {
       await s.stop();
-      const db = new Database(join(env['SVC_DATA'] ?? '', 'svc.db'));
-      db.exec('DROP TRIGGER ledger_no_update');
-      db.prepare(`UPDATE ledger SET actor = 'mallory' WHERE seq = 2`).run();
-      db.close();
+      tamper(join(env['SVC_DATA'] ?? '', 'svc.db'), 'ledger', { actor: 'mallory' }, { seq: 2 });
 
       const r = await runCli(env, ['ledger-verify']);
       expect(r.code).toBe(1);

@@ -16,7 +16,6 @@ import {
   type ConnectorKind,
   httpKind,
 } from '../connectors/index.js';
-import { createEpisodesStore } from '../episodes/index.js';
 import { loadMigrations, migrate } from '../db/migrate.js';
 import { openDatabase } from '../db/open.js';
 import { createWriter, type Writer } from '../db/writer.js';
@@ -34,6 +33,7 @@ import { systemClock } from '../shared/clock.js';
 import { Secret } from '../shared/secret.js';
 import { createEstateService, createEstateStore, estateRoutes, suggestionId } from './index.js';
 import { eventCatalogue } from '../compose/index.js';
+import { ledgerRows } from '../testing/ledger-rows.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../db/migrations/', import.meta.url));
 const ADMIN_TOKEN = 'admin-token-for-discovery-tests-0123456789';
@@ -123,6 +123,8 @@ let dir: string;
 let app: ReturnType<typeof createHttpServer>;
 let close: () => Promise<void>;
 let db: ReturnType<typeof openDatabase>;
+/** When services' episodes opened, as the estate asks the episodes domain (filled by a test). */
+const openings: { service: string; t_open: string }[] = [];
 let writer: Writer;
 let projections: ReturnType<typeof createProjections>;
 let ledgerStore: ReturnType<typeof createLedgerStore>;
@@ -168,7 +170,10 @@ beforeAll(async () => {
     call: (name, op, args) => connectors.call(name, op, args),
     kinds: () => connectors.catalogue().kinds,
     timeoutS: 10,
-    episodes: createEpisodesStore(db),
+    // The episodes domain's openings, as a test supplies them (no episodes are opened here).
+    episodes: {
+      openingsSince: (since) => openings.filter((o) => o.t_open >= since),
+    },
   });
   app = createHttpServer({ log });
   await app.register(auth, {
@@ -296,16 +301,13 @@ describe('discovery from every connector that can', () => {
 
   it('suggests, confirms and dismisses inferred links; each decision a ledger event', async () => {
     // nginx and orders-db open episodes together three times (nginx first).
-    const insert = db.prepare(
-      `INSERT INTO episodes (episode_id, service, status, step, kind, t_open, alerts, firing, autonomy, first_seq, last_seq)
-       VALUES (?, ?, 'closed', 'done', 'alert', ?, '[]', 0, 'shadow', 0, 0)`,
-    );
     const now = Date.now();
     for (let i = 0; i < 3; i++) {
       const t = now - (i + 1) * 86_400_000;
-      insert.run(`ep-n${String(i)}`, 'nginx', new Date(t).toISOString());
-      insert.run(`ep-o${String(i)}`, 'orders-db', new Date(t + 40_000).toISOString());
+      openings.push({ service: 'nginx', t_open: new Date(t).toISOString() });
+      openings.push({ service: 'orders-db', t_open: new Date(t + 40_000).toISOString() });
     }
+    openings.sort((a, b) => a.t_open.localeCompare(b.t_open));
     const list = (await call('GET', '/v1/estate/suggestions', VIEWER_TOKEN)).json<Suggestions>();
     const probe = suggestionId('shop', 'nginx');
     const together = suggestionId('orders-db', 'nginx');
@@ -370,9 +372,9 @@ describe('discovery from every connector that can', () => {
       'nginx',
       `confirmed suggestion: ${evidence}`,
     ]);
-    const events = db
-      .prepare(`SELECT type, actor FROM ledger WHERE type LIKE 'estate.suggestion%' ORDER BY seq`)
-      .all();
+    const events = ledgerRows(db)
+      .filter((e) => e.type.startsWith('estate.suggestion'))
+      .map((e) => ({ type: e.type, actor: e.actor }));
     expect(events).toEqual([
       { type: 'estate.suggestion_confirmed', actor: 'admin-token' },
       { type: 'estate.suggestion_dismissed', actor: 'admin-token' },

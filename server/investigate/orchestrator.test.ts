@@ -4,6 +4,8 @@
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApprovalRequest, OpenApproval } from '../approvals/index.js';
+import { createEpisodesStore } from '../episodes/index.js';
+import { createIncidentsStore } from '../incidents/index.js';
 import { systemClock } from '../shared/clock.js';
 import { closeFields, type ActionResult } from './closing.js';
 import { createOrchestrator, type OrchestratorDeps } from './orchestrator.js';
@@ -15,6 +17,7 @@ import {
   openInvestigationBench,
   type InvestigationBench,
 } from '../testing/investigate/fixtures/orchestrator-bench.js';
+import { ledgerRows } from '../testing/ledger-rows.js';
 
 const log = pino({ level: 'silent' });
 
@@ -122,9 +125,8 @@ function request(
 }
 
 const types = (id: string): string[] =>
-  bench.db
-    .prepare<[string], { type: string }>('SELECT type FROM ledger WHERE trace_id = ? ORDER BY seq')
-    .all(id)
+  ledgerRows(bench.db)
+    .filter((r) => r.trace_id === id)
     .map((r) => r.type);
 
 describe('the orchestrator', () => {
@@ -342,14 +344,10 @@ describe('the orchestrator', () => {
   });
 
   it('moves a downstream episode into the incident of the episode whose cause explains it', async () => {
-    const db = openEpisode('postgresql');
-    const app = openEpisode('app');
-    const incidentOf = (id: string) =>
-      bench.db
-        .prepare<[string], { incident_id: string | null }>(
-          'SELECT incident_id FROM episodes WHERE episode_id = ?',
-        )
-        .get(id)?.incident_id;
+    const db = openOn(bench, 'postgresql', 'in-db');
+    const app = openOn(bench, 'app', 'in-app');
+    const episodes = createEpisodesStore(bench.db);
+    const incidentOf = (id: string) => episodes.get(id)?.incident_id;
     bench.writer.transactNow(() => {
       for (const [id, incident] of [
         [db, 'in-db'],
@@ -361,9 +359,6 @@ describe('the orchestrator', () => {
           data: { incident_id: incident, episode_id: id, service: 'x', group_key: null },
           trace_id: incident,
         });
-        bench.db
-          .prepare('UPDATE episodes SET incident_id = ? WHERE episode_id = ?')
-          .run(incident, id);
       }
     });
     const linked: Hypothesis = {
@@ -395,9 +390,7 @@ describe('the orchestrator', () => {
     o.nudge();
     await o.drained();
     expect(incidentOf(app)).toBe('in-db');
-    const left = bench.db
-      .prepare<[string], { status: string }>('SELECT status FROM incidents WHERE incident_id = ?')
-      .get('in-app');
+    const left = createIncidentsStore(bench.db, episodes).get('in-app');
     expect(left?.status).toBe('resolved');
     o.stop();
   });

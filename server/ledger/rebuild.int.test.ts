@@ -2,7 +2,6 @@
 // ledger alone equal the live ones, a corrupted projection is found and fixed, and the
 // rebuild refuses while a server holds the folder. Needs dist/ (node build/bundle.mjs).
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
@@ -10,6 +9,7 @@ import { createRuntime } from '../compose/index.js';
 import { asIngest, buildTestServer, testEnv, type TestServer } from '../testing/test-server.js';
 import { dumpProjections, type ProjectionDump } from './rebuild.js';
 import { requireBundle, runCli } from '../testing/processes.js';
+import { tamper } from '../testing/tamper.js';
 
 requireBundle();
 
@@ -162,9 +162,7 @@ describe('svc-core rebuild', () => {
   });
 
   it('a corrupted projection row: --check exits 1 naming the table and changes nothing; rebuild fixes it', async () => {
-    const db = new Database(join(dir, 'data', 'svc.db'));
-    db.prepare('UPDATE licence_state SET services = 1').run();
-    db.close();
+    tamper(join(dir, 'data', 'svc.db'), 'licence_state', { services: 1 });
 
     const check = await runCli(testEnv(dir, join(dir, 'machine-id')), ['rebuild', '--check']);
     expect(check.code).toBe(1);

@@ -33,6 +33,7 @@ import {
   type SnapshotsStore,
 } from './index.js';
 import { eventCatalogue } from '../compose/index.js';
+import { ledgerRows } from '../testing/ledger-rows.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../db/migrations/', import.meta.url));
 const rules = (expr: string, extra = '') => `groups:
@@ -93,9 +94,8 @@ const prometheusEntry = (name: string, url: string, timeout_s = 10): ConnectorEn
 });
 
 const events = (type: string) =>
-  db
-    .prepare<[string], { data: string }>('SELECT data FROM ledger WHERE type = ? ORDER BY seq')
-    .all(type)
+  ledgerRows(db)
+    .filter((e) => e.type === type)
     .map((e) => JSON.parse(e.data) as Record<string, unknown>);
 
 beforeAll(async () => {
@@ -202,13 +202,13 @@ describe('what-changed snapshots against real systems', () => {
   });
 
   it('writes nothing when nothing changed, and no second failure event', async () => {
-    const before = db.prepare('SELECT count(*) AS n FROM ledger').get();
+    const before = ledgerRows(db).length;
     expect(await snapshots.runNow()).toEqual({
       prom: 'unchanged',
       repo: 'unchanged',
       stuck: 'failed',
     });
-    expect(db.prepare('SELECT count(*) AS n FROM ledger').get()).toEqual(before);
+    expect(ledgerRows(db).length).toEqual(before);
     expect(store.read('prom')?.status).toBe('ok');
   });
 

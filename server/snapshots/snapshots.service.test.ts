@@ -18,6 +18,7 @@ import {
   normaliseFacts,
   type SnapshotSource,
 } from './index.js';
+import { ledgerRows } from '../testing/ledger-rows.js';
 
 const quiet = { warn: () => undefined, info: () => undefined, debug: () => undefined };
 
@@ -138,11 +139,8 @@ function start(
     log: quiet,
   });
   const events = (type = 'snapshot.') =>
-    db
-      .prepare<[string], { type: string; data: string; ts: string }>(
-        'SELECT type, data, ts FROM ledger WHERE type LIKE ? ORDER BY seq',
-      )
-      .all(`${type}%`)
+    ledgerRows(db)
+      .filter((e) => e.type.startsWith(type))
       .map((e) => ({
         type: e.type,
         ts: e.ts,

@@ -7,6 +7,7 @@ import type { FixPlan } from '../fix-plan.js';
 import { DIAGNOSIS, planOf } from '../../testing/investigate/fixtures/nginx-down.js';
 import { gateAction } from './gate-action.js';
 import { fakeModels, openModelsBench, type ModelsBench } from '../../testing/investigate/models.js';
+import { ledgerRows } from '../../testing/ledger-rows.js';
 
 const EPISODE = 'ep-20261122T100000Z-0a1b2c';
 // A reading among the vars, to show it stays out of the prompt.
@@ -24,11 +25,8 @@ afterEach(() => {
 });
 
 const gates = () =>
-  bench.db
-    .prepare<[], { data: string; reason: string | null }>(
-      "SELECT data, reason FROM ledger WHERE type = 'decision.s1' ORDER BY seq",
-    )
-    .all()
+  ledgerRows(bench.db)
+    .filter((r) => r.type === 'decision.s1')
     .map((r) => ({ data: JSON.parse(r.data) as Record<string, unknown>, reason: r.reason }));
 
 describe('the action gate', () => {

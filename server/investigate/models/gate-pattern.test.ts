@@ -8,6 +8,7 @@ import type { Diagnosis } from '../orchestrator.js';
 import type { Hypothesis } from '../types.js';
 import { gatePattern } from './gate-pattern.js';
 import { fakeModels, openModelsBench, type ModelsBench } from '../../testing/investigate/models.js';
+import { ledgerRows } from '../../testing/ledger-rows.js';
 
 const EPISODE = 'ep-20261122T100000Z-0a1b2c';
 const EARLIER = 'ep-20261120T080000Z-ffee01';
@@ -27,9 +28,8 @@ afterEach(() => {
 });
 
 const gates = () =>
-  bench.db
-    .prepare<[], { data: string }>("SELECT data FROM ledger WHERE type = 'decision.s1'")
-    .all()
+  ledgerRows(bench.db)
+    .filter((r) => r.type === 'decision.s1')
     .map((r) => JSON.parse(r.data) as Record<string, unknown>);
 
 describe('the pattern gate', () => {

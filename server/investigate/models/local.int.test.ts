@@ -19,6 +19,7 @@ import { hostHasGpu, placementCheck } from './doctor.js';
 import { openLocalModel, type LocalModel } from './local.js';
 import { createModelUse } from './service.js';
 import { openModelsBench, type ModelsBench } from '../../testing/investigate/models.js';
+import { ledgerRows } from '../../testing/ledger-rows.js';
 
 let dir: string;
 let machineIdFile: string;
@@ -75,9 +76,8 @@ describe('the local model as the transport of both systems', () => {
     expect(s1.value).toEqual(s2.value);
     const used = s2.usage.prompt_tokens + s2.usage.completion_tokens;
     expect(models.ceilings().s2?.used).toBe(used);
-    const events = bench.db
-      .prepare<[], { data: string }>("SELECT data FROM ledger WHERE type = 'model.called'")
-      .all()
+    const events = ledgerRows(bench.db)
+      .filter((r) => r.type === 'model.called')
       .map((r) => JSON.parse(r.data) as Record<string, unknown>);
     expect(events.map((e) => [e['system'], e['ok']])).toEqual([
       ['s2', true],

@@ -34,6 +34,7 @@ import { gateEvidence } from './gate.js';
 import { gateAction } from './gate-action.js';
 import { noteOf, writeNote } from './note.js';
 import { createModelUse, modelUseProjection } from './service.js';
+import { ledgerRows } from '../../testing/ledger-rows.js';
 
 const KEY = 'Planted-model-key-s3cret-7f3a9c';
 const MODEL_NOTE = 'nginx stopped on web-1; the service asked a responder to restart it.';
@@ -210,9 +211,9 @@ describe('the note and the System 1 gate, through the orchestrator', () => {
       list: createLedgerListStore(bench.db),
       clock: systemClock,
     } as Parameters<typeof createLedgerReader>[0]);
-    const events = bench.db
-      .prepare('SELECT type, data, trace_id FROM ledger WHERE trace_id = ? ORDER BY seq')
-      .all(id) as { type: string; data: string; trace_id: string }[];
+    const events = ledgerRows(bench.db)
+      .filter((r) => r.trace_id === id)
+      .map((r) => ({ type: r.type, data: r.data, trace_id: id }));
     const tOpen = bench.episode(id)?.t_open ?? '';
     const closed = closeFields(store.get(id), tOpen, noteOf(reader, id));
     return { id, events, closed, decided, ran, seconds: (Date.now() - started) / 1000 };
