@@ -4,6 +4,7 @@ import prettier from 'eslint-config-prettier';
 import { importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 import boundaries from './build/eslint/boundaries.js';
+import ownedTables from './build/eslint/owned-tables.js';
 
 const serverImports = [
   {
@@ -42,7 +43,9 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['*.js', 'build/*.mjs', 'eslint.config.js'] },
+        projectService: {
+          allowDefaultProject: ['*.js', 'build/*.mjs', 'build/eslint/*.js', 'eslint.config.js'],
+        },
         tsconfigRootDir: import.meta.dirname,
       },
     },
@@ -100,6 +103,12 @@ export default tseslint.config(
   {
     files: ['server/**'],
     rules: { 'no-restricted-imports': ['error', { patterns: serverImports }] },
+  },
+  // Each table has one owner (server/db/table-owners.json); server/db/ is the kernel.
+  {
+    files: ['server/**/*.ts'],
+    plugins: { tables: ownedTables },
+    rules: { 'tables/owned-tables': 'error' },
   },
   {
     files: ['server/**/*.test.ts'],
