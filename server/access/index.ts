@@ -34,9 +34,11 @@ export {
 export {
   answerThrottled,
   CODE_REQUEST_LIMITS,
+  createPasswordsService,
   createSignInService,
   createSignInStore,
   signInRoutes,
+  type PasswordsService,
   type SignInService,
 } from './signin/index.js';
 export { createLdapSignIn, ldapRoutes, type LdapSignIn } from './ldap/index.js';

@@ -46,6 +46,7 @@ import {
   createIdentitiesStore,
   createSignInGuard,
   createSignInService,
+  createPasswordsService,
   createSignInStore,
   createSsoService,
   ldapRoutes,
@@ -213,20 +214,6 @@ export async function buildApp(config: Config, options: AppOptions) {
     log,
   });
   sessions.start();
-  const people = createPeopleService({
-    store: rt.peopleStore,
-    ledger: rt.ledger,
-    writer: rt.writer,
-    clock: rt.clock,
-    sessions,
-    // Closures: signIn is built below, from people.
-    hasPassword: (id) => signIn.hasPassword(id),
-    setPassword: (id, pw, current, keep) => signIn.setPassword(id, pw, current, keep),
-    // A disabled, demoted or deleted approver: their pending approvals are withdrawn.
-    personChanged: (id, actor) => {
-      deciding.approvals.personChangedIn(id, actor);
-    },
-  });
   const mail = createMailService({
     store: createMailStore(rt.db),
     ledger: rt.ledger,
@@ -245,8 +232,34 @@ export async function buildApp(config: Config, options: AppOptions) {
       delayMs: options.wrongCredentialDelayMs,
     }),
   });
+  const signInStore = createSignInStore(rt.db);
+  const passwords = createPasswordsService({
+    store: signInStore,
+    person: (id) => rt.peopleStore.userById(id),
+    sessions,
+    ledger: rt.ledger,
+    writer: rt.writer,
+    clock: rt.clock,
+    guard: signInGuard,
+    log,
+  });
+  const people = createPeopleService({
+    store: rt.peopleStore,
+    ledger: rt.ledger,
+    writer: rt.writer,
+    clock: rt.clock,
+    sessions,
+    // Passwords are built before people and handed to both people and sign-in.
+    hasPassword: passwords.hasPassword,
+    setPassword: passwords.setPassword,
+    // A disabled, demoted or deleted approver: their pending approvals are withdrawn.
+    personChanged: (id, actor) => {
+      deciding.approvals.personChangedIn(id, actor);
+    },
+  });
   const signIn = createSignInService({
-    store: createSignInStore(rt.db),
+    store: signInStore,
+    passwords,
     people,
     sessions,
     mail,

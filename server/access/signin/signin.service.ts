@@ -15,19 +15,18 @@ import type { Actor } from '../../shared/types.js';
 import { SignInMethod, type SessionIdentity, type SessionsService } from '../sessions.service.js';
 import { SIGN_IN_FAILED, type AdmitIdentity } from '../ldap/shared.js';
 import type { Attempt, SignInGuard } from '../throttle.js';
-import {
-  dummyHash,
-  hashPassword,
-  needsRehash,
-  PASSWORD_MAX_LENGTH,
-  PASSWORD_MIN_LENGTH,
-  verifyPassword,
-} from './passwords.js';
+import { dummyHash, hashPassword, needsRehash, verifyPassword } from './passwords.js';
 import type { SignInStore } from './signin.store.js';
 import type { AccessEvents } from '../access.events.js';
+import {
+  createPasswordsService,
+  PASSWORD_SET,
+  recordFailure as recordFailureOf,
+  refuse as refuseOf,
+  type PasswordsService,
+} from './passwords.service.js';
 
-export { SIGN_IN_FAILED, type AdmitIdentity };
-export const PASSWORD_SET = 'auth.password_set';
+export { PASSWORD_SET, SIGN_IN_FAILED, type AdmitIdentity };
 export const BOOTSTRAP = 'system.bootstrap';
 
 /** A code is valid this long after it is sent. */
@@ -84,13 +83,13 @@ export interface SignInDeps {
   /** Code requests (mail is not free): counted without a wait. */
   readonly requests: SignInGuard;
   readonly log?: Pick<Logger, 'info' | 'warn' | 'error'>;
+  /** Passwords, built before people by the composition root; absent: built here. */
+  readonly passwords?: PasswordsService;
 }
 
 export type SignedIn = Awaited<ReturnType<SessionsService['signIn']>>;
 
 const normalEmail = (email: string): string => email.trim().toLowerCase();
-/** The account as typed, safe to record: one line, clipped. */
-const clip = (s: string): string => s.replace(/[\r\n\t\0]/g, ' ').slice(0, 200);
 const hashCode = (salt: string, code: string): string =>
   createHash('sha256').update(`${salt}:${code}`, 'utf8').digest('hex');
 const ADDRESS = /^[^\s@<>]+@[^\s@<>]+$/;
@@ -107,37 +106,30 @@ export function createSignInService(deps: SignInDeps) {
   const { store, people, sessions, mail, ledger, writer, clock, guard, requests, log } = deps;
   const pending = new Set<Promise<void>>();
 
-  async function recordFailure(
-    method: string,
-    account: string,
-    address: string,
-    why: string,
-  ): Promise<void> {
-    try {
-      await writer.transact(() =>
-        ledger.append({
-          type: SIGN_IN_FAILED,
-          actor: 'anonymous',
-          data: { method, account: clip(account), address, why },
-        }),
-      );
-    } catch (err) {
-      log?.error({ err: (err as Error).message, method }, 'could not record a failed sign-in');
-    }
-  }
-
-  /** Wrong credential: recorded, counted (the attempt's reservation stays), answered after the wait. */
-  async function refuse(
+  const recordFailure = (method: string, account: string, address: string, why: string) =>
+    recordFailureOf(deps, method, account, address, why);
+  /** Wrong credential: recorded, counted, answered after the wait. */
+  const refuse = (
     attempt: Attempt,
     method: string,
     account: string,
     address: string,
     why: string,
     error: ServiceError,
-  ): Promise<never> {
-    await recordFailure(method, account, address, why);
-    return attempt.failed(error);
-  }
+  ): Promise<never> => refuseOf(deps, attempt, { method, account, address, why }, error);
+  // The server passes the one compose built before people; tests may let sign-in build it.
+  const passwords =
+    deps.passwords ??
+    createPasswordsService({
+      store,
+      person: (id) => people.byId(id),
+      sessions,
+      ledger,
+      writer,
+      clock,
+      guard,
+      log,
+    });
 
   /** A hash made at older parameters is made again at today's, once the password proved right. */
   async function rehash(userId: string, password: string, stored: string): Promise<void> {
@@ -322,71 +314,10 @@ export function createSignInService(deps: SignInDeps) {
       });
     },
 
-    /**
-     * Set or change a password (PUT /v1/me). At least 12 characters; the current password is
-     * required when the person has one. A wrong current password waits 0.5 s and counts.
-     * Every other session of the person ends; the one of `keepToken` (the caller's) stays.
-     */
-    async setPassword(
-      userId: string,
-      password: string,
-      current?: string,
-      keepToken?: string | null,
-    ): Promise<void> {
-      const user = people.byId(userId);
-      if (user === null)
-        throw new InvalidInputError('invalid_input', 'no such person', { field: 'user_id' });
-      if (typeof password !== 'string' || [...password].length < PASSWORD_MIN_LENGTH)
-        throw new InvalidInputError(
-          'invalid_input',
-          `password must be at least ${String(PASSWORD_MIN_LENGTH)} characters`,
-          { field: 'password' },
-        );
-      if (password.length > PASSWORD_MAX_LENGTH)
-        throw new InvalidInputError(
-          'invalid_input',
-          `password must be at most ${String(PASSWORD_MAX_LENGTH)} characters`,
-          { field: 'password' },
-        );
-      const address = `password-change:${userId}`;
-      const stored = store.passwordHash(userId);
-      if (stored !== null) {
-        if (current === undefined || current === '')
-          throw new InvalidInputError(
-            'invalid_input',
-            'current_password is required to change a password',
-            { field: 'current_password' },
-          );
-        await guard.attempt(address, user.email, async (attempt) => {
-          if (!(await verifyPassword(current, stored)))
-            return refuse(
-              attempt,
-              'password_change',
-              user.email,
-              address,
-              'wrong_current_password',
-              new InvalidInputError('wrong_current_password', 'current_password is not right', {
-                field: 'current_password',
-              }),
-            );
-          attempt.succeeded();
-        });
-      }
-      const hash = await hashPassword(password);
-      await writer.transact(() => {
-        store.putPassword(userId, hash, clock.nowIso());
-        ledger.append({
-          type: PASSWORD_SET,
-          actor: user.name,
-          data: { user_id: userId, changed: stored !== null },
-        });
-        // Whoever else holds a session of this person (a stolen one, perhaps) is signed out.
-        sessions.endSessionsOf(userId, 'password_changed', keepToken);
-      });
-    },
-
+    /** Set or change a password (PUT /v1/me): the passwords service's. */
+    setPassword: passwords.setPassword,
     /** Whether the person has a password (people's `password_set`). */
-    hasPassword: (userId: string): boolean => store.passwordHash(userId) !== null,
+    hasPassword: passwords.hasPassword,
 
     /** POST /v1/auth/bootstrap (admin token only): that person is owner, with a session. */
     async bootstrap(
