@@ -1,0 +1,64 @@
+// The episodes projection takes a running episode's step from the investigation's events
+// (investigation.step, decision.made); the investigations projection no longer writes it.
+import { describe, expect, it, onTestFinished } from 'vitest';
+import {
+  openEpisode,
+  openInvestigationBench,
+} from '../testing/investigate/fixtures/orchestrator-bench.js';
+import { createEpisodesStore } from './index.js';
+
+describe('the episodes projection', () => {
+  it("takes a running episode's step from the investigation's events, and leaves a closed one", () => {
+    const bench = openInvestigationBench('svc-episode-step-');
+    onTestFinished(() => {
+      bench.close();
+    });
+    const episodes = createEpisodesStore(bench.db);
+    const id = openEpisode(bench, 'nginx');
+    const step = () => episodes.get(id)?.step;
+    expect(step()).toBe('intake');
+
+    bench.writer.transactNow(() => {
+      bench.ledger.append({
+        type: 'investigation.step',
+        actor: 'system',
+        data: { episode_id: id, step: 'checks' },
+        trace_id: id,
+      });
+    });
+    expect(step()).toBe('checks');
+
+    bench.writer.transactNow(() => {
+      bench.ledger.append({
+        type: 'decision.made',
+        actor: 'system',
+        data: { episode_id: id, decision: 'abstain' },
+        trace_id: id,
+      });
+    });
+    expect(step()).toBe('decide');
+
+    bench.writer.transactNow(() => {
+      bench.ledger.append({
+        type: 'episode.closed',
+        actor: 'system',
+        data: {
+          episode_id: id,
+          decision: 'abstain',
+          outcome: '',
+          result: '',
+          action: '',
+          handover_s: null,
+        },
+        trace_id: id,
+      });
+      bench.ledger.append({
+        type: 'investigation.step',
+        actor: 'system',
+        data: { episode_id: id, step: 'checks' },
+        trace_id: id,
+      });
+    });
+    expect(step()).toBe('closed');
+  });
+});
