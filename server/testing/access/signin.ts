@@ -21,12 +21,9 @@ import { systemClock, type Clock } from '../../shared/clock.js';
 import { Secret } from '../../shared/secret.js';
 import { createSessionsService, createSessionsStore } from '../../access/index.js';
 import { createSignInGuard, type ThrottleLimit } from '../../access/throttle.js';
-import {
-  CODE_REQUEST_LIMITS,
-  createSignInService,
-  type SignInService,
-} from '../../access/signin/signin.service.js';
+import { CODE_REQUEST_LIMITS, createSignInService } from '../../access/signin/signin.service.js';
 import { createSignInStore } from '../../access/signin/signin.store.js';
+import { createPasswordsService } from '../../access/signin/passwords.service.js';
 import { signInRoutes } from '../../access/signin/signin.routes.js';
 import { eventCatalogue } from '../../compose/index.js';
 
@@ -79,17 +76,30 @@ export async function signInBench(options: BenchOptions = {}) {
     log,
   });
   const store = createSignInStore(db);
-  // People and sign-in need each other: people asks sign-in about passwords.
-  let signIn: SignInService | null = null;
+  const guard = createSignInGuard({
+    clock,
+    ...(options.delayMs !== undefined && { delayMs: options.delayMs }),
+    ...(options.perAddress && { perAddress: options.perAddress }),
+    ...(options.perAccount && { perAccount: options.perAccount }),
+  });
+  // Passwords first, handed to people (password_set, PUT /v1/me) and to sign-in, as compose does.
+  const passwords = createPasswordsService({
+    store,
+    person: (id) => peopleStore.userById(id),
+    sessions,
+    ledger,
+    writer,
+    clock,
+    guard,
+    log,
+  });
   const people = createPeopleService({
     store: peopleStore,
     ledger,
     writer,
     clock,
-    hasPassword: (id) => signIn?.hasPassword(id) ?? false,
-    setPassword: async (id, pw, current, keep) => {
-      await signIn?.setPassword(id, pw, current, keep);
-    },
+    hasPassword: passwords.hasPassword,
+    setPassword: passwords.setPassword,
   });
   const mail = createMailService({
     store: createMailStore(db),
@@ -100,12 +110,6 @@ export async function signInBench(options: BenchOptions = {}) {
     env: options.env ?? {},
     log,
   });
-  const guard = createSignInGuard({
-    clock,
-    ...(options.delayMs !== undefined && { delayMs: options.delayMs }),
-    ...(options.perAddress && { perAddress: options.perAddress }),
-    ...(options.perAccount && { perAccount: options.perAccount }),
-  });
   const requests = createSignInGuard({
     clock,
     delayMs: 0,
@@ -113,8 +117,9 @@ export async function signInBench(options: BenchOptions = {}) {
     perAccount: options.requests?.perAccount ?? CODE_REQUEST_LIMITS.perAccount,
     accountWide: true,
   });
-  signIn = createSignInService({
+  const signIn = createSignInService({
     store,
+    passwords,
     people,
     sessions,
     mail,
@@ -125,7 +130,6 @@ export async function signInBench(options: BenchOptions = {}) {
     requests,
     log,
   });
-  const service = signIn;
 
   const app = createHttpServer({ log });
   await app.register(auth, {
@@ -136,7 +140,7 @@ export async function signInBench(options: BenchOptions = {}) {
   });
   await app.register(
     async (v1) => {
-      await v1.register(signInRoutes, { signIn: service, guard });
+      await v1.register(signInRoutes, { signIn, guard });
       await v1.register(mailRoutes, { mail, mode: () => 'configuring' });
     },
     { prefix: '/v1' },
@@ -159,7 +163,7 @@ export async function signInBench(options: BenchOptions = {}) {
     sessions,
     people,
     mail,
-    signIn: service,
+    signIn,
     guard,
     requests,
     events,
@@ -184,7 +188,7 @@ export async function signInBench(options: BenchOptions = {}) {
       );
     },
     async close() {
-      await service.settled();
+      await signIn.settled();
       await app.close();
       await writer.close();
       db.close();

@@ -40,7 +40,6 @@ import {
 import { createFakeClock } from '../../shared/clock.js';
 import type { Mode } from '../../shared/mode.js';
 import type { Role } from '../../shared/roles.js';
-import type { Actor } from '../../shared/types.js';
 import { Secret } from '../../shared/secret.js';
 import {
   autonomyRoutes,
@@ -136,18 +135,6 @@ export async function serveApprovals(options: HarnessOptions) {
   projections.register(connectorsStore.projection);
 
   const sessions = createSessionsService({ store: createSessionsStore(db), ledger, writer, clock });
-  // Approvals are built below; a person's change reaches them inside its own transaction.
-  let personChanged: (userId: string, actor: Actor) => void = () => undefined;
-  const people = createPeopleService({
-    store: peopleStore,
-    ledger,
-    writer,
-    clock,
-    sessions,
-    personChanged: (id, actor) => {
-      personChanged(id, actor);
-    },
-  });
   const links: LinkSigner = createLinkSigner({
     key: loadOrCreateLinkKey(dir),
     clock,
@@ -162,9 +149,17 @@ export async function serveApprovals(options: HarnessOptions) {
     log,
     people: () => peopleStore.users(),
   });
-  personChanged = (id, actor) => {
-    approvals.personChangedIn(id, actor);
-  };
+  // People after approvals: a person's change reaches them inside its own transaction.
+  const people = createPeopleService({
+    store: peopleStore,
+    ledger,
+    writer,
+    clock,
+    sessions,
+    personChanged: (id, actor) => {
+      approvals.personChangedIn(id, actor);
+    },
+  });
   const autonomy = createAutonomyService({
     store: autonomyStore,
     ledger,
