@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
-import type { Projection } from '../ledger/index.js';
+import { projectionOf } from '../ledger/index.js';
+import type { ConnectorEvents } from './connectors.events.js';
 import { canonicalJson } from '../shared/canonical-json.js';
 import type { ConnectorDocument } from './connectors.schemas.js';
 
@@ -48,26 +49,19 @@ export function createConnectorsStore(db: Database) {
       const r = get.get(name);
       return r === undefined ? null : toRow(r);
     },
-    projection: {
+    projection: projectionOf<ConnectorEvents>({
       name: 'connectors',
       tables: ['connectors'],
-      types: [CONNECTOR_SET, CONNECTOR_REMOVED],
-      apply(e) {
-        if (e.type === CONNECTOR_SET) {
-          const doc = (e.data['connector'] ?? {}) as Record<string, unknown>;
-          put.run(
-            text(e.data['name']),
-            text(doc['kind']),
-            canonicalJson(doc),
-            e.actor,
-            e.ts,
-            e.seq,
-          );
-        } else if (e.type === CONNECTOR_REMOVED) {
-          remove.run(text(e.data['name']));
-        }
+      on: {
+        [CONNECTOR_SET]: (d, e) => {
+          const doc = (d.connector ?? {}) as Record<string, unknown>;
+          put.run(text(d.name), text(doc['kind']), canonicalJson(doc), e.actor, e.ts, e.seq);
+        },
+        [CONNECTOR_REMOVED]: (d) => {
+          remove.run(text(d.name));
+        },
       },
-    } satisfies Projection,
+    }),
   };
 }
 export type ConnectorsStore = ReturnType<typeof createConnectorsStore>;

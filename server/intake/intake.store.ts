@@ -2,7 +2,8 @@
 // events (rebuilt from the ledger by svc-core rebuild).
 import type { Database } from 'better-sqlite3';
 import { canonicalJson } from '../shared/canonical-json.js';
-import type { Projection } from '../ledger/index.js';
+import { projectionOf } from '../ledger/index.js';
+import type { IntakeEvents } from './intake.events.js';
 
 export interface SignalRow {
   readonly fingerprint: string;
@@ -68,23 +69,21 @@ export function createIntakeStore(db: Database) {
     `SELECT status, count(*) AS n FROM signals GROUP BY status`,
   );
 
-  function row(data: Readonly<Record<string, unknown>>, seq: number): Record<string, unknown> {
-    const s = (k: string): string | null => {
-      const v = data[k];
-      return typeof v === 'string' ? v : null;
-    };
+  /** A signal event's row; a field of another type than the schema's is stored as null. */
+  function row(data: IntakeEvents['signal.fired'], seq: number): Record<string, unknown> {
+    const s = (v: unknown): string | null => (typeof v === 'string' ? v : null);
     return {
-      fingerprint: s('fingerprint'),
-      source: s('source'),
-      name: s('name'),
-      severity: s('severity'),
-      service: s('service'),
-      resource: s('resource'),
-      started_at: s('started_at'),
-      ended_at: s('ended_at'),
-      summary: s('summary') ?? '',
-      labels: canonicalJson(data['labels'] ?? {}),
-      link: s('link'),
+      fingerprint: s(data.fingerprint),
+      source: s(data.source),
+      name: s(data.name),
+      severity: s(data.severity),
+      service: s(data.service),
+      resource: s(data.resource),
+      started_at: s(data.started_at),
+      ended_at: s(data.ended_at),
+      summary: s(data.summary) ?? '',
+      labels: canonicalJson(data.labels ?? {}),
+      link: s(data.link),
       seq,
     };
   }
@@ -107,15 +106,18 @@ export function createIntakeStore(db: Database) {
         yield { ...r, labels: JSON.parse(r.labels) as Record<string, string> };
       }
     },
-    projection: {
+    projection: projectionOf<IntakeEvents>({
       name: 'signals',
       tables: ['signals'],
-      types: [SIGNAL_FIRED, SIGNAL_RESOLVED],
-      apply(e) {
-        if (e.type === SIGNAL_FIRED) fire.run(row(e.data, e.seq));
-        else if (e.type === SIGNAL_RESOLVED) resolve.run(row(e.data, e.seq));
+      on: {
+        [SIGNAL_FIRED]: (d, e) => {
+          fire.run(row(d, e.seq));
+        },
+        [SIGNAL_RESOLVED]: (d, e) => {
+          resolve.run(row(d, e.seq));
+        },
       },
-    } satisfies Projection,
+    }),
   };
 }
 export type IntakeStore = ReturnType<typeof createIntakeStore>;

@@ -2,7 +2,8 @@
 // ledger is the record; these tables are rebuilt from it), plus the last sign-in of each
 // person, which is operational state outside the projection.
 import type { Database } from 'better-sqlite3';
-import type { Projection } from '../ledger/index.js';
+import { projectionOf } from '../ledger/index.js';
+import type { PeopleEvents } from './people.events.js';
 import { canonicalJson } from '../shared/canonical-json.js';
 import { Role } from '../shared/roles.js';
 import {
@@ -248,42 +249,39 @@ export function createPeopleStore(db: Database) {
     forgetSignIn(userId: string): void {
       forgetSignIn.run(userId);
     },
-    projection: {
+    projection: projectionOf<PeopleEvents>({
       name: 'people',
       tables: ['people', 'teams', 'team_members', 'access_settings'],
-      types: PEOPLE_EVENTS,
-      apply(e) {
-        const d = e.data;
-        switch (e.type) {
-          case USER_CREATED:
-          case USER_UPDATED:
-            applyUser((d['user'] ?? {}) as Record<string, unknown>, e.ts, e.seq);
-            return;
-          case ROLE_CHANGED: {
-            const to = text(d['to']);
-            if (ROLES.includes(to)) setRole.run(to, e.ts, e.seq, text(d['id']));
-            return;
-          }
-          case USER_DELETED:
-            deleteUser.run(text(d['id']));
-            deleteMemberships.run(text(d['id']));
-            return;
-          case TEAM_CREATED:
-          case TEAM_UPDATED:
-            applyTeam((d['team'] ?? {}) as Record<string, unknown>, e.ts, e.seq);
-            return;
-          case TEAM_DELETED:
-            clearTeam.run(text(d['id']));
-            deleteTeam.run(text(d['id']));
-            return;
-          case ACCESS_SETTINGS_SET:
-            putAccess.run(canonicalJson(d['settings'] ?? {}), e.actor, e.ts, e.seq);
-            return;
-          default:
-            return;
-        }
+      on: {
+        [USER_CREATED]: (d, e) => {
+          applyUser((d.user ?? {}) as Record<string, unknown>, e.ts, e.seq);
+        },
+        [USER_UPDATED]: (d, e) => {
+          applyUser((d.user ?? {}) as Record<string, unknown>, e.ts, e.seq);
+        },
+        [ROLE_CHANGED]: (d, e) => {
+          const to = text(d.to);
+          if (ROLES.includes(to)) setRole.run(to, e.ts, e.seq, text(d.id));
+        },
+        [USER_DELETED]: (d) => {
+          deleteUser.run(text(d.id));
+          deleteMemberships.run(text(d.id));
+        },
+        [TEAM_CREATED]: (d, e) => {
+          applyTeam((d.team ?? {}) as Record<string, unknown>, e.ts, e.seq);
+        },
+        [TEAM_UPDATED]: (d, e) => {
+          applyTeam((d.team ?? {}) as Record<string, unknown>, e.ts, e.seq);
+        },
+        [TEAM_DELETED]: (d) => {
+          clearTeam.run(text(d.id));
+          deleteTeam.run(text(d.id));
+        },
+        [ACCESS_SETTINGS_SET]: (d, e) => {
+          putAccess.run(canonicalJson(d.settings ?? {}), e.actor, e.ts, e.seq);
+        },
       },
-    } satisfies Projection,
+    }),
   };
 }
 export type PeopleStore = ReturnType<typeof createPeopleStore>;

@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
-import type { Projection } from '../ledger/index.js';
+import { projectionOf } from '../ledger/index.js';
+import type { SnapshotEvents } from './snapshots.events.js';
 import { canonicalJson } from '../shared/canonical-json.js';
 import { applyDiff, diffOf, type Facts, type FactsDiff } from './snapshots.diff.js';
 
@@ -79,22 +80,23 @@ export function createSnapshotsStore(db: Database) {
     recordRead(connector: string, at: string, ok: boolean, detail: string | null): void {
       putRead.run(connector, ok ? 'ok' : 'failed', at, ok ? at : null, ok ? null : detail);
     },
-    projection: {
+    projection: projectionOf<SnapshotEvents>({
       name: 'snapshots',
       tables: ['snapshot_facts', 'snapshot_changes'],
-      types: [SNAPSHOT_CHANGED, SNAPSHOT_FAILED, SNAPSHOT_RECOVERED],
-      apply(e) {
-        if (e.type !== SNAPSHOT_CHANGED) return;
-        const connector = text(e.data['connector']);
-        if (connector === '') return;
-        const diff = diffOf(e.data);
-        // A first snapshot replaces whatever an earlier connector of that name left.
-        const before = e.data['first'] === true ? {} : (factsOf(connector) ?? {});
-        putFacts.run(connector, canonicalJson(applyDiff(before, diff)), e.ts, e.seq);
-        const stored = e.data['first'] === true ? { ...diff, first: true } : diff;
-        putChange.run(e.seq, connector, e.ts, canonicalJson(stored));
+      reserves: [SNAPSHOT_FAILED, SNAPSHOT_RECOVERED],
+      on: {
+        [SNAPSHOT_CHANGED]: (d, e) => {
+          const connector = text(d.connector);
+          if (connector === '') return;
+          const diff = diffOf(d);
+          // A first snapshot replaces whatever an earlier connector of that name left.
+          const before = d.first === true ? {} : (factsOf(connector) ?? {});
+          putFacts.run(connector, canonicalJson(applyDiff(before, diff)), e.ts, e.seq);
+          const stored = d.first === true ? { ...diff, first: true } : diff;
+          putChange.run(e.seq, connector, e.ts, canonicalJson(stored));
+        },
       },
-    } satisfies Projection,
+    }),
   };
 }
 export type SnapshotsStore = ReturnType<typeof createSnapshotsStore>;

@@ -4,23 +4,22 @@
 // `model.proposed` event, and the run ends with one `model.investigated` summary. The whole run
 // also stays within SVC_MODEL_TIMEOUT_S, so a slow model never stalls an episode.
 import type { Writer } from '../../db/writer.js';
-import type { DomainLedger, Projection } from '../../ledger/index.js';
+import { projectionOf, type DomainLedger, type ReadonlyDeep } from '../../ledger/index.js';
 import { ModelError, type JsonSchema } from '../../../models/index.js';
 import type { InvestigatorContext, InvestigatorTools } from '../readings.js';
 import type { ModelUse } from './service.js';
 import type { InvestigateEvents } from '../investigate.events.js';
-import type { ReadonlyDeep } from '../../ledger/index.js';
 
 export const MODEL_PROPOSED = 'model.proposed';
 export const MODEL_INVESTIGATED = 'model.investigated';
 
 /** Written only by the service: POST /v1/events refuses these types. */
-export const investigatorProjection: Projection = {
+export const investigatorProjection = projectionOf<InvestigateEvents>({
   name: 'investigator',
   tables: [],
-  types: [MODEL_PROPOSED, MODEL_INVESTIGATED],
-  apply: () => undefined,
-};
+  on: {},
+  reserves: [MODEL_PROPOSED, MODEL_INVESTIGATED],
+});
 
 export type InvestigatorKind = 'loop' | 'mcts';
 

@@ -3,7 +3,7 @@
 // never the key and never the prompt (only its purpose). A call is bounded by the system's
 // timeout here as well as in the client, so a model never stalls an episode.
 import type { Writer } from '../../db/writer.js';
-import type { DomainLedger, Projection } from '../../ledger/index.js';
+import { projectionOf, type DomainLedger, type ReadonlyDeep } from '../../ledger/index.js';
 import { createModelClient, ModelError } from '../../../models/index.js';
 import type {
   CeilingClient,
@@ -18,19 +18,18 @@ import type { Config } from '../../config.js';
 import type { LocalModel, LocalModelView } from './local.js';
 import { modelSettings, originOf, type EndpointSettings, type ModelSystem } from './settings.js';
 import type { InvestigateEvents } from '../investigate.events.js';
-import type { ReadonlyDeep } from '../../ledger/index.js';
 
 const MODEL_CALLED = 'model.called';
 export const INVESTIGATION_NOTE = 'investigation.note';
 export const DECISION_S1 = 'decision.s1';
 
 /** Written only by the service: POST /v1/events refuses these types. */
-export const modelUseProjection: Projection = {
+export const modelUseProjection = projectionOf<InvestigateEvents>({
   name: 'models',
   tables: [],
-  types: [MODEL_CALLED, INVESTIGATION_NOTE, DECISION_S1],
-  apply: () => undefined,
-};
+  on: {},
+  reserves: [MODEL_CALLED, INVESTIGATION_NOTE, DECISION_S1],
+});
 
 export interface ModelUseDeps {
   readonly config: Config;
