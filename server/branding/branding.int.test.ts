@@ -4,21 +4,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { crc32, deflateSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadMigrations, migrate } from '../db/migrate.js';
-import { openDatabase } from '../db/open.js';
-import { createWriter } from '../db/writer.js';
 import { auth } from '../http/auth.js';
 import { createHttpServer } from '../http/server.js';
-import {
-  createLedgerService,
-  createLedgerStore,
-  createProjections,
-  dumpProjections,
-  replayLedger,
-} from '../ledger/index.js';
+import { createLedgerService, dumpProjections, replayLedger } from '../ledger/index.js';
 import { createLogger } from '../logger.js';
 import { createFakeClock } from '../shared/clock.js';
 import type { Mode } from '../shared/mode.js';
@@ -34,8 +24,8 @@ import {
   type Branding,
 } from './index.js';
 import { eventCatalogue } from '../compose/index.js';
+import { openLedgerBench } from '../testing/ledger-bench.js';
 
-const MIGRATIONS = fileURLToPath(new URL('../db/migrations/', import.meta.url));
 const ADMIN_TOKEN = 'admin-token-for-branding-tests-0123456789';
 const VIEWER_TOKEN = 'viewer-session-for-branding-tests';
 const ADMIN_SESSION = 'admin-session-for-branding-tests';
@@ -90,23 +80,14 @@ afterEach(() => {
 
 /** The store, ledger and service as the runtime builds them; a second call is a restart. */
 function start() {
-  const db = openDatabase(join(dir, 'svc.db'));
-  opened.push(db);
-  migrate(db, loadMigrations(MIGRATIONS));
   const clock = createFakeClock('2026-11-22T00:00:00.000Z');
-  const writer = createWriter(db);
-  const projections = createProjections();
+  const { db, writer, projections, ledgerStore, ledger } = openLedgerBench(
+    join(dir, 'svc.db'),
+    clock,
+  );
+  opened.push(db);
   const store = createBrandingStore(db);
   projections.register(store.projection);
-  const ledgerStore = createLedgerStore(db);
-  const ledger = createLedgerService({
-    inTransaction: () => db.inTransaction,
-    store: ledgerStore,
-    writer,
-    clock,
-    projections,
-    events: eventCatalogue(),
-  });
   const branding = createBrandingService({ store, ledger, writer });
   const events = (after = 0) =>
     ledgerStore

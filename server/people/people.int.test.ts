@@ -4,29 +4,18 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSessionsService, createSessionsStore, sessionsRoutes } from '../access/index.js';
-import { loadMigrations, migrate } from '../db/migrate.js';
-import { openDatabase } from '../db/open.js';
-import { createWriter } from '../db/writer.js';
 import { auth } from '../http/auth.js';
 import { createHttpServer } from '../http/server.js';
-import {
-  createLedgerService,
-  createLedgerStore,
-  createProjections,
-  dumpProjections,
-  replayLedger,
-} from '../ledger/index.js';
+import { dumpProjections, replayLedger } from '../ledger/index.js';
 import { createLogger } from '../logger.js';
 import { createFakeClock } from '../shared/clock.js';
 import type { Role } from '../shared/roles.js';
 import { Secret } from '../shared/secret.js';
 import { createPeopleService, createPeopleStore, peopleRoutes, type User } from './index.js';
-import { eventCatalogue } from '../compose/index.js';
+import { openLedgerBench } from '../testing/ledger-bench.js';
 
-const MIGRATIONS = fileURLToPath(new URL('../db/migrations/', import.meta.url));
 const ADMIN_TOKEN = 'admin-token-for-people-tests-0123456789';
 
 let dir: string;
@@ -48,22 +37,13 @@ interface ErrorBody {
 }
 
 async function serve() {
-  const db = openDatabase(join(dir, 'svc.db'));
-  migrate(db, loadMigrations(MIGRATIONS));
   const clock = createFakeClock('2026-11-22T09:00:00.000Z');
-  const writer = createWriter(db);
-  const projections = createProjections();
+  const { db, writer, projections, ledgerStore, ledger } = openLedgerBench(
+    join(dir, 'svc.db'),
+    clock,
+  );
   const store = createPeopleStore(db);
   projections.register(store.projection);
-  const ledgerStore = createLedgerStore(db);
-  const ledger = createLedgerService({
-    inTransaction: () => db.inTransaction,
-    store: ledgerStore,
-    writer,
-    clock,
-    projections,
-    events: eventCatalogue(),
-  });
   const sessions = createSessionsService({ store: createSessionsStore(db), ledger, writer, clock });
   const passwords = new Map<string, string>();
   const people = createPeopleService({

@@ -15,18 +15,12 @@ import {
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import ssh2 from 'ssh2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSshd, type Sshd } from '../../../e2e/lab/sshd.js';
-import { loadMigrations, migrate } from '../../db/migrate.js';
-import { openDatabase } from '../../db/open.js';
-import { createWriter } from '../../db/writer.js';
 import { auth } from '../../http/auth.js';
 import { createHttpServer } from '../../http/server.js';
-import { createLedgerService, createLedgerStore, createProjections } from '../../ledger/index.js';
-import { createLogger } from '../../logger.js';
 import { createFakeClock, systemClock } from '../../shared/clock.js';
 import { Secret } from '../../shared/secret.js';
 import type { ConnectorClient } from '../kind.js';
@@ -36,10 +30,10 @@ import { createConnectorRuntime } from '../runtime.js';
 import { createKeypair } from '../ssh-keys.js';
 import { gateOutput, runGate, sshKind, targetOf } from './ssh.js';
 import { parseHostKeyLine } from './ssh.parse.js';
-import { eventCatalogue } from '../../compose/index.js';
+import { openLedgerBench } from '../../testing/ledger-bench.js';
+import { capturedLogger } from '../../testing/logger.js';
 
 const GATE = fileURLToPath(new URL('../../../build/gate/svc-gate', import.meta.url));
-const MIGRATIONS = fileURLToPath(new URL('../../db/migrations/', import.meta.url));
 const APP_CONF = 'upstream = 127.0.0.1:5432\ntoken = s3cret-token-value\n';
 const ADMIN_TOKEN = 'admin-token-for-ssh-tests-0123456789abcdef';
 const VIEWER_TOKEN = 'viewer-session-for-ssh-tests';
@@ -48,16 +42,7 @@ let dir: string;
 let sshd: Sshd;
 let keyFile: string;
 let privateKey: string;
-const logLines: string[] = [];
-const log = createLogger(
-  'trace',
-  new Writable({
-    write(chunk: Buffer, _enc, done) {
-      logLines.push(chunk.toString('utf8'));
-      done();
-    },
-  }),
-);
+const { log, lines: logLines } = capturedLogger();
 const gateLog = () =>
   existsSync(join(dir, 'gate.log')) ? readFileSync(join(dir, 'gate.log'), 'utf8') : '';
 
@@ -511,22 +496,13 @@ describe('health through the runtime: failures within timeout_s, secrets never s
 
 describe('POST /v1/connectors/ssh/keypair and /hostkey', () => {
   async function serve() {
-    const db = openDatabase(join(dir, `svc-${String(Date.now())}.db`));
-    migrate(db, loadMigrations(MIGRATIONS));
-    const writer = createWriter(db);
-    const projections = createProjections();
+    const clock = createFakeClock('2026-11-22T00:00:00.000Z');
+    const { db, writer, projections, ledgerStore, ledger } = openLedgerBench(
+      join(dir, `svc-${String(Date.now())}.db`),
+      clock,
+    );
     const store = createConnectorsStore(db);
     projections.register(store.projection);
-    const ledgerStore = createLedgerStore(db);
-    const clock = createFakeClock('2026-11-22T00:00:00.000Z');
-    const ledger = createLedgerService({
-      inTransaction: () => db.inTransaction,
-      store: ledgerStore,
-      writer,
-      clock,
-      projections,
-      events: eventCatalogue(),
-    });
     const connectors = createConnectorsService({
       registry: createRegistry([sshKind]),
       store,

@@ -3,26 +3,18 @@
 // people and sign-in throttle, and Fastify with the real auth plugin. Log lines are kept
 // so that tests can look for secrets in them.
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import {
   KINDS,
   createConnectorsService,
   createConnectorsStore,
   createRegistry,
 } from '../../connectors/index.js';
-import { loadMigrations, migrate } from '../../db/migrate.js';
-import { openDatabase } from '../../db/open.js';
-import { createWriter, type Writer } from '../../db/writer.js';
+import type { openDatabase } from '../../db/open.js';
+import { type Writer } from '../../db/writer.js';
 import { auth } from '../../http/auth.js';
 import { createHttpServer } from '../../http/server.js';
-import {
-  createLedgerService,
-  createLedgerStore,
-  createProjections,
-  type LedgerService,
-} from '../../ledger/index.js';
-import { createLogger } from '../../logger.js';
+import type { createProjections } from '../../ledger/index.js';
+import { type LedgerService } from '../../ledger/index.js';
 import { createPeopleService, createPeopleStore, type PeopleService } from '../../people/index.js';
 import { systemClock, type Clock } from '../../shared/clock.js';
 import { Secret } from '../../shared/secret.js';
@@ -33,11 +25,11 @@ import {
 } from '../../access/index.js';
 import { createIdentitiesStore, type IdentitiesStore } from '../../access/identities.js';
 import { createSignInGuard, type SignInGuard } from '../../access/throttle.js';
-import { eventCatalogue } from '../../compose/index.js';
+import { openLedgerBench } from '../ledger-bench.js';
+import { capturedLogger } from '../logger.js';
 
 type App = ReturnType<typeof createHttpServer>;
 
-const MIGRATIONS = fileURLToPath(new URL('../../db/migrations/', import.meta.url));
 export const TEST_ADMIN_TOKEN = 'admin-token-for-signin-tests-0123456789';
 
 export interface SignInBench {
@@ -69,35 +61,17 @@ export async function signInBench(
     ) => Parameters<ReturnType<typeof createProjections>['register']>[0][];
   } = {},
 ): Promise<SignInBench> {
-  const db = openDatabase(join(dir, `svc-${String(Date.now())}.db`));
-  migrate(db, loadMigrations(MIGRATIONS));
-  const lines: string[] = [];
-  const log = createLogger(
-    'trace',
-    new Writable({
-      write(chunk: Buffer, _enc, done) {
-        lines.push(chunk.toString('utf8'));
-        done();
-      },
-    }),
+  const clock = systemClock;
+  const { db, writer, projections, ledgerStore, ledger } = openLedgerBench(
+    join(dir, `svc-${String(Date.now())}.db`),
+    clock,
   );
-  const writer = createWriter(db);
-  const projections = createProjections();
+  const { log, lines } = capturedLogger();
   const connectorsStore = createConnectorsStore(db);
   const peopleStore = createPeopleStore(db);
   projections.register(connectorsStore.projection);
   projections.register(peopleStore.projection);
   for (const p of options.extraProjections?.(db) ?? []) projections.register(p);
-  const ledgerStore = createLedgerStore(db);
-  const clock = systemClock;
-  const ledger = createLedgerService({
-    inTransaction: () => db.inTransaction,
-    store: ledgerStore,
-    writer,
-    clock,
-    projections,
-    events: eventCatalogue(),
-  });
   const sessions = createSessionsService({
     store: createSessionsStore(db),
     ledger,

@@ -5,16 +5,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { loadMigrations, migrate } from '../../db/migrate.js';
-import { openDatabase } from '../../db/open.js';
-import { createWriter } from '../../db/writer.js';
 import { auth } from '../../http/auth.js';
 import { createHttpServer } from '../../http/server.js';
-import { createLedgerService, createLedgerStore, createProjections } from '../../ledger/index.js';
-import { createLogger } from '../../logger.js';
 import { createMailService, createMailStore, mailRoutes } from '../../mail/index.js';
 import { createPeopleService, createPeopleStore } from '../../people/index.js';
 import { systemClock, type Clock } from '../../shared/clock.js';
@@ -25,10 +18,10 @@ import { CODE_REQUEST_LIMITS, createSignInService } from '../../access/signin/si
 import { createSignInStore } from '../../access/signin/signin.store.js';
 import { createPasswordsService } from '../../access/signin/passwords.service.js';
 import { signInRoutes } from '../../access/signin/signin.routes.js';
-import { eventCatalogue } from '../../compose/index.js';
+import { openLedgerBench } from '../ledger-bench.js';
+import { capturedLogger } from '../logger.js';
 
 const OWNER_CALLER = { actor: { name: 'admin-token' }, role: 'owner', userId: null } as const;
-const MIGRATIONS = fileURLToPath(new URL('../../db/migrations/', import.meta.url));
 export const BENCH_ADMIN_TOKEN = 'admin-token-for-signin-bench-0123456789';
 
 export interface BenchOptions {
@@ -42,32 +35,14 @@ export interface BenchOptions {
 
 export async function signInBench(options: BenchOptions = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'svc-signin-'));
-  const db = openDatabase(join(dir, 'svc.db'));
-  migrate(db, loadMigrations(MIGRATIONS));
-  const lines: string[] = [];
-  const log = createLogger(
-    'trace',
-    new Writable({
-      write(chunk: Buffer, _enc, done) {
-        lines.push(chunk.toString('utf8'));
-        done();
-      },
-    }),
-  );
+  const { log, lines } = capturedLogger();
   const clock = options.clock ?? systemClock;
-  const writer = createWriter(db);
-  const projections = createProjections();
+  const { db, writer, projections, ledgerStore, ledger } = openLedgerBench(
+    join(dir, 'svc.db'),
+    clock,
+  );
   const peopleStore = createPeopleStore(db);
   projections.register(peopleStore.projection);
-  const ledgerStore = createLedgerStore(db);
-  const ledger = createLedgerService({
-    inTransaction: () => db.inTransaction,
-    store: ledgerStore,
-    writer,
-    clock,
-    projections,
-    events: eventCatalogue(),
-  });
   const sessions = createSessionsService({
     store: createSessionsStore(db),
     ledger,

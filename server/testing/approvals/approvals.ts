@@ -4,7 +4,6 @@
 // The clock and the timers are the test's, so it decides when escalation steps fall due.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createSessionsService, createSessionsStore } from '../../access/index.js';
 import {
   createLinkSigner,
@@ -19,17 +18,8 @@ import {
   type ConnectorKind,
   type ConnectorsService,
 } from '../../connectors/index.js';
-import { loadMigrations, migrate } from '../../db/migrate.js';
-import { openDatabase } from '../../db/open.js';
-import { createWriter } from '../../db/writer.js';
 import { auth } from '../../http/auth.js';
 import { createHttpServer } from '../../http/server.js';
-import {
-  createLedgerService,
-  createLedgerStore,
-  createProjections,
-  type LedgerStore,
-} from '../../ledger/index.js';
 import { createLogger } from '../../logger.js';
 import {
   createPeopleService,
@@ -58,9 +48,8 @@ import {
   type Every,
 } from '../../approvals/escalation.js';
 import { createLabApprover, type After } from '../../approvals/lab-approver.js';
-import { eventCatalogue } from '../../compose/index.js';
+import { openLedgerBench } from '../ledger-bench.js';
 
-const MIGRATIONS = fileURLToPath(new URL('../../db/migrations/', import.meta.url));
 export const ADMIN_TOKEN = 'admin-token-for-approvals-tests-0123456789';
 export const START = '2026-11-22T09:00:00.000Z';
 
@@ -110,21 +99,12 @@ export function manualTimers(): Timers {
 export async function serveApprovals(options: HarnessOptions) {
   const { dir } = options;
   mkdirSync(join(dir, 'secrets'), { recursive: true, mode: 0o700 });
-  const db = openDatabase(join(dir, 'svc.db'));
-  migrate(db, loadMigrations(MIGRATIONS));
   const clock = createFakeClock(START);
   const log = createLogger('silent');
-  const writer = createWriter(db);
-  const projections = createProjections();
-  const ledgerStore: LedgerStore = createLedgerStore(db);
-  const ledger = createLedgerService({
-    inTransaction: () => db.inTransaction,
-    store: ledgerStore,
-    writer,
+  const { db, writer, projections, ledgerStore, ledger } = openLedgerBench(
+    join(dir, 'svc.db'),
     clock,
-    projections,
-    events: eventCatalogue(),
-  });
+  );
   const peopleStore = createPeopleStore(db);
   const approvalsStore = createApprovalsStore(db);
   const autonomyStore = createAutonomyStore(db);
