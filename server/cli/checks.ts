@@ -9,16 +9,11 @@ import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
 import type { ConnectorsService } from '../connectors/index.js';
-import { createEstateService, type EstateView } from '../estate/index.js';
+import type { EstateView } from '../estate/index.js';
 import { databaseFile } from '../install/index.js';
-import {
-  createEngine,
-  type Investigation,
-  type Finding,
-  type Hypothesis,
-} from '../investigate/index.js';
+import type { Investigation, Finding, Hypothesis } from '../investigate/index.js';
 import { loadPacks, packDirs, type Pack } from '../packs/index.js';
-import type { Runtime } from '../compose/index.js';
+import { buildToolEngine, buildToolEstate, type Runtime } from '../compose/index.js';
 
 type Out = { log(line: string): void; error(line: string): void };
 
@@ -42,18 +37,6 @@ export function parseAlertArg(arg: string): { alert: string; service: string | n
   const at = arg.lastIndexOf('@');
   if (at < 0) return { alert: arg.trim(), service: null };
   return { alert: arg.slice(0, at).trim(), service: arg.slice(at + 1).trim() || null };
-}
-
-function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => {
-      reject(new Error(`${what}: no answer within ${String(Math.round(ms / 1000))} s`));
-    }, ms);
-  });
-  return Promise.race([work, expired]).finally(() => {
-    clearTimeout(timer);
-  });
 }
 
 const pad = (s: string, n: number): string => s.padEnd(n);
@@ -135,16 +118,7 @@ export async function checksCommand(argv: readonly string[], deps: ChecksCliDeps
   try {
     const connectors = deps.connectorsOf(rt);
     try {
-      const estate = createEstateService({
-        store: rt.estateStore,
-        ledger: rt.ledger,
-        writer: rt.writer,
-        clock: rt.clock,
-        connectors: () => [],
-        call: () => Promise.reject(new Error('checks run calls no connector through the estate')),
-        timeoutS: cfg.discoverTimeoutS,
-        episodes: rt.episodesStore,
-      });
+      const estate = buildToolEstate(rt);
       const view: EstateView = estate.view();
       const groups = new Map<string, string[]>();
       for (const w of wanted) {
@@ -157,14 +131,7 @@ export async function checksCommand(argv: readonly string[], deps: ChecksCliDeps
         }
         groups.set(service, [...(groups.get(service) ?? []), w.alert]);
       }
-      const engine = createEngine({
-        packs: () => packs,
-        estate: () => view,
-        connectors: () => connectors.list().connectors,
-        call: (name, op, args, ms) =>
-          withTimeout(connectors.call(name, op, args), ms, `connector ${name}: ${op}`),
-        clock: rt.clock,
-      });
+      const engine = buildToolEngine(rt, packs, view, connectors);
       const results: { alerts: string[]; inv: Investigation }[] = [];
       for (const [service, alerts] of groups) {
         const inv = await engine.investigate({

@@ -12,9 +12,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { adminTokenFile } from '../access/index.js';
 import type { Config } from '../config.js';
 import type { ConnectorsService } from '../connectors/index.js';
-import { createEstateService, type EstateView, type JobView } from '../estate/index.js';
+import type { EstateView, JobView } from '../estate/index.js';
 import { databaseFile, lockDataDir, lockHolder } from '../install/index.js';
-import type { Runtime } from '../compose/index.js';
+import { buildToolEstate, type Runtime } from '../compose/index.js';
 
 type Out = { log(line: string): void; error(line: string): void };
 
@@ -175,18 +175,7 @@ async function buildDirectly(
     const rt = deps.runtime(cfg, { write: true });
     const connectors = deps.connectorsOf(rt);
     try {
-      const estate = createEstateService({
-        store: rt.estateStore,
-        ledger: rt.ledger,
-        writer: rt.writer,
-        clock: rt.clock,
-        connectors: () => connectors.list().connectors,
-        call: (name, op, args) => connectors.call(name, op, args),
-        kinds: () => connectors.catalogue().kinds,
-        timeoutS: cfg.discoverTimeoutS,
-        episodes: rt.episodesStore,
-        log: rt.log,
-      });
+      const estate = buildToolEstate(rt, connectors);
       const { job_id: id, done } = estate.discover(ACTOR);
       if (!json) out.log(`discovery ${id} started in ${cfg.dataDir}`);
       const show = progressPrinter(out);
@@ -252,16 +241,7 @@ export async function estateCommand(
     }
     const rt = deps.runtime(cfg);
     try {
-      const estate = createEstateService({
-        store: rt.estateStore,
-        ledger: rt.ledger,
-        writer: rt.writer,
-        clock: rt.clock,
-        connectors: () => [],
-        call: () => Promise.reject(new Error('resolve calls no connector')),
-        timeoutS: cfg.discoverTimeoutS,
-        episodes: rt.episodesStore,
-      });
+      const estate = buildToolEstate(rt);
       const found = estate.resolve(labels);
       if (values.json) out.log(JSON.stringify(found));
       else if (found === null) out.error('no service: no alias, service label or host matches');

@@ -2,21 +2,13 @@
 // doctor, preflight, connectors, estate, packs, checks, models serve, rebuild). Exit 0 on
 // success, 1 on a failed check, 2 on bad usage.
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config.js';
-import {
-  checkAll,
-  createConnectorsService,
-  createRegistry,
-  KINDS,
-  type ConnectionHealth,
-} from '../connectors/index.js';
-import { createCoreDoctor, createRuntime } from '../compose/index.js';
+import { checkAll, KINDS, type ConnectionHealth } from '../connectors/index.js';
+import { buildToolConnectors, buildToolDoctor, createRuntime } from '../compose/index.js';
 import { databaseFile, lockDataDir, computeFingerprint } from '../install/index.js';
 import { rebuildProjections } from '../ledger/index.js';
 import { createLogger } from '../logger.js';
-import { createStatusService } from '../status/index.js';
 import { VERSION } from '../version.js';
 import { estateCommand, ESTATE_USAGE } from './estate.js';
 import { packsCommand, PACKS_USAGE } from './packs.js';
@@ -62,23 +54,7 @@ function runtime(cfg: Config, options: { write?: boolean } = {}) {
 const mark = (s: string): string => s.padEnd(5);
 
 /** The configured connectors of this data folder (or the SVC_CONNECTORS file), built read-only. */
-function connectorsOf(rt: ReturnType<typeof runtime>) {
-  const service = createConnectorsService({
-    registry: createRegistry(KINDS),
-    store: rt.connectorsStore,
-    ledger: rt.ledger,
-    writer: rt.writer,
-    clock: rt.clock,
-    log: rt.log,
-    env: process.env,
-    secretsDir: join(rt.config.dataDir, 'secrets'),
-    secretRefs: rt.config.secretRefs,
-    file: rt.config.files.connectors,
-    defaultConcurrency: rt.config.connectorConcurrency,
-  });
-  service.runtime.rebuild();
-  return service;
-}
+const connectorsOf = (rt: ReturnType<typeof runtime>) => buildToolConnectors(rt, process.env);
 
 /** Health of every connector of an existing data folder; null when there is none yet. */
 async function connectionHealth(cfg: Config): Promise<ConnectionHealth[] | null> {
@@ -175,20 +151,7 @@ export async function run(argv: readonly string[], out: Out): Promise<number> {
       const connectors = connectorsOf(rt);
       try {
         const health = await checkAll(connectors);
-        const status = createStatusService({
-          config: rt.config,
-          fingerprint: rt.fingerprint,
-          licence: rt.licence,
-          ledgerStore: rt.ledgerStore,
-          startedAt: rt.clock.nowIso(),
-          hasWorkingConnection: () => health.some((h) => h.ok),
-        });
-        const report = await createCoreDoctor(
-          rt,
-          status,
-          undefined,
-          () => connectors.list().connectors,
-        ).report(true);
+        const report = await buildToolDoctor(rt, connectors, health).report(true);
         if (values.json) out.log(JSON.stringify(report, null, 2));
         else {
           for (const c of report.checks)

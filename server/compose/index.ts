@@ -1,9 +1,11 @@
 // The composition root: the one place that builds the runtime (store, ledger, stores,
 // projections) and the server (services, routes) in dependency order. Its entry points:
-// buildApp (the server) and createRuntime (svc-core and the tools that read a data folder);
+// buildApp (the server), createRuntime and the buildTool* services around it (svc-core and
+// the tools that read a data folder);
 // the event catalogue every domain declares, which the ledger is given.
 export { buildApp, type AppOptions, type BuiltApp } from './app.js';
 export { createRuntime, type Runtime, type RuntimeOptions } from './runtime.js';
 export { createCoreDoctor } from './doctor.js';
+export { buildToolConnectors, buildToolDoctor, buildToolEngine, buildToolEstate } from './tools.js';
 export { EVENT_CATALOGUES, eventCatalogue } from './event-catalogue.js';
 export { eventsMarkdown } from './events-doc.js';
