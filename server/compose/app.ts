@@ -33,7 +33,12 @@ import { createImpactService, impactRoutes } from '../impact/index.js';
 import { createIntakeService, intakeRoutes } from '../intake/index.js';
 import { auth } from '../http/auth.js';
 import { createHttpServer } from '../http/server.js';
-import { ensureDataDir, lockDataDir } from '../install/index.js';
+import {
+  createInstallService,
+  ensureDataDir,
+  lockDataDir,
+  type InstallService,
+} from '../install/index.js';
 import { categoryOf, ledgerRoutes, SEALED_TYPE } from '../ledger/index.js';
 import { createMetrics, metricsRoutes } from '../metrics/index.js';
 import {
@@ -75,34 +80,16 @@ export interface AppOptions {
   readonly orchestratorPollMs?: number;
 }
 
-/** First-start and every-start events; a crash before the last stop is recorded, not hidden. */
-function recordStart(rt: Runtime, loadPolicy: () => void): void {
-  const { config, ledger, installStore, licence, fingerprint } = rt;
+/** The start's events, the trial and the policy: one transaction, before anything serves. */
+function recordStart(rt: Runtime, install: InstallService, loadPolicy: () => void): void {
+  const { config, licence, fingerprint } = rt;
   rt.writer.transactNow(() => {
-    if (installStore.get() === null) {
-      ledger.append({
-        type: 'system.installed',
-        actor: 'system',
-        data: {
-          instance: config.instance,
-          key_fingerprint: rt.keyFingerprint,
-          fingerprint: fingerprint.ok ? fingerprint.fingerprint : null,
-          version: config.version,
-        },
-      });
-    }
-    const last = rt.ledgerStore.head().seq;
-    const lastType = last > 0 ? rt.ledgerStore.range(last - 1, last, 1)[0]?.type : undefined;
-    const starts = installStore.get()?.starts ?? 0;
-    ledger.append({
-      type: 'system.started',
-      actor: 'system',
-      data: {
-        version: config.version,
-        instance: config.instance,
-        pid: process.pid,
-        previous_stop_clean: starts === 0 || lastType === 'system.stopped',
-      },
+    install.recordStart({
+      instance: config.instance,
+      version: config.version,
+      key_fingerprint: rt.keyFingerprint,
+      fingerprint: fingerprint.ok ? fingerprint.fingerprint : null,
+      pid: process.pid,
     });
     if (config.trial)
       licence.startTrialIfNone('system', fingerprint.ok ? fingerprint.fingerprint : null);
@@ -173,7 +160,15 @@ export async function buildApp(config: Config, options: AppOptions) {
     unlock();
     throw err;
   }
-  recordStart(rt, () => {
+  const install = createInstallService({
+    store: rt.installStore,
+    ledger: rt.ledger,
+    lastEventType: () => {
+      const last = rt.ledgerStore.head().seq;
+      return last > 0 ? rt.ledgerStore.range(last - 1, last, 1)[0]?.type : undefined;
+    },
+  });
+  recordStart(rt, install, () => {
     policy.load();
   });
   connectors.start();
@@ -552,13 +547,9 @@ export async function buildApp(config: Config, options: AppOptions) {
       await connectors.close();
       await rt.writer.close();
       try {
-        rt.writer.transactNow(() =>
-          rt.ledger.append({
-            type: 'system.stopped',
-            actor: 'system',
-            data: { version: config.version },
-          }),
-        );
+        rt.writer.transactNow(() => {
+          install.recordStop(config.version);
+        });
       } catch (err) {
         log.error({ err }, 'could not record the stop');
       }

@@ -6,4 +6,5 @@ export {
 } from './fingerprint.js';
 export { ensureDataDir, lockDataDir, lockHolder, databaseFile } from './data-dir.js';
 export { createInstallStore, type InstallStore, type InstallState } from './install.projection.js';
+export { createInstallService, type InstallService, type StartFacts } from './install.service.js';
 export { installEvents, type InstallEvents } from './install.events.js';
