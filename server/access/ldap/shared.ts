@@ -2,6 +2,7 @@
 // contract describes it (admit → a person, identity → who the session is for) and the
 // failed sign-in ledger writer. The event name and AdmitIdentity serve code and password
 // sign-in (server/access/signin) too. No Fastify here.
+import type { Logger } from 'pino';
 import type { Writer } from '../../db/writer.js';
 import type { DomainLedger } from '../../ledger/index.js';
 import { ConflictError, ServiceError } from '../../shared/errors.js';
@@ -51,17 +52,50 @@ export const notSetUp = (code: string, message: string, why: string): ConflictEr
 /** The account as typed, clipped: enough to recognise, never a whole pasted secret. */
 export const clipAccount = (account: string): string => account.trim().slice(0, 120);
 
+/** One failed sign-in (or password change) of any method. */
+export interface SignInFailure {
+  /** code, password (also a wrong current password), ldap or sso */
+  readonly method: string;
+  readonly account: string;
+  readonly address: string;
+  readonly why: string;
+}
+
+/** The account as typed at a code or password form, safe to record: one line, clipped. */
+const clipTyped = (s: string): string => s.replace(/[\r\n\t\0]/g, ' ').slice(0, 200);
+
+/**
+ * Records a failed sign-in as auth.sign_in_failed, the one writer every method uses. A
+ * directory or SSO account is a name the directory knows, so it is the actor; at the code
+ * and password forms it is only what was typed, so the actor stays anonymous. Given a log,
+ * a failure to record is logged, never thrown (password and code sign-in); without one it
+ * throws, and the request fails with it (directory and SSO).
+ */
 export async function recordFailure(
-  deps: { readonly ledger: DomainLedger<AccessEvents>; readonly writer: Writer },
-  data: { method: 'ldap' | 'sso'; account: string; address: string; why: string },
+  deps: {
+    readonly ledger: DomainLedger<AccessEvents>;
+    readonly writer: Writer;
+    readonly log?: Pick<Logger, 'error'> | undefined;
+  },
+  failure: SignInFailure,
 ): Promise<void> {
-  await deps.writer.transact(() =>
-    deps.ledger.append({
-      type: SIGN_IN_FAILED,
-      actor: data.account === '' ? 'anonymous' : clipAccount(data.account),
-      data: { ...data, account: clipAccount(data.account) },
-    }),
-  );
+  const named = failure.method === 'ldap' || failure.method === 'sso';
+  const account = named ? clipAccount(failure.account) : clipTyped(failure.account);
+  try {
+    await deps.writer.transact(() =>
+      deps.ledger.append({
+        type: SIGN_IN_FAILED,
+        actor: named && failure.account !== '' ? account : 'anonymous',
+        data: { ...failure, account },
+      }),
+    );
+  } catch (err) {
+    if (deps.log === undefined) throw err;
+    deps.log.error(
+      { err: (err as Error).message, method: failure.method },
+      'could not record a failed sign-in',
+    );
+  }
 }
 
 /** Open the session for an admitted person and note the sign-in on the person. */

@@ -9,7 +9,7 @@ import type { Clock } from '../../shared/clock.js';
 import { InvalidInputError, type ServiceError } from '../../shared/errors.js';
 import type { AccessEvents } from '../access.events.js';
 import type { SessionsService } from '../sessions.service.js';
-import { SIGN_IN_FAILED } from '../ldap/shared.js';
+import { recordFailure, type SignInFailure } from '../ldap/shared.js';
 import type { Attempt, SignInGuard } from '../throttle.js';
 import {
   hashPassword,
@@ -21,44 +21,20 @@ import type { SignInStore } from './signin.store.js';
 
 export const PASSWORD_SET = 'auth.password_set';
 
-/** The account as typed, safe to record: one line, clipped. */
-export const clip = (s: string): string => s.replace(/[\r\n\t\0]/g, ' ').slice(0, 200);
-
 interface FailureDeps {
   readonly ledger: DomainLedger<AccessEvents>;
   readonly writer: Writer;
   readonly log?: Pick<Logger, 'info' | 'warn' | 'error'> | undefined;
 }
 
-/** Records a failed sign-in (or password change); a failure to record is logged, never thrown. */
-export async function recordFailure(
-  deps: FailureDeps,
-  method: string,
-  account: string,
-  address: string,
-  why: string,
-): Promise<void> {
-  try {
-    await deps.writer.transact(() =>
-      deps.ledger.append({
-        type: SIGN_IN_FAILED,
-        actor: 'anonymous',
-        data: { method, account: clip(account), address, why },
-      }),
-    );
-  } catch (err) {
-    deps.log?.error({ err: (err as Error).message, method }, 'could not record a failed sign-in');
-  }
-}
-
 /** Wrong credential: recorded, counted (the attempt's reservation stays), answered after the wait. */
 export async function refuse(
   deps: FailureDeps,
   attempt: Attempt,
-  failure: { method: string; account: string; address: string; why: string },
+  failure: SignInFailure,
   error: ServiceError,
 ): Promise<never> {
-  await recordFailure(deps, failure.method, failure.account, failure.address, failure.why);
+  await recordFailure(deps, failure);
   return attempt.failed(error);
 }
 

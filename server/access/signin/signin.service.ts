@@ -13,7 +13,11 @@ import { ForbiddenError, InvalidInputError, UnauthenticatedError } from '../../s
 import type { Role } from '../../shared/roles.js';
 import type { Actor } from '../../shared/types.js';
 import { SignInMethod, type SessionIdentity, type SessionsService } from '../sessions.service.js';
-import { SIGN_IN_FAILED, type AdmitIdentity } from '../ldap/shared.js';
+import {
+  recordFailure as recordFailureOf,
+  SIGN_IN_FAILED,
+  type AdmitIdentity,
+} from '../ldap/shared.js';
 import type { Attempt, SignInGuard } from '../throttle.js';
 import { dummyHash, hashPassword, needsRehash, verifyPassword } from './passwords.js';
 import type { SignInStore } from './signin.store.js';
@@ -21,7 +25,6 @@ import type { AccessEvents } from '../access.events.js';
 import {
   createPasswordsService,
   PASSWORD_SET,
-  recordFailure as recordFailureOf,
   refuse as refuseOf,
   type PasswordsService,
 } from './passwords.service.js';
@@ -107,7 +110,7 @@ export function createSignInService(deps: SignInDeps) {
   const pending = new Set<Promise<void>>();
 
   const recordFailure = (method: string, account: string, address: string, why: string) =>
-    recordFailureOf(deps, method, account, address, why);
+    recordFailureOf(deps, { method, account, address, why });
   /** Wrong credential: recorded, counted, answered after the wait. */
   const refuse = (
     attempt: Attempt,
