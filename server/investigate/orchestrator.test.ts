@@ -34,6 +34,12 @@ afterEach(() => {
 
 const openEpisode = (service: string): string => openOn(bench, service);
 
+/** A wake scans on the next turn: after this, what it found is queued (and drained waits). */
+const nextTurn = (): Promise<void> =>
+  new Promise((r) => {
+    setImmediate(r);
+  });
+
 interface Harness {
   readonly deps: OrchestratorDeps;
   readonly opened: OpenApproval[];
@@ -56,6 +62,8 @@ function harness(over: {
     clock: systemClock,
     log,
     maxConcurrent: over.maxConcurrent ?? 2,
+    // Only start and wake scan in these tests, never the safety-net poll.
+    pollMs: 60_000,
     episode: bench.episode,
     diagnose: async () => {
       h.active += 1;
@@ -134,7 +142,7 @@ describe('the orchestrator', () => {
     const h = harness({});
     const o = createOrchestrator(h.deps);
     const id = openEpisode('nginx');
-    o.nudge();
+    await o.start();
     await o.drained();
     expect(types(id)).toEqual([
       'episode.opened',
@@ -176,7 +184,7 @@ describe('the orchestrator', () => {
     const h = harness({});
     const o = createOrchestrator(h.deps);
     const id = openEpisode('nginx');
-    o.nudge();
+    await o.start();
     await o.drained();
     o.decided({ ...request(h.opened[0] as OpenApproval, 'denied', 'ap-1'), reason: 'not now' });
     await o.drained();
@@ -196,7 +204,7 @@ describe('the orchestrator', () => {
     });
     const o = createOrchestrator(h.deps);
     const ids = [openEpisode('a'), openEpisode('b'), openEpisode('c')];
-    o.nudge();
+    await o.start();
     await o.drained();
     expect(h.maxActive).toBe(1);
     for (const id of ids) expect(store.get(id)?.status).toBe('done');
@@ -207,7 +215,7 @@ describe('the orchestrator', () => {
     const h = harness({ level: 'off' });
     const o = createOrchestrator(h.deps);
     const id = openEpisode('nginx');
-    o.nudge();
+    await o.start();
     await o.drained();
     expect(store.get(id)?.status).toBe('skipped');
     expect(types(id)).not.toContain('check.ran');
@@ -253,7 +261,7 @@ describe('the orchestrator', () => {
     const before = harness({});
     const first = createOrchestrator(before.deps);
     const ids = [openEpisode('nginx'), openEpisode('nginx'), openEpisode('nginx')];
-    first.nudge();
+    await first.start();
     await first.drained();
     first.stop(); // the crash: approved, committed, and nobody heard it
     const asked = before.opened.map((o, i) => request(o, 'pending', `ap-${String(i + 1)}`));
@@ -318,7 +326,7 @@ describe('the orchestrator', () => {
     });
     const o = createOrchestrator(h.deps);
     const id = openEpisode('nginx');
-    o.nudge();
+    await o.start();
     await o.drained();
     expect(store.get(id)?.status).toBe('done');
     bench.writer.transactNow(() => {
@@ -336,7 +344,8 @@ describe('the orchestrator', () => {
       });
     });
     expect(store.get(id)?.status).toBe('again');
-    o.nudge();
+    o.wake();
+    await nextTurn();
     await o.drained();
     expect(types(id).filter((t) => t === 'decision.made')).toHaveLength(2);
     expect(store.get(id)?.status).toBe('done');
@@ -387,7 +396,7 @@ describe('the orchestrator', () => {
         });
       },
     });
-    o.nudge();
+    await o.start();
     await o.drained();
     expect(incidentOf(app)).toBe('in-db');
     const left = createIncidentsStore(bench.db, episodes).get('in-app');
@@ -400,12 +409,13 @@ describe('the orchestrator', () => {
     const h = harness({ decide: () => ({ decision: 'abstain', why: 'x', next: 'none' }) });
     const o = createOrchestrator({ ...h.deps, active: () => active });
     const id = openEpisode('nginx');
-    o.nudge();
+    await o.start();
     await o.drained();
     expect(store.get(id)).toBeNull();
     expect(types(id)).toEqual(['episode.opened']);
     active = true;
-    o.nudge();
+    o.wake();
+    await nextTurn();
     await o.drained();
     expect(store.get(id)?.status).toBe('done');
     o.stop();
@@ -425,7 +435,7 @@ describe('the orchestrator', () => {
       },
     });
     const id = openEpisode('nginx');
-    o.nudge();
+    await o.start();
     await o.drained();
     expect(store.get(id)?.status).toBe('waiting');
     bench.writer.transactNow(() => {
@@ -464,7 +474,7 @@ describe('the orchestrator', () => {
         },
       },
     });
-    o2.nudge();
+    await o2.start();
     await o2.drained();
     bench.writer.transactNow(() => {
       bench.ledger.append({
@@ -481,7 +491,8 @@ describe('the orchestrator', () => {
         trace_id: other,
       });
     });
-    o2.nudge();
+    o2.wake();
+    await nextTurn();
     await o2.drained();
     expect(withdrawn).toEqual(['ap-2']);
     expect(store.get(other)?.status).toBe('done');
@@ -499,7 +510,7 @@ describe('the orchestrator', () => {
       },
     });
     const id = openEpisode('worker');
-    o.nudge();
+    await o.start();
     await o.drained();
     expect(h.opened).toEqual([]);
     expect(h.executed).toEqual([]);
@@ -531,7 +542,7 @@ describe('the orchestrator', () => {
       },
     });
     const id = openEpisode('nginx');
-    o.nudge();
+    await o.start();
     await o.drained();
     expect(asked).toEqual([`${id}:restart_unit`]);
     expect(dryRuns).toEqual([]);
@@ -570,7 +581,7 @@ describe('the orchestrator', () => {
     });
     const o = createOrchestrator({ ...shadow.deps, vetoAction });
     openEpisode('nginx');
-    o.nudge();
+    await o.start();
     await o.drained();
     o.stop();
     expect(asked).toEqual([]);
@@ -578,7 +589,7 @@ describe('the orchestrator', () => {
     const h = harness({});
     const o2 = createOrchestrator({ ...h.deps, vetoAction });
     const id = openEpisode('nginx');
-    o2.nudge();
+    await o2.start();
     await o2.drained();
     expect(asked).toEqual([id]);
     expect(h.opened).toHaveLength(1);
@@ -597,7 +608,7 @@ describe('the orchestrator', () => {
       },
     });
     const id = openEpisode('nginx');
-    o.nudge();
+    await o.start();
     await o.drained();
     expect(seen).toEqual([`${id}:done`]);
     expect(store.get(id)?.status).toBe('done');

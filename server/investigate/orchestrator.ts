@@ -533,8 +533,6 @@ export function createOrchestrator(deps: OrchestratorDeps) {
      * it to the ledger). Before start and after stop it does nothing; the poll stays as a net.
      */
     wake,
-    /** Look for due episodes now, synchronously (tests drive it without start). */
-    nudge: scan,
     decided,
     /** Running and queued investigations, for doctor and status. */
     counts: () => ({ running, queued: queue.length }),
