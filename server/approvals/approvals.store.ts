@@ -1,7 +1,8 @@
 // Approval requests in SQLite: a projection of the approval.* ledger events (the ledger is the
 // record; `svc-core rebuild` recreates these tables from it), and the SQL of the list.
 import type { Database } from 'better-sqlite3';
-import type { Projection } from '../ledger/index.js';
+import { projectionOf } from '../ledger/index.js';
+import type { ApprovalEvents } from './approvals.events.js';
 import { canonicalJson } from '../shared/canonical-json.js';
 import { compileQuery, parseQuery, type QueryFields } from '../shared/query-language.js';
 import type {
@@ -295,87 +296,79 @@ export function createApprovalsStore(db: Database) {
       }
       return { requests: rows.map(requestOf), total: total ?? 0, facets };
     },
-    projection: {
+    projection: projectionOf<ApprovalEvents>({
       name: 'approvals',
       tables: ['approval_requests', 'approval_links'],
-      types: [...APPROVAL_EVENTS],
-      apply(e) {
-        const id = text(e.data['request_id']);
-        if (id === '') return;
-        switch (e.type) {
-          case APPROVAL_REQUESTED: {
-            const d = e.data;
-            insert.run(
-              id,
-              oneOf(d['kind'], KINDS, 'action'),
-              text(d['title']),
-              text(d['summary']),
-              textOrNull(d['service']),
-              oneOf(d['risk'], RISKS, 'high'),
-              textOrNull(d['episode_id']),
-              canonicalJson(record(d['subject'])),
-              text(d['subject_sha256']),
-              typeof d['quorum'] === 'number' ? d['quorum'] : 1,
-              oneOf(d['approver_role'], ['responder', 'admin'] as const, 'admin'),
-              text(d['requested_by']) || e.actor,
-              text(d['requested_by_id']) || text(d['requested_by']) || e.actor,
-              e.ts,
-              text(d['expires_at']),
-              e.seq,
-            );
-            return;
-          }
-          case APPROVAL_DECIDED: {
-            const r = byId.get(id);
-            if (r === undefined) return;
-            const by = text(e.data['by']) || e.actor;
-            const onBehalfOf = textOrNull(e.data['on_behalf_of']);
-            const entry: ApprovalDecisionEntry = {
-              by,
-              by_id: text(e.data['by_id']) || by,
-              ...(onBehalfOf !== null && { on_behalf_of: onBehalfOf }),
-              decision: e.data['decision'] === 'deny' ? 'deny' : 'approve',
-              at: e.ts,
-              via: text(e.data['via']) || 'console',
-              reason: textOrNull(e.data['reason']),
-            };
-            const list = JSON.parse(r.decisions) as ApprovalDecisionEntry[];
-            setDecisions.run(JSON.stringify([...list, entry]), e.seq, id);
-            return;
-          }
-          case APPROVAL_CLOSED:
-            close.run(
-              oneOf(e.data['status'], STATUSES, 'expired'),
-              e.ts,
-              textOrNull(e.data['reason']),
-              e.seq,
-              id,
-            );
-            return;
-          case APPROVAL_SENT: {
-            const r = byId.get(id);
-            if (r === undefined) return;
-            const step = typeof e.data['step'] === 'number' ? e.data['step'] : 0;
-            const channel = text(e.data['channel']);
-            const entry: ApprovalChannelEntry = {
-              channel,
-              step,
-              at: e.ts,
-              ok: e.data['ok'] === true,
-              detail: text(e.data['detail']),
-            };
-            const list = JSON.parse(r.channels) as ApprovalChannelEntry[];
-            setChannels.run(JSON.stringify([...list, entry]), e.seq, id);
-            const ids = e.data['link_ids'];
-            if (Array.isArray(ids))
-              for (const t of ids) if (typeof t === 'string') putLink.run(t, id, channel, step);
-            return;
-          }
-          default:
-            return;
-        }
+      on: {
+        [APPROVAL_REQUESTED]: (d, e) => {
+          const id = text(d.request_id);
+          if (id === '') return;
+          insert.run(
+            id,
+            oneOf(d.kind, KINDS, 'action'),
+            text(d.title),
+            text(d.summary),
+            textOrNull(d.service),
+            oneOf(d.risk, RISKS, 'high'),
+            textOrNull(d.episode_id),
+            canonicalJson(record(d.subject)),
+            text(d.subject_sha256),
+            typeof d.quorum === 'number' ? d.quorum : 1,
+            oneOf(d.approver_role, ['responder', 'admin'] as const, 'admin'),
+            text(d.requested_by) || e.actor,
+            text(d.requested_by_id) || text(d.requested_by) || e.actor,
+            e.ts,
+            text(d.expires_at),
+            e.seq,
+          );
+        },
+        [APPROVAL_DECIDED]: (d, e) => {
+          const id = text(d.request_id);
+          if (id === '') return;
+          const r = byId.get(id);
+          if (r === undefined) return;
+          const by = text(d.by) || e.actor;
+          const onBehalfOf = textOrNull(d.on_behalf_of);
+          const entry: ApprovalDecisionEntry = {
+            by,
+            by_id: text(d.by_id) || by,
+            ...(onBehalfOf !== null && { on_behalf_of: onBehalfOf }),
+            decision: d.decision === 'deny' ? 'deny' : 'approve',
+            at: e.ts,
+            via: text(d.via) || 'console',
+            reason: textOrNull(d.reason),
+          };
+          const list = JSON.parse(r.decisions) as ApprovalDecisionEntry[];
+          setDecisions.run(JSON.stringify([...list, entry]), e.seq, id);
+        },
+        [APPROVAL_CLOSED]: (d, e) => {
+          const id = text(d.request_id);
+          if (id === '') return;
+          close.run(oneOf(d.status, STATUSES, 'expired'), e.ts, textOrNull(d.reason), e.seq, id);
+        },
+        [APPROVAL_SENT]: (d, e) => {
+          const id = text(d.request_id);
+          if (id === '') return;
+          const r = byId.get(id);
+          if (r === undefined) return;
+          const step = typeof d.step === 'number' ? d.step : 0;
+          const channel = text(d.channel);
+          const entry: ApprovalChannelEntry = {
+            channel,
+            step,
+            at: e.ts,
+            ok: d.ok === true,
+            detail: text(d.detail),
+          };
+          const list = JSON.parse(r.channels) as ApprovalChannelEntry[];
+          setChannels.run(JSON.stringify([...list, entry]), e.seq, id);
+          // Rebuild replays rows as stored: an old row's list may hold other values.
+          const ids: unknown = d.link_ids;
+          if (Array.isArray(ids))
+            for (const t of ids) if (typeof t === 'string') putLink.run(t, id, channel, step);
+        },
       },
-    } satisfies Projection,
+    }),
   };
 }
 export type ApprovalsStore = ReturnType<typeof createApprovalsStore>;

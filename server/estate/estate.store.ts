@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
-import type { Projection } from '../ledger/index.js';
+import { projectionOf, type LedgerEvent } from '../ledger/index.js';
+import type { EstateEvents } from './estate.events.js';
 import { canonicalJson } from '../shared/canonical-json.js';
 import { anyObservations, observationsOf, type ObservationRow } from './estate.observed.js';
 import type { Origin } from './estate.schemas.js';
@@ -65,6 +66,17 @@ const text = (v: unknown): string => (typeof v === 'string' ? v : '');
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? (v as unknown[]) : []);
 const record = (v: unknown): Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+/**
+ * The reader's lists in an estate.discovered event: the service spreads the whole reading,
+ * whose services and links the schema leaves to the estate's own schemas.
+ */
+function foundOf(d: EstateEvents['estate.discovered']): {
+  readonly services: unknown[];
+  readonly links: unknown[];
+} {
+  const all = record(d);
+  return { services: list(all['services']), links: list(all['links']) };
+}
 const originOf = (v: unknown, connector: string): Origin => {
   const o = record(v);
   return {
@@ -153,6 +165,29 @@ export function createEstateStore(db: Database) {
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   /** One service of one connector; a name found twice merges its hosts and origins. */
+  /** A suggestion confirmed or dismissed; one missing end leaves it undecided. */
+  function decide(
+    d: EstateEvents['estate.suggestion_confirmed'] | EstateEvents['estate.suggestion_dismissed'],
+    status: 'confirmed' | 'dismissed',
+    e: LedgerEvent,
+  ): void {
+    const id = text(d.id);
+    const from = text(d.from);
+    const to = text(d.to);
+    if (id === '' || from === '' || to === '') return;
+    const reason = 'reason' in d ? text(d.reason) : '';
+    putDecided.run(
+      id,
+      from,
+      to,
+      status,
+      text(d.evidence),
+      reason === '' ? null : reason,
+      e.actor,
+      e.ts,
+    );
+  }
+
   function addService(connector: string, raw: unknown, at: string): void {
     const s = record(raw);
     const name = text(s['name']);
@@ -215,7 +250,7 @@ export function createEstateStore(db: Database) {
       const row = overrides.get();
       return row ? { ...row, document: JSON.parse(row.document) as Record<string, unknown> } : null;
     },
-    projection: {
+    projection: projectionOf<EstateEvents>({
       name: 'estate',
       tables: [
         'estate_services',
@@ -225,59 +260,47 @@ export function createEstateStore(db: Database) {
         'estate_observations',
         'estate_suggestions',
       ],
-      types: [
-        ESTATE_DISCOVERED,
-        ESTATE_DISCOVER_FAILED,
-        ESTATE_OVERRIDES_SET,
-        ESTATE_SUGGESTION_CONFIRMED,
-        ESTATE_SUGGESTION_DISMISSED,
-      ],
-      apply(e) {
-        changes += 1;
-        if (e.type === ESTATE_OVERRIDES_SET) {
-          putOverrides.run(canonicalJson(e.data['overrides'] ?? {}), e.actor, e.ts);
-          return;
-        }
-        if (e.type === ESTATE_SUGGESTION_CONFIRMED || e.type === ESTATE_SUGGESTION_DISMISSED) {
-          const id = text(e.data['id']);
-          const from = text(e.data['from']);
-          const to = text(e.data['to']);
-          if (id === '' || from === '' || to === '') return;
-          const reason = text(e.data['reason']);
-          putDecided.run(
-            id,
-            from,
-            to,
-            e.type === ESTATE_SUGGESTION_CONFIRMED ? 'confirmed' : 'dismissed',
-            text(e.data['evidence']),
-            reason === '' ? null : reason,
-            e.actor,
-            e.ts,
-          );
-          return;
-        }
-        const connector = text(e.data['connector']);
-        if (connector === '') return;
-        if (e.type === ESTATE_DISCOVER_FAILED) {
-          putConnector.run(connector, 'failed', e.ts, text(e.data['detail']) || null, null);
-        } else if (e.type === ESTATE_DISCOVERED) {
+      on: {
+        [ESTATE_OVERRIDES_SET]: (d, e) => {
+          changes += 1;
+          putOverrides.run(canonicalJson(d.overrides ?? {}), e.actor, e.ts);
+        },
+        [ESTATE_SUGGESTION_CONFIRMED]: (d, e) => {
+          changes += 1;
+          decide(d, 'confirmed', e);
+        },
+        [ESTATE_SUGGESTION_DISMISSED]: (d, e) => {
+          changes += 1;
+          decide(d, 'dismissed', e);
+        },
+        [ESTATE_DISCOVER_FAILED]: (d, e) => {
+          changes += 1;
+          const connector = text(d.connector);
+          if (connector === '') return;
+          putConnector.run(connector, 'failed', e.ts, text(d.detail) || null, null);
+        },
+        [ESTATE_DISCOVERED]: (d, e) => {
+          changes += 1;
+          const connector = text(d.connector);
+          if (connector === '') return;
           dropServices.run(connector);
           dropLinks.run(connector);
-          for (const s of list(e.data['services'])) addService(connector, s, e.ts);
-          for (const raw of list(e.data['links'])) {
+          const found = foundOf(d);
+          for (const s of found.services) addService(connector, s, e.ts);
+          for (const raw of found.links) {
             const l = record(raw);
             const from = text(l['from']);
             const to = text(l['to']);
             if (from === '' || to === '') continue;
             putLink.run(connector, from, to, canonicalJson(originOf(l['origin'], connector)));
           }
-          const seen = observationsOf(e.data['observations']);
+          const seen = observationsOf(d.observations);
           if (anyObservations(seen)) putObservations.run(connector, canonicalJson(seen), e.ts);
           else dropObservations.run(connector);
           putConnector.run(connector, 'ok', e.ts, null, e.ts);
-        }
+        },
       },
-    } satisfies Projection,
+    }),
   };
 }
 export type EstateStore = ReturnType<typeof createEstateStore>;

@@ -1,6 +1,7 @@
 // SQL of incidents: the projection of incident.opened / joined / status.
 import type { Database } from 'better-sqlite3';
-import type { LedgerEvent, Projection } from '../ledger/index.js';
+import { projectionOf, type LedgerEvent } from '../ledger/index.js';
+import type { IncidentEvents } from './incidents.events.js';
 
 export const INCIDENT_OPENED = 'incident.opened';
 export const INCIDENT_JOINED = 'incident.joined';
@@ -40,10 +41,13 @@ export interface HistoryEntry {
 }
 
 const COLUMNS = `incident_id, root_episode_id, status, group_key, t_open, t_resolved, services, history`;
-const text = (e: LedgerEvent, k: string): string => {
-  const v = e.data[k];
-  return typeof v === 'string' ? v : '';
-};
+/** Rebuild replays rows as stored, so a field is read as text whatever it holds. */
+const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+/**
+ * A status in an incident.status event, kept in the history as written: the service only
+ * writes statuses, and an old row is shown as it was rather than refused.
+ */
+const statusText = (v: unknown): IncidentStatus => text(v) as IncidentStatus;
 
 /**
  * What incidents read of their episodes; the episodes store implements it and the composition
@@ -100,75 +104,89 @@ export function createIncidentsStore(db: Database, episodes: IncidentEpisodeCoun
      WHERE incident_id = @from`,
   );
 
-  function apply(e: LedgerEvent): void {
-    const incidentId = text(e, 'incident_id');
-    if (e.type === INCIDENT_LINKED) {
-      const base = {
-        at: e.ts,
-        seq: e.seq,
-        episode_id: text(e, 'episode_id'),
-        service: text(e, 'service'),
-      };
-      joined.run({
-        incident_id: incidentId,
-        service: text(e, 'service'),
-        entry: JSON.stringify({
-          ...base,
-          event: 'joined',
-          relation: text(e, 'relation'),
-          from: text(e, 'from_incident'),
-        }),
-        seq: e.seq,
-      });
-      // The incident it leaves resolves as merged when no other episode is in it.
-      if (!episodes.othersIn(text(e, 'from_incident'), text(e, 'episode_id')))
-        emptied.run({
-          from: text(e, 'from_incident'),
+  function placed(
+    d: IncidentEvents['incident.opened'] | IncidentEvents['incident.joined'],
+    e: LedgerEvent,
+    event: 'opened' | 'joined',
+  ) {
+    const entry: HistoryEntry = {
+      at: e.ts,
+      seq: e.seq,
+      event,
+      episode_id: text(d.episode_id),
+      service: text(d.service),
+    };
+    return {
+      incident_id: text(d.incident_id),
+      episode_id: text(d.episode_id),
+      service: text(d.service),
+      entry: JSON.stringify(entry),
+      seq: e.seq,
+    };
+  }
+
+  const projection = projectionOf<IncidentEvents>({
+    name: 'incidents',
+    tables: ['incidents'],
+    on: {
+      [INCIDENT_OPENED]: (d, e) => {
+        const key: unknown = d.group_key;
+        insert.run({
+          ...placed(d, e, 'opened'),
+          group_key: typeof key === 'string' ? key : null,
           ts: e.ts,
-          entry: JSON.stringify({ ...base, event: 'merged', into: incidentId }),
+        });
+      },
+      [INCIDENT_JOINED]: (d, e) => {
+        joined.run(placed(d, e, 'joined'));
+      },
+      [INCIDENT_STATUS]: (d, e) => {
+        const entry: HistoryEntry = {
+          at: e.ts,
+          seq: e.seq,
+          event: 'status',
+          from: statusText(d.from),
+          to: statusText(d.to),
+          why: e.reason,
+        };
+        status.run({
+          incident_id: text(d.incident_id),
+          to: text(d.to),
+          ts: e.ts,
+          entry: JSON.stringify(entry),
           seq: e.seq,
         });
-      return;
-    }
-    if (e.type === INCIDENT_OPENED || e.type === INCIDENT_JOINED) {
-      const entry: HistoryEntry = {
-        at: e.ts,
-        seq: e.seq,
-        event: e.type === INCIDENT_OPENED ? 'opened' : 'joined',
-        episode_id: text(e, 'episode_id'),
-        service: text(e, 'service'),
-      };
-      const row = {
-        incident_id: incidentId,
-        episode_id: text(e, 'episode_id'),
-        service: text(e, 'service'),
-        entry: JSON.stringify(entry),
-        seq: e.seq,
-      };
-      if (e.type === INCIDENT_OPENED) {
-        const key = e.data['group_key'];
-        insert.run({ ...row, group_key: typeof key === 'string' ? key : null, ts: e.ts });
-      } else {
-        joined.run(row);
-      }
-    } else if (e.type === INCIDENT_STATUS) {
-      const entry: HistoryEntry = {
-        at: e.ts,
-        seq: e.seq,
-        event: 'status',
-        from: text(e, 'from') as IncidentStatus,
-        to: text(e, 'to') as IncidentStatus,
-        why: e.reason,
-      };
-      status.run({
-        incident_id: incidentId,
-        to: text(e, 'to'),
-        ts: e.ts,
-        entry: JSON.stringify(entry),
-        seq: e.seq,
-      });
-    }
-  }
+      },
+      [INCIDENT_LINKED]: (d, e) => {
+        const incidentId = text(d.incident_id);
+        const base = {
+          at: e.ts,
+          seq: e.seq,
+          episode_id: text(d.episode_id),
+          service: text(d.service),
+        };
+        joined.run({
+          incident_id: incidentId,
+          service: text(d.service),
+          entry: JSON.stringify({
+            ...base,
+            event: 'joined',
+            relation: text(d.relation),
+            from: text(d.from_incident),
+          }),
+          seq: e.seq,
+        });
+        // The incident it leaves resolves as merged when no other episode is in it.
+        if (!episodes.othersIn(text(d.from_incident), text(d.episode_id)))
+          emptied.run({
+            from: text(d.from_incident),
+            ts: e.ts,
+            entry: JSON.stringify({ ...base, event: 'merged', into: incidentId }),
+            seq: e.seq,
+          });
+      },
+    },
+  });
 
   return {
     get(id: string): IncidentRow | null {
@@ -195,12 +213,7 @@ export function createIncidentsStore(db: Database, episodes: IncidentEpisodeCoun
         .get(...statuses)?.n;
       return { rows: withCounts(rows), total: total ?? 0 };
     },
-    projection: {
-      name: 'incidents',
-      tables: ['incidents'],
-      types: [INCIDENT_OPENED, INCIDENT_JOINED, INCIDENT_STATUS, INCIDENT_LINKED],
-      apply,
-    } satisfies Projection,
+    projection,
   };
 }
 export type IncidentsStore = ReturnType<typeof createIncidentsStore>;
