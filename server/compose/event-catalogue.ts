@@ -7,20 +7,26 @@ import { approvalEvents } from '../approvals/index.js';
 import { autonomyEvents } from '../autonomy/index.js';
 import { brandingEvents } from '../branding/index.js';
 import { connectorEvents } from '../connectors/index.js';
-import { episodeEvents } from '../episodes/index.js';
+import { episodeEvents, type EpisodeInputs, type EpisodeInputTypes } from '../episodes/index.js';
 import { estateEvents } from '../estate/index.js';
 import { ingestedEvents } from '../events/index.js';
 import { impactEvents } from '../impact/index.js';
-import { incidentEvents } from '../incidents/index.js';
+import { INCIDENT_LINKED, incidentEvents } from '../incidents/index.js';
 import { installEvents } from '../install/index.js';
-import { intakeEvents } from '../intake/index.js';
-import { investigateEvents } from '../investigate/index.js';
-import { createEventRegistry, ledgerEvents, type EventRegistry } from '../ledger/index.js';
+import { intakeEvents, SIGNAL_RESOLVED } from '../intake/index.js';
+import { DECISION_MADE, INVESTIGATION_STEP, investigateEvents } from '../investigate/index.js';
+import {
+  createEventRegistry,
+  ledgerEvents,
+  type Catalogue,
+  type EventRegistry,
+} from '../ledger/index.js';
 import { licenceEvents } from '../licence/index.js';
 import { mailEvents } from '../mail/index.js';
 import { peopleEvents } from '../people/index.js';
 import { policyEvents } from '../policy/index.js';
 import { snapshotEvents } from '../snapshots/index.js';
+import type { Static } from 'typebox';
 
 /** Each domain with the events it appends (owner: the domain folder). */
 export const EVENT_CATALOGUES = [
@@ -50,3 +56,25 @@ export const EVENT_CATALOGUES = [
 export function eventCatalogue(): EventRegistry {
   return createEventRegistry(EVENT_CATALOGUES);
 }
+
+/**
+ * An owner's event type for a slot of a reader's port. It compiles only where the owner's
+ * data (the Static of its schema in the owner's catalogue) has the shape the reader declares.
+ */
+function ownersType<Shape>() {
+  return <C extends Catalogue, K extends keyof C & string>(
+    _owner: C,
+    type: K & (Static<C[K]> extends Shape ? K : never),
+  ): K => type;
+}
+
+/** The other domains' events the episodes projection reacts to (episodes.inputs.ts). */
+export const EPISODE_INPUTS: EpisodeInputTypes = {
+  signalResolved: ownersType<EpisodeInputs['signalResolved']>()(intakeEvents, SIGNAL_RESOLVED),
+  incidentLinked: ownersType<EpisodeInputs['incidentLinked']>()(incidentEvents, INCIDENT_LINKED),
+  investigationStep: ownersType<EpisodeInputs['investigationStep']>()(
+    investigateEvents,
+    INVESTIGATION_STEP,
+  ),
+  decisionMade: ownersType<EpisodeInputs['decisionMade']>()(investigateEvents, DECISION_MADE),
+};

@@ -46,7 +46,7 @@ import { createInvestigationsStore } from '../investigate/index.js';
 import { createApprovalsStore } from '../approvals/index.js';
 import { createAutonomyStore } from '../autonomy/index.js';
 import { systemClock, type Clock } from '../shared/clock.js';
-import { eventCatalogue } from './event-catalogue.js';
+import { EPISODE_INPUTS, eventCatalogue } from './event-catalogue.js';
 
 /** Migrations sit beside the source in development and beside the bundle in dist/. */
 function migrationsDir(): string {
@@ -108,7 +108,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   const installStore = createInstallStore(db);
   const licenceStore = createLicenceStore(db);
   const intakeStore = createIntakeStore(db);
-  const episodesStore = createEpisodesStore(db);
+  const episodesStore = createEpisodesStore(db, EPISODE_INPUTS);
   const impactStore = createImpactStore(db);
   const incidentsStore = createIncidentsStore(db, episodesStore);
   const policyStore = createPolicyStore(db);

@@ -6,6 +6,7 @@ import {
   openInvestigationBench,
 } from '../testing/investigate/fixtures/orchestrator-bench.js';
 import { createEpisodesStore } from './index.js';
+import { EPISODE_INPUTS } from '../compose/index.js';
 
 describe('the episodes projection', () => {
   it("takes a running episode's step from the investigation's events, and leaves a closed one", () => {
@@ -13,7 +14,7 @@ describe('the episodes projection', () => {
     onTestFinished(() => {
       bench.close();
     });
-    const episodes = createEpisodesStore(bench.db);
+    const episodes = createEpisodesStore(bench.db, EPISODE_INPUTS);
     const id = openEpisode(bench, 'nginx');
     const step = () => episodes.get(id)?.step;
     expect(step()).toBe('intake');

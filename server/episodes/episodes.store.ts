@@ -1,22 +1,15 @@
-// SQL of episodes: the projection of episode.opened / joined / closed and signal.resolved.
+// SQL of episodes: the projection of the episode events, and of the other domains' events
+// that move an episode (episodes.inputs.ts).
 import type { Database } from 'better-sqlite3';
-import type { LedgerEvent, Projection } from '../ledger/index.js';
+import { projectionOf, reactionTo, type LedgerEvent } from '../ledger/index.js';
+import type { EpisodeEvents } from './episodes.events.js';
+import type { EpisodeInputs, EpisodeInputTypes } from './episodes.inputs.js';
 
 export const EPISODE_OPENED = 'episode.opened';
 export const EPISODE_JOINED = 'episode.joined';
 export const EPISODE_CLOSED = 'episode.closed';
 export const EPISODE_SUPPRESSED = 'episode.suppressed';
 export const EPISODE_TEAM = 'episode.team';
-const SIGNAL_RESOLVED = 'signal.resolved';
-/** incidents.store.ts INCIDENT_LINKED: the episode moves to another incident. */
-const INCIDENT_LINKED = 'incident.linked';
-/**
- * investigations.store.ts INVESTIGATION_STEP and DECISION_MADE: a running episode's step is
- * the investigation's, read from its events (investigate imports episodes, so not the
- * other way round).
- */
-const INVESTIGATION_STEP = 'investigation.step';
-const DECISION_MADE = 'decision.made';
 
 export interface EpisodeRow {
   readonly episode_id: string;
@@ -64,12 +57,14 @@ export interface IncidentEpisodeRow {
 
 const COLUMNS = `episode_id, service, status, step, kind, t_open, t_quiet, t_close, alerts, firing, decision, outcome, result, action, handover_s, autonomy, confirmed,
   incident_id, relation, confidence, restore_s, suppressed, verdict, verdict_detail`;
-const text = (e: LedgerEvent, k: string): string => {
-  const v = e.data[k];
-  return typeof v === 'string' ? v : '';
-};
+// Rebuild replays rows as stored, so fields are read with guards whatever their schema says.
+const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+const textOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+/** A value bound as stored (SQLite keeps its type), or the fallback where an old row has none. */
+const stored = (v: unknown, fallback: string | null): unknown => v ?? fallback;
 
-export function createEpisodesStore(db: Database) {
+/** `inputs`: the type names of the other domains' events episodes react to (compose fills them). */
+export function createEpisodesStore(db: Database, inputs: EpisodeInputTypes) {
   const get = db.prepare<[string], EpisodeRow>(
     `SELECT ${COLUMNS} FROM episodes WHERE episode_id = ?`,
   );
@@ -163,77 +158,86 @@ export function createEpisodesStore(db: Database) {
      WHERE status = 'closed' AND t_close >= ? AND confirmed <> '[]' ORDER BY t_close DESC LIMIT 500`,
   );
 
-  function apply(e: LedgerEvent): void {
-    if (e.type === EPISODE_OPENED) {
-      insert.run({
-        episode_id: text(e, 'episode_id'),
-        service: text(e, 'service'),
-        t_open: e.ts,
-        alerts: JSON.stringify([text(e, 'name')]),
-        autonomy: text(e, 'autonomy'),
-        incident_id: text(e, 'incident_id') || null,
-        relation: text(e, 'relation') || 'root',
-        seq: e.seq,
-      });
-      addSignal.run(
-        text(e, 'episode_id'),
-        text(e, 'source'),
-        text(e, 'fingerprint'),
-        text(e, 'name'),
-      );
-    } else if (e.type === EPISODE_JOINED) {
-      addSignal.run(
-        text(e, 'episode_id'),
-        text(e, 'source'),
-        text(e, 'fingerprint'),
-        text(e, 'name'),
-      );
-      joined.run({ name: text(e, 'name'), seq: e.seq, id: text(e, 'episode_id') });
-    } else if (e.type === SIGNAL_RESOLVED) {
-      const holder = holding.get(text(e, 'source'), text(e, 'fingerprint'));
-      if (holder) resolved.run({ ts: e.ts, seq: e.seq, id: holder.episode_id });
-    } else if (e.type === EPISODE_CLOSED) {
-      const d = e.data;
-      closed.run({
-        episode_id: text(e, 'episode_id'),
-        t_close: e.ts,
-        decision: d['decision'] ?? null,
-        outcome: d['outcome'] ?? null,
-        result: d['result'] ?? null,
-        action: d['action'] ?? '',
-        handover_s: d['handover_s'] ?? null,
-        // The close states the final diagnosis when there is one.
-        confidence: typeof d['confidence'] === 'string' ? d['confidence'] : null,
-        kind: typeof d['kind'] === 'string' ? d['kind'] : null,
-        confirmed: Array.isArray(d['confirmed']) ? JSON.stringify(d['confirmed']) : null,
-        fix: typeof d['fix'] === 'string' ? d['fix'] : null,
-        diagnosis: typeof d['diagnosis'] === 'string' ? d['diagnosis'] : null,
-        note: typeof d['note'] === 'string' ? d['note'] : null,
-        seq: e.seq,
-      });
-    } else if (e.type === EPISODE_SUPPRESSED) {
-      const { episode_id: _id, ...entry } = e.data;
-      suppressed.run({
-        entry: JSON.stringify({ ...entry, at: e.ts, seq: e.seq }),
-        seq: e.seq,
-        id: text(e, 'episode_id'),
-      });
-    } else if (e.type === INCIDENT_LINKED) {
-      moved.run({ incident: text(e, 'incident_id'), id: text(e, 'episode_id'), seq: e.seq });
-    } else if (e.type === INVESTIGATION_STEP) {
-      stepped.run({ id: text(e, 'episode_id'), step: text(e, 'step') });
-    } else if (e.type === DECISION_MADE) {
-      stepped.run({ id: text(e, 'episode_id'), step: 'decide' });
-    } else if (e.type === EPISODE_TEAM) {
-      const detail = e.data['detail'];
-      team.run({
-        verdict: text(e, 'verdict'),
-        detail: typeof detail === 'string' ? detail : null,
-        seq: e.seq,
-        id: text(e, 'episode_id'),
-      });
-    }
-  }
+  /** One of another domain's events, given the data episodes read of it. */
+  const on = <K extends keyof EpisodeInputs>(
+    slot: K,
+    apply: (data: EpisodeInputs[K], event: LedgerEvent) => void,
+  ) => reactionTo(inputs[slot], apply);
+
+  const projection = projectionOf<EpisodeEvents>({
+    name: 'episodes',
+    tables: ['episode_signals', 'episodes'],
+    on: {
+      [EPISODE_OPENED]: (d, e) => {
+        insert.run({
+          episode_id: text(d.episode_id),
+          service: text(d.service),
+          t_open: e.ts,
+          alerts: JSON.stringify([text(d.name)]),
+          autonomy: text(d.autonomy),
+          incident_id: text(d.incident_id) || null,
+          relation: text(d.relation) || 'root',
+          seq: e.seq,
+        });
+        addSignal.run(text(d.episode_id), text(d.source), text(d.fingerprint), text(d.name));
+      },
+      [EPISODE_JOINED]: (d, e) => {
+        addSignal.run(text(d.episode_id), text(d.source), text(d.fingerprint), text(d.name));
+        joined.run({ name: text(d.name), seq: e.seq, id: text(d.episode_id) });
+      },
+      [EPISODE_CLOSED]: (d, e) => {
+        closed.run({
+          episode_id: text(d.episode_id),
+          t_close: e.ts,
+          decision: stored(d.decision, null),
+          outcome: stored(d.outcome, null),
+          result: stored(d.result, null),
+          action: stored(d.action, ''),
+          handover_s: stored(d.handover_s, null),
+          // The close states the final diagnosis when there is one.
+          confidence: textOrNull(d.confidence),
+          kind: textOrNull(d.kind),
+          confirmed: Array.isArray(d.confirmed) ? JSON.stringify(d.confirmed) : null,
+          fix: textOrNull(d.fix),
+          diagnosis: textOrNull(d.diagnosis),
+          note: textOrNull(d.note),
+          seq: e.seq,
+        });
+      },
+      [EPISODE_SUPPRESSED]: (d, e) => {
+        const { episode_id: _id, ...entry } = d;
+        suppressed.run({
+          entry: JSON.stringify({ ...entry, at: e.ts, seq: e.seq }),
+          seq: e.seq,
+          id: text(d.episode_id),
+        });
+      },
+      [EPISODE_TEAM]: (d, e) => {
+        team.run({
+          verdict: text(d.verdict),
+          detail: textOrNull(d.detail),
+          seq: e.seq,
+          id: text(d.episode_id),
+        });
+      },
+    },
+    // Other domains' projections keep these types; episodes only apply them to their rows.
+    reacts: [
+      on('signalResolved', (d, e) => {
+        const holder = holding.get(text(d.source), text(d.fingerprint));
+        if (holder) resolved.run({ ts: e.ts, seq: e.seq, id: holder.episode_id });
+      }),
+      on('incidentLinked', (d, e) => {
+        moved.run({ incident: text(d.incident_id), id: text(d.episode_id), seq: e.seq });
+      }),
+      on('investigationStep', (d) => {
+        stepped.run({ id: text(d.episode_id), step: text(d.step) });
+      }),
+      on('decisionMade', (d) => {
+        stepped.run({ id: text(d.episode_id), step: 'decide' });
+      }),
+    ],
+  });
 
   return {
     get: (id: string): EpisodeRow | null => get.get(id) ?? null,
@@ -276,14 +280,7 @@ export function createEpisodesStore(db: Database) {
             : [{ episode_id: r.episode_id, service: r.service, cause, closed_at: r.t_close }];
         }),
       ),
-    projection: {
-      name: 'episodes',
-      tables: ['episode_signals', 'episodes'],
-      // signal.resolved, incident.linked, investigation.step and decision.made belong to other
-      // projections; episodes only read them.
-      types: [EPISODE_OPENED, EPISODE_JOINED, EPISODE_CLOSED, EPISODE_SUPPRESSED, EPISODE_TEAM],
-      apply,
-    } satisfies Projection,
+    projection,
   };
 }
 export type EpisodesStore = ReturnType<typeof createEpisodesStore>;

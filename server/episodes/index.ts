@@ -20,3 +20,4 @@ export { type EpisodeSignal, type NoiseControl, type Suppression } from './episo
 export * as enumerations from './enumerations.js';
 export { ACTIONS, DECISIONS, OUTCOMES, RESULTS } from './enumerations.js';
 export { episodeEvents, type EpisodeEvents } from './episodes.events.js';
+export { type EpisodeInputs, type EpisodeInputTypes } from './episodes.inputs.js';

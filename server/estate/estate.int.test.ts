@@ -22,7 +22,7 @@ import { createLogger } from '../logger.js';
 import { systemClock } from '../shared/clock.js';
 import { Secret } from '../shared/secret.js';
 import { createEstateService, createEstateStore, estateRoutes } from './index.js';
-import { eventCatalogue } from '../compose/index.js';
+import { EPISODE_INPUTS, eventCatalogue } from '../compose/index.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../db/migrations/', import.meta.url));
 const ADMIN_TOKEN = 'admin-token-for-estate-tests-0123456789';
@@ -133,7 +133,7 @@ beforeAll(async () => {
       return client.call(op, args ?? {}, AbortSignal.timeout(5000));
     },
     timeoutS: 10,
-    episodes: createEpisodesStore(db),
+    episodes: createEpisodesStore(db, EPISODE_INPUTS),
   });
   app = createHttpServer({ log: createLogger('silent') });
   await app.register(auth, {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createEpisodesStore } from '../episodes/index.js';
+import { EPISODE_INPUTS } from '../compose/index.js';
 import { dumpProjections, replayLedger } from '../ledger/index.js';
 import { createFakeClock } from '../shared/clock.js';
 import { InvalidInputError, NotFoundError } from '../shared/errors.js';
@@ -49,7 +50,7 @@ function start(sources: DiscoverySource[], answers: Record<string, Answer>, time
       return a ?? [];
     },
     timeoutS,
-    episodes: createEpisodesStore(db),
+    episodes: createEpisodesStore(db, EPISODE_INPUTS),
     newId: () => `job-${String(++n)}`,
   });
   return { db, writer, ledgerStore, projections, estate, answers };

@@ -2,6 +2,7 @@
 // the incident the episode leaves, left empty, resolves as merged.
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createEpisodesStore } from '../episodes/index.js';
+import { EPISODE_INPUTS } from '../compose/index.js';
 import { systemClock } from '../shared/clock.js';
 import { ledgerRows } from '../testing/ledger-rows.js';
 import {
@@ -16,7 +17,7 @@ describe('incidents.link', () => {
     onTestFinished(() => {
       bench.close();
     });
-    const episodes = createEpisodesStore(bench.db);
+    const episodes = createEpisodesStore(bench.db, EPISODE_INPUTS);
     const store = createIncidentsStore(bench.db, episodes);
     const incidents = createIncidentsService({
       store,

@@ -9,7 +9,12 @@ export {
 } from './engine.js';
 export { decide, afterAction, withoutAction, DECISION_TABLE } from './decide.js';
 export { createInvestigation, type Investigation as InvestigationRuntime } from './wire.js';
-export { createInvestigationsStore, type InvestigationsStore } from './investigations.store.js';
+export {
+  createInvestigationsStore,
+  DECISION_MADE,
+  INVESTIGATION_STEP,
+  type InvestigationsStore,
+} from './investigations.store.js';
 export { accuracyCheck, ACCURACY_FLOOR } from './doctor-checks.js';
 export type { ConnectorLike, EstateLike } from './plan.js';
 export type * from './types.js';

@@ -5,6 +5,7 @@ import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApprovalRequest, OpenApproval } from '../approvals/index.js';
 import { createEpisodesStore } from '../episodes/index.js';
+import { EPISODE_INPUTS } from '../compose/index.js';
 import { createIncidentsStore } from '../incidents/index.js';
 import { systemClock } from '../shared/clock.js';
 import { closeFields, type ActionResult } from './closing.js';
@@ -355,7 +356,7 @@ describe('the orchestrator', () => {
   it('moves a downstream episode into the incident of the episode whose cause explains it', async () => {
     const db = openOn(bench, 'postgresql', 'in-db');
     const app = openOn(bench, 'app', 'in-app');
-    const episodes = createEpisodesStore(bench.db);
+    const episodes = createEpisodesStore(bench.db, EPISODE_INPUTS);
     const incidentOf = (id: string) => episodes.get(id)?.incident_id;
     bench.writer.transactNow(() => {
       for (const [id, incident] of [

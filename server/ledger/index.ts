@@ -13,6 +13,8 @@ export {
 export {
   createProjections,
   projectionOf,
+  reactionTo,
+  type Reaction,
   type Projection,
   type ProjectionHandlers,
   type Projections,

@@ -42,6 +42,27 @@ export type ProjectionHandlers<E> = {
 };
 
 /**
+ * A handler for another domain's event type: the projection reacts to it, its owner's
+ * projection keeps it (so it is not among this one's `types`).
+ */
+export interface Reaction {
+  readonly type: string;
+  apply(data: unknown, event: LedgerEvent): void;
+}
+
+/**
+ * A reaction given the data it reads. The composition root names the type and proves at
+ * compile time that its owner's schema carries that data, so this is the one place it is
+ * taken as such; handlers keep their guards, as rebuild replays rows as stored.
+ */
+export function reactionTo<D>(
+  type: string,
+  apply: (data: D, event: LedgerEvent) => void,
+): Reaction {
+  return { type, apply: (data, event) => apply(data as D, event) };
+}
+
+/**
  * A projection declared by its handlers: it applies exactly the types it handles, each
  * handler receiving the typed data. Appends were checked against the catalogue; rebuild
  * replays rows as stored, so handlers keep their guards for values a schema leaves open.
@@ -52,14 +73,21 @@ export function projectionOf<E>(spec: {
   readonly on: ProjectionHandlers<E>;
   /** Types it does not apply but keeps from POST /v1/events all the same. */
   readonly reserves?: readonly EventType<E>[];
+  /** Other domains' types it also applies (their owners' projections keep them). */
+  readonly reacts?: readonly Reaction[];
 }): Projection {
   const handlers = new Map<string, (data: unknown, event: LedgerEvent) => void>(
     Object.entries(spec.on) as [string, (data: unknown, event: LedgerEvent) => void][],
   );
+  const types = [...handlers.keys(), ...(spec.reserves ?? [])];
+  for (const r of spec.reacts ?? []) {
+    if (handlers.has(r.type)) throw new Error(`projection ${spec.name} handles ${r.type} twice`);
+    handlers.set(r.type, (data, event) => r.apply(data, event));
+  }
   return {
     name: spec.name,
     tables: spec.tables,
-    types: [...handlers.keys(), ...(spec.reserves ?? [])],
+    types,
     apply(event) {
       handlers.get(event.type)?.(event.data, event);
     },
