@@ -54,3 +54,15 @@ export const actEvents = {
   }),
 } as const;
 export type ActEvents = EventsOf<typeof actEvents>;
+
+/** What each action event makes of its fix's status in the investigation's list of actions. */
+export const ACTION_FIX_STATUS: { readonly [K in keyof ActEvents]: string } = {
+  'action.dry_run': 'dry_run',
+  'action.shadow': 'shadow',
+  'action.refused': 'refused',
+  'action.started': 'running',
+  'action.done': 'running',
+  'action.verified': 'verified',
+  'action.verify_failed': 'not_verified',
+  'action.taken_back': 'taken_back',
+};

@@ -21,4 +21,4 @@ export type {
   RecheckContext,
   TemplateValue,
 } from './act.types.js';
-export { actEvents, type ActEvents } from './act.events.js';
+export { ACTION_FIX_STATUS, actEvents, type ActEvents } from './act.events.js';

@@ -1,10 +1,18 @@
 // SQL of investigations: the projection of investigation.*, check.ran, decision.made and
 // action.* events (and the approval.requested of an episode's action, its handover).
 import type { Database } from 'better-sqlite3';
-import { APPROVAL_REQUESTED } from '../approvals/index.js';
-import { EPISODE_JOINED, type EpisodesStore } from '../episodes/index.js';
+import { ACTION_FIX_STATUS, type ActEvents } from '../act/index.js';
+import { APPROVAL_REQUESTED, type ApprovalEvents } from '../approvals/index.js';
+import { EPISODE_JOINED, type EpisodeEvents, type EpisodesStore } from '../episodes/index.js';
 import type { IntakeStore } from '../intake/index.js';
-import type { LedgerEvent, Projection } from '../ledger/index.js';
+import {
+  projectionOf,
+  reactionTo,
+  type EventType,
+  type LedgerEvent,
+  type ProjectionHandlers,
+} from '../ledger/index.js';
+import type { InvestigateEvents } from './investigate.events.js';
 
 export const INVESTIGATION_STARTED = 'investigation.started';
 export const INVESTIGATION_SKIPPED = 'investigation.skipped';
@@ -15,16 +23,6 @@ export const INVESTIGATION_FINISHED = 'investigation.finished';
 export const INVESTIGATION_RECOVERED = 'investigation.recovered';
 export const CHECK_RAN = 'check.ran';
 export const DECISION_MADE = 'decision.made';
-export const ACTION_EVENTS = [
-  'action.dry_run',
-  'action.shadow',
-  'action.refused',
-  'action.started',
-  'action.done',
-  'action.verified',
-  'action.verify_failed',
-  'action.taken_back',
-] as const;
 export interface InvestigationRow {
   readonly episode_id: string;
   readonly service: string;
@@ -54,24 +52,40 @@ export interface ActionEntry {
   seqs: number[];
 }
 
-/** What each action event makes of the fix's status. */
-const ACTION_STATUS: Record<(typeof ACTION_EVENTS)[number], string> = {
-  'action.dry_run': 'dry_run',
-  'action.shadow': 'shadow',
-  'action.refused': 'refused',
-  'action.started': 'running',
-  'action.done': 'running',
-  'action.verified': 'verified',
-  'action.verify_failed': 'not_verified',
-  'action.taken_back': 'taken_back',
-};
-
 const COLUMNS = `episode_id, service, status, step, packs, changes, findings, hypotheses, decision, actions,
   request_id, result, t_start, t_diagnosed, t_handover, t_end`;
 
-const str = (e: LedgerEvent, k: string): string => {
-  const v = e.data[k];
-  return typeof v === 'string' ? v : '';
+// Rebuild replays rows as stored, so fields are read with guards whatever their schema says.
+const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+/** A field read as stored, or the fallback where a row has none. */
+const orElse = (v: unknown, fallback: unknown): unknown => v ?? fallback;
+
+type ActionType = EventType<ActEvents>;
+type ActionData = ActEvents[ActionType];
+/** Act's event types, from its catalogue. */
+const ACTION_TYPES = Object.keys(ACTION_FIX_STATUS) as ActionType[];
+
+/**
+ * What a fix's entry takes from an action event; each type carries some of these fields.
+ * Known bug, kept (behaviour unchanged): act writes `fix` as an object (pack, id, …), so it
+ * reads here as '' and every action of an episode shares one entry.
+ */
+function actionFields(d: ActionData) {
+  const r: Readonly<Record<string, unknown>> = d;
+  return {
+    fix: text(r['fix']),
+    detail: text(r['detail']),
+    why: text(r['why']),
+    request_id: text(r['request_id']),
+    findings: r['findings'],
+    ok: r['ok'],
+  };
+}
+
+/** The packs of investigation.started or skipped, a field their schemas leave open. */
+const packsOf = (d: { readonly episode_id: string }): unknown => {
+  const r: Readonly<Record<string, unknown>> = d;
+  return orElse(r['packs'], []);
 };
 
 /** What the investigations store reads of episodes and signals, through their owners. */
@@ -149,93 +163,136 @@ export function createInvestigationsStore(db: Database, ports: InvestigationsSto
     `UPDATE investigations SET status = 'running', last_seq = @seq WHERE episode_id = @id`,
   );
 
-  function updateActions(e: LedgerEvent, id: string): void {
+  function updateActions(type: ActionType, d: ActionData, e: LedgerEvent): void {
+    const id = text(d.episode_id);
+    if (id === '') return;
     const row = get.get(id);
     if (row === undefined) return;
     const list = JSON.parse(row.actions) as ActionEntry[];
-    const fix = str(e, 'fix');
-    let entry = list.find((a) => a.fix === fix && a.status !== 'taken_back');
+    const f = actionFields(d);
+    let entry = list.find((a) => a.fix === f.fix && a.status !== 'taken_back');
     if (entry === undefined) {
-      entry = { fix, status: '', request_id: null, detail: '', verification: null, seqs: [] };
+      entry = {
+        fix: f.fix,
+        status: '',
+        request_id: null,
+        detail: '',
+        verification: null,
+        seqs: [],
+      };
       list.push(entry);
     }
-    entry.status = ACTION_STATUS[e.type as (typeof ACTION_EVENTS)[number]];
-    entry.detail = str(e, 'detail') || str(e, 'why') || entry.detail;
+    const status = ACTION_FIX_STATUS[type];
+    entry.status = status;
+    entry.detail = f.detail || f.why || entry.detail;
     entry.seqs.push(e.seq);
-    if (str(e, 'request_id') !== '') entry.request_id = str(e, 'request_id');
-    if (e.type === 'action.verified' || e.type === 'action.verify_failed') {
+    if (f.request_id !== '') entry.request_id = f.request_id;
+    if (status === 'verified' || status === 'not_verified') {
       entry.verification = {
-        ok: e.type === 'action.verified',
-        detail: str(e, 'detail'),
-        findings: e.data['findings'] ?? [],
+        ok: status === 'verified',
+        detail: f.detail,
+        findings: orElse(f.findings, []),
       };
     }
-    if (e.type === 'action.dry_run' && e.data['ok'] === false) entry.status = 'dry_run_failed';
+    if (status === 'dry_run' && f.ok === false) entry.status = 'dry_run_failed';
     setActions.run({ id, value: JSON.stringify(list), seq: e.seq });
   }
 
-  function apply(e: LedgerEvent): void {
-    const id = str(e, 'episode_id');
-    if (id === '') return;
-    switch (e.type) {
-      case INVESTIGATION_STARTED:
-      case INVESTIGATION_SKIPPED:
+  /** A handler given the episode's id; an event without one changes nothing. */
+  const byEpisode =
+    <D extends { readonly episode_id: unknown }>(
+      apply: (id: string, data: D, event: LedgerEvent) => void,
+    ) =>
+    (data: D, event: LedgerEvent): void => {
+      const id = text(data.episode_id);
+      if (id !== '') apply(id, data, event);
+    };
+
+  // One handler per action type; TypeScript cannot type a map built from a list of keys.
+  const onAction = Object.fromEntries(
+    ACTION_TYPES.map((type) => [
+      type,
+      (d: ActionData, e: LedgerEvent) => updateActions(type, d, e),
+    ]),
+  ) as ProjectionHandlers<ActEvents>;
+
+  const projection = projectionOf<InvestigateEvents & ActEvents>({
+    name: 'investigations',
+    tables: ['investigations'],
+    on: {
+      [INVESTIGATION_STARTED]: byEpisode((id, d, e) => {
         insert.run({
           episode_id: id,
-          service: str(e, 'service'),
-          status: e.type === INVESTIGATION_STARTED ? 'running' : 'skipped',
-          step: e.type === INVESTIGATION_STARTED ? 'intake' : 'skipped',
-          packs: JSON.stringify(e.data['packs'] ?? []),
+          service: text(d.service),
+          status: 'running',
+          step: 'intake',
+          packs: JSON.stringify(packsOf(d)),
           ts: e.ts,
           seq: e.seq,
         });
-        return;
-      case INVESTIGATION_RECOVERED:
+      }),
+      [INVESTIGATION_SKIPPED]: byEpisode((id, d, e) => {
+        insert.run({
+          episode_id: id,
+          service: text(d.service),
+          status: 'skipped',
+          step: 'skipped',
+          packs: JSON.stringify(packsOf(d)),
+          ts: e.ts,
+          seq: e.seq,
+        });
+      }),
+      [INVESTIGATION_RECOVERED]: byEpisode((id, _d, e) => {
         running.run({ id, seq: e.seq });
-        return;
-      case INVESTIGATION_STEP: {
+      }),
+      [INVESTIGATION_STEP]: byEpisode((id, d, e) => {
         // The episodes projection applies the same event to the episode's own step.
-        setStep.run({ id, value: str(e, 'step'), seq: e.seq });
-        if (Array.isArray(e.data['changes']))
-          setChanges.run({ id, value: JSON.stringify(e.data['changes']), seq: e.seq });
-        return;
-      }
-      case CHECK_RAN:
-        addFinding.run({ id, value: JSON.stringify(e.data['finding'] ?? null), seq: e.seq });
-        return;
-      case INVESTIGATION_HYPOTHESES:
-        setHypotheses.run({ id, value: JSON.stringify(e.data['hypotheses'] ?? []), seq: e.seq });
-        setPacks.run({ id, value: JSON.stringify(e.data['packs'] ?? []), seq: e.seq });
-        return;
-      case DECISION_MADE: {
-        const { episode_id: _id, ...decision } = e.data;
+        setStep.run({ id, value: text(d.step), seq: e.seq });
+        if (Array.isArray(d.changes))
+          setChanges.run({ id, value: JSON.stringify(d.changes), seq: e.seq });
+      }),
+      [CHECK_RAN]: byEpisode((id, d, e) => {
+        addFinding.run({ id, value: JSON.stringify(orElse(d.finding, null)), seq: e.seq });
+      }),
+      [INVESTIGATION_HYPOTHESES]: byEpisode((id, d, e) => {
+        setHypotheses.run({ id, value: JSON.stringify(orElse(d.hypotheses, [])), seq: e.seq });
+        setPacks.run({ id, value: JSON.stringify(orElse(d.packs, [])), seq: e.seq });
+      }),
+      [DECISION_MADE]: byEpisode((id, d, e) => {
+        const { episode_id: _id, ...decision } = d;
         decided.run({
           id,
           value: JSON.stringify(decision),
           ts: e.ts,
-          handover: e.data['handover'] === true ? 1 : 0,
+          handover: d.handover === true ? 1 : 0,
           seq: e.seq,
         });
-        return;
-      }
-      case INVESTIGATION_WAITING:
-        waiting.run({ id, request: str(e, 'request_id'), ts: e.ts, seq: e.seq });
-        return;
-      case EPISODE_JOINED:
-        again.run({ id, seq: e.seq });
-        return;
-      case APPROVAL_REQUESTED:
-        handover.run({ id, ts: e.ts, seq: e.seq });
-        return;
-      case INVESTIGATION_FINISHED: {
-        const { episode_id: _id, ...result } = e.data;
+      }),
+      [INVESTIGATION_WAITING]: byEpisode((id, d, e) => {
+        waiting.run({ id, request: text(d.request_id), ts: e.ts, seq: e.seq });
+      }),
+      [INVESTIGATION_FINISHED]: byEpisode((id, d, e) => {
+        const { episode_id: _id, ...result } = d;
         finished.run({ id, value: JSON.stringify(result), ts: e.ts, seq: e.seq });
-        return;
-      }
-      default:
-        if ((ACTION_EVENTS as readonly string[]).includes(e.type)) updateActions(e, id);
-    }
-  }
+      }),
+      ...onAction,
+    },
+    // Their owners' projections keep these types; an investigation only reacts to them.
+    reacts: [
+      reactionTo<EpisodeEvents[typeof EPISODE_JOINED]>(
+        EPISODE_JOINED,
+        byEpisode((id, _d, e) => {
+          again.run({ id, seq: e.seq });
+        }),
+      ),
+      reactionTo<ApprovalEvents[typeof APPROVAL_REQUESTED]>(
+        APPROVAL_REQUESTED,
+        byEpisode((id, _d, e) => {
+          handover.run({ id, ts: e.ts, seq: e.seq });
+        }),
+      ),
+    ],
+  });
 
   return {
     get: (id: string): InvestigationRow | null => get.get(id) ?? null,
@@ -266,23 +323,7 @@ export function createInvestigationsStore(db: Database, ports: InvestigationsSto
         severity: r.severity,
         labels: r.labels,
       })),
-    projection: {
-      name: 'investigations',
-      tables: ['investigations'],
-      types: [
-        INVESTIGATION_STARTED,
-        INVESTIGATION_SKIPPED,
-        INVESTIGATION_STEP,
-        INVESTIGATION_HYPOTHESES,
-        INVESTIGATION_WAITING,
-        INVESTIGATION_FINISHED,
-        INVESTIGATION_RECOVERED,
-        CHECK_RAN,
-        DECISION_MADE,
-        ...ACTION_EVENTS,
-      ],
-      apply,
-    } satisfies Projection,
+    projection,
   };
 }
 export type InvestigationsStore = ReturnType<typeof createInvestigationsStore>;
