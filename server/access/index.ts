@@ -33,6 +33,7 @@ export {
 } from './identities.js';
 export {
   answerThrottled,
+  BOOTSTRAP,
   CODE_REQUEST_LIMITS,
   createPasswordsService,
   createSignInService,

@@ -10,7 +10,7 @@ import {
 import type { FixPlan } from './fix-plan.js';
 import type { Decision, Hypothesis } from './types.js';
 import { decisive } from './confidence.js';
-import type { EpisodeEvents } from '../episodes/index.js';
+import type { EPISODE_CLOSED, EpisodeEvents } from '../episodes/index.js';
 
 /** How an action ended; `none` when nothing ran. */
 export type ActionResult = 'none' | 'failed' | AfterActionResult;
@@ -101,7 +101,7 @@ export function closeFields(
   } | null,
   tOpen: string,
   note: string | null = null,
-): Omit<EpisodeEvents['episode.closed'], 'episode_id'> | null {
+): Omit<EpisodeEvents[typeof EPISODE_CLOSED], 'episode_id'> | null {
   if (row?.status !== 'done' || row.result === null) return null;
   const closing = JSON.parse(row.result) as Closing;
   const hypotheses = JSON.parse(row.hypotheses) as Hypothesis[];

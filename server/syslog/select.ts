@@ -1,4 +1,6 @@
 // Which ledger events go to syslog (SVC_SYSLOG_EVENTS) and at which severity.
+import { BOOTSTRAP } from '../access/index.js';
+import { SYSTEM_HALT, SYSTEM_RESUME } from '../autonomy/index.js';
 
 /** Event types counted as "security": type prefixes, and three exact system events. */
 export const SECURITY_PREFIXES: readonly string[] = Object.freeze([
@@ -8,9 +10,9 @@ export const SECURITY_PREFIXES: readonly string[] = Object.freeze([
   'keychain.',
   'config.',
   'ledger.',
-  'system.halt',
-  'system.resume',
-  'system.bootstrap',
+  SYSTEM_HALT,
+  SYSTEM_RESUME,
+  BOOTSTRAP,
 ]);
 
 /**
