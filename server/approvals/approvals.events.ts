@@ -33,6 +33,9 @@ export const approvalEvents = {
     subject_sha256: Type.String(),
     on_behalf_of: Type.Optional(Type.String()),
     acting_via: Type.Optional(Type.String()),
+    channel: Type.Optional(
+      Type.String({ description: 'the notify connector whose signed link decided it' }),
+    ),
   }),
   'approval.closed': Type.Object({
     request_id: Type.String(),

@@ -265,7 +265,7 @@ export function createApprovalsService(deps: Deps) {
     decision: 'approve' | 'deny',
     who: Approver,
     reason: string | null,
-    extra: Record<string, unknown> = {},
+    extra: { readonly channel?: string } = {},
   ): ApprovalRequest {
     const r = find(id);
     const me = identify(who);

@@ -94,6 +94,17 @@ describe('the event catalogue', () => {
     expect(res.json()).toMatchObject({ error: 'invalid_input', field: 'data.service' });
     expect(server.runtime.ledgerStore.head().seq).toBe(head);
   });
+
+  it('stores as sent a posted type the service writes but never reads, as before the catalogue', async () => {
+    // system.stopped is install's, and no projection applies it: POST /v1/events kept it.
+    const res = await server.app.inject({
+      method: 'POST',
+      url: '/v1/events',
+      headers: asIngest(),
+      payload: { type: 'system.stopped', actor: 'ci:x', data: { note: 'no version' } },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+  });
 });
 
 describe('replaying the ledger', () => {

@@ -1,7 +1,7 @@
 // docs/events.md is generated from the event catalogue, so it cannot drift from what the
 // ledger accepts (a unit test compares them; `npx tsx build/events-doc.ts` rewrites it).
 import type { TSchema } from 'typebox';
-import { EVENT_CATALOGUES } from './event-catalogue.js';
+import { eventCatalogue } from './event-catalogue.js';
 
 interface JsonSchema {
   readonly type?: string;
@@ -54,9 +54,7 @@ function section(type: string, owner: string, schema: TSchema): string {
 }
 
 export function eventsMarkdown(): string {
-  const entries = EVENT_CATALOGUES.flatMap(({ owner, events }) =>
-    Object.entries(events).map(([type, schema]) => ({ type, owner, schema: schema as TSchema })),
-  ).sort((a, b) => (a.type < b.type ? -1 : 1));
+  const entries = eventCatalogue().entries();
   return [
     '# Ledger events',
     '',

@@ -1,6 +1,7 @@
 import type { Writer } from '../db/writer.js';
 import { EventRefused, type LedgerService } from '../ledger/index.js';
 import { InvalidInputError } from '../shared/errors.js';
+import { ingestedEvents } from './events.events.js';
 import { INGEST_PREFIXES, type IngestEventBody } from './events.schemas.js';
 
 const TYPE_SHAPE = /^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$/;
@@ -37,27 +38,26 @@ export function createEventsService({ ledger, writer, reserved }: Deps) {
           { field: 'type' },
         );
       }
-      const data = body.data ?? {};
-      // A type the service reads (human.deploy, say) must match its schema, as a 400 here.
-      if (ledger.events.has(body.type)) {
-        try {
-          ledger.events.check(body.type, data);
-        } catch (err) {
-          if (!(err instanceof EventRefused)) throw err;
-          const field = err.path === null || err.path === '' ? 'data' : `data.${err.path}`;
-          throw new InvalidInputError('invalid_input', err.message, { field });
-        }
+      const input = {
+        type: body.type,
+        actor: body.actor,
+        data: body.data ?? {},
+        reason: body.reason ?? null,
+        trace_id: body.trace_id ?? null,
+      };
+      // A type the service reads (this domain's catalogue: human.deploy, human.action) must
+      // match its schema; any other is the sender's record, stored as sent, as before.
+      const read = Object.hasOwn(ingestedEvents, body.type);
+      try {
+        const event = await writer.transact(() =>
+          read ? ledger.append(input) : ledger.appendIngested(input),
+        );
+        return { seq: event.seq, ts: event.ts, type: event.type, trace_id: event.trace_id };
+      } catch (err) {
+        if (!(err instanceof EventRefused)) throw err;
+        const field = err.path === null || err.path === '' ? 'data' : `data.${err.path}`;
+        throw new InvalidInputError('invalid_input', err.message, { field });
       }
-      const event = await writer.transact(() =>
-        ledger.appendIngested({
-          type: body.type,
-          actor: body.actor,
-          data,
-          reason: body.reason ?? null,
-          trace_id: body.trace_id ?? null,
-        }),
-      );
-      return { seq: event.seq, ts: event.ts, type: event.type, trace_id: event.trace_id };
     },
   };
 }

@@ -5,5 +5,4 @@ export {
   HUMAN_ACTION,
   HUMAN_DEPLOY,
   ingestedEvents,
-  type IngestedEvents,
 } from './events.events.js';

@@ -57,8 +57,6 @@ export interface CatalogueEntry {
 }
 
 export interface EventRegistry {
-  /** Add a domain's catalogue; a type declared twice is a programming error. */
-  register(owner: string, catalogue: Catalogue): void;
   has(type: string): boolean;
   /** Throws EventRefused unless the type is catalogued and the data matches its schema. */
   check(type: string, data: unknown): void;
@@ -76,26 +74,28 @@ export function createEventRegistry(
   catalogues: readonly { readonly owner: string; readonly events: Catalogue }[] = [],
 ): EventRegistry {
   const types = new Map<string, Compiled>();
-  const registry: EventRegistry = {
-    register(owner, catalogue) {
-      for (const [type, schema] of Object.entries(catalogue)) {
-        const other = types.get(type);
-        if (other !== undefined)
-          throw new Error(`event type ${type} is declared by ${other.entry.owner} and ${owner}`);
-        // Compiled once here, so append pays only the check.
-        const validator = Compile(schema);
-        types.set(type, {
-          entry: { type, owner, schema },
-          check: (data) => validator.Check(data),
-          firstError: (data) => {
-            const [first] = validator.Errors(data);
-            return first === undefined
-              ? null
-              : { path: first.instancePath.slice(1).replaceAll('/', '.'), message: first.message };
-          },
-        });
-      }
-    },
+  // A type declared twice is a programming error.
+  const register = (owner: string, catalogue: Catalogue): void => {
+    for (const [type, schema] of Object.entries(catalogue)) {
+      const other = types.get(type);
+      if (other !== undefined)
+        throw new Error(`event type ${type} is declared by ${other.entry.owner} and ${owner}`);
+      // Compiled once here, so append pays only the check.
+      const validator = Compile(schema);
+      types.set(type, {
+        entry: { type, owner, schema },
+        check: (data) => validator.Check(data),
+        firstError: (data) => {
+          const [first] = validator.Errors(data);
+          return first === undefined
+            ? null
+            : { path: first.instancePath.slice(1).replaceAll('/', '.'), message: first.message };
+        },
+      });
+    }
+  };
+  for (const c of catalogues) register(c.owner, c.events);
+  return {
     has: (type) => types.has(type),
     check(type, data) {
       const compiled = types.get(type);
@@ -109,6 +109,4 @@ export function createEventRegistry(
     entries: () =>
       [...types.values()].map((c) => c.entry).sort((a, b) => (a.type < b.type ? -1 : 1)),
   };
-  for (const c of catalogues) registry.register(c.owner, c.events);
-  return registry;
 }

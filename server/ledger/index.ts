@@ -50,5 +50,4 @@ export {
   type EventsOf,
   type EventType,
   type ReadonlyDeep,
-  type TypedAppendInput,
 } from './catalogue.js';

@@ -72,12 +72,12 @@ export function createLedgerService({
       return write(input);
     },
     /**
-     * Append an event sent from outside (POST /v1/events): a catalogued type must match its
-     * schema; a type the service does not write is the sender's, stored as sent.
+     * Append an event sent from outside (POST /v1/events) whose type the service does not
+     * read: the sender's record, stored as sent. (A type the service reads goes through
+     * append, and its schema.)
      */
     appendIngested(input: AppendInput): LedgerEvent {
       if (!inTransaction()) throw new Error('ledger.append must run inside a writer transaction');
-      if (events.has(input.type)) events.check(input.type, input.data ?? {});
       return write(input);
     },
     events,
@@ -93,4 +93,4 @@ export function createLedgerService({
 export type LedgerService = ReturnType<typeof createLedgerService>;
 
 /** The ledger as a domain holds it: append typed on that domain's catalogue (E). */
-export type DomainLedger<E> = Omit<LedgerService, 'append'> & EventAppender<E>;
+export type DomainLedger<E> = Omit<LedgerService, 'append' | 'appendIngested'> & EventAppender<E>;
