@@ -115,19 +115,14 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: serverTestImports }] },
   },
   {
-    files: ['server/*/*.service.ts', 'server/*/*.store.ts', 'server/shared/**'],
+    files: ['server/*/*.store.ts', 'server/shared/**'],
     ignores: ['server/testing/**', '**/*.test.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [...serverImports, noFastify] }] },
   },
   {
-    files: ['server/*/*.service.ts', 'server/*/*.routes.ts'],
+    files: ['server/*/*.routes.ts'],
     rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [...serverImports, noSqlite],
-        },
-      ],
+      'no-restricted-imports': ['error', { patterns: [...serverImports, noSqlite] }],
     },
   },
   {

@@ -3,16 +3,11 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { DestinationStream } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadMigrations, migrate } from '../db/migrate.js';
-import { openDatabase } from '../db/open.js';
-import { createWriter } from '../db/writer.js';
 import { createEventsService } from '../events/index.js';
 import { auth, type SessionLookup } from '../http/auth.js';
 import { createHttpServer } from '../http/server.js';
-import { createLedgerService, createLedgerStore, createProjections } from '../ledger/index.js';
 import { createLogger } from '../logger.js';
 import { createFakeClock } from '../shared/clock.js';
 import { Secret } from '../shared/secret.js';
@@ -24,9 +19,8 @@ import {
   SESSION_MAX_MS,
   sessionsRoutes,
 } from './index.js';
-import { eventCatalogue } from '../compose/index.js';
+import { openLedgerBench } from '../testing/ledger-bench.js';
 
-const MIGRATIONS = fileURLToPath(new URL('../db/migrations/', import.meta.url));
 const ADMIN_TOKEN = 'admin-token-for-session-tests-0123456789';
 const INGEST_TOKEN = 'ingest-token-for-session-tests-0123456789';
 const HOUR = 60 * 60 * 1000;
@@ -50,19 +44,8 @@ interface ServeOptions {
 /** The store, ledger and service as the runtime builds them, and the routes on Fastify. */
 async function serve(options: ServeOptions = {}) {
   const file = join(dir, 'svc.db');
-  const db = openDatabase(file);
-  migrate(db, loadMigrations(MIGRATIONS));
   const clock = createFakeClock('2026-03-01T09:00:00.000Z');
-  const writer = createWriter(db);
-  const ledgerStore = createLedgerStore(db);
-  const ledger = createLedgerService({
-    inTransaction: () => db.inTransaction,
-    store: ledgerStore,
-    writer,
-    clock,
-    projections: createProjections(),
-    events: eventCatalogue(),
-  });
+  const { db, writer, ledgerStore, ledger } = openLedgerBench(file, clock);
   const sessions = createSessionsService({ store: createSessionsStore(db), ledger, writer, clock });
   const app = createHttpServer({
     log: createLogger(options.log ? 'trace' : 'silent', options.log),

@@ -13,20 +13,20 @@ const SignalOfEpisode = {
   name: Type.String(),
 };
 
-export const EpisodeOpened = Type.Object({
+const EpisodeOpened = Type.Object({
   ...SignalOfEpisode,
   autonomy: Type.String({ description: 'the autonomy level it opened under' }),
   incident_id: Type.Optional(Type.String()),
   relation: Type.Optional(Relation),
 });
 
-export const EpisodeJoined = Type.Object({
+const EpisodeJoined = Type.Object({
   ...SignalOfEpisode,
   incident_id: Type.Optional(Type.String()),
   relation: Type.Optional(Relation),
 });
 
-export const EpisodeSuppressed = Type.Object({
+const EpisodeSuppressed = Type.Object({
   episode_id: Type.String(),
   source: Type.String(),
   fingerprint: Type.String(),
@@ -43,7 +43,7 @@ export const EpisodeSuppressed = Type.Object({
   ),
 });
 
-export const EpisodeClosed = Type.Object({
+const EpisodeClosed = Type.Object({
   episode_id: Type.String(),
   decision: Type.String(),
   outcome: Type.String(),
@@ -58,7 +58,7 @@ export const EpisodeClosed = Type.Object({
   note: Type.Optional(Type.String()),
 });
 
-export const EpisodeTeam = Type.Object({
+const EpisodeTeam = Type.Object({
   episode_id: Type.String(),
   verdict: Type.String(),
   detail: Type.Optional(Type.String()),

@@ -62,4 +62,20 @@ describe('the episodes projection', () => {
     });
     expect(step()).toBe('closed');
   });
+
+  it('lists when episodes opened since a moment, oldest first, for the estate', () => {
+    const bench = openInvestigationBench('svc-episode-openings-');
+    onTestFinished(() => {
+      bench.close();
+    });
+    const episodes = createEpisodesStore(bench.db, EPISODE_INPUTS);
+    const first = openEpisode(bench, 'nginx');
+    const second = openEpisode(bench, 'app');
+    const opened = episodes.get(first)?.t_open ?? '';
+    expect(episodes.openingsSince('2000-01-01T00:00:00.000Z')).toEqual([
+      { service: 'nginx', t_open: opened },
+      { service: 'app', t_open: episodes.get(second)?.t_open },
+    ]);
+    expect(episodes.openingsSince('2999-01-01T00:00:00.000Z')).toEqual([]);
+  });
 });

@@ -6,7 +6,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   connectorsRoutes,
@@ -16,26 +15,19 @@ import {
   type ConnectorKind,
   httpKind,
 } from '../connectors/index.js';
-import { loadMigrations, migrate } from '../db/migrate.js';
-import { openDatabase } from '../db/open.js';
-import { createWriter, type Writer } from '../db/writer.js';
+import type { openDatabase } from '../db/open.js';
+import { type Writer } from '../db/writer.js';
 import { auth } from '../http/auth.js';
 import { createHttpServer } from '../http/server.js';
-import {
-  createLedgerService,
-  createLedgerStore,
-  createProjections,
-  dumpProjections,
-  replayLedger,
-} from '../ledger/index.js';
+import type { createLedgerStore, createProjections } from '../ledger/index.js';
+import { dumpProjections, replayLedger } from '../ledger/index.js';
 import { createLogger } from '../logger.js';
 import { systemClock } from '../shared/clock.js';
 import { Secret } from '../shared/secret.js';
 import { createEstateService, createEstateStore, estateRoutes, suggestionId } from './index.js';
-import { eventCatalogue } from '../compose/index.js';
 import { ledgerRows } from '../testing/ledger-rows.js';
+import { openLedgerBench } from '../testing/ledger-bench.js';
 
-const MIGRATIONS = fileURLToPath(new URL('../db/migrations/', import.meta.url));
 const ADMIN_TOKEN = 'admin-token-for-discovery-tests-0123456789';
 const VIEWER_TOKEN = 'viewer-session-for-discovery-tests';
 
@@ -131,23 +123,14 @@ let ledgerStore: ReturnType<typeof createLedgerStore>;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'svc-discovery-int-'));
-  db = openDatabase(join(dir, 'svc.db'));
-  migrate(db, loadMigrations(MIGRATIONS));
-  writer = createWriter(db);
-  projections = createProjections();
+  const bench = openLedgerBench(join(dir, 'svc.db'), systemClock);
+  ({ db, writer, projections, ledgerStore } = bench);
+  const { ledger } = bench;
   const store = createEstateStore(db);
   const connectorsStore = createConnectorsStore(db);
   projections.register(store.projection);
   projections.register(connectorsStore.projection);
   const log = createLogger('silent');
-  const ledger = createLedgerService({
-    inTransaction: () => db.inTransaction,
-    store: (ledgerStore = createLedgerStore(db)),
-    writer,
-    clock: systemClock,
-    projections,
-    events: eventCatalogue(),
-  });
   const connectors = createConnectorsService({
     registry: createRegistry([sshKind, pgKind, httpKind]),
     store: connectorsStore,

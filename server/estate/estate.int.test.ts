@@ -7,24 +7,19 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEpisodesStore } from '../episodes/index.js';
 import { freePort, until } from '../../e2e/lab/processes.js';
 import { prometheusKind } from '../connectors/index.js';
-import { loadMigrations, migrate } from '../db/migrate.js';
-import { openDatabase } from '../db/open.js';
-import { createWriter } from '../db/writer.js';
 import { auth } from '../http/auth.js';
 import { createHttpServer } from '../http/server.js';
-import { createLedgerService, createLedgerStore, createProjections } from '../ledger/index.js';
 import { createLogger } from '../logger.js';
 import { systemClock } from '../shared/clock.js';
 import { Secret } from '../shared/secret.js';
 import { createEstateService, createEstateStore, estateRoutes } from './index.js';
-import { EPISODE_INPUTS, eventCatalogue } from '../compose/index.js';
+import { EPISODE_INPUTS } from '../compose/index.js';
+import { openLedgerBench } from '../testing/ledger-bench.js';
 
-const MIGRATIONS = fileURLToPath(new URL('../db/migrations/', import.meta.url));
 const ADMIN_TOKEN = 'admin-token-for-estate-tests-0123456789';
 const VIEWER_TOKEN = 'viewer-session-for-estate-tests';
 
@@ -102,21 +97,10 @@ beforeAll(async () => {
     return targets.length === 2 ? true : undefined;
   });
 
-  const db = openDatabase(join(dir, 'svc.db'));
+  const { db, writer, projections, ledger } = openLedgerBench(join(dir, 'svc.db'), systemClock);
   closeDb = () => db.close();
-  migrate(db, loadMigrations(MIGRATIONS));
-  const writer = createWriter(db);
-  const projections = createProjections();
   const store = createEstateStore(db);
   projections.register(store.projection);
-  const ledger = createLedgerService({
-    inTransaction: () => db.inTransaction,
-    store: createLedgerStore(db),
-    writer,
-    clock: systemClock,
-    projections,
-    events: eventCatalogue(),
-  });
   const estate = createEstateService({
     store,
     ledger,

@@ -164,7 +164,6 @@ export function createEstateStore(db: Database) {
     `INSERT OR IGNORE INTO estate_suggestions (id, from_service, to_service, status, evidence, reason, actor, at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  /** One service of one connector; a name found twice merges its hosts and origins. */
   /** A suggestion confirmed or dismissed; one missing end leaves it undecided. */
   function decide(
     d: EstateEvents['estate.suggestion_confirmed'] | EstateEvents['estate.suggestion_dismissed'],
@@ -188,6 +187,7 @@ export function createEstateStore(db: Database) {
     );
   }
 
+  /** One service of one connector; a name found twice merges its hosts and origins. */
   function addService(connector: string, raw: unknown, at: string): void {
     const s = record(raw);
     const name = text(s['name']);
@@ -243,7 +243,6 @@ export function createEstateStore(db: Database) {
         actor: r.actor,
         at: r.at,
       })),
-    /** When each service's episodes opened since `sinceIso`, oldest first. */
     /** Moves whenever an estate event is applied (a rolled-back one too: only a cache reads it). */
     changes: (): number => changes,
     overrides(): { document: Record<string, unknown>; set_by: string; set_at: string } | null {

@@ -23,7 +23,7 @@ export const incidentEvents = {
   'incident.linked': Type.Object({
     ...Placed,
     from_incident: Type.String({ description: 'the incident the episode leaves' }),
-    relation: Type.String({ description: 'downstream or same_cause' }),
+    relation: Type.String({ description: 'downstream, same_cause or related' }),
     to_episode: Type.String({ description: 'the episode whose proven cause explains it' }),
   }),
 } as const;

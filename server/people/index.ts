@@ -1,7 +1,6 @@
 export {
   ACCESS_SETTINGS_SET,
   createPeopleStore,
-  PEOPLE_EVENTS,
   ROLE_CHANGED,
   TEAM_CREATED,
   TEAM_DELETED,

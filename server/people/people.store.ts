@@ -24,17 +24,6 @@ export const TEAM_UPDATED = 'access.team_updated';
 export const TEAM_DELETED = 'access.team_deleted';
 export const ACCESS_SETTINGS_SET = 'access.access_settings_set';
 
-export const PEOPLE_EVENTS = [
-  USER_CREATED,
-  USER_UPDATED,
-  USER_DELETED,
-  ROLE_CHANGED,
-  TEAM_CREATED,
-  TEAM_UPDATED,
-  TEAM_DELETED,
-  ACCESS_SETTINGS_SET,
-] as const;
-
 /** A person as stored (without password_set, which is the sign-in domain's). */
 export type UserRecord = Omit<User, 'password_set'>;
 

@@ -16,10 +16,6 @@ export {
   type SignInService,
 } from './signin.service.js';
 export { createSignInStore, type SignInStore } from './signin.store.js';
-export {
-  createPasswordsService,
-  type PasswordsDeps,
-  type PasswordsService,
-} from './passwords.service.js';
+export { createPasswordsService, type PasswordsService } from './passwords.service.js';
 export { answerThrottled, signInRoutes, ThrottledBody } from './signin.routes.js';
 export { PASSWORD_MIN_LENGTH, SCRYPT, hashPassword, verifyPassword } from './passwords.js';

@@ -22,12 +22,7 @@ import type { Attempt, SignInGuard } from '../throttle.js';
 import { dummyHash, hashPassword, needsRehash, verifyPassword } from './passwords.js';
 import type { SignInStore } from './signin.store.js';
 import type { AccessEvents } from '../access.events.js';
-import {
-  createPasswordsService,
-  PASSWORD_SET,
-  refuse as refuseOf,
-  type PasswordsService,
-} from './passwords.service.js';
+import { PASSWORD_SET, refuse as refuseOf, type PasswordsService } from './passwords.service.js';
 
 export { PASSWORD_SET, SIGN_IN_FAILED, type AdmitIdentity };
 export const BOOTSTRAP = 'system.bootstrap';
@@ -86,8 +81,8 @@ export interface SignInDeps {
   /** Code requests (mail is not free): counted without a wait. */
   readonly requests: SignInGuard;
   readonly log?: Pick<Logger, 'info' | 'warn' | 'error'>;
-  /** Passwords, built before people by the composition root; absent: built here. */
-  readonly passwords?: PasswordsService;
+  /** Passwords, built before people by the composition root (people ask it too). */
+  readonly passwords: PasswordsService;
 }
 
 export type SignedIn = Awaited<ReturnType<SessionsService['signIn']>>;
@@ -120,19 +115,7 @@ export function createSignInService(deps: SignInDeps) {
     why: string,
     error: ServiceError,
   ): Promise<never> => refuseOf(deps, attempt, { method, account, address, why }, error);
-  // The server passes the one compose built before people; tests may let sign-in build it.
-  const passwords =
-    deps.passwords ??
-    createPasswordsService({
-      store,
-      person: (id) => people.byId(id),
-      sessions,
-      ledger,
-      writer,
-      clock,
-      guard,
-      log,
-    });
+  const { passwords } = deps;
 
   /** A hash made at older parameters is made again at today's, once the password proved right. */
   async function rehash(userId: string, password: string, stored: string): Promise<void> {
