@@ -150,19 +150,21 @@ function sourcesOf(dir, out = []) {
   return out;
 }
 
-/** file → the nodes it imports, for every non-test file under root. */
+/** node → the other nodes its non-test files import, for every file under root. */
 function scan(root) {
-  const edges = new Map();
+  const adj = new Map();
   for (const file of sourcesOf(root)) {
+    const from = placeOf(root, file).node;
     const text = readFileSync(file, 'utf8').replace(COMMENT, '$1');
-    const targets = new Set();
     for (const m of text.matchAll(SPECIFIER)) {
       const to = placeOf(root, resolve(dirname(file), m[1] ?? m[2]));
-      if (to !== null) targets.add(to.node);
+      if (to === null || to.node === from) continue;
+      const row = adj.get(from) ?? new Set();
+      row.add(to.node);
+      adj.set(from, row);
     }
-    edges.set(file, targets);
   }
-  return edges;
+  return adj;
 }
 
 // One scan per root and lint run; an editor's long-lived process re-reads after a while.
@@ -170,21 +172,10 @@ const FRESH_MS = 10_000;
 const scans = new Map();
 function graphOf(root) {
   const cached = scans.get(root);
-  if (cached !== undefined && Date.now() - cached.at < FRESH_MS) return cached;
-  const files = scan(root);
-  const adj = new Map();
-  for (const [file, targets] of files) {
-    const from = placeOf(root, file).node;
-    for (const to of targets) {
-      if (to === from) continue;
-      const row = adj.get(from) ?? new Map();
-      row.set(to, (row.get(to) ?? 0) + 1);
-      adj.set(from, row);
-    }
-  }
-  const entry = { at: Date.now(), files, adj };
-  scans.set(root, entry);
-  return entry;
+  if (cached !== undefined && Date.now() - cached.at < FRESH_MS) return cached.adj;
+  const adj = scan(root);
+  scans.set(root, { at: Date.now(), adj });
+  return adj;
 }
 
 const noFolderCycle = {
@@ -209,19 +200,10 @@ const noFolderCycle = {
         if (to !== null && to.node !== from.node) imports.push({ node, to: to.node });
       }),
       'Program:exit'() {
-        const { files, adj } = graphOf(root);
-        // This file's edges as written now, in place of what the scan read from disk.
-        const stale = files.get(file) ?? new Set();
-        const fresh = new Set(imports.map((i) => i.to));
-        const next = (n) => {
-          const out = [];
-          for (const [to, count] of adj.get(n) ?? []) {
-            const left = n === from.node && stale.has(to) ? count - 1 : count;
-            if (left > 0) out.push(to);
-          }
-          if (n === from.node) for (const to of fresh) out.push(to);
-          return out;
-        };
+        // The search walks back from the imported node and stops on reaching this file's node,
+        // so only this file's imports as written now count, never its copy on disk.
+        const adj = graphOf(root);
+        const next = (n) => adj.get(n) ?? [];
         const pathBack = (start) => {
           const seen = new Map([[start, null]]);
           const queue = [start];

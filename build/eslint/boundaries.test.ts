@@ -104,8 +104,41 @@ describe('boundaries/no-folder-cycle', () => {
     expect(firing('c/x.ts', "import { b } from '../b/index.js';")).toEqual([]);
     expect(firing('a/x.test.ts', "import { b } from '../b/index.js';")).toEqual([]);
   });
-  it('reads the file being linted as written now, not as on disk', () => {
-    // b/index.ts no longer imports a: a → b closes nothing.
-    expect(firing('b/index.ts', 'export const b = 1;')).toEqual([]);
+  it('names the cycle, and is quiet on the same import once the back edge is gone', () => {
+    // Two trees alike but for q/index.ts: in one it imports p (the back edge), in the other not.
+    const lint = (back: boolean) => {
+      const top = mkdtempSync(join(tmpdir(), 'cycle-'));
+      const server = join(top, 'server');
+      mkdirSync(join(server, 'p'), { recursive: true });
+      mkdirSync(join(server, 'q'), { recursive: true });
+      writeFileSync(join(server, 'p/index.ts'), 'export const p = 1;\n');
+      writeFileSync(
+        join(server, 'q/index.ts'),
+        back
+          ? "import { p } from '../p/index.js';\nexport const q = p;\n"
+          : 'export const q = 1;\n',
+      );
+      const cycleConfig: Linter.Config[] = [
+        {
+          files: ['**/*.ts'],
+          languageOptions: { parser: tseslint.parser },
+          plugins: { boundaries },
+          rules: { 'boundaries/no-folder-cycle': ['error', { root: server }] },
+        },
+      ];
+      try {
+        return new Linter({ cwd: top })
+          .verify("import { q } from '../q/index.js';\nexport const x = q;\n", cycleConfig, {
+            filename: join(server, 'p/x.ts'),
+          })
+          .map((m) => `${String(m.line)} ${m.ruleId ?? ''}: ${m.message}`);
+      } finally {
+        rmSync(top, { recursive: true, force: true });
+      }
+    };
+    expect(lint(true)).toEqual([
+      '1 boundaries/no-folder-cycle: server/p/ → server/q/ closes a folder cycle (server/q/ → server/p/): move the shared part to its owner or a smaller third module, or go through an event or port',
+    ]);
+    expect(lint(false)).toEqual([]);
   });
 });
