@@ -10,8 +10,12 @@ const MAP = new URL('../../server/db/table-owners.json', import.meta.url);
 /** @type {Readonly<Record<string, string>>} */
 const OWNERS = JSON.parse(readFileSync(MAP, 'utf8')).owners;
 
-// A keyword that names a table next; after FROM and JOIN a comma list may name more.
+// A keyword that names a table next; after FROM and JOIN a comma list may name more. A string
+// that starts like SQL is read in any case; elsewhere only upper-case keywords count, so prose
+// ('signals from incidents') stays quiet while an upper-case fragment ('FROM x') is still read.
 const KEYWORD = /\b(FROM|JOIN|INTO|UPDATE|TABLE)\s+/g;
+const KEYWORD_ANY_CASE = new RegExp(KEYWORD.source, 'gi');
+const STARTS_LIKE_SQL = /^\s*(SELECT|INSERT|UPDATE|DELETE|REPLACE|WITH|CREATE)\b/i;
 const NAME = /^["`[]?(\w+)["`\]]?/;
 const ALIAS =
   /^\s+(?:AS\s+)?(?!(?:WHERE|JOIN|LEFT|INNER|CROSS|ON|USING|GROUP|ORDER|LIMIT|SET|VALUES|SELECT|UNION|NATURAL|OUTER|WINDOW|HAVING|RETURNING|DEFAULT)\b)\w+/i;
@@ -19,7 +23,7 @@ const ALIAS =
 /** The table names a piece of SQL reads or writes. */
 export function tablesIn(sql) {
   const found = [];
-  for (const m of sql.matchAll(KEYWORD)) {
+  for (const m of sql.matchAll(STARTS_LIKE_SQL.test(sql) ? KEYWORD_ANY_CASE : KEYWORD)) {
     let rest = sql.slice((m.index ?? 0) + m[0].length);
     for (;;) {
       const name = NAME.exec(rest);
@@ -28,7 +32,8 @@ export function tablesIn(sql) {
       rest = rest.slice(name[0].length);
       const alias = ALIAS.exec(rest);
       if (alias !== null) rest = rest.slice(alias[0].length);
-      if (!(m[1] === 'FROM' || m[1] === 'JOIN')) break;
+      const keyword = m[1].toUpperCase();
+      if (!(keyword === 'FROM' || keyword === 'JOIN')) break;
       const comma = /^\s*,\s*/.exec(rest);
       if (comma === null) break;
       rest = rest.slice(comma[0].length);

@@ -48,6 +48,19 @@ describe('owned-tables', () => {
     expect(lint('/repo/server/episodes/episodes.store.ts', code)).toEqual([]);
   });
 
+  it('reads SQL written in lower case when the string starts like SQL', () => {
+    const code = [
+      "db.prepare('select step from episodes');",
+      'db.prepare(`\n  insert into incidents (a) values (?)`);',
+      "const why = 'read from episodes, then from incidents';",
+    ].join('\n');
+    expect(lint('/repo/server/investigate/x.store.ts', code)).toEqual([
+      "1: 'episodes' belongs to episodes (server/db/table-owners.json): ask it through a port in server/episodes/index.ts",
+      "2: 'incidents' belongs to incidents (server/db/table-owners.json): ask it through a port in server/incidents/index.ts",
+    ]);
+    expect(tablesIn('select a from t1 x, t2 as y join t3 z on 1')).toEqual(['t1', 't2', 't3']);
+  });
+
   it('leaves the kernel (server/db/) and files outside a domain folder alone', () => {
     const code = "db.prepare('SELECT * FROM episodes JOIN incidents USING (incident_id)');";
     expect(lint('/repo/server/db/migrate.ts', code)).toEqual([]);
