@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { INGEST_TOKEN, makeDataDir } from '../server/testing/test-server.js';
 import {
+  accountFired,
   alternate,
   distribution,
   freePort,
@@ -32,10 +33,13 @@ import {
   tallyLine,
   waitReady,
   warmUp,
+  webhookBody as groupBody,
   writerStats,
   type Child,
+  type PromAlert,
   type Target,
   type VerifyBody,
+  verified,
 } from './harness.js';
 import type { BenchContext, Benchmark, Figure } from './run.js';
 
@@ -47,7 +51,7 @@ const ROUNDS = 4;
 let next = 0;
 const GENERATOR_URL = 'http://prometheus.bench:9090/graph?g0.expr=up+%3D%3D+0';
 
-function alertOf(n: number, startsAt: string) {
+function alertOf(n: number, startsAt: string): PromAlert {
   return {
     labels: {
       alertname: 'BenchAlert',
@@ -64,29 +68,13 @@ function alertOf(n: number, startsAt: string) {
   };
 }
 
-/** What Alertmanager (0.25, webhook version 4) posts to a receiver for a group of one. */
+/** What Alertmanager posts to a receiver for a group of one. */
 function webhookBody(startsAt: string): string {
   const n = ++next;
-  const alert = alertOf(n, startsAt);
-  return JSON.stringify({
-    version: '4',
-    groupKey: '{}:{alertname="BenchAlert"}',
-    truncatedAlerts: 0,
-    status: 'firing',
-    receiver: 'svc',
-    groupLabels: { alertname: 'BenchAlert' },
-    commonLabels: alert.labels,
-    commonAnnotations: alert.annotations,
-    externalURL: 'http://alertmanager.bench:9093',
-    alerts: [
-      {
-        status: 'firing',
-        ...alert,
-        endsAt: '0001-01-01T00:00:00Z',
-        fingerprint: `bench-${String(n)}`,
-      },
-    ],
-  });
+  return groupBody(
+    { groupKey: '{}:{alertname="BenchAlert"}', groupLabels: { alertname: 'BenchAlert' } },
+    [{ ...alertOf(n, startsAt), fingerprint: `bench-${String(n)}` }],
+  );
 }
 
 /** What Prometheus posts to Alertmanager's API v2: an array of alerts, here one. */
@@ -152,12 +140,6 @@ async function alertmanagerCounts(url: string): Promise<{ firing: number; invali
   };
 }
 
-interface LedgerPage {
-  events: { seq: number; type: string; trace_id: string | null }[];
-  more: boolean;
-  counts: Record<string, number>;
-}
-
 async function run(ctx: BenchContext): Promise<readonly Figure[]> {
   const { dir, machineIdFile } = makeDataDir();
   let service: Child | null = null;
@@ -213,37 +195,9 @@ async function run(ctx: BenchContext): Promise<readonly Figure[]> {
     // Exactly one signal.fired per 2xx of the measured phases, no signal.resolved; every
     // other event written meanwhile is counted by category and shown.
     const afterStats = await writerStats(url);
-    const after = await getJson<VerifyBody>(`${url}/v1/ledger/verify`);
-    if (!after.ok)
-      throw new Error(
-        `GET /v1/ledger/verify after the run is not ok: ${JSON.stringify(after.failure)}`,
-      );
+    const after = await verified(url, 'after the run');
     const seals = after.segments - before.segments;
-    // The answers'th signal.fired after the measured phases began is the last one: there
-    // are exactly that many. `counts` covers every event after that seq, per category
-    // (the type filter aside), so together with the head it accounts for all of them.
-    const fired = await getJson<LedgerPage>(
-      `${url}/v1/ledger?type=signal.fired&after_seq=${String(before.head.seq)}&order=asc` +
-        `&limit=1&offset=${String(svcTally.answers - 1)}`,
-    );
-    const written = Object.values(fired.counts).reduce((a, b) => a + b, 0);
-    if (
-      fired.events.length !== 1 ||
-      fired.more ||
-      fired.counts['signal'] !== svcTally.answers ||
-      (fired.counts['ledger'] ?? 0) !== seals ||
-      after.head.seq !== before.head.seq + written
-    ) {
-      throw new Error(
-        `expected exactly ${String(svcTally.answers)} signal.fired events (one per 2xx answer), no signal.resolved ` +
-          `and ${String(seals)} seal events after seq ${String(before.head.seq)}; the ledger has ${JSON.stringify(fired.counts)} ` +
-          `up to head seq ${String(after.head.seq)} (signal.fired #${String(svcTally.answers)}: ` +
-          `${JSON.stringify(fired.events)}, more: ${String(fired.more)})`,
-      );
-    }
-    const others = Object.entries(fired.counts)
-      .filter(([c]) => c !== 'signal' && c !== 'ledger')
-      .map(([c, n]) => `${String(n)} ${c}.* (${(n / svcTally.answers).toFixed(2)} per signal)`);
+    const others = await accountFired(url, before, after, svcTally.answers);
     const amAfter = await alertmanagerCounts(am.url);
     const amReceived = amAfter.firing - amBefore.firing;
     if (amReceived !== amTally.answers || amAfter.invalid !== 0) {

@@ -21,9 +21,9 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { databaseFile } from '../server/install/index.js';
 import { ADMIN_TOKEN, makeDataDir } from '../server/testing/test-server.js';
-import { cpuSeconds, ms, startService, type Child } from './harness.js';
+import { cpuSeconds, ms, percentile, startService, timedGet, type Child } from './harness.js';
 import type { BenchContext, Benchmark, Figure } from './run.js';
-import { seedEpisodes } from './seed-episodes.js';
+import { seedFile } from './seed-episodes.js';
 
 const DEFAULT_EPISODES = 1_000_000;
 const ROUNDS = 50;
@@ -44,12 +44,6 @@ interface ListBody {
   histogram?: unknown[];
 }
 
-/** The same convention as the harness's Tally: the value at floor(p% of n), sorted. */
-function percentile(xs: readonly number[], p: number): number {
-  const sorted = Float64Array.from(xs).sort();
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-}
-
 function episodesWanted(): number {
   const raw = process.env['BENCH_EPISODES'];
   if (raw === undefined || raw.trim() === '') return DEFAULT_EPISODES;
@@ -57,16 +51,6 @@ function episodesWanted(): number {
   if (!Number.isInteger(n) || n < 1000)
     throw new Error(`BENCH_EPISODES must be an integer ≥ 1000, not ${JSON.stringify(raw)}`);
   return n;
-}
-
-/** One GET, timed from the request to the last byte of the answer. */
-async function timedGet(url: string): Promise<{ ms: number; text: string }> {
-  const t0 = performance.now();
-  const res = await fetch(url, { headers: HEADERS });
-  const text = await res.text();
-  const took = performance.now() - t0;
-  if (!res.ok) throw new Error(`GET ${url}: ${String(res.status)} ${text.slice(0, 500)}`);
-  return { ms: took, text };
 }
 
 async function putImpact(url: string): Promise<void> {
@@ -115,15 +99,7 @@ async function run(ctx: BenchContext): Promise<readonly Figure[]> {
     service = null;
 
     // 2. The episodes and incidents, straight into the projection tables.
-    const db = new Database(file);
-    let seeded;
-    try {
-      db.pragma('synchronous = OFF');
-      seeded = seedEpisodes(db, count, Date.now());
-      db.pragma('wal_checkpoint(TRUNCATE)');
-    } finally {
-      db.close();
-    }
+    const seeded = seedFile(file, count, Date.now());
     const busiest = seeded.perService[0] ?? ['payments', 0];
     ctx.log(
       `seeded ${seeded.episodes.toLocaleString('en-GB')} episodes and ${seeded.incidents.toLocaleString('en-GB')} ` +

@@ -267,9 +267,14 @@ export class Tally {
     return this.answers > 0 ? (this.cpuS * 1000) / this.answers : NaN;
   }
   percentile(p: number): number {
-    const sorted = Float64Array.from(this.lat).sort();
-    return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+    return percentile(this.lat, p);
   }
+}
+
+/** The value at floor(p% of n) of the sorted values; NaN for none. */
+export function percentile(xs: readonly number[], p: number): number {
+  const sorted = Float64Array.from(xs).sort();
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
 /**
@@ -319,6 +324,112 @@ export async function getJson<T>(url: string): Promise<T> {
   const res = await fetch(url, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
   if (!res.ok) throw new Error(`GET ${url}: ${String(res.status)} ${await res.text()}`);
   return (await res.json()) as T;
+}
+
+/** GET /v1/ledger/verify, which must be ok. */
+export async function verified(url: string, when: string): Promise<VerifyBody> {
+  const report = await getJson<VerifyBody>(`${url}/v1/ledger/verify`);
+  if (!report.ok)
+    throw new Error(`GET /v1/ledger/verify ${when} is not ok: ${JSON.stringify(report.failure)}`);
+  return report;
+}
+
+/** One GET with the admin token, timed from the request to the last byte of the answer. */
+export async function timedGet(url: string): Promise<{ ms: number; text: string }> {
+  const t0 = performance.now();
+  const res = await fetch(url, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  const text = await res.text();
+  const took = performance.now() - t0;
+  if (!res.ok) throw new Error(`GET ${url}: ${String(res.status)} ${text.slice(0, 500)}`);
+  return { ms: took, text };
+}
+
+/** One alert as Prometheus hands it to Alertmanager. */
+export interface PromAlert {
+  readonly labels: Readonly<Record<string, string>>;
+  readonly annotations: Readonly<Record<string, string>>;
+  readonly startsAt: string;
+  readonly generatorURL: string;
+}
+
+/** The pairs every record holds with the same value (Alertmanager's common labels). */
+function common(records: readonly Readonly<Record<string, string>>[]): Record<string, string> {
+  const [head, ...rest] = records;
+  return Object.fromEntries(
+    Object.entries(head ?? {}).filter(([k, v]) => rest.every((r) => r[k] === v)),
+  );
+}
+
+/**
+ * What Alertmanager (0.25, webhook version 4) posts to a receiver: one group's firing
+ * alerts, each with its fingerprint, and the labels and annotations they all share.
+ */
+export function webhookBody(
+  group: { readonly groupKey: string; readonly groupLabels: Readonly<Record<string, string>> },
+  alerts: readonly (PromAlert & { readonly fingerprint: string })[],
+): string {
+  return JSON.stringify({
+    version: '4',
+    groupKey: group.groupKey,
+    truncatedAlerts: 0,
+    status: 'firing',
+    receiver: 'svc',
+    groupLabels: group.groupLabels,
+    commonLabels: common(alerts.map((a) => a.labels)),
+    commonAnnotations: common(alerts.map((a) => a.annotations)),
+    externalURL: 'http://alertmanager.bench:9093',
+    alerts: alerts.map(({ fingerprint, ...alert }) => ({
+      status: 'firing',
+      ...alert,
+      endsAt: '0001-01-01T00:00:00Z',
+      fingerprint,
+    })),
+  });
+}
+
+export interface LedgerPage {
+  events: { seq: number; type: string; trace_id: string | null; data: Record<string, unknown> }[];
+  more: boolean;
+  counts: Record<string, number>;
+}
+
+/**
+ * Accounts for every event after `before` up to `after`'s head (two verify reports, the
+ * service quiet in between): exactly `fired` signal.fired, no signal.resolved, one ledger.*
+ * per segment sealed meanwhile. `counts` of GET /v1/ledger covers every event after a seq
+ * per category (the type filter aside), so with the head it accounts for all of them; the
+ * fired'th signal.fired after `before` must be the last. Returns the other categories as
+ * "n episode.* (x per signal)" for the log.
+ */
+export async function accountFired(
+  url: string,
+  before: VerifyBody,
+  after: VerifyBody,
+  fired: number,
+): Promise<string[]> {
+  const seals = after.segments - before.segments;
+  const page = await getJson<LedgerPage>(
+    `${url}/v1/ledger?type=signal.fired&after_seq=${String(before.head.seq)}&order=asc` +
+      `&limit=1&offset=${String(fired - 1)}`,
+  );
+  const written = Object.values(page.counts).reduce((a, b) => a + b, 0);
+  if (
+    page.events.length !== 1 ||
+    page.more ||
+    page.counts['signal'] !== fired ||
+    (page.counts['ledger'] ?? 0) !== seals ||
+    after.head.seq !== before.head.seq + written
+  ) {
+    throw new Error(
+      `expected exactly ${String(fired)} signal.fired events (one per alert answered 2xx), no signal.resolved ` +
+        `and ${String(seals)} seal events after seq ${String(before.head.seq)}; the ledger has ${JSON.stringify(page.counts)} ` +
+        `up to head seq ${String(after.head.seq)} (signal.fired #${String(fired)}: ` +
+        `${JSON.stringify(page.events.map(({ seq, type }) => ({ seq, type })))}, more: ${String(page.more)})`,
+    );
+  }
+  return Object.entries(page.counts)
+    .filter(([c]) => c !== 'signal' && c !== 'ledger')
+    .map(([c, n]) => `${String(n)} ${c}.* (${(n / fired).toFixed(2)} per signal)`);
 }
 
 /** The writer's group-commit histograms from GET /metrics (Prometheus text). */

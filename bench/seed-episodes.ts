@@ -10,7 +10,7 @@
 // `nowMs`, durations 1 s–1 h (log-uniform), ~200 services with a Zipf-like skew, coherent
 // decision / outcome / result / action / confidence / kind combinations, about one incident
 // per 1.3 episodes (a root plus up to two related episodes a few seconds apart).
-import type { Database } from 'better-sqlite3';
+import BetterSqlite, { type Database } from 'better-sqlite3';
 
 const DAY_MS = 86_400_000;
 const SERVICE_COUNT = 200;
@@ -295,6 +295,19 @@ function checkColumns(db: Database, table: string, insert: string): void {
 
 const stamp = (iso: string): string => iso.replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
 const hex6 = (n: number): string => n.toString(16).padStart(6, '0');
+
+/** seedEpisodes on a stopped service's database file, unsynced, checkpointed after. */
+export function seedFile(file: string, count: number, nowMs: number): SeedReport {
+  const db = new BetterSqlite(file);
+  try {
+    db.pragma('synchronous = OFF');
+    const seeded = seedEpisodes(db, count, nowMs);
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    return seeded;
+  } finally {
+    db.close();
+  }
+}
 
 /**
  * Inserts `count` closed episodes (t_open over the 365 days before `nowMs`) and their
