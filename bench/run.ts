@@ -46,6 +46,7 @@ export interface Benchmark {
 const BENCHMARKS: readonly (() => Promise<{ default: Benchmark }>)[] = [
   () => import('./events-ingest.bench.js'),
   () => import('./alert-intake.bench.js'),
+  () => import('./alert-storm.bench.js'),
   () => import('./ledger-verify.bench.js'),
   () => import('./episodes-list.bench.js'),
   () => import('./model-cost.bench.js'),
