@@ -23,6 +23,7 @@ await Promise.all([
       server: 'server/main.ts',
       'svc-core': 'server/cli/svc-core.ts',
       'verify-worker': 'server/ledger/verify-worker.ts',
+      'checkpoint-worker': 'server/db/checkpoint-worker.ts',
       // The local model's child process (models/local/runtime.ts forks it).
       'models-worker': 'models/local/worker.ts',
     },
@@ -50,6 +51,7 @@ if (existsSync('build/packs/signed'))
   cpSync('build/packs/signed', 'dist/packs', { recursive: true });
 // The workers sit beside each entry that starts them (dist/ and dist/main/).
 cpSync('dist/verify-worker.mjs', 'dist/main/verify-worker.mjs');
+cpSync('dist/checkpoint-worker.mjs', 'dist/main/checkpoint-worker.mjs');
 cpSync('dist/models-worker.mjs', 'dist/main/models-worker.mjs');
 // The console last: Vite empties only its own folder.
 await buildConsole({ configFile: 'renderer/vite.config.ts', logLevel: 'warn' });

@@ -546,6 +546,7 @@ export async function buildApp(config: Config, options: AppOptions) {
       await signIn.settled();
       await connectors.close();
       await rt.writer.close();
+      await rt.stopBackground();
       try {
         rt.writer.transactNow(() => {
           install.recordStop(config.version);

@@ -10,6 +10,8 @@ import type { Config } from '../config.js';
 import { openDatabase } from '../db/open.js';
 import { loadMigrations, migrate, migrationState } from '../db/migrate.js';
 import { createWriter } from '../db/writer.js';
+import { createWalSync } from '../db/wal-sync.js';
+import { createCheckpointer } from '../db/checkpointer.js';
 import {
   computeFingerprint,
   databaseFile,
@@ -81,7 +83,9 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   if (!readOnly) ensureDataDir(config.dataDir);
   // Owner-only from the first byte; SQLite gives its -wal and -shm files the same mode.
   if (!existsSync(file)) writeFileSync(file, '', { mode: 0o600 });
-  const db: Database = openDatabase(file, { readonly: readOnly });
+  const db: Database = openDatabase(file, { readonly: readOnly, syncedByWriter: !readOnly });
+  // Commits do not sync; the writer flushes the WAL off the event loop before it answers.
+  const walSync = readOnly ? null : createWalSync(file);
   try {
     if (readOnly) {
       const { pending } = migrationState(db, loadMigrations(migrationsDir()));
@@ -97,13 +101,20 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
         d.prepare('VACUUM INTO ?').run(`${file}.before-migration-${String(Date.now())}`);
       });
       if (applied.length > 0) log.info({ applied }, 'database migrations applied');
+      walSync?.syncNow();
     }
   } catch (err) {
+    walSync?.close();
     db.close();
     throw err;
   }
 
-  const writer = createWriter(db);
+  const writer = createWriter(db, walSync === null ? {} : { durability: walSync });
+  // The write connection never checkpoints itself: a thread copies the WAL back after
+  // commits. Where no thread can start, the connection does it in its commits as before.
+  const checkpointer = readOnly ? null : createCheckpointer(file, log);
+  if (checkpointer !== null) writer.onBatch(() => checkpointer.nudge());
+  else if (!readOnly) db.pragma('wal_autocheckpoint = 1000');
   const projections = createProjections();
   const installStore = createInstallStore(db);
   const licenceStore = createLicenceStore(db);
@@ -261,9 +272,16 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     keyName,
     keyFor,
     installKeyCreated: installKey?.created ?? false,
+    checkpointer,
+    /** Stop the checkpoint thread, waiting for a checkpoint under way (before close). */
+    async stopBackground(): Promise<void> {
+      await checkpointer?.close();
+    },
     close(): void {
       sealer?.stop();
+      void checkpointer?.close();
       if (db.open) db.close();
+      walSync?.close();
     },
   };
 }

@@ -304,3 +304,113 @@ describe('storage errors', () => {
     expect(asStorageError(null)).toBe(null);
   });
 });
+
+describe('a durability stage after the commit (the WAL synced off the event loop)', () => {
+  /** A durability stage the test releases by hand: each sync waits for `release`. */
+  function manualSync() {
+    const pending: { resolve: () => void; reject: (e: unknown) => void }[] = [];
+    let nowCalls = 0;
+    return {
+      pending,
+      nowCalls: () => nowCalls,
+      durability: {
+        sync: () =>
+          new Promise<void>((resolve, reject) => {
+            pending.push({ resolve, reject });
+          }),
+        syncNow: () => {
+          nowCalls++;
+        },
+      },
+    };
+  }
+  const settled = async <T>(p: Promise<T>): Promise<'pending' | 'resolved' | 'rejected'> => {
+    let state: 'pending' | 'resolved' | 'rejected' = 'pending';
+    p.then(
+      () => (state = 'resolved'),
+      () => (state = 'rejected'),
+    );
+    await turn();
+    await turn();
+    return state;
+  };
+
+  it('answers and afterCommit wait for the sync of their commit, not for the commit alone', async () => {
+    const s = manualSync();
+    const w = createWriter(db, { durability: s.durability });
+    const log: string[] = [];
+    const job = w.transact(() => {
+      insert(1);
+      w.afterCommit(() => log.push('after'));
+      return 1;
+    });
+    expect(await settled(job)).toBe('pending');
+    expect(ids()).toEqual([1]); // committed
+    expect(log).toEqual([]); // but neither answered nor announced before it is durable
+    expect(s.pending).toHaveLength(1);
+    s.pending[0]?.resolve();
+    await expect(job).resolves.toBe(1);
+    expect(log).toEqual(['after']);
+  });
+
+  it('groups committed while a sync is in flight wait for the next sync, one sync at a time', async () => {
+    const s = manualSync();
+    const w = createWriter(db, { durability: s.durability });
+    const first = w.transact(() => insert(1));
+    await turn();
+    const second = w.transact(() => insert(2));
+    const third = w.transact(() => insert(3));
+    await turn();
+    expect(ids()).toEqual([1, 2, 3]);
+    expect(s.pending).toHaveLength(1); // the second sync starts only after the first ends
+    s.pending[0]?.resolve();
+    expect(await settled(first)).toBe('resolved');
+    expect(await settled(second)).toBe('pending'); // its commit came after the first sync began
+    expect(s.pending).toHaveLength(2);
+    s.pending[1]?.resolve();
+    await expect(Promise.all([second, third])).resolves.toHaveLength(2);
+  });
+
+  it('a failed sync refuses the waiting jobs with a 503 and every later write: the store is in doubt', async () => {
+    const s = manualSync();
+    const w = createWriter(db, { durability: s.durability });
+    const log: string[] = [];
+    const job = w.transact(() => {
+      insert(1);
+      w.afterCommit(() => log.push('must not run'));
+    });
+    await turn();
+    s.pending[0]?.reject(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+    await expect(job).rejects.toMatchObject({ code: 'storage_unavailable' });
+    expect(log).toEqual([]);
+    await expect(w.transact(() => insert(2))).rejects.toMatchObject({
+      code: 'storage_unavailable',
+    });
+    expect(() => w.transactNow(() => insert(3))).toThrow(StorageUnavailableError);
+    expect(ids()).toEqual([1]);
+  });
+
+  it('close waits for the sync in flight', async () => {
+    const s = manualSync();
+    const w = createWriter(db, { durability: s.durability });
+    const job = w.transact(() => insert(1));
+    await turn();
+    const closing = w.close();
+    expect(await settled(closing)).toBe('pending');
+    s.pending[0]?.resolve();
+    await closing;
+    await expect(job).resolves.toBeDefined();
+  });
+
+  it('transactNow syncs before it returns and before afterCommit', () => {
+    const s = manualSync();
+    const w = createWriter(db, { durability: s.durability });
+    const seen: number[] = [];
+    w.transactNow(() => {
+      insert(1);
+      w.afterCommit(() => seen.push(s.nowCalls()));
+    });
+    expect(s.nowCalls()).toBe(1);
+    expect(seen).toEqual([1]);
+  });
+});

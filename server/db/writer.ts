@@ -1,6 +1,8 @@
 // One writer with group commit: every job submitted in one event-loop turn runs in one
 // SQLite transaction (each job in its own savepoint), and every caller is answered only
-// after that transaction committed, so an acknowledged write survives kill -9.
+// after that transaction committed and, with a durability stage, after the commit is on
+// disk, so an acknowledged write survives kill -9 and power loss. The stage (wal-sync.ts)
+// flushes the WAL on libuv's thread pool: the event loop runs the next group meanwhile.
 import type { Database } from 'better-sqlite3';
 import { StorageUnavailableError } from '../shared/errors.js';
 
@@ -21,6 +23,7 @@ export interface Writer {
   afterCommit(cb: () => void): void;
   /** Jobs waiting for the next group. */
   depth(): number;
+  /** Hear each group once its jobs are answered (after the sync): its size and commit time. */
   onBatch(listener: (size: number, ms: number) => void): void;
   /** Hear that some work was rolled back (a failed job, a failed group), to drop caches. */
   onRollback(listener: () => void): void;
@@ -34,9 +37,22 @@ export interface Writer {
  */
 export const MAX_WRITER_QUEUE = 10_000;
 
+/** Makes every commit made so far durable (the WAL flushed to disk). */
+export interface Durability {
+  /** Off the event loop; rejects when the disk refused the flush. */
+  sync(): Promise<void>;
+  /** On the calling thread (start-up, CLI tools). */
+  syncNow(): void;
+}
+
 export interface WriterOptions {
   /** Tests pass a small bound; the service uses MAX_WRITER_QUEUE. */
   readonly maxQueue?: number;
+  /**
+   * Without it, the connection syncs inside each commit (synchronous=FULL). With it, the
+   * connection commits without syncing and nothing is answered until this stage ran.
+   */
+  readonly durability?: Durability;
 }
 
 const STORAGE_CODES = /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN|BUSY|LOCKED|CORRUPT|NOTADB|PROTOCOL)/;
@@ -53,6 +69,12 @@ export function asStorageError(err: unknown): unknown {
   return err;
 }
 
+/** The jobs of one transaction, and how long it took. */
+interface Group {
+  readonly jobs: readonly Job[];
+  readonly ms: number;
+}
+
 /** SQLite rolled the group transaction back by itself while a job ran. */
 class GroupAborted extends Error {
   constructor(cause: unknown) {
@@ -62,9 +84,16 @@ class GroupAborted extends Error {
 
 export function createWriter(db: Database, options: WriterOptions = {}): Writer {
   const maxQueue = options.maxQueue ?? MAX_WRITER_QUEUE;
+  const durability = options.durability;
   let queue: Job[] = [];
   let scheduled = false;
   let closed = false;
+  // Set once a sync failed: what was committed may not be on disk, and later writes would
+  // build on it, so the writer refuses everything until the service restarts.
+  let inDoubt: StorageUnavailableError | null = null;
+  // Committed groups waiting for the sync that covers them, and whether a sync is running.
+  let awaitingSync: Group[] = [];
+  let syncing = false;
   let current: Job | null = null;
   let idle: Promise<void> = Promise.resolve();
   let markIdle: (() => void) | null = null;
@@ -104,10 +133,23 @@ export function createWriter(db: Database, options: WriterOptions = {}): Writer 
       rolledBack();
       const refused = asStorageError(error instanceof GroupAborted ? error.cause : error);
       for (const job of batch) job.reject(job.outcome?.ok === false ? job.outcome.error : refused);
-      finishBatch(batch.length, started);
+      announce(batch.length, performance.now() - started);
       return;
     }
-    for (const job of batch) {
+    const group: Group = { jobs: batch, ms: performance.now() - started };
+    if (durability === undefined) settle(group);
+    else {
+      awaitingSync.push(group);
+      startSync();
+    }
+  }
+
+  /**
+   * Answer a committed group's jobs (after their afterCommit callbacks), refuse its failed
+   * ones, then tell the batch listeners: they see the committed state.
+   */
+  function settle(group: Group): void {
+    for (const job of group.jobs) {
       const outcome = job.outcome;
       if (outcome?.ok === true) {
         for (const cb of job.afterCommit) safely(cb);
@@ -116,23 +158,58 @@ export function createWriter(db: Database, options: WriterOptions = {}): Writer 
         job.reject(outcome?.error);
       }
     }
-    finishBatch(batch.length, started);
+    announce(group.jobs.length, group.ms);
   }
 
-  function finishBatch(size: number, started: number): void {
-    const ms = performance.now() - started;
-    for (const l of batchListeners)
-      safely(() => {
-        l(size, ms);
-      });
-    if (queue.length === 0 && markIdle) {
+  /** One sync at a time; it covers every commit made before it started. */
+  function startSync(): void {
+    if (syncing || awaitingSync.length === 0 || durability === undefined) return;
+    syncing = true;
+    const covered = awaitingSync;
+    awaitingSync = [];
+    durability.sync().then(
+      () => {
+        syncing = false;
+        for (const group of covered) settle(group);
+        startSync();
+        maybeIdle();
+      },
+      (error: unknown) => {
+        syncing = false;
+        inDoubt = new StorageUnavailableError(
+          'storage_unavailable',
+          `the disk refused to flush committed writes (${errorCode(error)}); the store takes no more writes until the service restarts`,
+        );
+        rolledBack();
+        for (const group of [...covered, ...awaitingSync]) {
+          for (const job of group.jobs) job.reject(inDoubt);
+          announce(group.jobs.length, group.ms);
+        }
+        awaitingSync = [];
+        maybeIdle();
+      },
+    );
+  }
+
+  function maybeIdle(): void {
+    if (queue.length === 0 && !syncing && awaitingSync.length === 0 && markIdle) {
       markIdle();
       markIdle = null;
     }
   }
 
+  /** `ms`: the group's transaction, from its first job to its commit (the sync not counted). */
+  function announce(size: number, ms: number): void {
+    for (const l of batchListeners)
+      safely(() => {
+        l(size, ms);
+      });
+    maybeIdle();
+  }
+
   return {
     transact<T>(fn: () => T): Promise<T> {
+      if (inDoubt !== null) return Promise.reject(inDoubt);
       if (closed)
         return Promise.reject(
           new StorageUnavailableError('storage_closed', 'the service is stopping'),
@@ -154,6 +231,7 @@ export function createWriter(db: Database, options: WriterOptions = {}): Writer 
       });
     },
     transactNow<T>(fn: () => T): T {
+      if (inDoubt !== null) throw inDoubt;
       const job: Job = { fn, resolve: () => undefined, reject: () => undefined, afterCommit: [] };
       current = job;
       let value: T;
@@ -164,6 +242,16 @@ export function createWriter(db: Database, options: WriterOptions = {}): Writer 
         throw asStorageError(error);
       } finally {
         current = null;
+      }
+      if (durability !== undefined) {
+        try {
+          durability.syncNow();
+        } catch (error) {
+          throw new StorageUnavailableError(
+            'storage_unavailable',
+            `the disk refused to flush the commit (${errorCode(error)})`,
+          );
+        }
       }
       for (const cb of job.afterCommit) safely(cb);
       return value;
@@ -181,9 +269,14 @@ export function createWriter(db: Database, options: WriterOptions = {}): Writer 
     },
     async close() {
       closed = true;
-      if (queue.length > 0) await idle;
+      if (queue.length > 0 || syncing || awaitingSync.length > 0) await idle;
     },
   };
+}
+
+function errorCode(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : String(error);
 }
 
 function safely(cb: () => void): void {

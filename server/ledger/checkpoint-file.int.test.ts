@@ -112,7 +112,11 @@ describe('the checkpoint outside the database', () => {
     });
   const sealed = async (n: number): Promise<void> => {
     const until = Date.now() + 10_000;
-    while ((s.runtime.ledgerStore.lastSegment()?.last_seq ?? 0) < n) {
+    // Sealed, and the seal's commit answered (its after-commit work, the file, follows the sync).
+    while (
+      (s.runtime.ledgerStore.lastSegment()?.last_seq ?? 0) < n ||
+      s.runtime.ledger.headSeq() < s.runtime.ledger.head().seq
+    ) {
       if (Date.now() > until) throw new Error(`not sealed through ${String(n)}`);
       await new Promise((r) => setTimeout(r, 20));
     }

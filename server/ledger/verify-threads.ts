@@ -1,34 +1,16 @@
 // Runs verify spans on worker threads, so a large ledger verifies on every core.
 import type { KeyObject } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { workerScript } from '../db/worker-script.js';
 import type { SpanJob } from './verify-worker.js';
 import type { Span, SpanResult, SpanRunner } from './verify.js';
-
-/**
- * The worker: the bundle beside this file in dist/, or in development (tests, tsx) the
- * TypeScript source, loaded through tsx's loader registered inside the worker.
- */
-function workerScript(): { source: URL | string; eval: boolean } | null {
-  const here = import.meta.url;
-  const bundled = new URL('./verify-worker.mjs', here);
-  if (!here.endsWith('.ts') && existsSync(fileURLToPath(bundled)))
-    return { source: bundled, eval: false };
-  const source = new URL('./verify-worker.ts', here);
-  if (!here.endsWith('.ts') || !existsSync(fileURLToPath(source))) return null;
-  return {
-    source: `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(source.href)}); });`,
-    eval: true,
-  };
-}
 
 export function createThreadRunner(
   file: string,
   keyName: string,
   keyFor: (algorithm: string) => KeyObject | null,
 ): SpanRunner | undefined {
-  const script = workerScript();
+  const script = workerScript(import.meta.url, 'verify-worker');
   if (script === null) return undefined;
   const keys: Record<string, Uint8Array> = {};
   for (const alg of ['ed25519', 'ecdsa-p256']) {

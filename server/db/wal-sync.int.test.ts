@@ -1,0 +1,133 @@
+// The writer's durability stage on a real file: commits without a sync in the connection,
+// the WAL flushed before any answer, the checkpoint thread keeping the WAL bounded.
+import { mkdtempSync, readdirSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Worker } from 'node:worker_threads';
+import type { Database } from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createCheckpointer, RESTART_AFTER_MS } from './checkpointer.js';
+import { openDatabase } from './open.js';
+import { createWalSync, type WalSync } from './wal-sync.js';
+import { createWriter } from './writer.js';
+
+let dir: string;
+let file: string;
+let db: Database;
+let walSync: WalSync;
+const log = { error: () => undefined };
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'svc-walsync-'));
+  file = join(dir, 'svc.db');
+  db = openDatabase(file, { syncedByWriter: true });
+  db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB NOT NULL)');
+  walSync = createWalSync(file);
+});
+afterEach(() => {
+  if (db.open) db.close();
+  walSync.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The files this process holds open, by path. */
+const openFiles = (): string[] =>
+  readdirSync('/proc/self/fd').flatMap((fd) => {
+    try {
+      return [readlinkSync(join('/proc/self/fd', fd))];
+    } catch {
+      return [];
+    }
+  });
+
+const row = (id: number) =>
+  db.prepare('INSERT INTO t (id, v) VALUES (?, ?)').run(id, Buffer.alloc(3000, id % 251));
+
+describe('the write connection', () => {
+  it('commits without syncing and never checkpoints by itself', () => {
+    expect(db.pragma('synchronous', { simple: true })).toBe(1);
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+  });
+});
+
+describe('the WAL sync', () => {
+  it('answers after a flush of the WAL the connection writes now, found again when it was replaced', async () => {
+    const wal = `${file}-wal`;
+    let writer = createWriter(db, { durability: walSync });
+    await writer.transact(() => row(1));
+    expect(openFiles()).toContain(wal);
+    // The last connection closes: SQLite copies the WAL back and removes it. A sync then
+    // flushes the database file, where everything committed now is.
+    db.close();
+    await walSync.sync();
+    expect(openFiles()).toContain(file);
+    expect(openFiles()).toContain(`${wal} (deleted)`); // kept until close: a sync may run on it
+    // Opened again: a new WAL (another inode) is the one flushed from then on.
+    db = openDatabase(file, { syncedByWriter: true });
+    writer = createWriter(db, { durability: walSync });
+    await writer.transact(() => row(2));
+    expect(openFiles().filter((f) => f === wal)).toHaveLength(2); // SQLite's and the sync's
+    walSync.syncNow();
+    walSync.close();
+    expect(openFiles().filter((f) => f.startsWith(wal))).toEqual([wal]); // SQLite's alone
+  });
+});
+
+describe('the checkpoint thread', () => {
+  const walFrames = (): number => {
+    const other = openDatabase(file);
+    try {
+      return (other.pragma('wal_checkpoint(PASSIVE)') as { log: number }[])[0]?.log ?? -1;
+    } finally {
+      other.close();
+    }
+  };
+
+  it('keeps the WAL short while the writer commits, which alone lets it grow with every commit', async () => {
+    const writer = createWriter(db, { durability: walSync });
+    for (let i = 0; i < 300; i++) await writer.transact(() => row(i));
+    const unchecked = statSync(`${file}-wal`).size;
+    expect(unchecked).toBeGreaterThan(300 * 3000); // nothing copied back: one frame or more a commit
+
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    const checkpointer = createCheckpointer(file, log);
+    if (checkpointer === null) throw new Error('the checkpoint thread cannot start');
+    writer.onBatch(() => checkpointer.nudge());
+    let runs = 0;
+    checkpointer.onResult(() => runs++);
+    for (let i = 300; i < 600; i++) {
+      await writer.transact(() => row(i));
+      if (i % 30 === 0) await new Promise((r) => setTimeout(r, 60)); // let nudges through
+    }
+    // Once a checkpoint copied every frame, the next commit starts the WAL over.
+    await new Promise((r) => setTimeout(r, 60));
+    const copied = new Promise<void>((resolve) => checkpointer.onResult(() => resolve()));
+    await writer.transact(() => row(600));
+    await copied;
+    await writer.transact(() => row(601));
+    await checkpointer.close();
+    expect(runs).toBeGreaterThan(3);
+    expect(walFrames()).toBeLessThan(10);
+    expect(statSync(`${file}-wal`).size).toBeLessThan(unchecked);
+  });
+
+  it('a thread that died is replaced at a later nudge; close stops it', async () => {
+    const threads: Worker[] = [];
+    const checkpointer = createCheckpointer(file, log, (w) => threads.push(w));
+    if (checkpointer === null) throw new Error('the checkpoint thread cannot start');
+    const results: number[] = [];
+    checkpointer.onResult((r) => results.push(r.log));
+    const writer = createWriter(db, { durability: walSync });
+    writer.onBatch(() => checkpointer.nudge());
+    await writer.transact(() => row(1));
+    expect(threads).toHaveLength(1);
+    await threads[0]?.terminate();
+    await new Promise((r) => setTimeout(r, RESTART_AFTER_MS + 100));
+    await writer.transact(() => row(2));
+    expect(threads).toHaveLength(2);
+    const done = new Promise<void>((resolve) => threads[1]?.once('message', () => resolve()));
+    await done;
+    await checkpointer.close();
+    expect(threads[1]?.threadId).toBe(-1); // exited
+  });
+});
