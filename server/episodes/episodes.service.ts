@@ -86,6 +86,8 @@ export interface InvestigationView {
 export interface Placement {
   readonly episodeId: string;
   readonly opened: boolean;
+  /** The episode joined was quiet (its last signal had resolved). */
+  readonly quiet: boolean;
 }
 
 /** `ep-<UTC timestamp>-<hex>`, e.g. ep-20261122T101500Z-3fa9c1. */
@@ -115,12 +117,10 @@ export function createEpisodesService(deps: Deps) {
   return {
     /** Which episode a firing signal belongs to; call inside the writer job, then record it. */
     place(signal: Pick<EpisodeSignal, 'source' | 'fingerprint' | 'service'>): Placement {
-      const held =
-        store.holding(signal.source, signal.fingerprint) ??
-        store.openOf(signal.service)?.episode_id;
-      return held !== undefined && held !== null
-        ? { episodeId: held, opened: false }
-        : { episodeId: newEpisodeId(clock.nowIso()), opened: true };
+      const held = store.placementOf(signal.source, signal.fingerprint, signal.service);
+      return held !== null
+        ? { episodeId: held.episode_id, opened: false, quiet: held.status === 'quiet' }
+        : { episodeId: newEpisodeId(clock.nowIso()), opened: true, quiet: false };
     },
     /**
      * Append the episode's events for a placement (after the signal's own event): opened or
@@ -130,7 +130,7 @@ export function createEpisodesService(deps: Deps) {
       const id = placement.episodeId;
       const grouping = placement.opened ? noise.grouping(signal) : null;
       // Only a join to a quiet episode can change its incident's status (back to open).
-      const wasQuiet = !placement.opened && store.get(id)?.status === 'quiet';
+      const wasQuiet = !placement.opened && placement.quiet;
       const incident = grouping === null ? null : incidents.place(grouping.key, grouping.windowS);
       ledger.append({
         type: placement.opened ? EPISODE_OPENED : EPISODE_JOINED,

@@ -77,6 +77,14 @@ export function createEpisodesStore(db: Database, inputs: EpisodeInputTypes) {
   const quietSince = db.prepare<[string], EpisodeRow>(
     `SELECT ${COLUMNS} FROM episodes WHERE status = 'quiet' AND t_quiet <= ? ORDER BY t_quiet`,
   );
+  // Placement runs for every firing signal: two indexed lookups of the two columns it needs.
+  const holdingOpen = db.prepare<[string, string], { episode_id: string; status: string }>(
+    `SELECT e.episode_id, e.status FROM episode_signals s JOIN episodes e USING (episode_id)
+     WHERE s.source = ? AND s.fingerprint = ? AND e.status <> 'closed' LIMIT 1`,
+  );
+  const openOfService = db.prepare<[string], { episode_id: string; status: string }>(
+    `SELECT episode_id, status FROM episodes WHERE service = ? AND status <> 'closed' ORDER BY first_seq LIMIT 1`,
+  );
   const holding = db.prepare<[string, string], { episode_id: string }>(
     `SELECT s.episode_id FROM episode_signals s JOIN episodes e USING (episode_id)
      WHERE s.source = ? AND s.fingerprint = ? AND e.status <> 'closed' LIMIT 1`,
@@ -242,6 +250,16 @@ export function createEpisodesStore(db: Database, inputs: EpisodeInputTypes) {
   return {
     get: (id: string): EpisodeRow | null => get.get(id) ?? null,
     openOf: (service: string): EpisodeRow | null => openOf.get(service) ?? null,
+    /**
+     * The open episode a firing signal joins, with its status: the one holding the signal,
+     * else the service's oldest open one; null when there is none.
+     */
+    placementOf: (
+      source: string,
+      fingerprint: string,
+      service: string,
+    ): { episode_id: string; status: string } | null =>
+      holdingOpen.get(source, fingerprint) ?? openOfService.get(service) ?? null,
     running: (): EpisodeRow[] => running.all(),
     /** The episodes of an incident, root first. */
     ofIncident: (incidentId: string): IncidentEpisodeRow[] => ofIncident.all(incidentId),

@@ -17,14 +17,14 @@ import {
 } from './signal.js';
 import type { IntakeEvents } from './intake.events.js';
 
-/** Where firing signals go (the episodes domain), kept to what intake needs. */
-export interface EpisodePlacer {
-  place(signal: { source: string; fingerprint: string; name: string; service: string }): {
-    episodeId: string;
-    opened: boolean;
-  };
+/**
+ * Where firing signals go (the episodes domain), kept to what intake needs. A placement is
+ * the placer's own record, handed back to it as it was given.
+ */
+export interface EpisodePlacer<P extends { readonly episodeId: string } = { episodeId: string }> {
+  place(signal: { source: string; fingerprint: string; name: string; service: string }): P;
   record(
-    placement: { episodeId: string; opened: boolean },
+    placement: P,
     signal: {
       source: string;
       fingerprint: string;
@@ -40,9 +40,9 @@ export interface EpisodePlacer {
   holding(source: string, fingerprint: string): string | null;
 }
 
-interface Deps {
+interface Deps<P extends { readonly episodeId: string }> {
   readonly store: IntakeStore;
-  readonly episodes: EpisodePlacer;
+  readonly episodes: EpisodePlacer<P>;
   readonly ledger: DomainLedger<IntakeEvents>;
   readonly writer: Writer;
   readonly clock: Clock;
@@ -131,7 +131,7 @@ export function read(
   return { normaliser, result: run(normaliser, body, ctx) };
 }
 
-export function createIntakeService(deps: Deps) {
+export function createIntakeService<P extends { readonly episodeId: string }>(deps: Deps<P>) {
   const { store, episodes, ledger, writer, clock, onSignal } = deps;
   const serviceFor = (s: Signal): string => {
     const known = deps.resolveService?.(
@@ -170,9 +170,8 @@ export function createIntakeService(deps: Deps) {
       // commit that cannot be made is a 503 (the sender retries), never a 4xx.
       const accepted = await writer.transact(() =>
         signals.map((s) => {
-          const current = store.get(s.source, s.fingerprint);
-          const repeat =
-            s.status === 'firing' ? current?.status === 'firing' : current?.status === 'resolved';
+          const current = store.statusOf(s.source, s.fingerprint);
+          const repeat = s.status === current;
           if (repeat)
             return { ...compact(s), outcome: 'duplicate' as const, seq: null, episode_id: null };
           // The signal's events carry its episode's id as trace id: the episode's timeline
@@ -206,7 +205,7 @@ export function createIntakeService(deps: Deps) {
     },
   };
 }
-export type IntakeService = ReturnType<typeof createIntakeService>;
+export type IntakeService = ReturnType<typeof createIntakeService<{ episodeId: string }>>;
 
 function compact(s: Signal & { service: string; note?: string }) {
   return {

@@ -41,6 +41,9 @@ export function createIntakeStore(db: Database) {
   const get = db.prepare<[string, string], SignalRow>(
     `SELECT fingerprint, source, name, status, severity, service, resource, started_at, ended_at, summary, link, fired FROM signals WHERE source = ? AND fingerprint = ?`,
   );
+  const statusOf = db.prepare<[string, string], { status: 'firing' | 'resolved' }>(
+    `SELECT status FROM signals WHERE source = ? AND fingerprint = ?`,
+  );
   const fire = db.prepare<Record<string, unknown>>(
     `INSERT INTO signals (fingerprint, source, name, status, severity, service, resource, started_at, ended_at, summary, labels, link, fired, first_seq, last_seq)
      VALUES (@fingerprint, @source, @name, 'firing', @severity, @service, @resource, @started_at, NULL, @summary, @labels, @link, 1, @seq, @seq)
@@ -91,6 +94,9 @@ export function createIntakeStore(db: Database) {
   return {
     get: (source: string, fingerprint: string): SignalRow | null =>
       get.get(source, fingerprint) ?? null,
+    /** A signal's status, or null for one never seen: what intake reads for every alert. */
+    statusOf: (source: string, fingerprint: string): 'firing' | 'resolved' | null =>
+      statusOf.get(source, fingerprint)?.status ?? null,
     counts: (): Record<string, number> =>
       Object.fromEntries(counts.all().map((r) => [r.status, r.n])),
     /** These signals (by source and fingerprint), oldest first, with their labels. */
