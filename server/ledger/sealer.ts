@@ -5,7 +5,7 @@ import type { Writer } from '../db/writer.js';
 import type { Clock } from '../shared/clock.js';
 import { sealHash, signCheckpoint, type SealKey } from './checkpoint.js';
 import { saveCheckpoint } from './checkpoint-file.js';
-import { chainHash } from './hash.js';
+import { chainHashOfRow } from './hash.js';
 import type { DomainLedger } from './ledger.service.js';
 import type { LedgerStore } from './ledger.store.js';
 import { GENESIS_HASH } from './ledger.types.js';
@@ -52,16 +52,19 @@ export function createSealer(deps: Deps) {
   /** Seal one segment (afterSeq, toSeq]; runs inside a writer job. */
   function sealSegment(afterSeq: number, toSeq: number): void {
     const previous = store.lastSegment();
-    const rows = store.range(afterSeq, toSeq, toSeq - afterSeq);
+    // Rows as arrays (seq … hash): a seal reads back a thousand rows during intake.
+    const rows = store.rangeRows(afterSeq, toSeq, toSeq - afterSeq);
     let prev = afterSeq === 0 ? GENESIS_HASH : store.hashAt(afterSeq);
     if (prev === null) throw new SealRefusedError(afterSeq);
+    const hashes: Buffer[] = [];
     for (const row of rows) {
-      const h = chainHash(prev, row);
-      if (!h.equals(row.hash)) throw new SealRefusedError(row.seq);
+      const h = chainHashOfRow(prev, row);
+      if (!h.equals(row[7])) throw new SealRefusedError(row[0]);
+      hashes.push(row[7]);
       prev = h;
     }
     if (rows.length !== toSeq - afterSeq) throw new SealRefusedError(afterSeq + rows.length + 1);
-    const digest = merkleRoot(rows.map((r) => r.hash));
+    const digest = merkleRoot(hashes);
     const segment = (previous?.segment ?? 0) + 1;
     const checkpoint = signCheckpoint(
       {
