@@ -36,6 +36,7 @@ import {
   parseSetup,
   parseVersion,
 } from '../../server/connectors/kinds/ssh.parse.js';
+import { parseResolver } from '../../server/connectors/kinds/ssh.resolver.js';
 
 const GATE = join(import.meta.dirname, 'svc-gate');
 let dir: string;
@@ -196,6 +197,35 @@ describe('read-only checks', () => {
     expect(r.stdout).toBe('line two\nline three\n');
     expect(gate('journal app 501').code).toBe(126);
     expect(gate('journal db').stderr).toMatch(/unit db has no log configured/);
+  });
+
+  it('asks the host resolver for the names it should always resolve, and says which fail', () => {
+    // localhost comes from /etc/hosts; a name under .invalid never resolves (RFC 6761).
+    const rconf = join(dir, 'resolve.conf');
+    writeFileSync(rconf, 'resolve=localhost\nresolve=db.lab.invalid\n');
+    const r = gate('resolver', rconf);
+    expect(r.code).toBe(0);
+    expect(parseResolver(r.stdout)).toMatchObject({
+      names: [
+        { name: 'localhost', resolved: true },
+        { name: 'db.lab.invalid', resolved: false, address: null },
+      ],
+      checked: 2,
+      failed: 1,
+      failing: 'db.lab.invalid',
+    });
+    // No resolve= names: nothing checked (never "all well").
+    expect(parseResolver(gate('resolver').stdout)).toMatchObject({ checked: 0, failed: 0 });
+    expect(gate('resolver localhost').code).toBe(126);
+    writeFileSync(rconf, 'resolve=bad/name\n');
+    const bad = gate('resolver', rconf);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/resolve needs a host name/);
+    writeFileSync(
+      rconf,
+      'resolve=a.example\nresolve=b.example\nresolve=c.example\nresolve=d.example\nresolve=e.example\n',
+    );
+    expect(gate('resolver', rconf).stderr).toMatch(/line 5: at most 4 resolve= names/);
   });
 });
 

@@ -26,7 +26,7 @@ import {
   startPostgresExporter,
 } from './exporters.js';
 import { activeFaults } from './faults.js';
-import { writeGateConfig } from './gate.js';
+import { seedGateStore, writeGateConfig } from './gate.js';
 import {
   alive,
   hostAddresses,
@@ -300,8 +300,13 @@ export async function startLab(opts: LabOptions = {}): Promise<Lab> {
       { h: 'app', unit: { name: 'app', files: appUnit, ports: [appPort] }, allow: ['restart app', 'clear_cache app-cache', 'revert app-config', 'restore app'], caches: { 'app-cache': join(volume, 'cache') }, reverts: { 'app-config': revertScript }, files: [liveConfig] },
       { h: 'db', unit: { name: 'postgresql', files: dbUnit, ports: [pgl.port] }, allow: ['restart postgresql', 'reload postgresql', `terminate_idle ${BATCH_ROLE}`], psql: psqlCommand(pgl), files: [join(pgl.dir, 'data', 'postgresql.auto.conf'), join(pgl.dir, 'data', 'pg_hba.conf')] },
     ] as const; // prettier-ignore
-    for (const g of gateHosts)
-      writeGateConfig({ ...g, conf: join(dir, g.h, 'gate.conf'), log: join(dir, g.h, 'gate.log') });
+    // The lab runs no DNS of its own: localhost (from /etc/hosts) is the one name every host
+    // should always resolve, so the resolver check can tell one bad name from broken lookups.
+    for (const g of gateHosts) {
+      const conf = join(dir, g.h, 'gate.conf');
+      writeGateConfig({ ...g, resolve: ['localhost'], conf, log: join(dir, g.h, 'gate.log') });
+      seedGateStore(conf);
+    }
 
     const svc = await service;
     const [, , , blackbox, prometheus, alertmanager] = await watchers;

@@ -41,6 +41,7 @@ function changed(unit: string, path: string, named: boolean | null): ConfigChang
     ],
     changed: 1,
     named: named === true ? 1 : 0,
+    unknown: 0,
     quiet_offset_s: 1,
     change_offset_s: 120,
   };
@@ -305,6 +306,7 @@ describe('config_changed: proof from mechanism, never from timing', () => {
         files: [],
         changed: 0,
         named: 0,
+        unknown: 0,
         quiet_offset_s: null,
         change_offset_s: null,
       },
@@ -409,5 +411,138 @@ describe("config_changed on a dependency's host", () => {
       ['LabAppErrors'],
     );
     expect(cause(app, 'postgresql')).toBeUndefined();
+  });
+});
+
+describe('a host name that does not resolve: the edit that named it, never dns_failure by itself', () => {
+  // The lab's db-host-unresolvable: the database host in the app's live config edited by
+  // hand to a name that does not resolve. The app's lookups fail for that one name while
+  // the host's resolver answers the names it should: resolution works, the edit is the cause.
+  const lookups = [
+    '2026-03-02T09:59:50Z database: getaddrinfo ENOTFOUND db.lab.invalid',
+    '2026-03-02T09:59:58Z GET /: getaddrinfo ENOTFOUND db.lab.invalid',
+  ];
+  const journal = { unit: 'app', lines: lookups, recent: lookups, last: lookups, current: lookups };
+  // `prometheus before@app` answers host.healthy_at too (the journal's since): up before.
+  const resolver = (ok: boolean) => ({
+    names: [
+      { name: 'localhost', resolved: ok, address: ok ? '127.0.0.1' : null },
+      { name: 'deploy.lab.example', resolved: ok, address: ok ? '127.0.1.9' : null },
+    ],
+    checked: 2,
+    resolved: ok ? 2 : 0,
+    failed: ok ? 0 : 2,
+    failing: ok ? '' : 'localhost, deploy.lab.example',
+  });
+  /** The edit seen by a gate that kept no earlier version: first seen after it, 3 s old. */
+  const firstSeen: ConfigChanges = {
+    ...changed('app', APP_CONFIG, false),
+    files: [
+      {
+        path: APP_CONFIG,
+        current: NEW,
+        previous: null,
+        changed_at: '2026-03-02T09:59:57.000Z',
+        age_s: 3,
+        changed_recently: false,
+        named_in_errors: false,
+        diff: '',
+        summary: '',
+      },
+    ],
+    changed: 0,
+    named: 0,
+    unknown: 1,
+  };
+  const provenOf = (r: Awaited<ReturnType<typeof investigate>>) =>
+    r.hypotheses.filter((h) => h.confidence === 'proven').map((h) => `${h.cause}(${h.service})`);
+  const dns = (r: Awaited<ReturnType<typeof investigate>>) =>
+    r.hypotheses.find((h) => h.cause === 'dns_failure' && h.service === 'app');
+
+  it('proves the edit when the errors name what it changed, and disputes dns_failure', async () => {
+    const r = await investigate({
+      'ssh-app config_changes': changed('app', APP_CONFIG, true),
+      'prometheus before@app': health(1),
+      'ssh-app journal': journal,
+      'ssh-app resolver': resolver(true),
+      ...down('app'),
+    });
+    expect(provenOf(r)).toEqual(['config_changed(app)']);
+    // The lookups support it; the resolver answering and the errors naming the edit refute it.
+    expect(dns(r)).toMatchObject({
+      confidence: 'disputed',
+      proving: [],
+      supporting: ['host.log.dns_failure'],
+      refuting: ['config.changes.named_in_errors', 'host.resolver.answers'],
+    });
+  });
+
+  it('proves nothing when the gate kept no version before the edit (it cannot tell a change)', async () => {
+    // The mechanism was there but not readable: the file changed 3 s ago and the gate saw it
+    // first now. Neither "nothing changed" nor dns_failure: abstain.
+    const r = await investigate({
+      'ssh-app config_changes': firstSeen,
+      'ssh-app journal': journal,
+      'prometheus before@app': health(1),
+      'ssh-app resolver': resolver(true),
+      ...down('app'),
+    });
+    expect(provenOf(r)).toEqual([]);
+    const onApp = r.findings.filter((f) => f.service === 'app');
+    expect(onApp.find((f) => f.id === 'config.changes.no_change')).toBeUndefined();
+    expect(r.findings.find((f) => f.id === 'config.changes.history_unknown')?.says).toBe(
+      'watched configuration files of app changed within the hour before the gate kept an earlier version of them (1): what changed cannot be told',
+    );
+    expect(cause(r, 'app')?.confidence ?? 'unproven').toBe('unproven');
+    expect(dns(r)?.confidence).toBe('disputed');
+  });
+
+  it('proves nothing when one name fails, nothing changed and the resolver answers (a cause no pack knows)', async () => {
+    const r = await investigate({
+      'ssh-app journal': journal,
+      'prometheus before@app': health(1),
+      'ssh-app resolver': resolver(true),
+      ...down('app'),
+    });
+    expect(provenOf(r)).toEqual([]);
+    expect(dns(r)).toMatchObject({ confidence: 'disputed', refuting: ['host.resolver.answers'] });
+  });
+
+  it('proves dns_failure when the resolver fails the names it should resolve, beside a harmless edit', async () => {
+    const r = await investigate({
+      'ssh-app config_changes': changed('app', APP_CONFIG, false),
+      'ssh-app journal': journal,
+      'prometheus before@app': health(1),
+      'ssh-app resolver': resolver(false),
+      ...down('app'),
+    });
+    expect(provenOf(r)).toEqual(['dns_failure(app)']);
+    expect(dns(r)).toMatchObject({
+      proving: ['host.resolver.broken'],
+      supporting: ['host.log.dns_failure'],
+    });
+    expect(cause(r, 'app')?.confidence).toBe('suspected');
+  });
+
+  it('never proves dns_failure from the lookups alone: the resolver unread, or naming nothing to ask', async () => {
+    const unread = await investigate({
+      'ssh-app journal': journal,
+      'prometheus before@app': health(1),
+      'ssh-app resolver': { $error: 'resolver on 127.0.1.2:2202 refused: unknown check resolver' },
+      ...down('app'),
+    });
+    expect(provenOf(unread)).toEqual([]);
+    expect(dns(unread)?.confidence).toBe('suspected');
+    const none = await investigate({
+      'ssh-app journal': journal,
+      'prometheus before@app': health(1),
+      'ssh-app resolver': { names: [], checked: 0, resolved: 0, failed: 0, failing: '' },
+      ...down('app'),
+    });
+    expect(provenOf(none)).toEqual([]);
+    expect(dns(none)?.confidence).toBe('suspected');
+    expect(none.findings.find((f) => f.id === 'host.resolver.unchecked')?.says).toBe(
+      "the gate on app's host names no host name it should always resolve (resolve= in its config): whether resolution works cannot be told",
+    );
   });
 });

@@ -428,10 +428,29 @@ describe('config_changes', () => {
       files: [],
       changed: 0,
       named: 0,
+      unknown: 0,
       quiet_offset_s: null,
       change_offset_s: null,
     });
     expect(() => parseConfigChanges('refused')).toThrow(/gave no unit and time/);
+  });
+
+  it('counts a file first seen after a recent change as unknown, never as unchanged', () => {
+    // No earlier version kept, modified two minutes ago: the gate cannot tell what changed.
+    const first = parseConfigChanges(
+      [
+        'unit app',
+        `now ${String(now)}`,
+        'file /etc/app/app.conf',
+        `current ${B}`,
+        'previous -',
+        `changed_at ${String(now - 120)}`,
+      ].join('\n'),
+    );
+    expect(first).toMatchObject({ changed: 0, named: 0, unknown: 1 });
+    expect(first.files[0]).toMatchObject({ previous: null, changed_recently: false, age_s: 120 });
+    // The same first sighting of a file last modified a day ago is simply unchanged.
+    expect(parseConfigChanges(text)).toMatchObject({ unknown: 0 });
   });
 });
 

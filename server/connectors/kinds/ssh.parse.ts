@@ -531,6 +531,12 @@ export interface ConfigChanges {
   /** of those, files the unit's errors name */
   readonly named: number;
   /**
+   * files modified within the last hour with no earlier version kept (the gate first saw
+   * them after the change): whether and what they changed cannot be told, so they are never
+   * counted as unchanged
+   */
+  readonly unknown: number;
+  /**
    * seconds back to the end of the 10 minutes after the newest version appeared; 1 until
    * they are over (PromQL refuses `offset 0s`)
    */
@@ -644,6 +650,10 @@ export function parseConfigChanges(text: string): ConfigChanges {
     files,
     changed: recent.length,
     named: recent.filter((f) => f.named_in_errors === true).length,
+    unknown: files.filter(
+      (f) =>
+        f.current !== null && f.previous === null && f.age_s !== null && f.age_s <= RECENT_CHANGE_S,
+    ).length,
     quiet_offset_s: newest === null ? null : Math.max(1, newest - QUIET_AFTER_CHANGE_S),
     change_offset_s: newest === null ? null : Math.max(1, newest),
   };

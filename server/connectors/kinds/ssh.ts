@@ -28,6 +28,7 @@ import {
   SHA256_HEX,
   type PinnedKey,
 } from './ssh.parse.js';
+import { parseResolver } from './ssh.resolver.js';
 
 const { Client, utils } = ssh2;
 
@@ -60,6 +61,7 @@ const CHECKS = [
   'processes',
   'setup',
   'config_changes',
+  'resolver',
 ] as const;
 const ACTIONS = [
   'restart',
@@ -330,6 +332,8 @@ function createSshClient(settings: ResolvedSettings): ConnectorClient {
         return parseProcesses(await gate('processes', op, signal));
       case 'setup':
         return parseSetup(await gate('setup', op, signal));
+      case 'resolver':
+        return parseResolver(await gate('resolver', op, signal));
       case 'config_changes': {
         const unit = unitArg(args);
         return parseConfigChanges(await gate(`config_changes ${unit}`, `${op} ${unit}`, signal));
@@ -411,7 +415,7 @@ export const sshKind: ConnectorKind = {
   kind: 'ssh',
   title: 'SSH gate',
   description:
-    "Read-only checks (services, ports, disk, inodes, memory, load, journal, certificates, processes, setup, config_changes), the actions a host's gate config allows (restart, reload, clear_cache, terminate_idle, revert, restore) and their dry runs, over ssh through the svc-gate command; the host key is pinned.",
+    "Read-only checks (services, ports, disk, inodes, memory, load, journal, certificates, processes, setup, config_changes, resolver), the actions a host's gate config allows (restart, reload, clear_cache, terminate_idle, revert, restore) and their dry runs, over ssh through the svc-gate command; the host key is pinned.",
   capabilities: ['gate', 'discover'],
   settings: [
     { name: 'host', type: 'string', required: true, description: 'Host name or IP address.' },
