@@ -141,12 +141,10 @@ class Storm {
   readonly failures = new Map<string, number>();
   readonly episodeOf = new Map<number, Set<string>>();
   readonly latencies: number[] = [];
-  answered2xx = 0;
   non2xx = 0;
   errors = 0;
 
   accept(body: Body, took: number, answer: IntakeAnswer): void {
-    this.answered2xx++;
     this.latencies.push(took);
     const wrong = (why: string): Error =>
       new Error(
