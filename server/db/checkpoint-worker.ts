@@ -23,8 +23,7 @@ const checkpoint = db.prepare<[], CheckpointResult>('PRAGMA wal_checkpoint(PASSI
 parentPort?.on('message', (message: 'run' | 'stop') => {
   if (message === 'stop') {
     db.close();
-    parentPort?.close();
-    return;
+    process.exit(0); // in a worker thread: this thread only
   }
   const result = checkpoint.get();
   if (result !== undefined) parentPort?.postMessage(result);

@@ -9,6 +9,8 @@ export interface Projection {
   readonly tables: readonly string[];
   /** Event types it applies: written only by the service itself, never through POST /v1/events. */
   readonly types: readonly string[];
+  /** Every type `apply` acts on: its own handlers and its reactions to other domains' types. */
+  readonly handles: readonly string[];
   apply(event: LedgerEvent): void;
 }
 
@@ -22,17 +24,28 @@ export interface Projections {
 
 export function createProjections(): Projections {
   const list: Projection[] = [];
+  // Every append asks which projections apply its type, and POST /v1/events whether one
+  // owns it: both are lookups, not walks over every projection.
+  const byType = new Map<string, Projection[]>();
+  const owned = new Set<string>();
   return {
     register(p) {
       if (list.some((q) => q.name === p.name))
         throw new Error(`projection ${p.name} registered twice`);
       list.push(p);
+      for (const t of p.types) owned.add(t);
+      for (const t of new Set(p.handles)) {
+        const applying = byType.get(t);
+        if (applying === undefined) byType.set(t, [p]);
+        else applying.push(p);
+      }
     },
     apply(event) {
-      for (const p of list) p.apply(event);
+      const applying = byType.get(event.type);
+      if (applying !== undefined) for (const p of applying) p.apply(event);
     },
     all: () => list,
-    owns: (type) => list.some((p) => p.types.includes(type)),
+    owns: (type) => owned.has(type),
   };
 }
 
@@ -88,6 +101,7 @@ export function projectionOf<E>(spec: {
     name: spec.name,
     tables: spec.tables,
     types,
+    handles: [...handlers.keys()],
     apply(event) {
       handlers.get(event.type)?.(event.data, event);
     },
