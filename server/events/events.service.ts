@@ -31,7 +31,11 @@ export function createEventsService({ ledger, writer, reserved }: Deps) {
           { field: 'type' },
         );
       }
-      if (reserved(body.type)) {
+      // Every type another domain writes is the service's own word: a projection applies it,
+      // or the service reads it back (a posted system.stopped would pass a crash for a clean
+      // stop). Only this domain's catalogue, and types no domain declares, come from outside.
+      const ownType = Object.hasOwn(ingestedEvents, body.type);
+      if (reserved(body.type) || (!ownType && ledger.events.has(body.type))) {
         throw new InvalidInputError(
           'invalid_input',
           `type ${body.type} is written by the service itself and cannot be posted`,
@@ -47,10 +51,9 @@ export function createEventsService({ ledger, writer, reserved }: Deps) {
       };
       // A type the service reads (this domain's catalogue: human.deploy, human.action) must
       // match its schema; any other is the sender's record, stored as sent, as before.
-      const read = Object.hasOwn(ingestedEvents, body.type);
       try {
         const event = await writer.transact(() =>
-          read ? ledger.append(input) : ledger.appendIngested(input),
+          ownType ? ledger.append(input) : ledger.appendIngested(input),
         );
         return { seq: event.seq, ts: event.ts, type: event.type, trace_id: event.trace_id };
       } catch (err) {
