@@ -132,6 +132,15 @@ CREATE TABLE episodes (
   first_seq  INTEGER NOT NULL,
   last_seq   INTEGER NOT NULL
 , incident_id TEXT, relation TEXT NOT NULL DEFAULT 'root', confidence TEXT NOT NULL DEFAULT 'unproven', restore_s INTEGER, suppressed TEXT NOT NULL DEFAULT '[]', verdict TEXT, verdict_detail TEXT, note TEXT, diagnosis TEXT, fix TEXT);
+CREATE VIRTUAL TABLE episodes_fts USING fts5(
+  episode_id, service, alerts, confirmed, note, fix, diagnosis,
+  content = 'episodes_fts_source', content_rowid = 'rid',
+  tokenize = 'trigram case_sensitive 1'
+);
+CREATE TABLE 'episodes_fts_config'(k PRIMARY KEY, v) WITHOUT ROWID;
+CREATE TABLE 'episodes_fts_data'(id INTEGER PRIMARY KEY, block BLOB);
+CREATE TABLE 'episodes_fts_docsize'(id INTEGER PRIMARY KEY, sz BLOB);
+CREATE TABLE 'episodes_fts_idx'(segid, term, pgno, PRIMARY KEY(segid, term)) WITHOUT ROWID;
 CREATE TABLE estate_connectors (
   connector TEXT PRIMARY KEY,
   status    TEXT NOT NULL CHECK (status IN ('ok', 'failed')),
@@ -380,6 +389,37 @@ CREATE TABLE teams (
   updated_at TEXT NOT NULL,
   seq        INTEGER NOT NULL
 );
+CREATE TRIGGER episodes_fts_delete BEFORE DELETE ON episodes
+  WHEN EXISTS (SELECT 1 FROM episodes_fts_docsize WHERE id = old.rowid)
+BEGIN
+  INSERT INTO episodes_fts (episodes_fts, rowid, episode_id, service, alerts, confirmed, note, fix, diagnosis)
+    SELECT 'delete', rid, episode_id, service, alerts, confirmed, note, fix, diagnosis
+    FROM episodes_fts_source WHERE rid = old.rowid;
+END;
+CREATE TRIGGER episodes_fts_insert AFTER INSERT ON episodes BEGIN
+  INSERT INTO episodes_fts (rowid, episode_id, service, alerts, confirmed, note, fix, diagnosis)
+    SELECT rid, episode_id, service, alerts, confirmed, note, fix, diagnosis
+    FROM episodes_fts_source WHERE rid = new.rowid;
+END;
+CREATE TRIGGER episodes_fts_update_after AFTER UPDATE OF episode_id, service, alerts, confirmed, note, fix, diagnosis ON episodes
+  WHEN old.episode_id IS NOT new.episode_id OR old.service IS NOT new.service
+    OR old.alerts IS NOT new.alerts OR old.confirmed IS NOT new.confirmed OR old.note IS NOT new.note
+    OR old.fix IS NOT new.fix OR old.diagnosis IS NOT new.diagnosis
+BEGIN
+  INSERT INTO episodes_fts (rowid, episode_id, service, alerts, confirmed, note, fix, diagnosis)
+    SELECT rid, episode_id, service, alerts, confirmed, note, fix, diagnosis
+    FROM episodes_fts_source WHERE rid = new.rowid;
+END;
+CREATE TRIGGER episodes_fts_update_before BEFORE UPDATE OF episode_id, service, alerts, confirmed, note, fix, diagnosis ON episodes
+  WHEN (old.episode_id IS NOT new.episode_id OR old.service IS NOT new.service
+    OR old.alerts IS NOT new.alerts OR old.confirmed IS NOT new.confirmed OR old.note IS NOT new.note
+    OR old.fix IS NOT new.fix OR old.diagnosis IS NOT new.diagnosis)
+    AND EXISTS (SELECT 1 FROM episodes_fts_docsize WHERE id = old.rowid)
+BEGIN
+  INSERT INTO episodes_fts (episodes_fts, rowid, episode_id, service, alerts, confirmed, note, fix, diagnosis)
+    SELECT 'delete', rid, episode_id, service, alerts, confirmed, note, fix, diagnosis
+    FROM episodes_fts_source WHERE rid = old.rowid;
+END;
 CREATE TRIGGER ledger_no_delete BEFORE DELETE ON ledger
 BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END;
 CREATE TRIGGER ledger_no_update BEFORE UPDATE ON ledger
@@ -388,3 +428,13 @@ CREATE TRIGGER ledger_segments_no_delete BEFORE DELETE ON ledger_segments
 BEGIN SELECT RAISE(ABORT, 'ledger seals are append-only'); END;
 CREATE TRIGGER ledger_segments_no_update BEFORE UPDATE ON ledger_segments
 BEGIN SELECT RAISE(ABORT, 'ledger seals are append-only'); END;
+CREATE VIEW episodes_fts_source AS
+  SELECT rowid AS rid,
+    lower(CASE WHEN instr(episode_id, char(0)) > 0 THEN substr(episode_id, 1, instr(episode_id, char(0)) - 1) ELSE episode_id END) AS episode_id,
+    lower(CASE WHEN instr(service, char(0)) > 0 THEN substr(service, 1, instr(service, char(0)) - 1) ELSE service END) AS service,
+    lower(CASE WHEN instr(alerts, char(0)) > 0 THEN substr(alerts, 1, instr(alerts, char(0)) - 1) ELSE alerts END) AS alerts,
+    lower(CASE WHEN instr(confirmed, char(0)) > 0 THEN substr(confirmed, 1, instr(confirmed, char(0)) - 1) ELSE confirmed END) AS confirmed,
+    lower(CASE WHEN instr(note, char(0)) > 0 THEN substr(note, 1, instr(note, char(0)) - 1) ELSE note END) AS note,
+    lower(CASE WHEN instr(fix, char(0)) > 0 THEN substr(fix, 1, instr(fix, char(0)) - 1) ELSE fix END) AS fix,
+    lower(CASE WHEN instr(diagnosis, char(0)) > 0 THEN substr(diagnosis, 1, instr(diagnosis, char(0)) - 1) ELSE diagnosis END) AS diagnosis
+  FROM episodes;

@@ -166,6 +166,28 @@ export function createEpisodesStore(db: Database, inputs: EpisodeInputTypes) {
      WHERE status = 'closed' AND t_close >= ? AND confirmed <> '[]' ORDER BY t_close DESC LIMIT 500`,
   );
 
+  // The index of `q` (list.query.ts): triggers on episodes keep it in step with every write.
+  const searchClear = db.prepare(`INSERT INTO episodes_fts (episodes_fts) VALUES ('delete-all')`);
+  const searchCheck = db.prepare(
+    `INSERT INTO episodes_fts (episodes_fts, rank) VALUES ('integrity-check', 1)`,
+  );
+  const search = {
+    name: 'episodes_fts',
+    clear: () => {
+      searchClear.run();
+    },
+    check(): unknown[] {
+      try {
+        searchCheck.run();
+        return [{ consistent: true }];
+      } catch (err) {
+        const code = (err as { code?: unknown }).code;
+        if (code !== 'SQLITE_CORRUPT_VTAB' && code !== 'SQLITE_CORRUPT') throw err;
+        return [{ consistent: false, code }];
+      }
+    },
+  };
+
   /** One of another domain's events, given the data episodes read of it. */
   const on = <K extends keyof EpisodeInputs>(
     slot: K,
@@ -175,6 +197,7 @@ export function createEpisodesStore(db: Database, inputs: EpisodeInputTypes) {
   const projection = projectionOf<EpisodeEvents>({
     name: 'episodes',
     tables: ['episode_signals', 'episodes'],
+    indexes: [search],
     on: {
       [EPISODE_OPENED]: (d, e) => {
         insert.run({

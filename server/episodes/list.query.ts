@@ -1,5 +1,6 @@
 // SQL of the episode list: `q` and `query` select rows by text, through the shared query
-// language, and the rows of a page are read whole by rowid.
+// language (`q` through its full-text index where it can), and the rows of a page are read
+// whole by rowid.
 import type { Database } from 'better-sqlite3';
 import type { IncidentsStore } from '../incidents/index.js';
 import { compileQuery, parseQuery, type QueryFields } from '../shared/query-language.js';
@@ -47,6 +48,34 @@ export const EPISODE_QUERY_FIELDS: QueryFields = {
   textColumns: ['episode_id', 'service', 'alerts', 'confirmed', 'note', 'fix', 'diagnosis'],
 };
 
+/** ASCII letters to lower case and nothing else, as SQLite's lower() and LIKE fold them. */
+const lowerAscii = (s: string): string => s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+
+/** The trigram index finds substrings of at least this many characters (code points). */
+const TRIGRAM = 3;
+
+/**
+ * How the full-text index answers `q`, or null where it cannot and the scan does.
+ *
+ * `q` is the query language's bare word: a substring match over the text columns, folding
+ * ASCII case only, `*` any run of characters and `?` one (LIKE with `%`, `_` and `\` taken
+ * literally). The index (episodes_fts) holds each column as LIKE reads it, ASCII-lowered and
+ * cut at a NUL, in trigrams of code points, folding nothing more. Each literal run of 3+
+ * characters becomes a phrase every match contains, quoted so that nothing in it is FTS
+ * syntax. When `q` is one such run, containing it is the whole test (`exact`); otherwise the
+ * rows found are tested with the scan's LIKE.
+ */
+export function searchOf(q: string): { match: string; exact: boolean } | null {
+  // LIKE stops reading its pattern at a NUL: only the scan answers such a `q` as before.
+  if (q.includes('\0')) return null;
+  const runs = q.split(/[*?]+/).filter((run) => [...run].length >= TRIGRAM);
+  if (runs.length === 0) return null;
+  return {
+    match: runs.map((run) => `"${lowerAscii(run).replaceAll('"', '""')}"`).join(' AND '),
+    exact: runs.length === 1 && runs[0] === q,
+  };
+}
+
 /** The incident's root episode comes from the incidents domain, which owns that table. */
 export function createEpisodeListStore(
   db: Database,
@@ -63,14 +92,28 @@ export function createEpisodeListStore(
   const rowidOf = db.prepare<[string], { rowid: number }>(
     `SELECT rowid FROM episodes WHERE episode_id = ?`,
   );
+  // Every row the index finds matches: only the running episodes (a few, through their
+  // partial index) are left out, rather than reading each found row for its status.
+  const searched = db
+    .prepare<[string], number>(
+      `SELECT rowid FROM episodes_fts WHERE episodes_fts MATCH ?
+       AND rowid NOT IN (SELECT rowid FROM episodes WHERE status <> 'closed')`,
+    )
+    .pluck();
 
   return {
     /** Rowids of closed episodes that match `q` (any text column) and `query`. */
     matching(q: string | null, query: string | null, nowMs: number): number[] {
+      const search = q === null ? null : searchOf(q);
+      if (search?.exact === true && query === null) return searched.all(search.match);
       const parts: string[] = [];
       const params: (string | number)[] = [];
+      if (search !== null) {
+        parts.push(`rowid IN (SELECT rowid FROM episodes_fts WHERE episodes_fts MATCH ?)`);
+        params.push(search.match);
+      }
       for (const node of [
-        q === null ? null : ({ kind: 'word', value: q } as const),
+        q === null || search?.exact === true ? null : ({ kind: 'word', value: q } as const),
         query === null ? null : parseQuery(query),
       ]) {
         if (node === null) continue;

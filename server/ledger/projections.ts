@@ -7,11 +7,26 @@ export interface Projection {
   readonly name: string;
   /** Tables this projection owns; rebuild empties them before replaying. */
   readonly tables: readonly string[];
+  /** Indexes its tables keep up to date themselves (full-text search, by triggers). */
+  readonly indexes?: readonly DerivedIndex[];
   /** Event types it applies: written only by the service itself, never through POST /v1/events. */
   readonly types: readonly string[];
   /** Every type `apply` acts on: its own handlers and its reactions to other domains' types. */
   readonly handles: readonly string[];
   apply(event: LedgerEvent): void;
+}
+
+/**
+ * An index its table's writes keep in step (in the same transaction): rebuild empties it
+ * before emptying the tables, so that the replay refills it whatever state it was in, and
+ * compares its check, live against rebuilt.
+ */
+export interface DerivedIndex {
+  readonly name: string;
+  /** Drop every entry without reading them (a corrupt index must not stop a rebuild). */
+  clear(): void;
+  /** What rebuild compares: whether the index holds exactly its table's rows. */
+  check(): unknown[];
 }
 
 export interface Projections {
@@ -83,6 +98,7 @@ export function reactionTo<D>(
 export function projectionOf<E>(spec: {
   readonly name: string;
   readonly tables: readonly string[];
+  readonly indexes?: readonly DerivedIndex[];
   readonly on: ProjectionHandlers<E>;
   /** Types it does not apply but keeps from POST /v1/events all the same. */
   readonly reserves?: readonly EventType<E>[];
@@ -100,6 +116,7 @@ export function projectionOf<E>(spec: {
   return {
     name: spec.name,
     tables: spec.tables,
+    ...(spec.indexes !== undefined && { indexes: spec.indexes }),
     types,
     handles: [...handlers.keys()],
     apply(event) {

@@ -9,7 +9,7 @@ import { createRuntime } from '../compose/index.js';
 import { asIngest, buildTestServer, testEnv, type TestServer } from '../testing/test-server.js';
 import { dumpProjections, type ProjectionDump } from './rebuild.js';
 import { requireBundle, runCli } from '../testing/processes.js';
-import { tamper } from '../testing/tamper.js';
+import { tamper, tamperIndex } from '../testing/tamper.js';
 
 requireBundle();
 
@@ -91,6 +91,7 @@ describe('svc-core rebuild', () => {
       'signals',
       'episode_signals',
       'episodes',
+      'episodes_fts',
       'impact_figures',
       'incidents',
       'policy_state',
@@ -123,6 +124,8 @@ describe('svc-core rebuild', () => {
         firing: 1,
       }),
     ]);
+    // The full-text index of the episodes holds exactly their rows.
+    expect(original['episodes_fts']).toEqual([{ consistent: true }]);
     expect(original['signals']).toEqual([
       expect.objectContaining({
         fingerprint: 'rb-1',
@@ -156,7 +159,7 @@ describe('svc-core rebuild', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
-      `check: replayed ${String(head)} events into install_state, licence_state, signals, episode_signals, episodes, impact_figures, incidents, policy_state, branding_state, connectors, estate_services, estate_links, estate_connectors, estate_overrides, estate_observations, estate_suggestions, snapshot_facts, snapshot_changes, people, teams, team_members, access_settings, sso_settings, investigations, approval_requests, approval_links, autonomy_levels, autonomy_state; rebuilt state equals the live one (nothing changed)\n`,
+      `check: replayed ${String(head)} events into install_state, licence_state, signals, episode_signals, episodes, episodes_fts, impact_figures, incidents, policy_state, branding_state, connectors, estate_services, estate_links, estate_connectors, estate_overrides, estate_observations, estate_suggestions, snapshot_facts, snapshot_changes, people, teams, team_members, access_settings, sso_settings, investigations, approval_requests, approval_links, autonomy_levels, autonomy_state; rebuilt state equals the live one (nothing changed)\n`,
     );
     expect(dump(dir).dump).toEqual(original);
   });
@@ -167,7 +170,7 @@ describe('svc-core rebuild', () => {
     const check = await runCli(testEnv(dir, join(dir, 'machine-id')), ['rebuild', '--check']);
     expect(check.code).toBe(1);
     expect(check.stdout).toBe(
-      `check: replayed ${String(head)} events into install_state, licence_state, signals, episode_signals, episodes, impact_figures, incidents, policy_state, branding_state, connectors, estate_services, estate_links, estate_connectors, estate_overrides, estate_observations, estate_suggestions, snapshot_facts, snapshot_changes, people, teams, team_members, access_settings, sso_settings, investigations, approval_requests, approval_links, autonomy_levels, autonomy_state; differs in licence_state (nothing changed)\n`,
+      `check: replayed ${String(head)} events into install_state, licence_state, signals, episode_signals, episodes, episodes_fts, impact_figures, incidents, policy_state, branding_state, connectors, estate_services, estate_links, estate_connectors, estate_overrides, estate_observations, estate_suggestions, snapshot_facts, snapshot_changes, people, teams, team_members, access_settings, sso_settings, investigations, approval_requests, approval_links, autonomy_levels, autonomy_state; differs in licence_state (nothing changed)\n`,
     );
     expect(dump(dir).dump['licence_state']).toEqual([expect.objectContaining({ services: 1 })]);
 
@@ -175,7 +178,7 @@ describe('svc-core rebuild', () => {
     expect(fix.stderr).toBe('');
     expect(fix.code).toBe(0);
     expect(fix.stdout).toBe(
-      `rebuild: replayed ${String(head)} events into install_state, licence_state, signals, episode_signals, episodes, impact_figures, incidents, policy_state, branding_state, connectors, estate_services, estate_links, estate_connectors, estate_overrides, estate_observations, estate_suggestions, snapshot_facts, snapshot_changes, people, teams, team_members, access_settings, sso_settings, investigations, approval_requests, approval_links, autonomy_levels, autonomy_state; differs in licence_state\n`,
+      `rebuild: replayed ${String(head)} events into install_state, licence_state, signals, episode_signals, episodes, episodes_fts, impact_figures, incidents, policy_state, branding_state, connectors, estate_services, estate_links, estate_connectors, estate_overrides, estate_observations, estate_suggestions, snapshot_facts, snapshot_changes, people, teams, team_members, access_settings, sso_settings, investigations, approval_requests, approval_links, autonomy_levels, autonomy_state; differs in licence_state\n`,
     );
     const after = dump(dir);
     expect(after.dump).toEqual(original);
@@ -184,6 +187,25 @@ describe('svc-core rebuild', () => {
     const again = await runCli(testEnv(dir, join(dir, 'machine-id')), ['rebuild', '--check']);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('rebuilt state equals the live one');
+  });
+
+  it('a full-text index that lost track of a row: --check names it; rebuild refills it', async () => {
+    const env = testEnv(dir, join(dir, 'machine-id'));
+    tamperIndex(join(dir, 'data', 'svc.db'), 'episodes_fts', 1);
+    expect(dump(dir).dump['episodes_fts']).toEqual([
+      { consistent: false, code: 'SQLITE_CORRUPT_VTAB' },
+    ]);
+
+    const check = await runCli(env, ['rebuild', '--check']);
+    expect(check.code).toBe(1);
+    expect(check.stdout).toContain('; differs in episodes_fts (nothing changed)\n');
+
+    const fix = await runCli(env, ['rebuild']);
+    expect(fix.stderr).toBe('');
+    expect(fix.code).toBe(0);
+    expect(fix.stdout).toContain('; differs in episodes_fts\n');
+    expect(dump(dir).dump).toEqual(original);
+    expect((await runCli(env, ['rebuild', '--check'])).code).toBe(0);
   });
 
   it('refuses while a server holds the data folder', async () => {

@@ -17,12 +17,15 @@ export function dumpProjections(db: Database, projections: Projections): Project
         .map((c) => `"${c.name}"`);
       out[table] = db.prepare(`SELECT * FROM "${table}" ORDER BY ${cols.join(', ')}`).all();
     }
+    for (const index of p.indexes ?? []) out[index.name] = index.check();
   }
   return out;
 }
 
 /** Replay the ledger into empty projection tables; call inside a transaction. */
 export function replayLedger(db: Database, store: LedgerStore, projections: Projections): number {
+  // Indexes first: their tables' deletes then find nothing to take out of them.
+  for (const p of projections.all()) for (const index of p.indexes ?? []) index.clear();
   for (const p of projections.all())
     for (const table of p.tables) db.prepare(`DELETE FROM "${table}"`).run();
   const head = store.head().seq;

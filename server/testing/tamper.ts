@@ -32,3 +32,16 @@ export function tamper(
     db.close();
   }
 }
+
+/**
+ * Make the FTS5 index `index` of `file` lose track of one row: a delete of it with no
+ * values, which the index takes on trust (its table still holds the row).
+ */
+export function tamperIndex(file: string, index: string, rowid: number): void {
+  const db = new Database(file);
+  try {
+    db.prepare(`INSERT INTO "${index}" ("${index}", rowid) VALUES ('delete', ?)`).run(rowid);
+  } finally {
+    db.close();
+  }
+}
