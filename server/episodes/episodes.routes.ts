@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { actorOf } from '../http/auth.js';
 import { errorResponses } from '../http/common.schemas.js';
+import { noneMatch, strongTag } from '../http/etag.js';
 import type { TEAM_VERDICTS } from './episodes.service.js';
 import { type EpisodesService } from './episodes.service.js';
 import { ListQuery } from './list.params.js';
@@ -139,13 +140,27 @@ export const episodesRoutes: FastifyPluginAsyncTypebox<{
     '/live',
     {
       schema: {
-        summary: 'Running episodes; seq moves on every change',
+        summary:
+          'Running episodes; seq moves on every change. A strong ETag follows seq: If-None-Match answers 304 until it moves',
         tags: ['incidents'],
-        response: { 200: LiveBody, ...errorResponses },
+        response: {
+          200: LiveBody,
+          304: Type.Null({ description: 'Not modified: seq has not moved since that ETag' }),
+          ...errorResponses,
+        },
       },
       onRequest: [app.requireRole('viewer'), open],
     },
-    async () => episodes.live(),
+    async (req, reply) => {
+      // Revalidate on every use; the answer is the caller's own (it needs a credential).
+      void reply.header('cache-control', 'private, no-cache');
+      const now = strongTag(episodes.liveVersion());
+      if (noneMatch(req.headers['if-none-match'], now))
+        return reply.code(304).header('etag', now).send(null);
+      const body = episodes.live();
+      void reply.header('etag', strongTag(episodes.liveVersion(body.seq)));
+      return body;
+    },
   );
 
   app.get(

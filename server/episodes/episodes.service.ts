@@ -98,6 +98,10 @@ export function newEpisodeId(nowIso: string): string {
 
 export function createEpisodesService(deps: Deps) {
   const { store, incidents, noise, ledger, reader, writer, clock } = deps;
+  // Part of every live version: a restored or rebuilt database that reaches an old seq again
+  // after a restart never matches a version handed out before it.
+  const boot = randomBytes(4).toString('hex');
+  const liveVersion = (seq: number): string => `${boot}.${String(seq)}`;
   function view(row: EpisodeRow) {
     return {
       episode_id: row.episode_id,
@@ -213,6 +217,13 @@ export function createEpisodesService(deps: Deps) {
     /** GET /v1/live: seq moves on every committed change; running episodes. */
     live() {
       return { seq: ledger.headSeq(), running: store.running().map(view) };
+    },
+    /**
+     * The version of the live view at `seq` (default: now): the view is a projection, so it
+     * changes only when seq moves (its ETag; the stream's event id is the seq itself).
+     */
+    liveVersion(seq: number = ledger.headSeq()): string {
+      return liveVersion(seq);
     },
     /** GET /v1/episodes/<id>: the record of a closed episode, the live view of a running one. */
     get(id: string, afterSeq?: number) {
