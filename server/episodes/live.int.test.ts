@@ -1,5 +1,6 @@
 // GET /v1/live over HTTP: its strong ETag follows the ledger's seq, and If-None-Match is
 // answered 304 with no body until something commits.
+import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asAdmin, buildTestServer, postAlert, type TestServer } from '../testing/test-server.js';
 
@@ -49,5 +50,50 @@ describe('GET /v1/live ETag', () => {
       headers: { 'if-none-match': tag },
     });
     expect(anon.statusCode).toBe(401);
+  });
+});
+
+describe('compression of JSON answers', () => {
+  const get = (url: string, headers: Record<string, string> = {}) =>
+    server.app.inject({ method: 'GET', url, headers: { ...asAdmin(), ...headers } });
+
+  it('compresses an answer over 1 KB when the client accepts gzip or br; the bodies decode equal', async () => {
+    const plain = await get('/v1/ledger?limit=50');
+    expect(plain.statusCode).toBe(200);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.rawPayload.length).toBeGreaterThan(1024);
+
+    const gz = await get('/v1/ledger?limit=50', { 'accept-encoding': 'gzip' });
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gz.headers['vary']).toMatch(/accept-encoding/i);
+    expect(gz.rawPayload.length).toBeLessThan(plain.rawPayload.length);
+    expect(gunzipSync(gz.rawPayload).toString('utf8')).toBe(plain.body);
+
+    const br = await get('/v1/ledger?limit=50', { 'accept-encoding': 'br, gzip' });
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(brotliDecompressSync(br.rawPayload).toString('utf8')).toBe(plain.body);
+  });
+
+  it('leaves a small answer as it is', async () => {
+    const small = await get('/v1/live', { 'accept-encoding': 'gzip' });
+    expect(small.statusCode).toBe(200);
+    expect(small.rawPayload.length).toBeLessThan(1024);
+    expect(small.headers['content-encoding']).toBeUndefined();
+    expect(small.json()).toMatchObject({ seq: expect.any(Number) as number });
+  });
+
+  it('does not inflate request bodies: a gzip-encoded body is refused as before', async () => {
+    const res = await server.app.inject({
+      method: 'POST',
+      url: '/v1/events',
+      headers: {
+        authorization: asAdmin()['authorization'] ?? '',
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+      },
+      payload: gzipSync(JSON.stringify({ type: 'human.note', actor: 'human:x' })),
+    });
+    expect(res.statusCode).toBeGreaterThanOrEqual(400);
+    expect(res.statusCode).toBeLessThan(500);
   });
 });

@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import addFormats from 'ajv-formats';
 import type { Logger } from 'pino';
+import { useCompression } from './compression.js';
 import { installErrorHandler } from './errors.js';
 import { useStrictJson } from './json-body.js';
 
@@ -66,6 +67,8 @@ export function createHttpServer(options: HttpOptions) {
   installErrorHandler(app as unknown as FastifyInstance);
   // Duplicate keys and overflowing numbers are a 400 on every JSON body (json-body.ts).
   useStrictJson(app as unknown as FastifyInstance);
+  // Registered before any route, so that every route gets its compressing hook.
+  useCompression(app as unknown as FastifyInstance);
   return app;
 }
 export type HttpServer = ReturnType<typeof createHttpServer>;
