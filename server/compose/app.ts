@@ -13,6 +13,7 @@ import {
 } from '../connectors/index.js';
 import { consoleDir, consoleRoutes } from '../console/index.js';
 import { createCoreDoctor } from './doctor.js';
+import { buildLiveHub, type LiveStreamOptions } from './live.js';
 import { buildDeciding, buildInvestigation } from './acting.js';
 import { doctorRoutes, escalationCheck, snapshotsCheck } from '../doctor/index.js';
 import { createSnapshotsService } from '../snapshots/index.js';
@@ -26,6 +27,7 @@ import {
   EPISODE_JOINED,
   EPISODE_OPENED,
   episodesRoutes,
+  liveStreamRoutes,
 } from '../episodes/index.js';
 import { createDiscoverySchedule, createEstateService, estateRoutes } from '../estate/index.js';
 import { createIncidentsService, incidentsRoutes } from '../incidents/index.js';
@@ -78,6 +80,8 @@ export interface AppOptions {
   readonly localModel?: LocalModel;
   /** The orchestrator's safety-net poll in ms (1 s by default; tests lengthen it). */
   readonly orchestratorPollMs?: number;
+  /** The live stream's heartbeat, coalescing and caps (tests shorten them). */
+  readonly liveStream?: LiveStreamOptions;
 }
 
 /** The start's events, the trial and the policy: one transaction, before anything serves. */
@@ -467,6 +471,7 @@ export async function buildApp(config: Config, options: AppOptions) {
   });
   poller.start();
 
+  const liveHub = buildLiveHub(rt, options.liveStream);
   const app = createHttpServer({ log, trustProxy: config.http.trustProxy });
   await app.register(swagger, {
     openapi: {
@@ -515,6 +520,7 @@ export async function buildApp(config: Config, options: AppOptions) {
       await v1.register(eventsRoutes, { events, mode: status.mode });
       await v1.register(intakeRoutes, { intake, mode: status.mode });
       await v1.register(episodesRoutes, { episodes, list, mode: status.mode });
+      await v1.register(liveStreamRoutes, { hub: liveHub, mode: status.mode });
       await v1.register(incidentsRoutes, { incidents, mode: status.mode });
       await v1.register(searchRoutes, {
         mode: status.mode,
@@ -542,6 +548,8 @@ export async function buildApp(config: Config, options: AppOptions) {
       await poller.stop();
       await snapshots.stop();
       await discovery.stop();
+      // Open streams never end by themselves: end them, or closing the server waits on them.
+      liveHub.close();
       await app.close();
       await signIn.settled();
       await connectors.close();
@@ -569,6 +577,7 @@ export async function buildApp(config: Config, options: AppOptions) {
     status,
     doctor,
     episodes,
+    liveHub,
     poller,
     snapshots,
     sessions,

@@ -13,6 +13,14 @@ export {
   type Placement,
 } from './episodes.service.js';
 export { episodesRoutes } from './episodes.routes.js';
+export { liveStreamRoutes } from './live.routes.js';
+export {
+  createLiveHub,
+  LIVE_STREAM_DEFAULTS,
+  StreamLimitError,
+  type LiveHub,
+  type LiveHubOptions,
+} from './live-stream.js';
 export { createEpisodeIndex, FACETS, type EpisodeIndex } from './list.index.js';
 export { createEpisodeListStore, EPISODE_QUERY_FIELDS } from './list.query.js';
 export { createEpisodeList, type EpisodeList } from './list.service.js';

@@ -32,6 +32,11 @@ declare module 'fastify' {
   interface FastifyInstance {
     requireRole(role: Role): onRequestAsyncHookHandler;
     requireIngest(): onRequestAsyncHookHandler;
+    /**
+     * Who a bearer token stands for now (null: nobody): what a request's `principal` would
+     * be. A long answer (the live stream) asks again to notice a session that ended.
+     */
+    principalOf(token: string): Principal | null;
   }
 }
 
@@ -66,17 +71,22 @@ async function authPlugin(app: FastifyInstance, options: AuthOptions): Promise<v
   app.decorateRequest('principal', null);
   app.decorateRequest('credential', 'none');
 
+  function principalOf(token: string): Principal | null {
+    const given = digest(token);
+    if (sameDigest(given, adminDigest)) {
+      return { kind: 'admin-token', name: 'admin-token', role: 'owner' };
+    }
+    if (sameDigest(given, ingestDigest)) {
+      return { kind: 'ingest-token', name: 'ingest-token', role: null };
+    }
+    return token === '' ? null : (options.sessions?.lookup(token) ?? null);
+  }
+  app.decorate('principalOf', principalOf);
+
   app.addHook('onRequest', async (request) => {
     const token = bearerOf(request);
     if (token === null) return;
-    const given = digest(token);
-    if (sameDigest(given, adminDigest)) {
-      request.principal = { kind: 'admin-token', name: 'admin-token', role: 'owner' };
-    } else if (sameDigest(given, ingestDigest)) {
-      request.principal = { kind: 'ingest-token', name: 'ingest-token', role: null };
-    } else {
-      request.principal = token === '' ? null : (options.sessions?.lookup(token) ?? null);
-    }
+    request.principal = principalOf(token);
     request.credential = request.principal === null ? 'bad' : 'ok';
   });
 

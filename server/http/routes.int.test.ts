@@ -35,6 +35,8 @@ interface RouteRow {
   readonly ok: number;
   /** What a session of the needed role gets, when it differs from `ok`. */
   readonly sessionOk?: number;
+  /** An answer that never ends by itself (server-sent events): checked by status alone. */
+  readonly stream?: true;
 }
 
 const ROLES: readonly Role[] = ['viewer', 'responder', 'admin', 'owner'];
@@ -89,6 +91,7 @@ const ROUTES: readonly RouteRow[] = [
     ok: 202,
   },
   { method: 'GET', url: '/v1/live', credential: 'viewer', ok: 200 },
+  { method: 'GET', url: '/v1/live/stream', credential: 'viewer', ok: 200, stream: true },
   {
     method: 'GET',
     url: '/v1/episodes/ep-20260101T000000Z-000000',
@@ -464,14 +467,24 @@ function expectError(res: LightMyRequestResponse, status: number, error: string)
   return body;
 }
 
-function call(server: TestServer, row: RouteRow, headers: Record<string, string> = {}) {
+async function call(
+  server: TestServer,
+  row: RouteRow,
+  headers: Record<string, string> = {},
+): Promise<LightMyRequestResponse> {
   const payload = typeof row.payload === 'function' ? row.payload() : row.payload;
-  return server.app.inject({
-    method: row.method,
-    url: row.url,
-    headers,
-    ...(payload && { payload }),
-  });
+  const options = { method: row.method, url: row.url, headers, ...(payload && { payload }) };
+  if (row.stream !== true) return server.app.inject(options);
+  // A stream never ends: its status and headers, the body of a refusal, the rest dropped.
+  const res = await server.app.inject({ ...options, payloadAsStream: true });
+  const stream = res.stream();
+  if (res.statusCode === 200) {
+    stream.destroy();
+    return Object.assign(res, { body: '', json: () => ({}) });
+  }
+  let body = '';
+  for await (const chunk of stream) body += String(chunk);
+  return Object.assign(res, { body, json: () => JSON.parse(body) as unknown });
 }
 
 /** Roles strictly below the credential a row needs (every role for the ingest rows). */

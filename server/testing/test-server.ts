@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildApp, type BuiltApp } from '../compose/index.js';
+import { buildApp, type BuiltApp, type LiveStreamOptions } from '../compose/index.js';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
 import type { Clock } from '../shared/clock.js';
@@ -48,7 +48,13 @@ export function testEnv(
 }
 
 export async function buildTestServer(
-  options: { env?: Record<string, string>; clock?: Clock; delayMs?: number; dir?: string } = {},
+  options: {
+    env?: Record<string, string>;
+    clock?: Clock;
+    delayMs?: number;
+    dir?: string;
+    liveStream?: LiveStreamOptions;
+  } = {},
 ): Promise<TestServer> {
   const made =
     options.dir === undefined
@@ -60,6 +66,7 @@ export async function buildTestServer(
     log: createLogger(config.logLevel),
     ...(options.clock && { clock: options.clock }),
     wrongCredentialDelayMs: options.delayMs ?? 500,
+    ...(options.liveStream && { liveStream: options.liveStream }),
     env,
   });
   let stopped = false;
