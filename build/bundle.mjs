@@ -24,6 +24,8 @@ await Promise.all([
       'svc-core': 'server/cli/svc-core.ts',
       'verify-worker': 'server/ledger/verify-worker.ts',
       'checkpoint-worker': 'server/db/checkpoint-worker.ts',
+      // The episode list's read workers (server/compose/app.ts starts them).
+      'list-worker': 'server/compose/list-worker.ts',
       // The local model's child process (models/local/runtime.ts forks it).
       'models-worker': 'models/local/worker.ts',
     },
@@ -52,6 +54,7 @@ if (existsSync('build/packs/signed'))
 // The workers sit beside each entry that starts them (dist/ and dist/main/).
 cpSync('dist/verify-worker.mjs', 'dist/main/verify-worker.mjs');
 cpSync('dist/checkpoint-worker.mjs', 'dist/main/checkpoint-worker.mjs');
+cpSync('dist/list-worker.mjs', 'dist/main/list-worker.mjs');
 cpSync('dist/models-worker.mjs', 'dist/main/models-worker.mjs');
 // The console last: Vite empties only its own folder.
 await buildConsole({ configFile: 'renderer/vite.config.ts', logLevel: 'warn' });

@@ -73,6 +73,7 @@ describe('defaults', () => {
       },
       poll: { intervalS: 15, workers: 16 },
       maxConcurrent: 12,
+      reads: { workers: 2 },
       connectorConcurrency: 4,
       snapshotS: 600,
       discoverTimeoutS: 45,
@@ -133,6 +134,21 @@ describe('defaults', () => {
     expect(loadConfig({}).maxConcurrent).toBe(expected);
     expect(loadConfig({ SVC_MAX_CONCURRENT: '5' }).maxConcurrent).toBe(5);
   });
+
+  it.each([
+    [1, 1],
+    [2, 1],
+    [3, 2],
+    [16, 2],
+  ])(
+    'SVC_READ_WORKERS: %i vCPUs give %i (a core left to the event loop, at most 2)',
+    (n, expected) => {
+      cpus.n = n;
+      expect(loadConfig({}).reads.workers).toBe(expected);
+      expect(loadConfig({ SVC_READ_WORKERS: '3' }).reads.workers).toBe(3);
+      expect(() => loadConfig({ SVC_READ_WORKERS: '0' })).toThrow(/SVC_READ_WORKERS/);
+    },
+  );
 
   it('the ML folder follows the data folder; mail is smtp when SVC_SMTP_HOST is set', () => {
     const c = loadConfig({ SVC_DATA: '/srv/svc', SVC_SMTP_HOST: 'mail.example.org' });

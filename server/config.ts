@@ -195,6 +195,11 @@ export const VARIABLES = {
   SVC_POLL_S: int('poll interval for alert sources and approval channels, seconds', 1, 86400),
   SVC_POLL_WORKERS: int('simultaneous polls', 1, 256),
   SVC_MAX_CONCURRENT: int('simultaneous investigations', 1, 256),
+  SVC_READ_WORKERS: int(
+    'threads answering the episode list, each with its own read-only connection and in-memory index (about 150 MB at a million episodes)',
+    1,
+    16,
+  ),
   SVC_CONNECTOR_CONCURRENCY: int('calls in flight per connector', 1, 256),
   SVC_SNAPSHOT_S: int('setup snapshot interval, seconds', 10, 86400),
   SVC_DISCOVER_TIMEOUT_S: int('discovery limit per connector, seconds', 1, 3600),
@@ -337,6 +342,8 @@ export interface Config {
   };
   readonly poll: { readonly intervalS: number; readonly workers: number };
   readonly maxConcurrent: number;
+  /** Worker threads of the episode list's reads (docs/decisions.md: its default). */
+  readonly reads: { readonly workers: number };
   readonly connectorConcurrency: number;
   readonly snapshotS: number;
   readonly discoverTimeoutS: number;
@@ -484,6 +491,8 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): Config {
     },
     poll: { intervalS: read('SVC_POLL_S') ?? 15, workers: read('SVC_POLL_WORKERS') ?? 16 },
     maxConcurrent: read('SVC_MAX_CONCURRENT') ?? Math.min(32, Math.max(4, 2 * cpus)),
+    // One on two cores (the event loop and the writer need the other), two from three up.
+    reads: { workers: read('SVC_READ_WORKERS') ?? Math.max(1, Math.min(2, cpus - 1)) },
     connectorConcurrency: read('SVC_CONNECTOR_CONCURRENCY') ?? 4,
     snapshotS: read('SVC_SNAPSHOT_S') ?? 600,
     discoverTimeoutS: read('SVC_DISCOVER_TIMEOUT_S') ?? 45,

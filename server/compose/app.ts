@@ -20,15 +20,17 @@ import { createSnapshotsService } from '../snapshots/index.js';
 import { createPeopleService, peopleRoutes } from '../people/index.js';
 import { createEventsService, eventsRoutes } from '../events/index.js';
 import {
-  createEpisodeIndex,
   createEpisodeList,
-  createEpisodeListStore,
   createEpisodesService,
   EPISODE_JOINED,
   EPISODE_OPENED,
   episodesRoutes,
   liveStreamRoutes,
+  type ListJob,
+  type ListPage,
 } from '../episodes/index.js';
+import { createReadPool } from '../db/read-pool.js';
+import { workerScript } from '../db/worker-script.js';
 import { createDiscoverySchedule, createEstateService, estateRoutes } from '../estate/index.js';
 import { createIncidentsService, incidentsRoutes } from '../incidents/index.js';
 import { createImpactService, impactRoutes } from '../impact/index.js';
@@ -64,6 +66,7 @@ import { createMailService, createMailStore, environmentMail, mailRoutes } from 
 import { createNoiseControl, createPolicyService, policyRoutes } from '../policy/index.js';
 import type { LocalModel } from '../investigate/index.js';
 import { createRuntime, type Runtime } from './runtime.js';
+import type { ListWorkerData } from './list-worker.js';
 import { searchRoutes } from '../search/index.js';
 import type { Clock } from '../shared/clock.js';
 import { createStatusService, healthRoutes, statusRoutes } from '../status/index.js';
@@ -82,6 +85,29 @@ export interface AppOptions {
   readonly orchestratorPollMs?: number;
   /** The live stream's heartbeat, coalescing and caps (tests shorten them). */
   readonly liveStream?: LiveStreamOptions;
+}
+
+/** A list read may run this long (from its arrival) before it is a 503 and its worker is replaced. */
+const READ_TIMEOUT_MS = 30_000;
+/** List reads that may wait for a free worker. */
+const READ_QUEUE = 64;
+/** How long a worker may wait for its snapshot to show the seq committed before the request. */
+const READ_BEHIND_MS = 5_000;
+
+/** The episode list's read workers (server/compose/list-worker.ts), started on the first read. */
+function listReads(rt: Runtime, workers: number, log: Logger) {
+  const script = workerScript(import.meta.url, 'list-worker');
+  if (script === null) throw new Error('list-worker.mjs is missing beside the bundle');
+  return createReadPool<ListJob, ListPage>({
+    script,
+    size: workers,
+    workerData: { file: rt.db.name, behindMs: READ_BEHIND_MS } satisfies ListWorkerData,
+    timeoutMs: READ_TIMEOUT_MS,
+    maxQueue: READ_QUEUE,
+    onProblem: (what, err) => {
+      log.warn({ err }, `episode list: ${what}; starting another worker`);
+    },
+  });
 }
 
 /** The start's events, the trial and the policy: one transaction, before anything serves. */
@@ -433,15 +459,16 @@ export async function buildApp(config: Config, options: AppOptions) {
   closeQuiet();
   const closer = setInterval(closeQuiet, 15_000);
   closer.unref();
+  const reads = listReads(rt, config.reads.workers, log);
   const list = createEpisodeList({
-    index: createEpisodeIndex(rt.db),
-    store: createEpisodeListStore(rt.db, rt.incidentsStore),
+    read: (job) => reads.run(job),
     clock: rt.clock,
     impact: () => {
       const current = impact.get();
       return current.set ? current.figures : null;
     },
-    live: () => episodes.live(),
+    headSeq: () => rt.ledger.headSeq(),
+    running: () => episodes.live().running,
   });
   const intake = createIntakeService({
     resolveService: (labels) => estate.resolve(labels)?.service ?? null,
@@ -550,6 +577,9 @@ export async function buildApp(config: Config, options: AppOptions) {
       await discovery.stop();
       // Open streams never end by themselves: end them, or closing the server waits on them.
       liveHub.close();
+      // Before the HTTP server: a read in flight is answered 503 now rather than holding
+      // the close until it ends.
+      await reads.close();
       await app.close();
       await signIn.settled();
       await connectors.close();

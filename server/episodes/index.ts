@@ -23,7 +23,13 @@ export {
 } from './live-stream.js';
 export { createEpisodeIndex, FACETS, type EpisodeIndex } from './list.index.js';
 export { createEpisodeListStore, EPISODE_QUERY_FIELDS } from './list.query.js';
-export { createEpisodeList, type EpisodeList } from './list.service.js';
+export {
+  createEpisodeList,
+  createListReader,
+  type EpisodeList,
+  type ListJob,
+  type ListPage,
+} from './list.service.js';
 export { type EpisodeSignal, type NoiseControl, type Suppression } from './episodes.service.js';
 export * as enumerations from './enumerations.js';
 export { ACTIONS, DECISIONS, OUTCOMES, RESULTS } from './enumerations.js';

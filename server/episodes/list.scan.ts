@@ -7,8 +7,8 @@ import type { Selection } from './list.params.js';
 /** What the scorecard is computed from: exactly the selected rows. */
 export interface ScanStats {
   readonly results: Map<string, number>;
-  readonly restore: Float64Array;
-  readonly handover: Float64Array;
+  readonly restore: Tally;
+  readonly handover: Tally;
   readonly within90: number;
   /** closed episodes the team judged, and those it agreed with (same or advice) */
   readonly judged: number;
@@ -52,41 +52,47 @@ const MAX_FACET_VALUES = 1000;
 /** Results that end an episode without anyone taking it over. */
 const ENDED_RESULTS = ['resolved', 'restored', 'cleared'];
 
-/** The k-th smallest of a[0..n) (Hoare's selection; reorders a). */
-export function kth(a: Float64Array, n: number, k: number): number {
-  let lo = 0;
-  let hi = n - 1;
-  while (lo < hi) {
-    const pivot = a[(lo + hi) >>> 1]!;
-    let i = lo;
-    let j = hi;
-    while (i <= j) {
-      while (a[i]! < pivot) i++;
-      while (a[j]! > pivot) j--;
-      if (i <= j) {
-        const t = a[i]!;
-        a[i] = a[j]!;
-        a[j] = t;
-        i++;
-        j--;
-      }
-    }
-    if (k <= j) hi = j;
-    else if (k >= i) lo = i;
-    else return a[k]!;
+/** Values below this are counted by value; the few above are kept as they are. */
+const COUNTED = 1 << 16;
+
+/**
+ * Whole seconds, counted by value: the median is a walk over the counts, with no copy of a
+ * million values to select in (which was a fifth of a whole-year scorecard).
+ */
+export class Tally {
+  readonly counts = new Int32Array(COUNTED);
+  /** Values outside [0, COUNTED): rare (over 18 hours, or negative). */
+  readonly others: number[] = [];
+  length = 0;
+
+  add(v: number): void {
+    this.length += 1;
+    if (v >= 0 && v < COUNTED) this.counts[v]! += 1;
+    else this.others.push(v);
   }
-  return a[k]!;
+
+  /** The k-th smallest value (0-based), k < length. */
+  at(k: number): number {
+    const others = Float64Array.from(this.others).sort();
+    let below = 0;
+    while (below < others.length && others[below]! < 0) below++;
+    if (k < below) return others[k]!;
+    let left = k - below;
+    for (let v = 0; v < COUNTED; v++) {
+      const n = this.counts[v]!;
+      if (left < n) return v;
+      left -= n;
+    }
+    return others[below + left]!;
+  }
 }
 
-/** The median of a; reorders it (the scan's arrays belong to one answer). */
-export function median(a: Float64Array): number | null {
-  const n = a.length;
+/** The median of the tallied values, or null when there are none. */
+export function median(t: Tally): number | null {
+  const n = t.length;
   if (n === 0) return null;
-  const work = a;
-  if (n % 2 === 1) return kth(work, n, (n - 1) / 2);
-  const lower = kth(work, n, n / 2 - 1);
-  const upper = kth(work, n, n / 2);
-  return (lower + upper) / 2;
+  if (n % 2 === 1) return t.at((n - 1) / 2);
+  return (t.at(n / 2 - 1) + t.at(n / 2)) / 2;
 }
 
 export function scan(index: EpisodeIndex, sel: Selection, only: Uint8Array | null): ScanResult {
@@ -212,15 +218,17 @@ function stats(index: EpisodeIndex, rows: Int32Array): ScanStats {
   let shadowJudged = 0;
   let shadowAgreed = 0;
   const results = new Float64Array(dict.result.values.length);
-  const restore = new Float64Array(rows.length);
-  const handover = new Float64Array(rows.length);
-  let nRestore = 0;
-  let nHandover = 0;
+  const restore = new Tally();
+  const handover = new Tally();
   let within90 = 0;
   const verifiedCode = dict.action.find('verified');
   const takenBackCode = dict.action.find('taken_back');
   const notVerifiedCode = dict.action.find('not_verified');
-  const actions = { ran: 0, verified: 0, taken_back: 0, not_verified: 0 };
+  let ran = 0;
+  let verified = 0;
+  let takenBack = 0;
+  let notVerified = 0;
+  const decisionCol = c.facet.decision;
   const endedCodes = new Uint8Array(dict.result.values.length);
   for (const r of ENDED_RESULTS) {
     const code = dict.result.find(r);
@@ -231,7 +239,9 @@ function stats(index: EpisodeIndex, rows: Int32Array): ScanStats {
   let incidents = 0;
   let endedByService = 0;
   let unowned = 0;
-  for (const p of rows) {
+  // Plain counters and columns held in locals: this loop runs over every selected row.
+  for (let i = 0; i < rows.length; i++) {
+    const p = rows[i]!;
     const result = resultCol[p]!;
     results[result]! += 1;
     const v = verdictCol[p]!;
@@ -239,25 +249,25 @@ function stats(index: EpisodeIndex, rows: Int32Array): ScanStats {
       const ok = v === VERDICT.Agreed ? 1 : 0;
       judged += 1;
       agreed += ok;
-      if (c.facet.decision[p] === shadowCode) {
+      if (decisionCol[p] === shadowCode) {
         shadowJudged += 1;
         shadowAgreed += ok;
       }
     }
     const r = restoreCol[p]!;
-    if (r !== NONE) restore[nRestore++] = r;
+    if (r !== NONE) restore.add(r);
     const h = handoverCol[p]!;
     if (h !== NONE) {
-      handover[nHandover++] = h;
+      handover.add(h);
       if (h <= 90) within90 += 1;
     } else {
       unowned += 1;
     }
     const a = actionCol[p]!;
-    if (a !== 0) actions.ran += 1;
-    if (a === verifiedCode) actions.verified += 1;
-    else if (a === takenBackCode) actions.taken_back += 1;
-    else if (a === notVerifiedCode) actions.not_verified += 1;
+    if (a !== 0) ran += 1;
+    if (a === verifiedCode) verified += 1;
+    else if (a === takenBackCode) takenBack += 1;
+    else if (a === notVerifiedCode) notVerified += 1;
     const byService = h === NONE && endedCodes[result] === 1;
     const inc = incidentCol[p]!;
     if (inc === NONE) {
@@ -278,18 +288,18 @@ function stats(index: EpisodeIndex, rows: Int32Array): ScanStats {
   });
   return {
     results: byResult,
-    restore: restore.subarray(0, nRestore),
-    handover: handover.subarray(0, nHandover),
+    restore,
+    handover,
     within90,
     judged,
     agreed,
     shadowJudged,
     shadowAgreed,
-    actions,
+    actions: { ran, verified, taken_back: takenBack, not_verified: notVerified },
     incidents,
     incidentsEndedByService: endedByService,
     unowned,
-    verified: actions.verified,
+    verified,
   };
 }
 

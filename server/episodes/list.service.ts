@@ -1,5 +1,7 @@
 // GET /v1/episodes: closed episodes with every filter of the specification, facet counts, the
-// scorecard and the per-day histogram, plus the running episodes and the live seq.
+// scorecard and the per-day histogram, plus the running episodes and the live seq. The work
+// over the index runs on a read worker (createListReader, in server/compose/list-worker.ts);
+// the event loop only checks the parameters and merges the answer with the running episodes.
 import type { Clock } from '../shared/clock.js';
 import type { EpisodeIndex } from './list.index.js';
 import { readSelection, type ListQuery, type Selection } from './list.params.js';
@@ -7,13 +9,43 @@ import type { EpisodeListStore } from './list.query.js';
 import { scan } from './list.scan.js';
 import { scorecard, type ImpactMinutes } from './scorecard.js';
 
-interface Deps {
+/** What the event loop sends a read worker for one list request. */
+export interface ListJob {
+  readonly sel: Selection;
+  readonly nowMs: number;
+  /** The ledger seq committed when the request arrived: the answer shows at least that. */
+  readonly minSeq: number;
+  readonly impact: ImpactMinutes | null;
+}
+
+/** What the worker answers: the list without the running episodes. */
+export interface ListPage {
+  readonly episodes: unknown[];
+  readonly total: number;
+  readonly facets: Record<string, Record<string, number>>;
+  readonly complete: boolean;
+  readonly scorecard: ReturnType<typeof scorecard> | null;
+  readonly histogram: unknown[] | null;
+  /** The ledger seq the answer was read at (at least the job's minSeq). */
+  readonly seq: number;
+}
+
+interface ReaderDeps {
   readonly index: EpisodeIndex;
   readonly store: EpisodeListStore;
+  /** The last committed ledger seq, as this connection sees it. */
+  readonly headSeq: () => number;
+}
+
+interface Deps {
+  /** Runs a job on a read worker (createListReader's read there, in one read snapshot). */
+  readonly read: (job: ListJob) => Promise<ListPage>;
   readonly clock: Clock;
   /** The caller's impact figures, or null when none is set. */
   readonly impact: () => ImpactMinutes | null;
-  readonly live: () => { seq: number; running: RunningEpisode[] };
+  /** The last committed ledger seq (no query). */
+  readonly headSeq: () => number;
+  readonly running: () => RunningEpisode[];
 }
 
 type Row = Record<string, unknown>;
@@ -52,12 +84,13 @@ function record(r: Row) {
   };
 }
 
-export function createEpisodeList({ index, store, clock, impact, live }: Deps) {
+/** The list's work over the index and the page's rows: runs on a read worker. */
+export function createListReader({ index, store, headSeq }: ReaderDeps) {
   /** Rows of `q`/`query` as a mask over index positions; null when neither is given. */
-  function textMask(sel: Selection): Uint8Array | null {
+  function textMask(sel: Selection, nowMs: number): Uint8Array | null {
     if (sel.q === null && sel.query === null) return null;
     const mask = new Uint8Array(index.columns().size);
-    for (const rowid of store.matching(sel.q, sel.query, clock.now())) {
+    for (const rowid of store.matching(sel.q, sel.query, nowMs)) {
       const p = index.positionOf(rowid);
       if (p >= 0) mask[p] = 1;
     }
@@ -98,10 +131,19 @@ export function createEpisodeList({ index, store, clock, impact, live }: Deps) {
   }
 
   return {
-    list(query: ListQuery) {
-      const sel = readSelection(query, clock.now());
+    /** Load the index (the cold load), so that the first request does not wait for it. */
+    warm(): void {
       index.refresh();
-      const result = scan(index, sel, textMask(sel));
+    },
+    /**
+     * One list answer; call it inside one read transaction, so that the index, the page and
+     * the seq come from one snapshot. Null while that snapshot is older than the job's seq.
+     */
+    read({ sel, nowMs, minSeq, impact }: ListJob): ListPage | null {
+      const seq = headSeq();
+      if (seq < minSeq) return null;
+      index.refresh();
+      const result = scan(index, sel, textMask(sel, nowMs));
       const rowids = index.columns().rowids;
       const ordered = sel.group ? groups(result.picked) : result.picked;
       const page = Array.from(
@@ -109,21 +151,43 @@ export function createEpisodeList({ index, store, clock, impact, live }: Deps) {
         (p) => rowids[p]!,
       );
       const rows = store.rows(page);
-      const { seq, running } = live();
       return {
         episodes: sel.group ? rows.map(incidentRow) : rows.map(record),
         total: ordered.length,
+        facets: result.facets,
+        complete: result.complete,
+        scorecard: result.stats === null ? null : scorecard(result.stats, impact),
+        histogram: result.histogram,
+        seq,
+      };
+    },
+  };
+}
+
+/** The handler's side, on the event loop. */
+export function createEpisodeList({ read, clock, impact, headSeq, running }: Deps) {
+  return {
+    async list(query: ListQuery) {
+      const nowMs = clock.now();
+      const sel = readSelection(query, nowMs);
+      // Everything committed before this request: the worker waits for its snapshot to
+      // hold this seq (read-your-writes).
+      const page = await read({ sel, nowMs, minSeq: headSeq(), impact: impact() });
+      return {
+        episodes: page.episodes,
+        total: page.total,
         limit: sel.limit,
         offset: sel.offset,
         sort: `${sel.sort.descending ? '-' : ''}${sel.sort.field}`,
-        running,
-        seq,
-        facets: result.facets,
-        ...(sel.latest !== null && { latest: sel.latest, complete: result.complete }),
-        ...(result.stats !== null && { scorecard: scorecard(result.stats, impact()) }),
-        ...(result.histogram !== null && { histogram: result.histogram }),
+        running: running(),
+        seq: page.seq,
+        facets: page.facets,
+        ...(sel.latest !== null && { latest: sel.latest, complete: page.complete }),
+        ...(page.scorecard !== null && { scorecard: page.scorecard }),
+        ...(page.histogram !== null && { histogram: page.histogram }),
       };
     },
   };
 }
 export type EpisodeList = ReturnType<typeof createEpisodeList>;
+export type ListReader = ReturnType<typeof createListReader>;
