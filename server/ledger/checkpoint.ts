@@ -194,15 +194,24 @@ function typedPublicKey(key: KeyObject): { type: number; bytes: Buffer } {
     : { type: SIG_TYPE_ECDSA, bytes: asPublicKey(key).export({ type: 'spki', format: 'der' }) };
 }
 
+// Key ids by key and name: verify checks a seal per 1,000 events, and exporting the key for
+// each one cost more than checking the signature.
+const keyIds = new WeakMap<KeyObject, Map<string, Buffer>>();
+
 /** The 4-byte signed-note key id of (name, key). See the header comment for the P-256 rule. */
 export function noteKeyId(name: string, key: KeyObject): Buffer {
+  const known = keyIds.get(key)?.get(name);
+  if (known !== undefined) return Buffer.from(known);
   checkKeyName(name);
   const { type, bytes } = typedPublicKey(key);
   const preimage =
     type === SIG_TYPE_ECDSA
       ? bytes
       : Buffer.concat([Buffer.from(`${name}\n`, 'utf8'), Buffer.of(type), bytes]);
-  return sha256(preimage).subarray(0, KEY_ID_SIZE);
+  const id = sha256(preimage).subarray(0, KEY_ID_SIZE);
+  const byName = keyIds.get(key) ?? new Map<string, Buffer>();
+  keyIds.set(key, byName.set(name, Buffer.from(id)));
+  return id;
 }
 
 /**

@@ -48,3 +48,41 @@ function hashText(prev: Uint8Array, text: string): Buffer {
   const written = scratch.write(text, prev.length, 'utf8');
   return hash('sha256', scratch.subarray(0, prev.length + written), 'buffer');
 }
+
+/**
+ * The chain as verify recomputes it: one buffer holds the previous hash followed by the next
+ * event's canonical text, hashed in one call; hashes go in and out as hex, which is cheaper
+ * than a Buffer per event. A view per input length is kept, so hashing allocates no Buffer.
+ */
+export class ChainHasher {
+  private buf = Buffer.allocUnsafe(16 * 1024);
+  private views: (Buffer | undefined)[] = [];
+
+  constructor(start: Uint8Array) {
+    this.buf.set(start.subarray(0, 32), 0);
+  }
+
+  /** SHA-256(previous hash ‖ text) in hex; the chain does not move until advance. */
+  next(text: string): string {
+    const most = 32 + text.length * 3; // UTF-8 takes at most 3 bytes per UTF-16 unit
+    if (most > this.buf.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(most, this.buf.length * 2));
+      this.buf.copy(bigger, 0, 0, 32);
+      this.buf = bigger;
+      this.views = [];
+    }
+    const n = 32 + this.buf.write(text, 32, 'utf8');
+    const view = (this.views[n] ??= this.buf.subarray(0, n));
+    return hash('sha256', view, 'hex');
+  }
+
+  /** Make `hex` (a hash from next, or a stored one) the previous hash. */
+  advance(hex: string): void {
+    this.buf.write(hex, 0, 32, 'hex');
+  }
+
+  /** A copy of the previous hash. */
+  prev(): Buffer {
+    return Buffer.from(this.buf.subarray(0, 32));
+  }
+}

@@ -15,6 +15,20 @@ export interface SegmentRow {
 /** seq, ts, type, actor, data, reason, trace_id, hash */
 export type RawRow = [number, string, string, string, string, string | null, string | null, Buffer];
 
+/** seq, the event's canonical JSON (null when a value is not text), its hash in lower-case hex */
+export type CanonicalRow = [number, string | null, string];
+
+// The text canonicalEvent (hash.ts) builds, built by SQLite: json_quote escapes exactly what
+// JSON.stringify does for text (ledger.store.test.ts), so verify reads one string per event
+// instead of five, and the hash as a string, not a Buffer. A value that is not text (only
+// by tampering) gives null, and verify reads that row through rangeRows: json_quote would
+// read a BLOB as SQLite's binary JSON, so a blob could render as the text it replaced.
+const CANONICAL_SQL = `CASE WHEN typeof(ts) = 'text' AND typeof(type) = 'text' AND typeof(actor) = 'text'
+    AND typeof(data) = 'text' AND typeof(reason) IN ('text', 'null') AND typeof(trace_id) IN ('text', 'null')
+  THEN '{"actor":' || json_quote(actor) || ',"data":' || data || ',"reason":' || json_quote(reason)
+    || ',"seq":' || seq || ',"trace_id":' || json_quote(trace_id) || ',"ts":' || json_quote(ts)
+    || ',"type":' || json_quote(type) || '}' END`;
+
 export interface Head {
   readonly seq: number;
   readonly hash: Buffer | null;
@@ -36,6 +50,11 @@ export function createLedgerStore(db: Database) {
   const rangeRows = db
     .prepare<[number, number, number], RawRow>(
       `SELECT seq, ts, type, actor, data, reason, trace_id, hash FROM ledger WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?`,
+    )
+    .raw(true);
+  const rangeCanonical = db
+    .prepare<[number, number, number], CanonicalRow>(
+      `SELECT seq, ${CANONICAL_SQL}, CASE WHEN typeof(hash) = 'blob' THEN lower(hex(hash)) ELSE '' END FROM ledger WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?`,
     )
     .raw(true);
   const lastSegment = db.prepare<[], SegmentRow>(
@@ -79,6 +98,9 @@ export function createLedgerStore(db: Database) {
     /** As range, as arrays (no per-row objects from the driver): the verify hot path. */
     rangeRows: (afterSeq: number, toSeq: number, limit: number) =>
       rangeRows.all(afterSeq, toSeq, limit),
+    /** As range, each event as its canonical JSON text and hash (CanonicalRow): faster still. */
+    rangeCanonical: (afterSeq: number, toSeq: number, limit: number) =>
+      rangeCanonical.all(afterSeq, toSeq, limit),
     lastSegment: (): SegmentRow | null => lastSegment.get() ?? null,
     segments: (): SegmentRow[] => segments.all(),
     insertSegment(s: SegmentRow): void {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { merkleLeafHash, merkleNodeHash, merkleRoot } from './merkle.js';
+import { MerkleBuilder, merkleLeafHash, merkleNodeHash, merkleRoot } from './merkle.js';
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 const unhex = (s: string): Buffer => Buffer.from(s, 'hex');
@@ -119,5 +119,28 @@ describe('merkleRoot', () => {
     const before = d.map(hex);
     merkleRoot(d);
     expect(d.map(hex)).toEqual(before);
+  });
+});
+
+describe('MerkleBuilder', () => {
+  const chain = Array.from({ length: 1025 }, (_, i) => refSha256(Buffer.from(`e${i}`)));
+
+  it('gives merkleRoot of the 32-byte entries added one by one in hex, for every size', () => {
+    const tree = new MerkleBuilder();
+    for (const n of [0, 1, 2, 3, 7, 8, 9, 511, 512, 513, 1000, 1024, 1025]) {
+      const d = chain.slice(0, n);
+      for (const e of d) tree.addHex(hex(e));
+      expect(hex(tree.root()), `size ${n}`).toBe(hex(refMth(d)));
+    }
+  });
+
+  it('starts afresh after each root, and a root is not overwritten by the next tree', () => {
+    const tree = new MerkleBuilder();
+    for (const e of chain.slice(0, 5)) tree.addHex(hex(e));
+    const first = tree.root();
+    const kept = hex(first);
+    for (const e of chain.slice(5, 9)) tree.addHex(hex(e));
+    expect(hex(tree.root())).toBe(hex(refMth(chain.slice(5, 9))));
+    expect(hex(first)).toBe(kept);
   });
 });

@@ -110,3 +110,36 @@ export function merkleRoot(entries: readonly Uint8Array[]): Buffer {
   while (count > 1) count = reduceLevel(level, count);
   return nodeAt(level, 0);
 }
+
+/**
+ * The root of 32-byte entries added one at a time, as hex: verify adds each chain hash as it
+ * recomputes it and asks for the root at a segment's end, so no array of leaf Buffers is
+ * kept. Equals merkleRoot of the same entries (merkle.test.ts).
+ */
+export class MerkleBuilder {
+  private level = Buffer.allocUnsafe(1024 * HASH_SIZE);
+  private count = 0;
+  private readonly leaf = Buffer.alloc(1 + HASH_SIZE);
+
+  /** Add the next entry: 32 bytes written as 64 hex digits. */
+  addHex(entry: string): void {
+    if ((this.count + 1) * HASH_SIZE > this.level.length) {
+      const bigger = Buffer.allocUnsafe(this.level.length * 2);
+      this.level.copy(bigger, 0, 0, this.count * HASH_SIZE);
+      this.level = bigger;
+    }
+    this.leaf[0] = LEAF_PREFIX;
+    this.leaf.write(entry, 1, HASH_SIZE, 'hex');
+    sha256Into(this.leaf, this.level, this.count * HASH_SIZE);
+    this.count++;
+  }
+
+  /** The root of the entries added since the last root; the builder then starts empty. */
+  root(): Buffer {
+    let count = this.count;
+    this.count = 0;
+    if (count === 0) return sha256(new Uint8Array(0));
+    while (count > 1) count = reduceLevel(this.level, count);
+    return nodeAt(this.level, 0);
+  }
+}

@@ -136,4 +136,26 @@ describe('parallel verify', () => {
     });
     expect(r.failure).toMatchObject({ seq: 2001, check: 'digest', segment: 3 });
   });
+
+  it('reads a row whose value is not text exactly, as the writer made it: a BLOB actor is a changed event', async () => {
+    const r = await verifyCopy((db) => {
+      db.prepare(`UPDATE ledger SET actor = CAST(actor AS BLOB) WHERE seq = 2600`).run();
+    });
+    expect(r.failure).toMatchObject({ seq: 2600, check: 'chain' });
+  });
+
+  it('reads data stored as a BLOB of the same text as that text, as before', async () => {
+    const r = await verifyCopy((db) => {
+      db.prepare(`UPDATE ledger SET data = CAST(data AS BLOB) WHERE seq IN (5, 2600)`).run();
+    });
+    expect(r.failure).toBeNull();
+    expect(r.checked).toBe(r.head.seq);
+  });
+
+  it('names a hash stored as text instead of a BLOB as a changed event', async () => {
+    const r = await verifyCopy((db) => {
+      db.prepare(`UPDATE ledger SET hash = CAST(hash AS TEXT) WHERE seq = 1500`).run();
+    });
+    expect(r.failure).toMatchObject({ seq: 1500, check: 'chain' });
+  });
 });
