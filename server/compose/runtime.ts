@@ -280,6 +280,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     close(): void {
       sealer?.stop();
       void checkpointer?.close();
+      void runner?.close();
       if (db.open) db.close();
       walSync?.close();
     },

@@ -21,8 +21,14 @@ function openRuntime(dir: string) {
   });
 }
 
-/** Verify a (tampered) copy of the ledger in three spans, two on worker threads. */
-async function verifyCopy(tamper?: (db: Database.Database) => void): Promise<VerifyReport> {
+/**
+ * Verify a (tampered) copy of the ledger in `parts` spans (spans end at seq 2000 and 3000 with
+ * three), shared between this thread and a worker thread.
+ */
+async function verifyCopy(
+  tamper?: (db: Database.Database) => void,
+  parts = 3,
+): Promise<VerifyReport> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-vp-'));
   cpSync(base, dir, { recursive: true });
   try {
@@ -38,10 +44,14 @@ async function verifyCopy(tamper?: (db: Database.Database) => void): Promise<Ver
     try {
       const runner = createThreadRunner(file, rt.keyName, rt.keyFor);
       if (runner === undefined) throw new Error('no worker script');
-      return await verifyLedger(
-        { store: rt.ledgerStore, keyName: rt.keyName, keyFor: rt.keyFor },
-        { runner, parts: 3, parallelFrom: 0 },
-      );
+      try {
+        return await verifyLedger(
+          { store: rt.ledgerStore, keyName: rt.keyName, keyFor: rt.keyFor },
+          { runner, parts, parallelFrom: 0 },
+        );
+      } finally {
+        await runner.close();
+      }
     } finally {
       rt.close();
     }
@@ -88,17 +98,55 @@ describe('parallel verify', () => {
     expect(splitSpans([], 500, 3)).toEqual([{ after: 0, to: 500, segIndex: 0, isLast: true }]);
   });
 
-  it('runs a span on a worker thread', async () => {
+  it('runs spans on a worker thread it keeps, and starts one again after close', async () => {
     const rt = openRuntime(base);
+    const runner = createThreadRunner(join(base, 'data', 'svc.db'), rt.keyName, rt.keyFor);
+    if (runner === undefined) throw new Error('no worker script');
     try {
-      const runner = createThreadRunner(join(base, 'data', 'svc.db'), rt.keyName, rt.keyFor);
-      expect(await runner?.({ after: 2000, to: 3000, segIndex: 2, isLast: false })).toEqual({
-        checked: 1000,
+      expect(runner.threads).toBeGreaterThanOrEqual(1);
+      const spans = [
+        { after: 2000, to: 3000, segIndex: 2, isLast: false },
+        { after: 0, to: 1000, segIndex: 0, isLast: false },
+      ];
+      for (const span of spans) {
+        expect(await runner.run(span)).toEqual({ checked: 1000, failure: null });
+      }
+      await runner.close();
+      expect(await runner.run({ after: 3000, to: 3500, segIndex: 3, isLast: true })).toEqual({
+        checked: 500,
         failure: null,
       });
     } finally {
+      await runner.close();
       rt.close();
     }
+  });
+
+  it('runs the spans of a worker that dies here, with the same report', async () => {
+    const rt = openRuntime(base);
+    // A database the worker cannot open: its thread fails as it starts.
+    const runner = createThreadRunner(join(base, 'no-such.db'), rt.keyName, rt.keyFor);
+    if (runner === undefined) throw new Error('no worker script');
+    try {
+      await expect(
+        runner.run({ after: 0, to: 1000, segIndex: 0, isLast: false }),
+      ).rejects.toThrow();
+      const r = await verifyLedger(
+        { store: rt.ledgerStore, keyName: rt.keyName, keyFor: rt.keyFor },
+        { runner, parts: 4, parallelFrom: 0 },
+      );
+      expect(r.failure).toBeNull();
+      expect(r.checked).toBe(r.head.seq);
+    } finally {
+      await runner.close();
+      rt.close();
+    }
+  });
+
+  it('shares more spans than threads, each taken once', async () => {
+    const r = await verifyCopy(undefined, 4);
+    expect(r.failure).toBeNull();
+    expect(r.checked).toBe(r.head.seq);
   });
 
   it('verifies an intact ledger with every event checked once', async () => {
@@ -157,5 +205,36 @@ describe('parallel verify', () => {
       db.prepare(`UPDATE ledger SET hash = CAST(hash AS TEXT) WHERE seq = 1500`).run();
     });
     expect(r.failure).toMatchObject({ seq: 1500, check: 'chain' });
+  });
+
+  it('names the stored hash at a seam, changed alone, at that seq: the next span starts from it', async () => {
+    const r = await verifyCopy((db) => {
+      db.prepare(`UPDATE ledger SET hash = zeroblob(32) WHERE seq = 2000`).run();
+    });
+    expect(r.failure).toMatchObject({ seq: 2000, check: 'chain' });
+  });
+
+  it('names a pair reordered across a seam at the lower seq', async () => {
+    const r = await verifyCopy((db) => {
+      const cols = 'ts, type, category, actor, data, reason, trace_id, hash';
+      const get = db.prepare<[number], Record<string, unknown>>(
+        `SELECT ${cols} FROM ledger WHERE seq = ?`,
+      );
+      const put = db.prepare(
+        `UPDATE ledger SET (${cols}) = (@ts, @type, @category, @actor, @data, @reason, @trace_id, @hash) WHERE seq = @seq`,
+      );
+      const a = get.get(2000);
+      const b = get.get(2001);
+      put.run({ ...b, seq: 2000 });
+      put.run({ ...a, seq: 2001 });
+    });
+    expect(r.failure).toMatchObject({ seq: 2000, check: 'chain' });
+  });
+
+  it('names an event deleted at the first seq of a span', async () => {
+    const r = await verifyCopy((db) => {
+      db.prepare('DELETE FROM ledger WHERE seq = 2001').run();
+    });
+    expect(r.failure).toMatchObject({ seq: 2001, check: 'sequence' });
   });
 });

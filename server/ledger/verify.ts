@@ -2,6 +2,7 @@
 // first seq where anything fails. Reads in chunks and yields between them, so a long
 // verify never freezes the server.
 import type { KeyObject } from 'node:crypto';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { sealHash, verifyCheckpoint, parseCheckpoint } from './checkpoint.js';
 import { ChainHasher, chainHashOfRow } from './hash.js';
 import type { LedgerStore, SegmentRow } from './ledger.store.js';
@@ -53,7 +54,7 @@ export interface VerifyOptions {
   readonly pause?: () => Promise<void>;
   /** Verifies spans on other threads; without it everything runs here. */
   readonly runner?: SpanRunner;
-  /** How many spans for a large ledger (default 2, one per core here). */
+  /** How many spans for a large ledger (default: one per 10,000 events, more than threads). */
   readonly parts?: number;
   /** The ledger size from which spans run in parallel (default 100,000). */
   readonly parallelFrom?: number;
@@ -92,8 +93,18 @@ export interface SpanResult {
   readonly failure: VerifyFailure | null;
 }
 
-/** Runs a span elsewhere (a worker thread); null when no runner is available. */
-export type SpanRunner = (span: Span) => Promise<SpanResult>;
+/** Runs spans on worker threads (verify-threads.ts). */
+export interface SpanRunner {
+  /** How many spans it runs at once: one per worker thread. */
+  readonly threads: number;
+  /** Verify a span on a worker thread; rejects when that thread fails. */
+  run(span: Span): Promise<SpanResult>;
+  /** Stop the worker threads; a later run starts them again. */
+  close(): Promise<void>;
+}
+
+/** About how many events a span holds when spans are shared between threads. */
+const SPAN_EVENTS = 10_000;
 
 /**
  * Verify one span: chain, sequence, and the segments inside it. A span after the first
@@ -241,15 +252,12 @@ export async function verifyLedger(
     failure = err.failure;
   }
   if (failure === null) {
-    const parallel = options.runner !== undefined && head.seq >= (options.parallelFrom ?? 100_000);
-    const spans = splitSpans(segments, head.seq, parallel ? (options.parts ?? 2) : 1);
-    const runner = options.runner;
-    // The first span runs here; the others on the runner (worker threads), at the same time.
-    const results = await Promise.all(
-      spans.map((span, i) =>
-        i === 0 || runner === undefined ? local(span) : runner(span).catch(() => local(span)),
-      ),
-    );
+    const runner = head.seq >= (options.parallelFrom ?? 100_000) ? (options.runner ?? null) : null;
+    const parts =
+      runner === null
+        ? 1
+        : (options.parts ?? Math.max(runner.threads + 1, Math.ceil(head.seq / SPAN_EVENTS)));
+    const results = await runSpans(splitSpans(segments, head.seq, parts), local, runner);
     checked = results.reduce((n, r) => n + r.checked, 0);
     failure = results.find((r) => r.failure !== null)?.failure ?? null;
   }
@@ -275,6 +283,46 @@ export async function verifyLedger(
     duration_ms: Math.round(ms),
     events_per_s: ms > 0 ? Math.round((checked / ms) * 1000) : 0,
   };
+}
+
+/**
+ * Run the spans on this thread and on the runner's threads at once: each takes the next span
+ * in order when it is done with one, so a thread that starts late (a worker loading its code)
+ * or runs slowly takes fewer. A worker that fails leaves its span to this thread and takes
+ * no more. Results come back in span order.
+ */
+async function runSpans(
+  spans: readonly Span[],
+  local: (span: Span) => Promise<SpanResult>,
+  runner: SpanRunner | null,
+): Promise<SpanResult[]> {
+  const results: SpanResult[] = [];
+  let next = 0;
+  const take = (): { index: number; span: Span } | null => {
+    const index = next++;
+    const span = spans[index];
+    return span === undefined ? null : { index, span };
+  };
+  const here = async (): Promise<void> => {
+    for (let job = take(); job !== null; job = take()) {
+      results[job.index] = await local(job.span);
+      await yieldToLoop(); // a worker's answer waits in the event loop for its next span
+    }
+  };
+  const there = async (on: SpanRunner): Promise<void> => {
+    for (let job = take(); job !== null; job = take()) {
+      try {
+        results[job.index] = await on.run(job.span);
+      } catch {
+        results[job.index] = await local(job.span);
+        return;
+      }
+    }
+  };
+  // The workers take their first spans before this thread starts on its own.
+  const lanes = runner === null ? [] : Array.from({ length: runner.threads }, () => there(runner));
+  await Promise.all([...lanes, here()]);
+  return results;
 }
 
 /** The pinned key fingerprint when the data folder's key is another one; else null. */
