@@ -94,4 +94,25 @@ describe('conditions', () => {
     );
     expect(thanReference(c('error_names', '{change.diff.added}'))).toBe('change.diff.added');
   });
+
+  it('error_names: a failure word inside a name (a host, a file) does not make a line an error', () => {
+    // The lab's db-host-unresolvable after bad-deploy was healed: the revert brought `shop`
+    // back, and the app's config line names the new host db.lab.invalid. The line is no
+    // error; the lookups that fail name the host, not the database the revert set.
+    const loaded = ['config loaded: database shop@db.lab.invalid:32847, pool 5, slow_ms 0'];
+    expect(conditionHolds(c('error_names', ['shop']), loaded)).toBe(false);
+    expect(conditionHolds(c('error_names', ['shop']), ['read /var/log/shop/failed.log'])).toBe(
+      false,
+    );
+    // An errno code is a failure word of its own: the lookups name the host.
+    const lookups = [...loaded, 'GET /: getaddrinfo ENOTFOUND db.lab.invalid'];
+    expect(conditionHolds(c('error_names', ['db.lab.invalid']), lookups)).toBe(true);
+    expect(conditionHolds(c('error_names', ['shop']), lookups)).toBe(false);
+    expect(conditionHolds(c('error_names', ['shop']), ['database: EAI_AGAIN shop'])).toBe(true);
+    expect(conditionHolds(c('error_names', ['shop']), ['feature ENABLED for shop'])).toBe(false);
+    // A failure word as a word still counts beside a name.
+    expect(
+      conditionHolds(c('error_names', ['shop']), ['shop@db.lab.example: invalid password']),
+    ).toBe(true);
+  });
 });

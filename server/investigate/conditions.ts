@@ -107,6 +107,18 @@ const NAMING_OPS: ReadonlySet<PackCondition['op']> = new Set(['mentions', 'error
 const ERROR_LINE =
   /error|fail|refus|denied|cannot|can't|could not|unable|not exist|no such|invalid|unknown|fatal|panic|exception|timed out|timeout|unreachable|abort|emerg|crit/i;
 
+/** An errno-style code (ENOTFOUND, ECONNREFUSED, EAI_AGAIN): a failure in a word of its own. */
+const ERRNO =
+  /\bE(?:AI_[A-Z]+|NOTFOUND|CONN[A-Z]+|TIMEDOUT|HOSTUNREACH|NETUNREACH|ADDRINUSE|ACCES|PERM|PIPE|[MN]FILE|NOENT|NOSPC|PROTO)\b/;
+/** A dotted name (a host, a file): the words inside it are its name, not what happened. */
+const DOTTED_NAME = /[A-Za-z0-9_/-]+(?:\.[A-Za-z0-9_-]+)+/g;
+
+/** Whether a line reports a failure by its own words (db.lab.invalid is a host, no failure). */
+const isErrorLine = (line: string): boolean => {
+  const words = line.replace(DOTTED_NAME, ' ');
+  return ERROR_LINE.test(words) || ERRNO.test(words);
+};
+
 const textsOf = (v: unknown): string[] =>
   Array.isArray(v) ? v.flatMap(textsOf) : typeof v === 'string' ? [v] : [];
 
@@ -125,7 +137,7 @@ function mentions(
   if (words.length === 0) return false;
   const lines = textsOf(value).flatMap((t) => t.split('\n'));
   return lines.some(
-    (line) => (!errorsOnly || ERROR_LINE.test(line)) && words.some((w) => line.includes(w)),
+    (line) => (!errorsOnly || isErrorLine(line)) && words.some((w) => line.includes(w)),
   );
 }
 
