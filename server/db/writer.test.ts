@@ -414,3 +414,47 @@ describe('a durability stage after the commit (the WAL synced off the event loop
     expect(seen).toEqual([1]);
   });
 });
+
+describe('a group has a time budget', () => {
+  const busy = (ms: number) => {
+    const until = performance.now() + ms;
+    while (performance.now() < until) {
+      // a job that holds the thread, as a 25-alert body does
+    }
+  };
+
+  it('jobs past the budget wait for the next group, and the event loop runs between groups', async () => {
+    const w = createWriter(db, { groupBudgetMs: 10 });
+    const sizes: number[] = [];
+    w.onBatch((size) => sizes.push(size));
+    const log: string[] = [];
+    const jobs = [1, 2, 3, 4, 5].map((id) =>
+      w.transact(() => {
+        busy(6);
+        insert(id);
+        log.push(`job ${String(id)}`);
+        // Something queued from inside a job, as an HTTP read arriving meanwhile is.
+        setImmediate(() => log.push(`tick ${String(id)}`));
+        return id;
+      }),
+    );
+    await expect(Promise.all(jobs)).resolves.toEqual([1, 2, 3, 4, 5]);
+    expect(ids()).toEqual([1, 2, 3, 4, 5]);
+    expect(sizes.length).toBeGreaterThan(1);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(5);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(2);
+    // What the first group queued ran before the later groups' jobs did.
+    expect(log.indexOf('tick 1')).toBeLessThan(log.indexOf('job 5'));
+    await turn();
+    expect(log.filter((l) => l.startsWith('tick'))).toHaveLength(5);
+  });
+
+  it('a job is never split from its group for lack of budget when it is the first', async () => {
+    const w = createWriter(db, { groupBudgetMs: 1 });
+    const sizes: number[] = [];
+    w.onBatch((size) => sizes.push(size));
+    await Promise.all([1, 2, 3].map((id) => w.transact(() => (busy(3), insert(id)))));
+    expect(sizes).toEqual([1, 1, 1]);
+    expect(ids()).toEqual([1, 2, 3]);
+  });
+});

@@ -45,9 +45,18 @@ export interface Durability {
   syncNow(): void;
 }
 
+/**
+ * The most a group's jobs may hold the event loop: past it the group commits and the jobs
+ * left wait for the next turn, so reads answer between the groups of a storm's writes. A
+ * group always takes its first job, however long.
+ */
+export const GROUP_BUDGET_MS = 10;
+
 export interface WriterOptions {
   /** Tests pass a small bound; the service uses MAX_WRITER_QUEUE. */
   readonly maxQueue?: number;
+  /** Tests pass their own; the service uses GROUP_BUDGET_MS. */
+  readonly groupBudgetMs?: number;
   /**
    * Without it, the connection syncs inside each commit (synchronous=FULL). With it, the
    * connection commits without syncing and nothing is answered until this stage ran.
@@ -84,6 +93,7 @@ class GroupAborted extends Error {
 
 export function createWriter(db: Database, options: WriterOptions = {}): Writer {
   const maxQueue = options.maxQueue ?? MAX_WRITER_QUEUE;
+  const budgetMs = options.groupBudgetMs ?? GROUP_BUDGET_MS;
   const durability = options.durability;
   let queue: Job[] = [];
   let scheduled = false;
@@ -107,13 +117,21 @@ export function createWriter(db: Database, options: WriterOptions = {}): Writer 
 
   function flush(): void {
     scheduled = false;
-    const batch = queue;
+    const taken = queue;
     queue = [];
-    if (batch.length === 0) return;
+    if (taken.length === 0) return;
     const started = performance.now();
+    // The jobs the budget let into this group; the rest go back to the head of the queue.
+    let batch = taken;
     try {
       db.transaction(() => {
-        for (const job of batch) {
+        for (let i = 0; i < taken.length; i++) {
+          if (i > 0 && performance.now() - started > budgetMs) {
+            batch = taken.slice(0, i);
+            queue = [...taken.slice(i), ...queue];
+            break;
+          }
+          const job = taken[i] as Job;
           current = job;
           try {
             job.outcome = { ok: true, value: runJob(job) };
@@ -134,6 +152,7 @@ export function createWriter(db: Database, options: WriterOptions = {}): Writer 
       const refused = asStorageError(error instanceof GroupAborted ? error.cause : error);
       for (const job of batch) job.reject(job.outcome?.ok === false ? job.outcome.error : refused);
       announce(batch.length, performance.now() - started);
+      scheduleFlush();
       return;
     }
     const group: Group = { jobs: batch, ms: performance.now() - started };
@@ -142,6 +161,14 @@ export function createWriter(db: Database, options: WriterOptions = {}): Writer 
       awaitingSync.push(group);
       startSync();
     }
+    scheduleFlush();
+  }
+
+  /** The next group runs in a later turn, after the I/O that arrived meanwhile. */
+  function scheduleFlush(): void {
+    if (scheduled || queue.length === 0) return;
+    scheduled = true;
+    setImmediate(flush);
   }
 
   /**
@@ -224,10 +251,7 @@ export function createWriter(db: Database, options: WriterOptions = {}): Writer 
       return new Promise<T>((resolve, reject) => {
         queue.push({ fn, resolve: resolve as (v: unknown) => void, reject, afterCommit: [] });
         if (markIdle === null) idle = new Promise((r) => (markIdle = r));
-        if (!scheduled) {
-          scheduled = true;
-          setImmediate(flush);
-        }
+        scheduleFlush();
       });
     },
     transactNow<T>(fn: () => T): T {
