@@ -26,6 +26,7 @@ import { databaseFile } from '../server/install/index.js';
 import { ADMIN_TOKEN, makeDataDir } from '../server/testing/test-server.js';
 import { cpuSeconds, ms, percentile, startService, timedGet, type Child } from './harness.js';
 import type { BenchContext, Benchmark, Figure } from './run.js';
+import { intakeUnderReads } from './list-intake.js';
 import { seedFile } from './seed-episodes.js';
 
 const DEFAULT_EPISODES = 1_000_000;
@@ -233,6 +234,9 @@ async function run(ctx: BenchContext): Promise<readonly Figure[]> {
         sqlite.line('baseline: raw SQLite SELECT result, count(*) FROM episodes GROUP BY result'),
       );
 
+      // 4. The event loop while the list is read: durable intake alone and under reads.
+      const intake = await intakeUnderReads(ctx, service.url, `${base}scorecard=1&group=incident`);
+
       const sqlP95 = percentile(sqlite.ms, 95);
       const figures: Figure[] = [
         {
@@ -272,6 +276,19 @@ async function run(ctx: BenchContext): Promise<readonly Figure[]> {
           aim: { on: 'value', atMost: Q_AIM_MS },
         },
         { name: 'episodes_list.cold_load', value: cold.ms, unit: 'ms', baseline: null },
+        {
+          // An acknowledgement while two loops read the heaviest shape, against one alone.
+          name: 'episodes_list.intake_under_reads.p99',
+          value: percentile(intake.reading, 99),
+          unit: 'ms',
+          baseline: percentile(intake.alone, 99),
+        },
+        {
+          name: 'episodes_list.intake_under_reads.p50',
+          value: percentile(intake.reading, 50),
+          unit: 'ms',
+          baseline: percentile(intake.alone, 50),
+        },
         { name: 'episodes_list.sqlite_group_by_p95', value: sqlP95, unit: 'ms', baseline: null },
         {
           name: 'episodes_list.seed_per_s',
