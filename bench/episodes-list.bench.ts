@@ -16,7 +16,8 @@
 // baseline: raw SQLite (better-sqlite3, read-only, on the same file, in this process)
 // running `SELECT result, count(*) FROM episodes GROUP BY result`.
 // Interleaving the contenders round after round means a change in the machine's load
-// weighs on all alike.
+// weighs on all alike. Last, bench/list-intake.ts times POST /v1/events alone and while the
+// list is read, to show that the list's reads leave the event loop free.
 //
 // BENCH_EPISODES (default 1,000,000) seeds fewer or more, e.g. for a quick check.
 import { rmSync } from 'node:fs';
