@@ -45,6 +45,12 @@ afterEach(async () => {
 describe('read pool', () => {
   it('answers jobs on its workers, two at once with two workers', async () => {
     const { p } = pool({ size: 2 });
+    // Until both workers are up (they start with the first job, at their own pace).
+    const seen = new Set<number>();
+    for (let i = 0; i < 100 && seen.size < 2; i++) {
+      const up = await Promise.all([p.run({ do: 'spin', ms: 50 }), p.run({ do: 'spin', ms: 50 })]);
+      for (const a of up) seen.add(a.thread);
+    }
     const answers = await Promise.all([
       p.run({ do: 'spin', ms: 300 }),
       p.run({ do: 'spin', ms: 300 }),
