@@ -94,6 +94,34 @@ export async function request<T>(
   return { status: res.status, body: parsed as T };
 }
 
+// The last live view with its ETag, per session token: GET /v1/live asks If-None-Match and
+// a 304 gives this same object back (so nothing re-renders).
+let liveCache: { token: string | null; etag: string; body: Live } | null = null;
+
+/** GET /v1/live, revalidated: a few hundred bytes when seq has not moved. */
+async function liveView(): Promise<Live> {
+  const token = session.get();
+  const cached = liveCache?.token === token ? liveCache : null;
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (token !== null) headers['authorization'] = `Bearer ${token}`;
+  if (cached !== null) headers['if-none-match'] = cached.etag;
+  // no-store: the browser's own cache would answer the revalidation itself, unseen.
+  const res = await fetch('/v1/live', { headers, cache: 'no-store' });
+  if (res.status === 304 && cached !== null) return cached.body;
+  if (!res.ok) {
+    if (res.status === 401 && token !== null) session.clear();
+    const parsed: unknown = await res.json().catch(() => ({}));
+    throw new ApiError(
+      res.status,
+      typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {},
+    );
+  }
+  const body = (await res.json()) as Live;
+  const etag = res.headers.get('etag');
+  liveCache = etag === null ? null : { token, etag, body };
+  return body;
+}
+
 /** One call of the API: the parsed answer of a 2xx (see `request`). */
 export async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
   return (await request<T>(method, path, body)).body;
@@ -291,7 +319,7 @@ export interface BrandingInput {
 
 export const api = {
   status: () => call<Status>('GET', '/v1/status'),
-  live: () => call<Live>('GET', '/v1/live'),
+  live: liveView,
   me: () => call<Me>('GET', '/v1/me'),
   login: (token: string) =>
     call<{ token: string; session: { name: string; role: string } }>('POST', '/v1/login', {

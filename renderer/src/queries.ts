@@ -1,8 +1,11 @@
-// Query keys in one place, and the live heartbeat: GET /v1/live is polled (it is cheap), and
-// every other list refetches only when its `seq` moves.
+// Query keys in one place, and the live heartbeat: the live stream (GET /v1/live/stream) says
+// when the ledger's seq moves, and only then is GET /v1/live fetched (revalidated by ETag);
+// while the stream is down, GET /v1/live is polled with If-None-Match. Every other list
+// refetches only when its `seq` moves.
 import { useQuery, useQueryClient, keepPreviousData } from '@tanstack/react-query';
-import { useEffect } from 'react';
-import { api } from './api.js';
+import { useEffect, useSyncExternalStore } from 'react';
+import { api, type Live } from './api.js';
+import { liveStream } from './live-stream.js';
 
 export const keys = {
   status: ['status'] as const,
@@ -20,16 +23,25 @@ export const keys = {
   job: (id: string) => ['job', id] as const,
 };
 
-/** Under a second from an alert's 202 to the Live page. */
+/** Polling while the stream is down: under a second from an alert's 202 to the Live page. */
 const HEARTBEAT_MS = 500;
 
 export function useLive(enabled: boolean) {
   const qc = useQueryClient();
+  const streaming = useSyncExternalStore(liveStream.subscribe, liveStream.streaming);
+  useEffect(() => {
+    if (!enabled) return;
+    return liveStream.onSeq((seq) => {
+      if (qc.getQueryData<Live>(keys.live)?.seq !== seq) {
+        void qc.invalidateQueries({ queryKey: keys.live });
+      }
+    });
+  }, [enabled, qc]);
   const live = useQuery({
     queryKey: keys.live,
     queryFn: api.live,
     enabled,
-    refetchInterval: HEARTBEAT_MS,
+    refetchInterval: streaming ? false : HEARTBEAT_MS,
     refetchIntervalInBackground: true,
     placeholderData: keepPreviousData,
   });
