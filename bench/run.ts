@@ -50,6 +50,7 @@ const BENCHMARKS: readonly (() => Promise<{ default: Benchmark }>)[] = [
   () => import('./ledger-verify.bench.js'),
   () => import('./episodes-list.bench.js'),
   () => import('./model-cost.bench.js'),
+  () => import('./live-idle.bench.js'),
 ];
 
 interface ResultFigure {
