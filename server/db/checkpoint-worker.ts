@@ -7,6 +7,8 @@ import { openDatabase } from './open.js';
 
 export interface CheckpointJob {
   readonly file: string;
+  /** Past this many frames the WAL is started over (RESTART) after the PASSIVE copy. */
+  readonly restartFrames: number;
 }
 
 /** What one checkpoint did: frames in the WAL, and how many of them are in the database. */
@@ -16,15 +18,21 @@ export interface CheckpointResult {
   readonly checkpointed: number;
 }
 
-const { file } = workerData as CheckpointJob;
+const { file, restartFrames } = workerData as CheckpointJob;
 const db = openDatabase(file);
 const checkpoint = db.prepare<[], CheckpointResult>('PRAGMA wal_checkpoint(PASSIVE)');
+// The writer starts the WAL over only when a transaction of its begins with every frame
+// copied; under a steady stream of commits that moment may never come, and the WAL would
+// grow without end. RESTART waits for the writer's transaction to end and holds the next
+// one back while it copies what PASSIVE left (little) and starts the WAL over.
+const restart = db.prepare<[], CheckpointResult>('PRAGMA wal_checkpoint(RESTART)');
 
 parentPort?.on('message', (message: 'run' | 'stop') => {
   if (message === 'stop') {
     db.close();
     process.exit(0); // in a worker thread: this thread only
   }
-  const result = checkpoint.get();
+  let result = checkpoint.get();
+  if (result !== undefined && result.log > restartFrames) result = restart.get() ?? result;
   if (result !== undefined) parentPort?.postMessage(result);
 });

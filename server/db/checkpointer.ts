@@ -7,6 +7,8 @@ import type { CheckpointJob, CheckpointResult } from './checkpoint-worker.js';
 import { workerScript } from './worker-script.js';
 
 export const NUDGE_EVERY_MS = 50;
+/** A WAL longer than this (about 16 MiB of 4 KiB pages) is started over by the thread. */
+export const RESTART_FRAMES = 4096;
 /** After a thread died, wait this long before starting another (a thread that cannot start
  * must not spin). */
 export const RESTART_AFTER_MS = 1000;
@@ -23,8 +25,12 @@ export interface Checkpointer {
 export function createCheckpointer(
   file: string,
   log: { error(obj: object, msg: string): void },
-  /** Hear each thread started (tests stop one to see it replaced). */
-  onThread?: (thread: Worker) => void,
+  options: {
+    /** Hear each thread started (tests stop one to see it replaced). */
+    readonly onThread?: (thread: Worker) => void;
+    /** Tests pass a small one; the service uses RESTART_FRAMES. */
+    readonly restartFrames?: number;
+  } = {},
 ): Checkpointer | null {
   const script = workerScript(import.meta.url, 'checkpoint-worker');
   if (script === null) return null;
@@ -32,11 +38,14 @@ export function createCheckpointer(
   const listeners: ((result: CheckpointResult) => void)[] = [];
   let worker: Worker | null = null;
   let lastNudge = 0;
+  // A nudge inside the window is not dropped but moved to its end: the last commits of a
+  // burst are copied back once it is over, when the writer can start the WAL over.
+  let trailing: NodeJS.Timeout | null = null;
   let diedAt = -Infinity;
   let closed = false;
 
   function start(): Worker {
-    const job: CheckpointJob = { file };
+    const job: CheckpointJob = { file, restartFrames: options.restartFrames ?? RESTART_FRAMES };
     const w = new Worker(found.source, { workerData: job, eval: found.eval });
     w.unref(); // a checkpoint thread never keeps the process alive
     w.on('message', (result: CheckpointResult) => {
@@ -54,23 +63,38 @@ export function createCheckpointer(
     return w;
   }
 
+  function nudge(): void {
+    const now = performance.now();
+    if (closed) return;
+    if (now - lastNudge < NUDGE_EVERY_MS) {
+      trailing ??= setTimeout(
+        () => {
+          trailing = null;
+          nudge();
+        },
+        NUDGE_EVERY_MS - (now - lastNudge),
+      );
+      trailing.unref();
+      return;
+    }
+    if (worker === null) {
+      if (now - diedAt < RESTART_AFTER_MS) return;
+      worker = start();
+      options.onThread?.(worker);
+    }
+    lastNudge = now;
+    worker.postMessage('run');
+  }
+
   return {
-    nudge(): void {
-      const now = performance.now();
-      if (closed || now - lastNudge < NUDGE_EVERY_MS) return;
-      if (worker === null) {
-        if (now - diedAt < RESTART_AFTER_MS) return;
-        worker = start();
-        onThread?.(worker);
-      }
-      lastNudge = now;
-      worker.postMessage('run');
-    },
+    nudge,
     onResult(listener) {
       listeners.push(listener);
     },
     async close(): Promise<void> {
       closed = true;
+      if (trailing !== null) clearTimeout(trailing);
+      trailing = null;
       const w = worker;
       worker = null;
       if (w === null) return;

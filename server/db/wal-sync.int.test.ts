@@ -111,9 +111,31 @@ describe('the checkpoint thread', () => {
     expect(statSync(`${file}-wal`).size).toBeLessThan(unchecked);
   });
 
+  it('starts a WAL over that a steady stream of commits never lets the writer restart', async () => {
+    const writer = createWriter(db, { durability: walSync });
+    const checkpointer = createCheckpointer(file, log, { restartFrames: 64 });
+    if (checkpointer === null) throw new Error('the checkpoint thread cannot start');
+    writer.onBatch(() => checkpointer.nudge());
+    const logs: number[] = [];
+    checkpointer.onResult((r) => logs.push(r.log));
+    // The thread loads first (under tsx that takes a while), on an empty WAL.
+    const ready = new Promise<void>((resolve) => checkpointer.onResult(() => resolve()));
+    await writer.transact(() => row(-1));
+    await ready;
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    logs.length = 0;
+    // Back to back, never a pause: 1,200 commits of about a frame each.
+    await Promise.all(Array.from({ length: 600 }, (_, i) => writer.transact(() => row(i))));
+    for (let i = 600; i < 1200; i++) await writer.transact(() => row(i));
+    await checkpointer.close();
+    expect(logs.length).toBeGreaterThan(1);
+    // Without a restart the WAL would hold every frame of the 1,200 commits.
+    expect(statSync(`${file}-wal`).size).toBeLessThan(1200 * 3000);
+  });
+
   it('a thread that died is replaced at a later nudge; close stops it', async () => {
     const threads: Worker[] = [];
-    const checkpointer = createCheckpointer(file, log, (w) => threads.push(w));
+    const checkpointer = createCheckpointer(file, log, { onThread: (w) => threads.push(w) });
     if (checkpointer === null) throw new Error('the checkpoint thread cannot start');
     const results: number[] = [];
     checkpointer.onResult((r) => results.push(r.log));
