@@ -133,6 +133,30 @@ describe('the checkpoint thread', () => {
     expect(statSync(`${file}-wal`).size).toBeLessThan(1200 * 3000);
   });
 
+  it('a write that reads first is never refused while the thread starts the WAL over', async () => {
+    const writer = createWriter(db, { durability: walSync });
+    const checkpointer = createCheckpointer(file, log, { restartFrames: 16 });
+    if (checkpointer === null) throw new Error('the checkpoint thread cannot start');
+    writer.onBatch(() => checkpointer.nudge());
+    const ready = new Promise<void>((resolve) => checkpointer.onResult(() => resolve()));
+    await writer.transact(() => row(-1));
+    await ready;
+    const count = db.prepare('SELECT count(*) AS n FROM t');
+    // As intake does: a read (is this signal known?), then the write, in one job.
+    const readThenWrite = (i: number) =>
+      writer.transact(() => {
+        count.get();
+        row(i);
+      });
+    const results = await Promise.allSettled(
+      Array.from({ length: 40 }, async (_, k) => {
+        for (let i = 0; i < 30; i++) await readThenWrite(k * 100 + i);
+      }),
+    );
+    await checkpointer.close();
+    expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
+  });
+
   it('a thread that died is replaced at a later nudge; close stops it', async () => {
     const threads: Worker[] = [];
     const checkpointer = createCheckpointer(file, log, { onThread: (w) => threads.push(w) });

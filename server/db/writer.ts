@@ -146,7 +146,10 @@ export function createWriter(db: Database, options: WriterOptions = {}): Writer 
             current = null;
           }
         }
-      })();
+        // IMMEDIATE: the write lock is taken before the first read, so a job that reads then
+        // writes never finds its snapshot stale (SQLITE_BUSY_SNAPSHOT) after the checkpoint
+        // thread started the WAL over; it waits for that instead.
+      }).immediate();
     } catch (error) {
       rolledBack();
       const refused = asStorageError(error instanceof GroupAborted ? error.cause : error);
@@ -260,7 +263,7 @@ export function createWriter(db: Database, options: WriterOptions = {}): Writer 
       current = job;
       let value: T;
       try {
-        value = db.transaction(fn)();
+        value = db.transaction(fn).immediate();
       } catch (error) {
         rolledBack();
         throw asStorageError(error);
