@@ -7,6 +7,8 @@ import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 
 const common = {
   bundle: true,
+  // A release bundle (SVC_RELEASE=1) leaves the development licence authority out entirely.
+  define: { __SVC_RELEASE__: process.env.SVC_RELEASE === '1' ? 'true' : 'false' },
   platform: 'node',
   target: 'node20',
   packages: 'external',
@@ -42,7 +44,7 @@ await Promise.all([
     format: 'cjs',
     outExtension: { '.js': '.cjs' },
     external: ['electron'],
-    define: { 'import.meta.url': '__importMetaUrl' },
+    define: { ...common.define, 'import.meta.url': '__importMetaUrl' },
     banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
   }),
 ]);
