@@ -7,4 +7,10 @@ describe('docs/configuration.md', () => {
     const doc = readFileSync(new URL('../docs/configuration.md', import.meta.url), 'utf8');
     expect(doc).toBe(configurationMarkdown());
   });
+
+  it('says how licence checks use HTTPS_PROXY and NO_PROXY', () => {
+    const doc = configurationMarkdown();
+    for (const name of ['HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy', 'SVC_CA_BUNDLE'])
+      expect(doc).toContain(`\`${name}\``);
+  });
 });

@@ -74,5 +74,16 @@ export function configurationMarkdown(): string {
     '|---|---|---|---|',
     ...rows,
     '',
+    '## Proxy for licence checks',
+    '',
+    'Licence checks reach `SVC_AUTHORITY_URL` through `HTTPS_PROXY` (an `http://` or `https://`',
+    'proxy URL; `host:port` alone is read as `http://host:port`) unless `NO_PROXY` names the',
+    "authority's host (a comma-separated list: a host, `.domain` or `*.domain` for its subdomains,",
+    '`host:port`, or `*` for every host). The lower-case forms `https_proxy` and `no_proxy` are',
+    'read too and win when both are set. A proxy URL may hold a password: it is never logged.',
+    'A proxy that inspects TLS presents its own certificates: add its CA with `SVC_CA_BUNDLE`',
+    "(added to the system's roots, not replacing them), and pin its key, or unset",
+    '`SVC_AUTHORITY_PINS`, if pins are set.',
+    '',
   ].join('\n');
 }

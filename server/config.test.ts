@@ -112,6 +112,8 @@ describe('defaults', () => {
         caBundle: null,
         revocationFile: null,
         clockToleranceS: 3600,
+        httpsProxy: null,
+        noProxy: null,
       },
       identity: { clusterUid: null, machineIdFile: '/etc/machine-id', hardwareIdFile: null },
       keychain: { join: null, siteKey: null, file: null, passphrase: null },
@@ -310,6 +312,49 @@ describe('bad values', () => {
     expect(problemsOf({ SVC_FIPS: '0', OPENSSL_FIPS: '1' })).toEqual([
       expect.stringMatching(/^SVC_FIPS: 0 conflicts with OPENSSL_FIPS=1/) as unknown,
     ]);
+  });
+});
+
+describe('HTTPS_PROXY and NO_PROXY (licence checks; not SVC_* variables)', () => {
+  it('are read in either case, the lower-case form first (as curl and undici do)', () => {
+    const c = loadConfig({ HTTPS_PROXY: 'http://upper.test:3128', NO_PROXY: 'upper.test' });
+    expect(c.licence.httpsProxy?.reveal()).toBe('http://upper.test:3128');
+    expect(c.licence.noProxy).toBe('upper.test');
+    const both = loadConfig({
+      HTTPS_PROXY: 'http://upper.test:3128',
+      https_proxy: 'http://lower.test:8080',
+      NO_PROXY: 'upper.test',
+      no_proxy: '.lower.test,10.0.0.1',
+    });
+    expect(both.licence.httpsProxy?.reveal()).toBe('http://lower.test:8080');
+    expect(both.licence.noProxy).toBe('.lower.test,10.0.0.1');
+  });
+
+  it('a proxy without a scheme is http:// (curl reads it so); empty is unset', () => {
+    expect(loadConfig({ https_proxy: 'proxy.test:3128' }).licence.httpsProxy?.reveal()).toBe(
+      'http://proxy.test:3128',
+    );
+    const empty = loadConfig({ HTTPS_PROXY: ' ', NO_PROXY: '' });
+    expect([empty.licence.httpsProxy, empty.licence.noProxy]).toEqual([null, null]);
+  });
+
+  it('the proxy is a secret (it may carry a password): never printed', () => {
+    const c = loadConfig({ HTTPS_PROXY: 'http://user:pw-planted@proxy.test:3128' });
+    expect(c.licence.httpsProxy).toBeInstanceOf(Secret);
+    expect(JSON.stringify(c)).not.toContain('pw-planted');
+  });
+
+  it('a proxy that is not an http(s) URL is a problem, without showing a password', () => {
+    expect(problemsOf({ HTTPS_PROXY: 'socks5://proxy.test:1080' })).toEqual([
+      expect.stringMatching(
+        /^HTTPS_PROXY: "socks5:\/\/proxy.test:1080" is not valid; accepts /,
+      ) as unknown,
+    ]);
+    const hidden = problemsOf({ https_proxy: 'ftp://u:pw-planted@proxy.test' });
+    expect(hidden).toEqual([
+      expect.stringMatching(/^https_proxy: \(hidden\) is not valid/) as unknown,
+    ]);
+    expect(hidden.join()).not.toContain('pw-planted');
   });
 });
 

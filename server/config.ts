@@ -399,6 +399,10 @@ export interface Config {
     readonly caBundle: string | null;
     readonly revocationFile: string | null;
     readonly clockToleranceS: number;
+    /** HTTPS_PROXY (https_proxy first): the licence checks' proxy; a secret, as it may hold a password. */
+    readonly httpsProxy: Secret | null;
+    /** NO_PROXY (no_proxy first): hosts the licence checks reach directly, as undici reads it. */
+    readonly noProxy: string | null;
   };
   readonly identity: {
     readonly clusterUid: string | null;
@@ -548,6 +552,8 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): Config {
       caBundle: orNull(read('SVC_CA_BUNDLE')),
       revocationFile: orNull(read('SVC_REVOCATION_FILE')),
       clockToleranceS: read('SVC_CLOCK_TOLERANCE_S') ?? 3600,
+      httpsProxy: readProxy(env, problems),
+      noProxy: orNull(firstSet(env, ['no_proxy', 'NO_PROXY'])?.value),
     },
     identity: {
       clusterUid: orNull(read('SVC_CLUSTER_UID')),
@@ -597,6 +603,38 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): Config {
     ]),
   ];
   return deepFreeze({ ...config, secretRefs: { ...config.secretRefs, ownPaths } });
+}
+
+/** The first of `names` set to a non-blank value, with the name that set it. */
+function firstSet(env: Env, names: readonly string[]): { name: string; value: string } | undefined {
+  for (const name of names) {
+    const value = env[name]?.trim();
+    if (value !== undefined && value !== '') return { name, value };
+  }
+  return undefined;
+}
+
+/**
+ * HTTPS_PROXY for the licence checks, read in either case (the lower-case form first, as curl
+ * and undici do); a bare host:port is http:// as curl takes it. Not an SVC_* variable, but a
+ * bad one is a problem like any other: a check must not quietly go around the proxy.
+ */
+function readProxy(env: Env, problems: string[]): Secret | null {
+  const set = firstSet(env, ['https_proxy', 'HTTPS_PROXY']);
+  if (set === undefined) return null;
+  const value = set.value.includes('://') ? set.value : `http://${set.value}`;
+  try {
+    const u = new URL(value);
+    if ((u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '')
+      return new Secret(value);
+  } catch {
+    // reported below
+  }
+  const shown = set.value.includes('@') ? '(hidden)' : JSON.stringify(set.value.slice(0, 80));
+  problems.push(
+    `${set.name}: ${shown} is not valid; accepts a proxy URL (http://host:port or https://host:port)`,
+  );
+  return null;
 }
 
 /** Every absolute path an SVC_* variable names (the _FILE forms of secrets among them). */
