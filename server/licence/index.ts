@@ -40,3 +40,18 @@ export {
 } from './document/revocations-doc.js';
 export { RELEASE_BUILD, TRUSTED_ROOTS } from './trust/trusted-roots.js';
 export { stageOf, stageOperates, type LicenceStage, type StageView } from './stages.js';
+export {
+  AUTHORITY_LIMITS,
+  bypassesProxy,
+  chainPins,
+  postToAuthority,
+  spkiPinOf,
+  trustedRoots,
+  type AuthorityAnswer,
+  type AuthorityCallOptions,
+  type AuthorityFailure,
+  type AuthorityFailureResult,
+  type AuthorityResponse,
+  type AuthorityRoute,
+  type AuthorityTransportSettings,
+} from './authority-transport.js';
