@@ -3,7 +3,7 @@
 // Test-only: nothing under server/ imports this.
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Server as HttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 
 export type HttpsApp = FastifyInstance<HttpsServer>;
 
@@ -25,6 +25,8 @@ export interface RunningHttpsServer {
   readonly app: HttpsApp;
   /** TCP connections accepted (a client that rejects the certificate still counts here). */
   readonly connections: number;
+  /** Connections still open now (a client that keeps none after its call leaves 0). */
+  readonly open: number;
   /** TLS handshakes the server saw complete. */
   readonly handshakes: number;
   /** HTTP requests that reached the app (a request byte was sent and parsed). */
@@ -42,8 +44,11 @@ export async function startHttpsServer(options: HttpsServerOptions): Promise<Run
   let requests = 0;
   let handshakes = 0;
   let connections = 0;
-  app.server.on('connection', () => {
+  const open = new Set<Socket>();
+  app.server.on('connection', (socket: Socket) => {
     connections += 1;
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
   });
   app.server.on('secureConnection', () => {
     handshakes += 1;
@@ -61,6 +66,9 @@ export async function startHttpsServer(options: HttpsServerOptions): Promise<Run
     app,
     get connections() {
       return connections;
+    },
+    get open() {
+      return open.size;
     },
     get handshakes() {
       return handshakes;

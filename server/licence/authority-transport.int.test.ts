@@ -39,6 +39,18 @@ async function routes(app: RunningHttpsServer['app']): Promise<void> {
     reply.type('text/html').send('<html>captive portal</html>'),
   );
   app.post('/v1/empty', async (_req, reply) => reply.code(204).send());
+  // The authority's behaviour drop_connection: the socket closes before any answer.
+  app.post('/v1/drop', async (req, reply) => {
+    req.raw.socket.destroy();
+    return reply;
+  });
+  // Half an answer, then the socket closes.
+  app.post('/v1/cut', async (_req, reply) => {
+    reply.raw.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+    reply.raw.write('{"status":"o');
+    setTimeout(() => reply.raw.socket?.destroy(), 20);
+    return reply;
+  });
   app.post('/v1/big', async () => ({ pad: 'x'.repeat(BIG) }));
   // A streamed answer with no length: the limit must hold on what arrives.
   app.post('/v1/big-stream', async (_req, reply) => {
@@ -406,6 +418,29 @@ describe('case 22: a TLS-inspecting proxy', () => {
   });
 });
 
+describe('no connection outlives a call', () => {
+  it('after an answer, a pin mismatch, a bad answer and a timeout, the server holds none', async () => {
+    const until = async (test: () => boolean) => {
+      for (let i = 0; i < 100 && !test(); i += 1) await new Promise((r) => setTimeout(r, 20));
+      return test();
+    };
+    await postToAuthority(settings(), '/v1/echo', {});
+    await postToAuthority(settings({ authorityPins: [spkiPin(p256.leafPem)] }), '/v1/echo', {});
+    await postToAuthority(settings(), '/v1/big-stream', {});
+    expect(await until(() => server.open === 0)).toBe(true);
+    const r = await postToAuthority(
+      settings({ authorityUrl: silent.url }),
+      '/v1/check',
+      {},
+      {
+        totalTimeoutMs: 200,
+      },
+    );
+    expect(r).toMatchObject({ result: 'timeout' });
+    expect(await until(() => silent.open === 0)).toBe(true);
+  });
+});
+
 describe('failures: timeout, unreachable, bad answers', () => {
   it('a server that accepts but never completes TLS: timeout (connect limit)', async () => {
     const sockets = new Set<Socket>();
@@ -467,6 +502,37 @@ describe('failures: timeout, unreachable, bad answers', () => {
     );
     expect(r).toMatchObject({ ok: false, result: 'unreachable', via: 'direct' });
     if (!r.ok) expect(r.detail).toMatch(/ECONNREFUSED/);
+  });
+
+  it('the connection dropped before or during the answer: unreachable', async () => {
+    for (const path of ['/v1/drop', '/v1/cut']) {
+      const r = await postToAuthority(settings(), path, {});
+      expect(r).toMatchObject({ ok: false, result: 'unreachable', via: 'direct' });
+      if (!r.ok) expect(r.detail).toMatch(/closed|reset|socket/i);
+    }
+  });
+
+  it('a server that does not speak TLS on the https:// port: tls_error', async () => {
+    const plain = createServer((s) => {
+      s.resume();
+      s.end('HTTP/1.1 400 Bad Request\r\n\r\n');
+    });
+    await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
+    const { port } = plain.address() as AddressInfo;
+    try {
+      const r = await postToAuthority(
+        settings({ authorityUrl: `https://127.0.0.1:${String(port)}` }),
+        '/v1/check',
+        {},
+      );
+      expect(r).toMatchObject({ ok: false, result: 'tls_error' });
+      if (!r.ok)
+        expect(r.detail).toMatch(
+          /^TLS with 127\.0\.0\.1:\d+ failed \(ERR_SSL_WRONG_VERSION_NUMBER: wrong version number\)$/,
+        );
+    } finally {
+      await new Promise<void>((resolve) => plain.close(() => resolve()));
+    }
   });
 
   it('an answer over 256 KiB, declared or streamed: bad_answer', async () => {

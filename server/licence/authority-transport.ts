@@ -346,7 +346,10 @@ function classify(
 ): AuthorityFailure {
   const links = chainOf(err);
   const has = (test: (code: string) => boolean) => links.find((l) => test(l.code));
-  const said = (l: ErrorLink) => (l.code === '' ? l.message : `${l.code}: ${l.message}`);
+  // OpenSSL's messages carry an error queue and a source path; its reason is what reads.
+  const reason = (m: string) => /:error:[0-9A-F]+:[^:]*:[^:]*:([^:]+)/.exec(m)?.[1] ?? m.trim();
+  const said = (l: ErrorLink) =>
+    l.code === '' ? reason(l.message) : `${l.code}: ${reason(l.message)}`;
   const { where, fail } = ctx;
 
   if (has((c) => c === 'UND_ERR_CONNECT_TIMEOUT') !== undefined)
