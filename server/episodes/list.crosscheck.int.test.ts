@@ -1,6 +1,6 @@
-// The list's one-pass scan against a plain recount: random episodes, random selections, and
-// for each the total, every facet's counts and the scorecard must equal what a naive filter
-// over the table's rows gives.
+// The list's one-pass scan against a plain recount: random episodes, random selections (facets,
+// a time window, `q` through the text index), and for each the total, every facet's counts
+// and the scorecard must equal what a naive filter over the table's rows gives.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFakeClock } from '../shared/clock.js';
 import { asAdmin, buildTestServer, type TestServer } from '../testing/test-server.js';
@@ -36,7 +36,24 @@ const FACET_VALUES = {
 type FacetName = keyof typeof FACET_VALUES;
 const FACET_NAMES = Object.keys(FACET_VALUES) as FacetName[];
 
+/** Terms of `q`: parts of services, a cause, an id's prefix, and one that matches nothing. */
+const TERMS = ['checkout', 'pay', 'EDGE', 'disk_full', 'ep-', 'nowhere'];
+const TEXT_COLUMNS = [
+  'episode_id',
+  'service',
+  'alerts',
+  'confirmed',
+  'note',
+  'fix',
+  'diagnosis',
+] as const;
+
 interface Row {
+  episode_id: string;
+  alerts: string;
+  note: string | null;
+  fix: string | null;
+  diagnosis: string | null;
   service: string;
   t_open: string;
   decision: string;
@@ -108,10 +125,15 @@ describe('the list against a plain recount', () => {
       }
       const since =
         rnd() < 0.4 ? `2026-10-${String(1 + Math.floor(rnd() * 28)).padStart(2, '0')}` : null;
+      const until =
+        rnd() < 0.2 ? `2026-11-${String(1 + Math.floor(rnd() * 20)).padStart(2, '0')}` : null;
       const confirmed = rnd() < 0.2 ? pick(['yes', 'no']) : null;
+      const q = rnd() < 0.4 ? pick(TERMS) : null;
       const params = new URLSearchParams({ scorecard: '1', limit: '1' });
       for (const [f, v] of Object.entries(filters)) params.set(f, v.join(','));
       if (since !== null) params.set('since', since);
+      if (until !== null) params.set('until', until);
+      if (q !== null) params.set('q', q);
       if (confirmed !== null) params.set('confirmed', confirmed);
 
       const res = await server.app.inject({
@@ -134,6 +156,9 @@ describe('the list against a plain recount', () => {
 
       const base = (r: Row): boolean =>
         (since === null || r.t_open >= `${since}T00:00:00`) &&
+        (until === null || r.t_open < `${until}T00:00:00`) &&
+        (q === null ||
+          TEXT_COLUMNS.some((c) => (r[c] ?? '').toLowerCase().includes(q.toLowerCase()))) &&
         (confirmed === null || (r.confirmed !== '[]') === (confirmed === 'yes'));
       const passes = (r: Row, except: FacetName | null): boolean =>
         base(r) &&

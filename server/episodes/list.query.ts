@@ -93,19 +93,28 @@ export function createEpisodeListStore(
     `SELECT rowid FROM episodes WHERE episode_id = ?`,
   );
   // Every row the index finds matches: only the running episodes (a few, through their
-  // partial index) are left out, rather than reading each found row for its status.
+  // partial index) are left out, rather than reading each found row for its status. They
+  // are taken out in JavaScript rather than by a NOT IN in the query, which looked each
+  // found rowid up in a temporary index (a third of the query's time at 66,000 rows). The
+  // rowids cross into JavaScript as one JSON array, not a row each (a fifth less).
   const searched = db
-    .prepare<[string], number>(
-      `SELECT rowid FROM episodes_fts WHERE episodes_fts MATCH ?
-       AND rowid NOT IN (SELECT rowid FROM episodes WHERE status <> 'closed')`,
+    .prepare<[string], string>(
+      `SELECT json_group_array(rowid) FROM episodes_fts WHERE episodes_fts MATCH ?`,
     )
+    .pluck();
+  const running = db
+    .prepare<[], number>(`SELECT rowid FROM episodes WHERE status <> 'closed'`)
     .pluck();
 
   return {
     /** Rowids of closed episodes that match `q` (any text column) and `query`. */
     matching(q: string | null, query: string | null, nowMs: number): number[] {
       const search = q === null ? null : searchOf(q);
-      if (search?.exact === true && query === null) return searched.all(search.match);
+      if (search?.exact === true && query === null) {
+        const found = JSON.parse(searched.get(search.match) ?? '[]') as number[];
+        const open = new Set(running.all());
+        return open.size === 0 ? found : found.filter((rowid) => !open.has(rowid));
+      }
       const parts: string[] = [];
       const params: (string | number)[] = [];
       if (search !== null) {
