@@ -179,12 +179,14 @@ function licenceLine(config: Config, licenceFile: boolean): [CheckStatus, string
     try {
       const v = rt.licence.view();
       if (v !== null) {
-        const what = `${v.kind} (${v.tier}), expires ${v.expires_at}`;
-        if (!v.valid) return ['fail', 'licence: held', `expired: ${what}; install a licence`];
+        const what = `${v.kind} (${v.tier}), ${v.expires_at === null ? 'perpetual' : `expires ${v.expires_at}`}`;
+        if (!v.valid)
+          return ['fail', 'licence: held', `${v.why ?? 'not valid'}: ${what}; install a licence`];
+        const left = v.days_left === null ? '' : `, ${String(v.days_left)} days left`;
         return [
-          v.in_grace || v.days_left <= 14 ? 'warn' : 'ok',
+          v.in_grace || (v.days_left !== null && v.days_left <= 14) ? 'warn' : 'ok',
           'licence: held',
-          `${what}, ${String(v.days_left)} days left`,
+          `${what}${left}`,
         ];
       }
     } finally {

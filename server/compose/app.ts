@@ -44,6 +44,7 @@ import {
   type InstallService,
 } from '../install/index.js';
 import { categoryOf, ledgerRoutes, SEALED_TYPE } from '../ledger/index.js';
+import { licenceRoutes, startLicenceSchedule } from '../licence/index.js';
 import { createMetrics, metricsRoutes } from '../metrics/index.js';
 import {
   createSessionsService,
@@ -201,6 +202,9 @@ export async function buildApp(config: Config, options: AppOptions) {
   recordStart(rt, install, () => {
     policy.load();
   });
+  // The signed licence, revocations and stages: after the start events, before serving.
+  await rt.licence.start();
+  const stopLicence = startLicenceSchedule(rt.licence, log);
   connectors.start();
   rt.sealer?.sealNow();
   rt.sealer?.start();
@@ -543,6 +547,7 @@ export async function buildApp(config: Config, options: AppOptions) {
       await v1.register(ldapRoutes, { ldap: ldapSignIn });
       await v1.register(ssoRoutes, { sso, mode: status.mode });
       await v1.register(doctorRoutes, { doctor });
+      await v1.register(licenceRoutes, { licence: rt.licence });
       await v1.register(ledgerRoutes, { reader: rt.reader });
       await v1.register(eventsRoutes, { events, mode: status.mode });
       await v1.register(intakeRoutes, { intake, mode: status.mode });
@@ -570,6 +575,7 @@ export async function buildApp(config: Config, options: AppOptions) {
   async function close(): Promise<void> {
     closing ??= (async () => {
       clearInterval(closer);
+      stopLicence();
       await acting.stop();
       sessions.stop();
       await poller.stop();

@@ -232,13 +232,26 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
       throw err;
     }
   }
+  const fingerprint = computeFingerprint(config.identity);
+  const headSeq = ledgerStore.head().seq;
+  const newestTs = headSeq > 0 ? ledgerStore.range(headSeq - 1, headSeq, 1)[0]?.ts : undefined;
   const licence = createLicenceService({
     store: licenceStore,
     ledger,
+    writer,
     clock,
-    checkMode: config.licence.check,
+    settings: {
+      check: config.licence.check,
+      fips: config.fips,
+      licenceFile: config.files.licence,
+      dataDir: config.dataDir,
+      revocationFile: config.licence.revocationFile,
+      clockToleranceS: config.licence.clockToleranceS,
+    },
+    fingerprint: fingerprint.ok ? fingerprint.fingerprint : null,
+    newestEventMs: newestTs === undefined ? 0 : Date.parse(newestTs),
+    log,
   });
-  const fingerprint = computeFingerprint(config.identity);
 
   return {
     config,

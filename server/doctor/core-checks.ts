@@ -105,14 +105,32 @@ export function licenceCheck(licence: LicenceService, fingerprint: Fingerprint):
           detail: `no licence.${fp}`,
           hint: 'start the offline trial (SVC_TRIAL=1) or install a licence',
         };
-      const base = `${v.kind} (${v.tier}), ${String(v.services)} services, expires ${v.expires_at}; ${v.check === 'offline' ? 'offline by choice' : `check ${v.check}`}.${fp}`;
+      const services =
+        v.services === null ? 'unlimited services' : `${String(v.services)} services`;
+      const expiry = v.expires_at === null ? 'perpetual' : `expires ${v.expires_at}`;
+      const who = v.customer === null ? '' : ` for ${v.customer}`;
+      const base = `${v.kind} (${v.tier})${who}, ${services}, ${expiry}; ${v.check === 'offline' ? 'offline by choice' : `check ${v.check}`}.${fp}`;
       if (!v.valid)
-        return { status: 'fail', detail: `expired: ${base}`, hint: 'install a licence' };
+        return {
+          status: 'fail',
+          detail: `${v.why ?? 'not valid'}: ${base}`,
+          hint:
+            v.file_mounted === null
+              ? 'install a licence (Licence page, POST /v1/licence)'
+              : `replace the licence file ${v.file_mounted}`,
+        };
+      // In grace everything still works, but the service stops at its end: a failure to act on.
       if (v.in_grace)
         return {
+          status: 'fail',
+          detail: `expired, in grace until ${v.grace_ends_at ?? '?'}: ${base}`,
+          hint: 'install a renewed licence before the grace period ends',
+        };
+      if (licence.clockBehind())
+        return {
           status: 'warn',
-          detail: `in grace: ${base}`,
-          hint: 'install a licence before the grace period ends',
+          detail: `the system clock is behind the licence high-water mark: ${base}`,
+          hint: 'set the clock right (NTP); licence decisions keep using the later time meanwhile',
         };
       if (!fingerprint.ok)
         return {
@@ -120,11 +138,11 @@ export function licenceCheck(licence: LicenceService, fingerprint: Fingerprint):
           detail: base,
           hint: 'give this host a machine id so that the install can be licensed',
         };
-      if (v.days_left <= 14)
+      if (v.stage === 'expiring' || (v.days_left !== null && v.days_left <= 14))
         return {
           status: 'warn',
           detail: `${String(v.days_left)} days left: ${base}`,
-          hint: 'install a licence soon',
+          hint: 'install a renewed licence soon',
         };
       return { status: 'ok', detail: base, hint: '' };
     },

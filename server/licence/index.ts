@@ -55,3 +55,7 @@ export {
   type AuthorityRoute,
   type AuthorityTransportSettings,
 } from './authority-transport.js';
+export { licenceRoutes } from './licence.routes.js';
+export { startLicenceSchedule, LICENCE_TICK_MS } from './licence.schedule.js';
+export { lossesOf } from './losses.js';
+export type { LicenceSettings, InstallOptions } from './licence.service.js';

@@ -1,9 +1,38 @@
-// The licence as far as this version goes: the offline trial (npm start, --trial,
-// SVC_TRIAL=1). Signed licence files and installs arrive with the licence issue.
-import type { Clock } from '../shared/clock.js';
+// The licence in force (licence.md §3.3, §3.8, §3.9): the offline trial, or a signed licence
+// installed through the API or mounted as SVC_LICENCE. Every source goes through one verifier;
+// a refusal leaves the licence in force as it was and is recorded. Decisions use effective
+// time, so a clock turned back extends nothing. Expiry degrades in stages and never stops
+// alerts from being recorded before the grace ends.
+import type { Logger } from 'pino';
+import type { Writer } from '../db/writer.js';
 import type { DomainLedger } from '../ledger/index.js';
-import type { LicenceStore } from './licence.store.js';
+import { ConflictError, InvalidInputError, NotFoundError } from '../shared/errors.js';
+import type { Clock } from '../shared/clock.js';
+import type { LicencePayload, VerifiedLicence } from './document/licence-doc.js';
+import { verifyLicence } from './document/licence-doc.js';
+import {
+  EMPTY_REVOCATIONS,
+  revocationOf,
+  verifyRevocations,
+  type RevocationList,
+} from './document/revocations-doc.js';
+import type { TrustContext, TrustedRoot } from './document/trust.js';
+import { createEffectiveTime } from './effective-time.js';
+import {
+  CLOCK_FILE,
+  LICENCE_COPY,
+  REVOCATIONS_COPY,
+  bundledRevocationsFile,
+  dataFile,
+  readDocumentFile,
+  removeDocumentCopy,
+  writeDocumentCopy,
+} from './licence-files.js';
 import type { LicenceEvents } from './licence.events.js';
+import type { LicenceStore } from './licence.store.js';
+import { lossesOf } from './losses.js';
+import { stageOf, stageOperates, type LicenceStage } from './stages.js';
+import { TRUSTED_ROOTS } from './trust/trusted-roots.js';
 
 /** The trial on offer: 90 days at present (normally 30), 50 services, up to 10 installs. */
 export const TRIAL = {
@@ -14,54 +43,638 @@ export const TRIAL = {
   grace_days: 14,
 } as const;
 const DAY_MS = 86_400_000;
+/** How long a superseded serial keeps working once the newer serial is known (§3.9). */
+export const SUPERSEDED_DAYS = 14;
 
 export interface LicenceView {
-  readonly kind: string;
+  readonly kind: 'trial' | 'licence';
   readonly tier: string;
-  readonly services: number;
+  readonly customer: string | null;
+  readonly licence_id: string | null;
+  readonly serial: number | null;
+  readonly source: string;
+  /** the licensed number of services, null for unlimited */
+  readonly services: number | null;
   readonly installs: number;
-  readonly install_limit: number;
+  readonly install_limit: number | null;
   readonly started_at: string;
-  readonly expires_at: string;
+  readonly expires_at: string | null;
+  readonly grace_ends_at: string | null;
+  readonly stage: LicenceStage;
   readonly in_grace: boolean;
   readonly valid: boolean;
-  readonly days_left: number;
+  /** why the licence does not let the service operate, when it does not */
+  readonly why: string | null;
+  readonly days_left: number | null;
   readonly check: string;
+  readonly verified: boolean;
+  readonly on_licence: boolean;
+  readonly site: string | null;
+  readonly file_mounted: string | null;
+}
+
+export interface LicenceSettings {
+  readonly check: string;
+  readonly fips: boolean;
+  /** SVC_LICENCE: a licence file here makes the licence file-managed */
+  readonly licenceFile: string;
+  readonly dataDir: string;
+  /** SVC_REVOCATION_FILE, or null for the list bundled with the build */
+  readonly revocationFile: string | null;
+  readonly clockToleranceS: number;
 }
 
 interface Deps {
   readonly store: LicenceStore;
   readonly ledger: DomainLedger<LicenceEvents>;
+  readonly writer: Writer;
   readonly clock: Clock;
-  readonly checkMode: string;
+  readonly settings: LicenceSettings;
+  /** this install's fingerprint, null when the host gives none */
+  readonly fingerprint: string | null;
+  /** the newest ledger event's time at start (ms, 0 when empty) */
+  readonly newestEventMs: number;
+  readonly log: Pick<Logger, 'warn' | 'info'>;
+  /** tests may pass their own; the service uses the roots compiled into the build */
+  readonly roots?: readonly TrustedRoot[];
 }
 
-export function createLicenceService({ store, ledger, clock, checkMode }: Deps) {
-  return {
-    view(): LicenceView | null {
-      const row = store.get();
-      if (row === null) return null;
-      const now = clock.now();
-      const expires = Date.parse(row.expires_at);
-      const graceEnd = expires + row.grace_days * DAY_MS;
+interface Active {
+  readonly verified: VerifiedLicence;
+  readonly text: string;
+}
+
+export interface InstallOptions {
+  readonly actor: string;
+  readonly acknowledge?: boolean;
+}
+
+function textOf(input: unknown): string {
+  return typeof input === 'string' ? input : JSON.stringify(input);
+}
+
+export function createLicenceService(deps: Deps) {
+  const { store, ledger, writer, settings } = deps;
+  const roots = deps.roots ?? TRUSTED_ROOTS;
+  const copyFile = dataFile(settings.dataDir, LICENCE_COPY);
+  const revocationsCopy = dataFile(settings.dataDir, REVOCATIONS_COPY);
+  const time = createEffectiveTime({
+    clock: deps.clock,
+    file: dataFile(settings.dataDir, CLOCK_FILE),
+    toleranceS: settings.clockToleranceS,
+    newestEventMs: deps.newestEventMs,
+  });
+  let active: Active | null = null;
+  let revocations: RevocationList = EMPTY_REVOCATIONS;
+  /** the mounted file's last text seen, so an unchanged file is not re-judged every minute */
+  let mountedSeen: string | null = null;
+  /** set while the clock is behind the mark, so one backwards move is recorded once */
+  let clockBehind = false;
+  let lastValid: boolean | null = null;
+
+  // What was recorded before this process started, read without writing anything, so that
+  // read-only tools (doctor, preflight) see the licence in force as the service does.
+  function loadRecordedSync(): void {
+    const stored = readDocumentFile(revocationsCopy);
+    if ('text' in stored) {
+      const v = verifyRevocations(stored.text, {
+        roots,
+        revokedKids: new Set(),
+        fips: settings.fips,
+      });
+      if (v.ok) revocations = v.list;
+    }
+    const current = store.current();
+    const copy = readDocumentFile(copyFile);
+    if (current === null || !('text' in copy)) return;
+    const verdict = verifyLicence(copy.text, trust());
+    if (verdict.ok && verdict.sha256 === current.sha256)
+      active = { verified: verdict, text: copy.text };
+  }
+
+  const trust = (): TrustContext => ({
+    roots,
+    revokedKids: new Set(revocations.keys.map((k) => k.kid)),
+    fips: settings.fips,
+  });
+  const mounted = (): boolean => !('missing' in readDocumentFile(settings.licenceFile));
+
+  function coversThisInstall(l: LicencePayload): boolean {
+    if (l.site !== null) return true;
+    return deps.fingerprint !== null && l.installs.some((i) => i.fingerprint === deps.fingerprint);
+  }
+
+  /** Why a verified licence cannot be installed here, or null. */
+  function refusalOf(v: VerifiedLicence): { check: string; detail: string } | null {
+    const l = v.licence;
+    const r = revocationOf(revocations, l.licence_id, l.serial);
+    if (r?.reason === 'revoked')
+      return { check: 'revoked', detail: `licence ${l.licence_id} has been revoked` };
+    if (r?.reason === 'superseded') {
       return {
-        kind: row.kind,
-        tier: row.tier,
-        services: row.services,
-        installs: 1,
-        install_limit: row.install_limit,
-        started_at: row.started_at,
-        expires_at: row.expires_at,
-        in_grace: now >= expires && now < graceEnd,
-        valid: now < graceEnd,
-        days_left: Math.max(0, Math.ceil((expires - now) / DAY_MS)),
-        // An offline trial is offline by choice: nothing to confirm with the authority.
-        check: row.kind === 'trial' ? 'offline' : checkMode,
+        check: 'superseded',
+        detail: `serial ${String(l.serial)} of ${l.licence_id} has been superseded by a newer one`,
       };
+    }
+    if (!coversThisInstall(l)) {
+      return {
+        check: 'not_for_this_install',
+        detail: `this install (${deps.fingerprint ?? 'no fingerprint'}) is not listed on the licence; ask to be added (POST /v1/licence/installs/ask)`,
+      };
+    }
+    const highest = store.highestSerial(l.licence_id);
+    const current = store.current();
+    if (highest !== null && l.serial < highest) {
+      return {
+        check: 'rollback',
+        detail: `serial ${String(l.serial)} is older than serial ${String(highest)} already seen`,
+      };
+    }
+    if (
+      highest !== null &&
+      l.serial === highest &&
+      current?.licence_id === l.licence_id &&
+      current.sha256 !== v.sha256
+    ) {
+      return {
+        check: 'rollback',
+        detail: `serial ${String(l.serial)} was already installed with different contents`,
+      };
+    }
+    return null;
+  }
+
+  function recordRefusal(
+    source: 'api' | 'file' | 'grant' | 'redeem',
+    check: string,
+    detail: string,
+    sha256: string | null,
+  ) {
+    return writer.transact(() => {
+      ledger.append({
+        type: 'licence.refused',
+        actor: 'system',
+        data: { source, check, detail, sha256 },
+        reason: detail,
+      });
+    });
+  }
+
+  /** Appends installed or replaced for `v` (inside a writer job). */
+  function appendInstalled(
+    v: VerifiedLicence,
+    source: 'api' | 'file' | 'grant' | 'redeem' | 'authority',
+    actor: string,
+    losses: readonly string[],
+  ) {
+    const l = v.licence;
+    const headline = {
+      source,
+      licence_id: l.licence_id,
+      serial: l.serial,
+      sha256: v.sha256,
+      tier: l.tier,
+      customer: l.customer.name,
+      expires_at: l.expires_at,
+    };
+    const previous = store.current();
+    if (previous === null) {
+      ledger.append({ type: 'licence.installed', actor, data: headline });
+    } else {
+      ledger.append({
+        type: 'licence.replaced',
+        actor,
+        data: {
+          ...headline,
+          previous: {
+            licence_id: previous.licence_id,
+            serial: previous.serial,
+            sha256: previous.sha256,
+          },
+          acknowledged_losses: [...losses],
+        },
+      });
+    }
+  }
+
+  /** Verifies and, when it may be, installs; throws the 400/409 the API answers. */
+  async function accept(
+    input: unknown,
+    source: 'api' | 'file' | 'grant' | 'redeem' | 'authority',
+    opts: InstallOptions,
+  ) {
+    const text = textOf(input);
+    const verdict = verifyLicence(input, trust());
+    const auditSource = source === 'authority' ? 'api' : source;
+    if (!verdict.ok) {
+      await recordRefusal(auditSource, verdict.check, verdict.detail, null);
+      throw new InvalidInputError(
+        'licence_refused',
+        `the licence was refused (${verdict.check}): ${verdict.detail}`,
+        {
+          field: 'licence',
+          check: verdict.check,
+        },
+      );
+    }
+    const refusal = refusalOf(verdict);
+    if (refusal !== null) {
+      await recordRefusal(auditSource, refusal.check, refusal.detail, verdict.sha256);
+      throw new InvalidInputError(
+        'licence_refused',
+        `the licence was refused (${refusal.check}): ${refusal.detail}`,
+        {
+          field: 'licence',
+          check: refusal.check,
+        },
+      );
+    }
+    const current = store.current();
+    if (current?.sha256 === verdict.sha256 && active !== null) return { changed: false };
+    const losses = active === null ? [] : lossesOf(active.verified.licence, verdict.licence);
+    if (losses.length > 0 && opts.acknowledge !== true) {
+      throw new ConflictError(
+        'would_lose',
+        `the new licence gives up ${losses.join('; ')}: send acknowledge true to install it`,
+        {
+          losses,
+        },
+      );
+    }
+    // The copy first: a crash before the event leaves a verified copy that start-up records.
+    writeDocumentCopy(copyFile, text);
+    await writer.transact(() => {
+      appendInstalled(verdict, source, opts.actor, losses);
+    });
+    active = { verified: verdict, text };
+    await settle(opts.actor);
+    return { changed: true };
+  }
+
+  /** The view of the licence in force at effective time. */
+  function view(): LicenceView | null {
+    const tEff = time.now();
+    const file = mountedSeen !== null ? settings.licenceFile : null;
+    if (active !== null) {
+      const l = active.verified.licence;
+      const st = stageOf(l, tEff);
+      const why = whyNotValid(l, st.stage, tEff);
+      return {
+        kind: 'licence',
+        tier: l.tier,
+        customer: l.customer.name,
+        licence_id: l.licence_id,
+        serial: l.serial,
+        source: store.current()?.source ?? 'api',
+        services: l.limits.services,
+        installs: l.installs.length,
+        install_limit: l.limits.installs,
+        started_at: l.not_before,
+        expires_at: l.expires_at,
+        grace_ends_at: st.grace_ends_at,
+        stage: st.stage,
+        in_grace: st.stage === 'in_grace',
+        valid: why === null,
+        why,
+        days_left: st.days_left,
+        check: settings.check,
+        verified: true,
+        on_licence: coversThisInstall(l),
+        site: l.site?.name ?? null,
+        file_mounted: file,
+      };
+    }
+    const row = store.get();
+    if (row === null) return null;
+    const expires = Date.parse(row.expires_at);
+    const st = stageOf(
+      {
+        not_before: row.started_at,
+        expires_at: row.expires_at,
+        grace_days: row.grace_days,
+        warn_days: [14, 7, 1],
+      },
+      tEff,
+    );
+    const valid = stageOperates(st.stage);
+    return {
+      kind: 'trial',
+      tier: row.tier,
+      customer: null,
+      licence_id: null,
+      serial: null,
+      source: 'trial_local',
+      services: row.services,
+      installs: 1,
+      install_limit: row.install_limit,
+      started_at: row.started_at,
+      expires_at: row.expires_at,
+      grace_ends_at: new Date(expires + row.grace_days * DAY_MS).toISOString(),
+      stage: st.stage,
+      in_grace: st.stage === 'in_grace',
+      valid,
+      why: valid ? null : 'the trial has ended',
+      days_left: st.days_left,
+      // An offline trial is offline by choice: nothing to confirm with the authority.
+      check: 'offline',
+      verified: false,
+      on_licence: true,
+      site: null,
+      file_mounted: file,
+    };
+  }
+
+  function whyNotValid(l: LicencePayload, stage: LicenceStage, tEff: number): string | null {
+    const trustRow = store.trust();
+    if (trustRow.revoked === l.licence_id) return 'the licence has been revoked';
+    if (
+      trustRow.superseded_since !== null &&
+      tEff >= Date.parse(trustRow.superseded_since) + SUPERSEDED_DAYS * DAY_MS
+    ) {
+      return `serial ${String(l.serial)} was superseded more than ${String(SUPERSEDED_DAYS)} days ago; install the newer one`;
+    }
+    if (!coversThisInstall(l))
+      return `this install (${deps.fingerprint ?? 'no fingerprint'}) is not on the licence`;
+    if (stage === 'not_yet') return `the licence starts at ${l.not_before}`;
+    if (stage === 'lapsed') return 'the licence has lapsed: its grace period has ended';
+    return null;
+  }
+
+  /** Records what time and revocations say of the licence in force (stages, revocation, mode). */
+  async function settle(actor = 'system'): Promise<void> {
+    const v = view();
+    await writer.transact(() => {
+      const current = store.current();
+      if (active !== null && current !== null) {
+        const l = active.verified.licence;
+        const r = revocationOf(revocations, l.licence_id, l.serial);
+        const trustRow = store.trust();
+        if (r?.reason === 'revoked' && trustRow.revoked !== l.licence_id) {
+          ledger.append({
+            type: 'licence.revoked',
+            actor: 'system',
+            data: { licence_id: l.licence_id, seq: revocations.seq },
+          });
+        }
+        if (r?.reason === 'superseded' && trustRow.superseded_since === null) {
+          const below =
+            revocations.licences.find((x) => x.licence_id === l.licence_id)?.below_serial ??
+            l.serial + 1;
+          ledger.append({
+            type: 'licence.superseded',
+            actor: 'system',
+            data: {
+              licence_id: l.licence_id,
+              serial: l.serial,
+              below_serial: below,
+              valid_until: new Date(time.now() + SUPERSEDED_DAYS * DAY_MS).toISOString(),
+            },
+          });
+        }
+        const st = stageOf(l, time.now());
+        if (
+          st.stage === 'expiring' &&
+          st.warn_threshold !== null &&
+          current.warned_days !== st.warn_threshold
+        ) {
+          ledger.append({
+            type: 'licence.expiring',
+            actor: 'system',
+            data: { licence_id: l.licence_id, days: st.warn_threshold },
+          });
+        } else if (
+          st.stage === 'in_grace' &&
+          current.stage !== 'in_grace' &&
+          current.stage !== 'lapsed'
+        ) {
+          ledger.append({
+            type: 'licence.grace_entered',
+            actor: 'system',
+            data: { licence_id: l.licence_id, grace_ends_at: st.grace_ends_at ?? '' },
+          });
+        } else if (st.stage === 'lapsed' && current.stage !== 'lapsed') {
+          ledger.append({
+            type: 'licence.lapsed',
+            actor: 'system',
+            data: { licence_id: l.licence_id },
+          });
+        }
+      }
+      const after = view();
+      const validNow = after?.valid === true;
+      if (lastValid !== null && lastValid !== validNow) {
+        ledger.append({
+          type: 'licence.mode_changed',
+          actor,
+          data: {
+            from: lastValid ? 'licensed' : 'setup',
+            to: validNow ? 'licensed' : 'setup',
+            why: after?.why ?? (after === null ? 'no licence' : 'the licence is valid'),
+          },
+        });
+      }
+      lastValid = validNow;
+    });
+    void v;
+  }
+
+  /** Reads revocation lists (the stored one, then the bundled or admin-placed file). */
+  async function loadRevocations(): Promise<void> {
+    const noneRevoked: TrustContext = { roots, revokedKids: new Set(), fips: settings.fips };
+    const stored = readDocumentFile(revocationsCopy);
+    if ('text' in stored) {
+      const v = verifyRevocations(stored.text, noneRevoked);
+      if (v.ok) revocations = v.list;
+      else
+        deps.log.warn(
+          { check: v.check },
+          `the stored revocation list is not valid (${v.detail}); keeping none`,
+        );
+    }
+    const bundled = settings.revocationFile ?? bundledRevocationsFile();
+    if (bundled === null) return;
+    const file = readDocumentFile(bundled);
+    if (!('text' in file)) return;
+    await offerRevocations(file.text, settings.revocationFile === null ? 'bundled' : 'file');
+  }
+
+  /** A revocation list from anywhere: the highest seq wins, a lower one is a rollback. */
+  async function offerRevocations(text: string, source: string): Promise<void> {
+    const v = verifyRevocations(text, trust());
+    if (!v.ok) {
+      deps.log.warn({ check: v.check, source }, `a revocation list was refused: ${v.detail}`);
+      return;
+    }
+    const floor = active?.verified.licence.min_revocations_seq ?? 0;
+    if (v.list.seq < revocations.seq || v.list.seq < floor) {
+      // The bundled list is older than one learnt later after every update: that is expected.
+      if (source !== 'bundled') {
+        await writer.transact(() => {
+          ledger.append({
+            type: 'licence.revocations_rollback_ignored',
+            actor: 'system',
+            data: { seq: v.list.seq, held: Math.max(revocations.seq, floor), source },
+          });
+        });
+      }
+      return;
+    }
+    if (v.list.seq === revocations.seq) return;
+    const from = revocations.seq;
+    writeDocumentCopy(revocationsCopy, text);
+    revocations = v.list;
+    await writer.transact(() => {
+      ledger.append({
+        type: 'licence.revocations_updated',
+        actor: 'system',
+        data: { seq: v.list.seq, from_seq: from, source },
+      });
+    });
+  }
+
+  /** The licence text to use at start or on a re-read: the mounted file, else the copy. */
+  async function loadLicence(): Promise<void> {
+    const file = readDocumentFile(settings.licenceFile);
+    if ('text' in file) {
+      if (file.text === mountedSeen) return;
+      mountedSeen = file.text;
+      try {
+        await accept(file.text, 'file', { actor: 'system', acknowledge: true });
+        return;
+      } catch (err) {
+        deps.log.warn(
+          { err },
+          `the licence file ${settings.licenceFile} was refused; keeping the licence in force`,
+        );
+        if (active !== null) return;
+      }
+    } else {
+      mountedSeen = null;
+      if ('problem' in file) deps.log.warn(file.problem);
+    }
+    if (active !== null) return;
+    const copy = readDocumentFile(copyFile);
+    if (!('text' in copy)) return;
+    const verdict = verifyLicence(copy.text, trust());
+    const current = store.current();
+    if (!verdict.ok) {
+      deps.log.warn(
+        { check: verdict.check },
+        `the stored licence copy is not valid: ${verdict.detail}`,
+      );
+      return;
+    }
+    if (current?.sha256 === verdict.sha256) {
+      active = { verified: verdict, text: copy.text };
+      return;
+    }
+    // A copy written just before a crash, never recorded: record it now if it still may be.
+    if (refusalOf(verdict) === null) {
+      await writer.transact(() => {
+        appendInstalled(verdict, 'api', 'system', []);
+      });
+      active = { verified: verdict, text: copy.text };
+    }
+  }
+
+  loadRecordedSync();
+  return {
+    view,
+    trustContext: trust,
+    /** The licence in force as verified, or null (the offline trial has none). */
+    current: (): VerifiedLicence | null => active?.verified ?? null,
+    revocations: (): RevocationList => revocations,
+    effectiveNow: (): number => time.now(),
+    fileMounted: (): string | null => (mounted() ? settings.licenceFile : null),
+
+    /** At start, after the start events: revocations, the licence, then what time says. */
+    async start(): Promise<void> {
+      await loadRevocations();
+      await loadLicence();
+      await this.tick();
+      lastValid = view()?.valid === true;
     },
-    /** Start the offline trial once per install; runs inside a writer job. */
+
+    /** Every minute and on SIGHUP: the clock mark, the mounted file, revocations, stages. */
+    async tick(): Promise<void> {
+      const behindS = time.advance();
+      if (behindS !== null && !clockBehind) {
+        await writer.transact(() => {
+          ledger.append({
+            type: 'licence.clock_backwards',
+            actor: 'system',
+            data: { by_s: behindS, hwm: new Date(time.hwm()).toISOString() },
+            reason: `the wall clock is ${String(behindS)} s behind the licence high-water mark; decisions keep using the later time`,
+          });
+        });
+      }
+      clockBehind = behindS !== null;
+      if (settings.revocationFile !== null) {
+        const f = readDocumentFile(settings.revocationFile);
+        if ('text' in f) await offerRevocations(f.text, 'file');
+      }
+      await loadLicence();
+      await settle();
+    },
+
+    /** The clock is behind its mark beyond the tolerance (doctor warns). */
+    clockBehind: (): boolean => clockBehind,
+
+    /** POST /v1/licence. */
+    async install(input: unknown, opts: InstallOptions): Promise<{ changed: boolean }> {
+      if (mounted()) {
+        throw new ConflictError(
+          'licence_file_mounted',
+          `the licence is managed as the file ${settings.licenceFile}; replace that file instead`,
+          {
+            path: settings.licenceFile,
+          },
+        );
+      }
+      return accept(input, 'api', opts);
+    },
+
+    /** A licence learnt from the authority, a grant or a redeemed trial: the same verifier. */
+    installFrom: (input: unknown, source: 'grant' | 'redeem' | 'authority', actor: string) =>
+      accept(input, source, { actor, acknowledge: true }),
+
+    /** A revocation list learnt online or attached to a grant. */
+    offerRevocations,
+
+    /** DELETE /v1/licence: back to setup; a local trial is not offered again on this fingerprint. */
+    async remove(actor: string): Promise<void> {
+      if (mounted()) {
+        throw new ConflictError(
+          'licence_file_mounted',
+          `the licence is managed as the file ${settings.licenceFile}; remove that file instead`,
+          {
+            path: settings.licenceFile,
+          },
+        );
+      }
+      const current = store.current();
+      const trial = store.get();
+      if (current === null && trial === null)
+        throw new NotFoundError('no_licence', 'no licence is installed');
+      await writer.transact(() => {
+        ledger.append({
+          type: 'licence.removed',
+          actor,
+          data:
+            current === null
+              ? { licence_id: 'trial', serial: 0 }
+              : { licence_id: current.licence_id, serial: current.serial },
+        });
+      });
+      removeDocumentCopy(copyFile);
+      active = null;
+      await settle(actor);
+    },
+
+    /** Start the offline trial once per fingerprint; runs inside a writer job. */
     startTrialIfNone(actor: string, fingerprint: string | null): boolean {
-      if (store.get() !== null) return false;
+      if (store.get() !== null || store.current() !== null) return false;
+      if (fingerprint !== null && store.trialStartedFor(fingerprint) !== null) return false;
       ledger.append({
         type: 'licence.trial_started',
         actor,
@@ -71,7 +684,7 @@ export function createLicenceService({ store, ledger, clock, checkMode }: Deps) 
           install_limit: TRIAL.install_limit,
           days: TRIAL.days,
           grace_days: TRIAL.grace_days,
-          expires_at: new Date(clock.now() + TRIAL.days * DAY_MS).toISOString(),
+          expires_at: new Date(deps.clock.now() + TRIAL.days * DAY_MS).toISOString(),
           fingerprint,
         },
         reason: 'offline trial started at first start',

@@ -1,3 +1,7 @@
+// The licence's tables, written only by this projection of licence.* events: the offline
+// trial (licence_state), the signed licence in force (licence_current), the highest serial
+// seen per licence (licence_serials), local trials per fingerprint (trial_history) and the
+// revocation verdicts (licence_trust).
 import type { Database } from 'better-sqlite3';
 import { projectionOf } from '../ledger/index.js';
 import type { LicenceEvents } from './licence.events.js';
@@ -13,6 +17,23 @@ export interface LicenceRow {
   readonly fingerprint: string | null;
 }
 
+export interface CurrentRow {
+  readonly source: string;
+  readonly licence_id: string;
+  readonly serial: number;
+  readonly sha256: string;
+  readonly tier: string;
+  readonly installed_at: string;
+  readonly stage: string | null;
+  readonly warned_days: number | null;
+}
+
+export interface TrustRow {
+  readonly revocations_seq: number;
+  readonly revoked: string | null;
+  readonly superseded_since: string | null;
+}
+
 export function createLicenceStore(db: Database) {
   const get = db.prepare<[], LicenceRow>(
     `SELECT kind, tier, services, install_limit, started_at, expires_at, grace_days, fingerprint FROM licence_state WHERE id = 1`,
@@ -20,9 +41,57 @@ export function createLicenceStore(db: Database) {
   const put = db.prepare<[string, string, number, number, string, string, number, string | null]>(
     `INSERT OR REPLACE INTO licence_state (id, kind, tier, services, install_limit, started_at, expires_at, grace_days, fingerprint) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
+  const currentQ = db.prepare<[], CurrentRow>(
+    `SELECT source, licence_id, serial, sha256, tier, installed_at, stage, warned_days FROM licence_current WHERE id = 1`,
+  );
+  const putCurrent = db.prepare<[string, string, number, string, string, string]>(
+    `INSERT OR REPLACE INTO licence_current (id, source, licence_id, serial, sha256, tier, installed_at, stage, warned_days)
+     VALUES (1, ?, ?, ?, ?, ?, ?, NULL, NULL)`,
+  );
+  const dropCurrent = db.prepare(`DELETE FROM licence_current WHERE id = 1`);
+  const setStage = db.prepare<[string, number | null]>(
+    `UPDATE licence_current SET stage = ?, warned_days = ? WHERE id = 1`,
+  );
+  const serialQ = db.prepare<[string], { serial: number }>(
+    `SELECT serial FROM licence_serials WHERE licence_id = ?`,
+  );
+  const raiseSerial = db.prepare<[string, number]>(
+    `INSERT INTO licence_serials (licence_id, serial) VALUES (?, ?)
+     ON CONFLICT (licence_id) DO UPDATE SET serial = max(serial, excluded.serial)`,
+  );
+  const trialQ = db.prepare<[string], { started_at: string }>(
+    `SELECT started_at FROM trial_history WHERE fingerprint = ?`,
+  );
+  const putTrial = db.prepare<[string, string, number]>(
+    `INSERT OR IGNORE INTO trial_history (fingerprint, started_at, verified) VALUES (?, ?, ?)`,
+  );
+  const trustQ = db.prepare<[], TrustRow>(
+    `SELECT revocations_seq, revoked, superseded_since FROM licence_trust WHERE id = 1`,
+  );
+  const ensureTrust = db.prepare(
+    `INSERT OR IGNORE INTO licence_trust (id, revocations_seq, revoked, superseded_since) VALUES (1, 0, NULL, NULL)`,
+  );
+  const setSeq = db.prepare<[number]>(
+    `UPDATE licence_trust SET revocations_seq = max(revocations_seq, ?) WHERE id = 1`,
+  );
+  const setRevoked = db.prepare<[string | null]>(
+    `UPDATE licence_trust SET revoked = ? WHERE id = 1`,
+  );
+  const setSuperseded = db.prepare<[string | null]>(
+    `UPDATE licence_trust SET superseded_since = ? WHERE id = 1`,
+  );
+  const trust = (): void => {
+    ensureTrust.run();
+  };
+
   // Read on every gated request (mode): cached, and dropped whenever a licence event is
   // applied. A read inside an open transaction is never cached, so a rollback leaves no trace.
   let cached: LicenceRow | null | undefined;
+  let cachedCurrent: CurrentRow | null | undefined;
+  const dropCache = (): void => {
+    cached = undefined;
+    cachedCurrent = undefined;
+  };
   return {
     get(): LicenceRow | null {
       if (cached !== undefined) return cached;
@@ -30,12 +99,35 @@ export function createLicenceStore(db: Database) {
       if (!db.inTransaction) cached = row;
       return row;
     },
+    current(): CurrentRow | null {
+      if (cachedCurrent !== undefined) return cachedCurrent;
+      const row = currentQ.get() ?? null;
+      if (!db.inTransaction) cachedCurrent = row;
+      return row;
+    },
+    highestSerial(licenceId: string): number | null {
+      return serialQ.get(licenceId)?.serial ?? null;
+    },
+    trialStartedFor(fingerprint: string): string | null {
+      return trialQ.get(fingerprint)?.started_at ?? null;
+    },
+    trust(): TrustRow {
+      return trustQ.get() ?? { revocations_seq: 0, revoked: null, superseded_since: null };
+    },
+    /** Drop what was read: a group rolled back. */
+    dropCache,
     projection: projectionOf<LicenceEvents>({
       name: 'licence',
-      tables: ['licence_state'],
+      tables: [
+        'licence_state',
+        'licence_current',
+        'licence_serials',
+        'trial_history',
+        'licence_trust',
+      ],
       on: {
         'licence.trial_started': (d, e) => {
-          cached = undefined;
+          dropCache();
           put.run(
             'trial',
             String(d.tier),
@@ -46,6 +138,54 @@ export function createLicenceStore(db: Database) {
             Number(d.grace_days),
             typeof d.fingerprint === 'string' ? d.fingerprint : null,
           );
+          if (typeof d.fingerprint === 'string') putTrial.run(d.fingerprint, e.ts, 0);
+        },
+        'licence.installed': (d, e) => {
+          dropCache();
+          putCurrent.run(d.source, d.licence_id, d.serial, d.sha256, d.tier, e.ts);
+          raiseSerial.run(d.licence_id, d.serial);
+          trust();
+          setRevoked.run(null);
+          setSuperseded.run(null);
+        },
+        'licence.replaced': (d, e) => {
+          dropCache();
+          putCurrent.run(d.source, d.licence_id, d.serial, d.sha256, d.tier, e.ts);
+          raiseSerial.run(d.licence_id, d.serial);
+          trust();
+          setRevoked.run(null);
+          setSuperseded.run(null);
+        },
+        'licence.removed': () => {
+          dropCache();
+          dropCurrent.run();
+        },
+        'licence.expiring': (d) => {
+          dropCache();
+          setStage.run('expiring', d.days);
+        },
+        'licence.grace_entered': () => {
+          dropCache();
+          setStage.run('in_grace', null);
+        },
+        'licence.lapsed': () => {
+          dropCache();
+          setStage.run('lapsed', null);
+        },
+        'licence.revoked': (d) => {
+          dropCache();
+          trust();
+          setRevoked.run(d.licence_id);
+        },
+        'licence.superseded': (_d, e) => {
+          dropCache();
+          trust();
+          setSuperseded.run(e.ts);
+        },
+        'licence.revocations_updated': (d) => {
+          dropCache();
+          trust();
+          setSeq.run(d.seq);
         },
       },
     }),

@@ -133,6 +133,13 @@ describe('GET /v1/status, /v1/doctor, /metrics, /v1/openapi.json', () => {
         in_grace: false,
         valid: true,
         days_left: 90,
+        customer: null,
+        grace_ends_at: '2026-06-13T10:00:00.000Z', // 14 days of grace
+        stage: 'valid',
+        why: null,
+        check: 'offline',
+        verified: false, // nobody vouched for an offline trial
+        file_mounted: null,
       });
       expect(body.setup.of).toBe(body.setup.steps.length);
       expect(body.setup.done).toBe(body.setup.steps.filter((s) => s.done).length);

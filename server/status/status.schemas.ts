@@ -13,14 +13,28 @@ export const StatusBody = Type.Object({
   licence: Nullable(
     Type.Object({
       tier: Type.String(),
+      /** trial (the offline trial) or licence (a signed licence) */
       kind: Type.String(),
-      services: Type.Integer(),
+      customer: Nullable(Type.String()),
+      /** the licensed number of services; null for unlimited */
+      services: Nullable(Type.Integer()),
       installs: Type.Integer(),
-      install_limit: Type.Integer(),
-      expires_at: Type.String(),
+      install_limit: Nullable(Type.Integer()),
+      expires_at: Nullable(Type.String()),
+      grace_ends_at: Nullable(Type.String()),
       in_grace: Type.Boolean(),
+      /** not_yet, valid, expiring, in_grace or lapsed */
+      stage: Type.String(),
       valid: Type.Boolean(),
-      days_left: Type.Integer(),
+      /** why the licence does not let the service operate */
+      why: Nullable(Type.String()),
+      days_left: Nullable(Type.Integer()),
+      /** SVC_LICENCE_CHECK in force (offline for the offline trial) */
+      check: Type.String(),
+      /** false for the offline trial: nobody vouched for it */
+      verified: Type.Boolean(),
+      /** the mounted licence file, when the licence is managed as a file */
+      file_mounted: Nullable(Type.String()),
     }),
   ),
   setup: Type.Object({

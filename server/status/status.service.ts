@@ -43,7 +43,7 @@ export function createStatusService(deps: Deps) {
             ? 'start the offline trial (SVC_TRIAL=1, npm start does) or install a licence'
             : lic.valid
               ? ''
-              : 'the licence has expired: install a new one',
+              : `${lic.why ?? 'the licence is not valid'}: install a new one (Licence)`,
       },
       {
         id: 'connection',
@@ -72,13 +72,20 @@ export function createStatusService(deps: Deps) {
             : {
                 tier: lic.tier,
                 kind: lic.kind,
+                customer: lic.customer,
                 services: lic.services,
                 installs: lic.installs,
                 install_limit: lic.install_limit,
                 expires_at: lic.expires_at,
+                grace_ends_at: lic.grace_ends_at,
                 in_grace: lic.in_grace,
+                stage: lic.stage,
                 valid: lic.valid,
+                why: lic.why,
                 days_left: lic.days_left,
+                check: lic.check,
+                verified: lic.verified,
+                file_mounted: lic.file_mounted,
               },
         setup: setup(),
         impact_set: deps.impactSet?.() ?? false,

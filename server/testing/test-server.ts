@@ -42,6 +42,8 @@ export function testEnv(
     // Never the host's /etc/svc/policy.json: a test that wants a policy file writes this one.
     SVC_POLICY: join(dir, 'policy.json'),
     SVC_CONNECTORS: join(dir, 'connectors.json'),
+    // Never the host's /etc/svc/licence.json: a test that mounts a licence writes this one.
+    SVC_LICENCE: join(dir, 'licence-mounted.json'),
     SVC_LOG_LEVEL: 'silent',
     ...extra,
   };

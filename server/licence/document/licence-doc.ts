@@ -17,7 +17,8 @@ export const CHECK_MODES = ['offline', 'auto', 'strict'] as const;
 const Iso = Type.String({ format: 'date-time' });
 
 export const LicenceInstall = Type.Object({
-  fingerprint: Type.String({ pattern: '^svc1-[0-9A-Z]{5}-[0-9A-Z]{5}-[0-9A-Z]{5}-[0-9A-Z]{5}$' }),
+  // The install fingerprint as server/install/fingerprint.ts has always written it.
+  fingerprint: Type.String({ pattern: '^[A-Z2-7]{4}(-[A-Z2-7]{4}){5}$' }),
   install_pub: Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' }),
   label: Type.String({ maxLength: 100 }),
   role: Type.Union([

@@ -213,11 +213,7 @@ export interface OpenOptions {
 }
 
 /** Verifies an envelope of `opts.format` and returns its payload, or the failed check. */
-export function openEnvelope(
-  input: unknown,
-  opts: OpenOptions,
-  ctx: TrustContext,
-): Opened {
+export function openEnvelope(input: unknown, opts: OpenOptions, ctx: TrustContext): Opened {
   const env = readEnvelope(input);
   if (typeof env === 'string') return fail('format', env);
   if (env.format !== opts.format) {
