@@ -2,7 +2,7 @@
 // and ledger event, mode and status following the licence, a mounted file, expiry stages at
 // effective time, the clock turned back, revocation lists, and a restart keeping the licence.
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fingerprintOf } from '../install/index.js';
@@ -174,6 +174,50 @@ describe('POST and DELETE /v1/licence', () => {
       (await again.app.inject({ method: 'DELETE', url: '/v1/licence', headers: auth })).statusCode,
     ).toBe(404);
     expect((await events(again)).map((e) => e.type)).toContain('licence.removed');
+  });
+
+  it('two different licences of the same serial racing: one is installed, the other refused as a rollback', async () => {
+    const { s } = await server();
+    const p = here({ serial: 2 });
+    const a = issuer.licence(p);
+    const b = issuer.licence({ ...p, customer: { id: 'x', name: 'other bytes' } });
+    const [ra, rb] = await Promise.all([post(s, a), post(s, b)]);
+    expect([ra.statusCode, rb.statusCode].sort()).toEqual([200, 400]);
+    const loser = ra.statusCode === 400 ? ra : rb;
+    expect(loser.json()).toMatchObject({ check: 'rollback' });
+    const winner = ra.statusCode === 200 ? a : b;
+    const copy = readFileSync(join(s.dir, 'data', 'licence.json'), 'utf8');
+    expect(JSON.parse(copy)).toEqual(winner); // the copy on disk is the one recorded
+    expect((await events(s)).filter((e) => e.type === 'licence.installed')).toHaveLength(1);
+  });
+
+  it('a copy written just before a crash (no event yet) is recorded at the next start', async () => {
+    const { s: first } = await server();
+    const dir = first.dir;
+    await first.stop();
+    s = null;
+    const p = here();
+    writeFileSync(join(dir, 'data', 'licence.json'), JSON.stringify(issuer.licence(p)));
+    const { s: again } = await server({}, createFakeClock(START), dir);
+    expect((await status(again)).mode).toBe('configuring');
+    expect((await events(again)).find((e) => e.type === 'licence.installed')?.data).toMatchObject({
+      licence_id: p.licence_id,
+    });
+  });
+
+  it('DELETE ends the offline trial too, and a restart with SVC_TRIAL=1 does not start another', async () => {
+    const { s: first } = await server({ SVC_TRIAL: '1' });
+    expect((await status(first)).licence).toMatchObject({ kind: 'trial', valid: true });
+    expect(
+      (await first.app.inject({ method: 'DELETE', url: '/v1/licence', headers: auth })).statusCode,
+    ).toBe(200);
+    expect((await status(first)).mode).toBe('setup');
+    const dir = first.dir;
+    await first.stop();
+    s = null;
+    const { s: again } = await server({ SVC_TRIAL: '1' }, createFakeClock(START), dir);
+    expect((await status(again)).mode).toBe('setup');
+    expect((await events(again)).filter((e) => e.type === 'licence.trial_started')).toHaveLength(1);
   });
 
   it('without credentials nothing is installed: 401', async () => {

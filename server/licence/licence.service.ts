@@ -131,6 +131,14 @@ export function createLicenceService(deps: Deps) {
   /** set while the clock is behind the mark, so one backwards move is recorded once */
   let clockBehind = false;
   let lastValid: boolean | null = null;
+  // One licence change at a time (install, remove, the minute tick): two racing installs must
+  // not both pass the rollback check, nor overwrite each other's copy on disk.
+  let queue: Promise<unknown> = Promise.resolve();
+  function exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const run = queue.then(work, work);
+    queue = run.catch(() => undefined);
+    return run;
+  }
 
   // What was recorded before this process started, read without writing anything, so that
   // read-only tools (doctor, preflight) see the licence in force as the service does.
@@ -402,7 +410,6 @@ export function createLicenceService(deps: Deps) {
 
   /** Records what time and revocations say of the licence in force (stages, revocation, mode). */
   async function settle(actor = 'system'): Promise<void> {
-    const v = view();
     await writer.transact(() => {
       const current = store.current();
       if (active !== null && current !== null) {
@@ -475,7 +482,6 @@ export function createLicenceService(deps: Deps) {
       }
       lastValid = validNow;
     });
-    void v;
   }
 
   /** Reads revocation lists (the stored one, then the bundled or admin-placed file). */
@@ -577,6 +583,54 @@ export function createLicenceService(deps: Deps) {
     }
   }
 
+  async function tick(): Promise<void> {
+    const behindS = time.advance();
+    if (behindS !== null && !clockBehind) {
+      await writer.transact(() => {
+        ledger.append({
+          type: 'licence.clock_backwards',
+          actor: 'system',
+          data: { by_s: behindS, hwm: new Date(time.hwm()).toISOString() },
+          reason: `the wall clock is ${String(behindS)} s behind the licence high-water mark; decisions keep using the later time`,
+        });
+      });
+    }
+    clockBehind = behindS !== null;
+    if (settings.revocationFile !== null) {
+      const f = readDocumentFile(settings.revocationFile);
+      if ('text' in f) await offerRevocations(f.text, 'file');
+    }
+    await loadLicence();
+    await settle();
+  }
+
+  async function remove(actor: string): Promise<void> {
+    if (mounted()) {
+      throw new ConflictError(
+        'licence_file_mounted',
+        `the licence is managed as the file ${settings.licenceFile}; remove that file instead`,
+        { path: settings.licenceFile },
+      );
+    }
+    const current = store.current();
+    const trial = store.get();
+    if (current === null && trial === null)
+      throw new NotFoundError('no_licence', 'no licence is installed');
+    await writer.transact(() => {
+      ledger.append({
+        type: 'licence.removed',
+        actor,
+        data:
+          current === null
+            ? { licence_id: 'trial', serial: 0 }
+            : { licence_id: current.licence_id, serial: current.serial },
+      });
+    });
+    removeDocumentCopy(copyFile);
+    active = null;
+    await settle(actor);
+  }
+
   loadRecordedSync();
   return {
     view,
@@ -591,85 +645,39 @@ export function createLicenceService(deps: Deps) {
     async start(): Promise<void> {
       await loadRevocations();
       await loadLicence();
-      await this.tick();
+      await tick();
       lastValid = view()?.valid === true;
     },
 
     /** Every minute and on SIGHUP: the clock mark, the mounted file, revocations, stages. */
-    async tick(): Promise<void> {
-      const behindS = time.advance();
-      if (behindS !== null && !clockBehind) {
-        await writer.transact(() => {
-          ledger.append({
-            type: 'licence.clock_backwards',
-            actor: 'system',
-            data: { by_s: behindS, hwm: new Date(time.hwm()).toISOString() },
-            reason: `the wall clock is ${String(behindS)} s behind the licence high-water mark; decisions keep using the later time`,
-          });
-        });
-      }
-      clockBehind = behindS !== null;
-      if (settings.revocationFile !== null) {
-        const f = readDocumentFile(settings.revocationFile);
-        if ('text' in f) await offerRevocations(f.text, 'file');
-      }
-      await loadLicence();
-      await settle();
-    },
+    tick: (): Promise<void> => exclusive(tick),
 
     /** The clock is behind its mark beyond the tolerance (doctor warns). */
     clockBehind: (): boolean => clockBehind,
 
     /** POST /v1/licence. */
-    async install(input: unknown, opts: InstallOptions): Promise<{ changed: boolean }> {
-      if (mounted()) {
-        throw new ConflictError(
-          'licence_file_mounted',
-          `the licence is managed as the file ${settings.licenceFile}; replace that file instead`,
-          {
-            path: settings.licenceFile,
-          },
-        );
-      }
-      return accept(input, 'api', opts);
-    },
+    install: (input: unknown, opts: InstallOptions): Promise<{ changed: boolean }> =>
+      exclusive(async () => {
+        if (mounted()) {
+          throw new ConflictError(
+            'licence_file_mounted',
+            `the licence is managed as the file ${settings.licenceFile}; replace that file instead`,
+            { path: settings.licenceFile },
+          );
+        }
+        return accept(input, 'api', opts);
+      }),
 
     /** A licence learnt from the authority, a grant or a redeemed trial: the same verifier. */
     installFrom: (input: unknown, source: 'grant' | 'redeem' | 'authority', actor: string) =>
-      accept(input, source, { actor, acknowledge: true }),
+      exclusive(() => accept(input, source, { actor, acknowledge: true })),
 
     /** A revocation list learnt online or attached to a grant. */
-    offerRevocations,
+    offerRevocations: (text: string, source: string): Promise<void> =>
+      exclusive(() => offerRevocations(text, source)),
 
     /** DELETE /v1/licence: back to setup; a local trial is not offered again on this fingerprint. */
-    async remove(actor: string): Promise<void> {
-      if (mounted()) {
-        throw new ConflictError(
-          'licence_file_mounted',
-          `the licence is managed as the file ${settings.licenceFile}; remove that file instead`,
-          {
-            path: settings.licenceFile,
-          },
-        );
-      }
-      const current = store.current();
-      const trial = store.get();
-      if (current === null && trial === null)
-        throw new NotFoundError('no_licence', 'no licence is installed');
-      await writer.transact(() => {
-        ledger.append({
-          type: 'licence.removed',
-          actor,
-          data:
-            current === null
-              ? { licence_id: 'trial', serial: 0 }
-              : { licence_id: current.licence_id, serial: current.serial },
-        });
-      });
-      removeDocumentCopy(copyFile);
-      active = null;
-      await settle(actor);
-    },
+    remove: (actor: string): Promise<void> => exclusive(() => remove(actor)),
 
     /** Start the offline trial once per fingerprint; runs inside a writer job. */
     startTrialIfNone(actor: string, fingerprint: string | null): boolean {

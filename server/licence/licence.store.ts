@@ -49,6 +49,7 @@ export function createLicenceStore(db: Database) {
      VALUES (1, ?, ?, ?, ?, ?, ?, NULL, NULL)`,
   );
   const dropCurrent = db.prepare(`DELETE FROM licence_current WHERE id = 1`);
+  const dropTrial = db.prepare(`DELETE FROM licence_state WHERE id = 1`);
   const setStage = db.prepare<[string, number | null]>(
     `UPDATE licence_current SET stage = ?, warned_days = ? WHERE id = 1`,
   );
@@ -156,9 +157,12 @@ export function createLicenceStore(db: Database) {
           setRevoked.run(null);
           setSuperseded.run(null);
         },
+        // Removing goes back to setup: the signed licence and the offline trial both end
+        // (trial_history keeps the fingerprint, so no second trial follows).
         'licence.removed': () => {
           dropCache();
           dropCurrent.run();
+          dropTrial.run();
         },
         'licence.expiring': (d) => {
           dropCache();
