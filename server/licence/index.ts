@@ -59,3 +59,56 @@ export { licenceRoutes } from './licence.routes.js';
 export { startLicenceSchedule, LICENCE_TICK_MS } from './licence.schedule.js';
 export { lossesOf } from './losses.js';
 export type { LicenceSettings, InstallOptions } from './licence.service.js';
+export {
+  ARMOUR_LABELS,
+  MAX_ARMOUR_BYTES,
+  MAX_GRANT_ARMOUR_BYTES,
+  readArmour,
+  writeArmour,
+  type Armoured,
+  type ArmourLabel,
+} from './installs/armour.js';
+export { codeMatches, installCode } from './installs/code.js';
+export { installKeyFromPub, installPubOf } from './installs/install-pub.js';
+export {
+  buildRequest,
+  examineRequest,
+  parseRequest,
+  FINGERPRINT_KINDS,
+  PURPOSES,
+  REQUEST_FORMAT,
+  type BuiltRequest,
+  type FingerprintKind,
+  type Purpose,
+  type RequestPayload,
+  type SignedRequest,
+} from './installs/request.js';
+export {
+  examine,
+  lookAt,
+  isInstallFingerprint,
+  LOOK_CHECKS,
+  type Examined,
+  type LookAnswer,
+  type LookCheck,
+  type LookContext,
+  type Route,
+  type Would,
+} from './installs/look.js';
+export {
+  acceptGrant,
+  buildGrant,
+  roleFor,
+  GRANT_FORMAT,
+  type AcceptContext,
+  type GrantAcceptance,
+  type GrantPayload,
+  type GrantRefusal,
+} from './installs/grant.js';
+export {
+  buildForward,
+  readForward,
+  FORWARD_FORMAT,
+  type ForwardPayload,
+  type ForwardRead,
+} from './installs/forward.js';
