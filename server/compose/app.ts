@@ -111,6 +111,19 @@ function listReads(rt: Runtime, workers: number, log: Logger) {
   });
 }
 
+/** The install fingerprint last recorded (first start, or the last move) before this start. */
+function recordedFingerprint(rt: Runtime): { fingerprint: string | null; source: string } {
+  const moves = rt.reader.list({ type: 'system.installed,licence.install.moved', limit: 2 }).events;
+  // This start's own system.installed (a first start) is the newest: then nothing moved.
+  const last = moves[0];
+  const data = (last?.data ?? {}) as { fingerprint?: unknown; to?: unknown };
+  const fp = last?.type === 'licence.install.moved' ? data.to : data.fingerprint;
+  return {
+    fingerprint: typeof fp === 'string' ? fp : null,
+    source: rt.fingerprint.ok ? rt.fingerprint.source : '',
+  };
+}
+
 /** The start's events, the trial and the policy: one transaction, before anything serves. */
 function recordStart(rt: Runtime, install: InstallService, loadPolicy: () => void): void {
   const { config, licence, fingerprint } = rt;
@@ -203,7 +216,7 @@ export async function buildApp(config: Config, options: AppOptions) {
     policy.load();
   });
   // The signed licence, revocations and stages: after the start events, before serving.
-  await rt.licence.start();
+  await rt.licence.start(recordedFingerprint(rt));
   const stopLicence = startLicenceSchedule(rt.licence, log);
   connectors.start();
   rt.sealer?.sealNow();

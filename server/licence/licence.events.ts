@@ -74,6 +74,11 @@ export const licenceEvents = {
     held: Type.Integer(),
     source: Type.String(),
   }),
+  'licence.install.moved': Type.Object({
+    from: Type.String(),
+    to: Type.String(),
+    source: Type.String(),
+  }),
   'licence.clock_backwards': Type.Object({ by_s: Type.Integer(), hwm: Type.String() }),
 } as const;
 export type LicenceEvents = EventsOf<typeof licenceEvents>;

@@ -227,6 +227,36 @@ describe('POST and DELETE /v1/licence', () => {
   });
 });
 
+describe('a moved install (the host identity changed)', () => {
+  it('is recorded, and this install is a candidate: setup under a licence that lists the old fingerprint, operating under a site licence', async () => {
+    const { s: first } = await server();
+    expect((await post(first, issuer.licence(here()))).statusCode).toBe(200);
+    const dir = first.dir;
+    await first.stop();
+    s = null;
+    writeFileSync(join(dir, 'machine-id'), '0a1b2c3d4e5f60718293a4b5c6d7e8f9\n');
+    const { s: moved } = await server({}, createFakeClock(START), dir);
+    const st = await status(moved);
+    expect(st.mode).toBe('setup');
+    expect(String(st.licence?.['why'])).toMatch(/is not on the licence/);
+    const ev = (await events(moved)).find((e) => e.type === 'licence.install.moved');
+    expect(ev?.data).toMatchObject({
+      from: THIS,
+      to: fingerprintOf('0a1b2c3d4e5f60718293a4b5c6d7e8f9', 'machine-id'),
+    });
+    // The raw machine ids never reach the ledger.
+    const all = JSON.stringify(await events(moved, ''));
+    expect(all).not.toContain(MACHINE_ID);
+    expect(all).not.toContain('0a1b2c3d4e5f60718293a4b5c6d7e8f9');
+    // A site licence covers any install.
+    expect(
+      (await post(moved, issuer.licence(here({ serial: 2, site: { name: 'Example site' } }))))
+        .statusCode,
+    ).toBe(200);
+    expect((await status(moved)).mode).toBe('configuring');
+  });
+});
+
 describe('a mounted licence file (SVC_LICENCE)', () => {
   it('is file-managed: POST and DELETE answer 409 with the path; a corrupt edit keeps the licence and is recorded', async () => {
     const made = await server();

@@ -641,8 +641,29 @@ export function createLicenceService(deps: Deps) {
     effectiveNow: (): number => time.now(),
     fileMounted: (): string | null => (mounted() ? settings.licenceFile : null),
 
-    /** At start, after the start events: revocations, the licence, then what time says. */
-    async start(): Promise<void> {
+    /**
+     * At start, after the start events: a moved install (the host's identity changed since the
+     * fingerprint last recorded), revocations, the licence, then what time says.
+     */
+    async start(
+      recorded: { fingerprint: string | null; source: string } = { fingerprint: null, source: '' },
+    ): Promise<void> {
+      if (
+        deps.fingerprint !== null &&
+        recorded.fingerprint !== null &&
+        recorded.fingerprint !== deps.fingerprint
+      ) {
+        const to = deps.fingerprint;
+        await writer.transact(() => {
+          ledger.append({
+            type: 'licence.install.moved',
+            actor: 'system',
+            data: { from: recorded.fingerprint ?? '', to, source: recorded.source },
+            reason:
+              'the install fingerprint changed: this install is a candidate until the licence lists it',
+          });
+        });
+      }
       await loadRevocations();
       await loadLicence();
       await tick();
