@@ -51,6 +51,7 @@ const BENCHMARKS: readonly (() => Promise<{ default: Benchmark }>)[] = [
   () => import('./episodes-list.bench.js'),
   () => import('./model-cost.bench.js'),
   () => import('./live-idle.bench.js'),
+  () => import('./licence-verify.bench.js'),
 ];
 
 interface ResultFigure {
