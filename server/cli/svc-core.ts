@@ -1,6 +1,6 @@
 // svc-core: the command line of the service (version, health, fingerprint, ledger-verify,
-// doctor, preflight, connectors, estate, packs, checks, models serve, rebuild). Exit 0 on
-// success, 1 on a failed check, 2 on bad usage.
+// licence-verify, doctor, preflight, connectors, estate, packs, checks, models serve, rebuild).
+// Exit 0 on success, 1 on a failed check, 2 on bad usage (licence-verify ranks its own).
 import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config.js';
@@ -15,6 +15,8 @@ import { packsCommand, PACKS_USAGE } from './packs.js';
 import { checksCommand, CHECKS_USAGE } from './checks.js';
 import { modelsCommand, MODELS_USAGE } from './models.js';
 import { preflight } from './preflight.js';
+import { licenceVerifyCommand, LICENCE_VERIFY_USAGE } from './licence-verify.js';
+import { systemClock } from '../shared/clock.js';
 
 const USAGE = `usage: svc-core <command> [options]
   version                         print the version
@@ -22,6 +24,7 @@ const USAGE = `usage: svc-core <command> [options]
   fingerprint                     print the install fingerprint
   ledger-verify [--checkpoint FILE] [--json]
                                   verify the ledger; non-zero exit and the seq on failure
+${LICENCE_VERIFY_USAGE}
   doctor [--json]                 health check by check
   preflight [--deep] [--json]     can this host run the service; non-zero on any fail;
                                   --deep also asks each connector
@@ -92,7 +95,8 @@ export async function run(argv: readonly string[], out: Out): Promise<number> {
       command === 'connectors' ||
       command === 'estate' ||
       command === 'packs' ||
-      command === 'checks',
+      command === 'checks' ||
+      command === 'licence-verify',
   });
   switch (command) {
     case 'version':
@@ -146,6 +150,8 @@ export async function run(argv: readonly string[], out: Out): Promise<number> {
         rt.close();
       }
     }
+    case 'licence-verify':
+      return licenceVerifyCommand(positionals, values, out, { config, clock: systemClock });
     case 'doctor': {
       const rt = runtime(config());
       const connectors = connectorsOf(rt);

@@ -27,7 +27,7 @@ export function createEffectiveTime(deps: {
    * sealed, so rolling it back breaks verify */
   readonly newestEventMs: number;
 }): EffectiveTime {
-  let mark = Math.max(readMark(deps.file), deps.newestEventMs);
+  let mark = Math.max(readClockMark(deps.file), deps.newestEventMs);
   return {
     now() {
       return Math.max(deps.clock.now(), mark);
@@ -46,7 +46,8 @@ export function createEffectiveTime(deps: {
   };
 }
 
-function readMark(file: string): number {
+/** The persisted high-water mark in ms; 0 when there is none or it cannot be read. */
+export function readClockMark(file: string): number {
   try {
     const v = (JSON.parse(readFileSync(file, 'utf8')) as { hwm?: unknown }).hwm;
     const t = typeof v === 'string' ? Date.parse(v) : NaN;

@@ -58,6 +58,17 @@ export {
 export { licenceRoutes } from './licence.routes.js';
 export { startLicenceSchedule, LICENCE_TICK_MS } from './licence.schedule.js';
 export { lossesOf } from './losses.js';
+export { readDocumentFile } from './licence-files.js';
+export {
+  activeLicenceFile,
+  heldClockMark,
+  heldRevocations,
+  inspectLicence,
+  type HeldRevocations,
+  type InspectCheck,
+  type LicenceFiles,
+  type LicenceReport,
+} from './licence-inspect.js';
 export type { LicenceSettings, InstallOptions } from './licence.service.js';
 export {
   ARMOUR_LABELS,
