@@ -151,6 +151,7 @@ export function buildInvestigation(deps: InvestigationPhaseDeps, deciding: Decid
     maxConcurrent: config.maxConcurrent,
     ...(deps.orchestratorPollMs !== undefined && { pollMs: deps.orchestratorPollMs }),
     active: () => config.orchestrate && deps.mode() === 'operating',
+    covered: (service) => rt.coverage.covered(service),
     packs: () => packs.packs().map((p) => p.pack),
     estate: deps.estate,
     connectors: deps.connectors,

@@ -44,7 +44,7 @@ import {
   type InstallService,
 } from '../install/index.js';
 import { categoryOf, ledgerRoutes, SEALED_TYPE } from '../ledger/index.js';
-import { licenceRoutes, startLicenceSchedule } from '../licence/index.js';
+import { licenceRoutes, licenceUsageRoutes, startLicenceSchedule } from '../licence/index.js';
 import { createMetrics, metricsRoutes } from '../metrics/index.js';
 import {
   createSessionsService,
@@ -217,7 +217,15 @@ export async function buildApp(config: Config, options: AppOptions) {
   });
   // The signed licence, revocations and stages: after the start events, before serving.
   await rt.licence.start(recordedFingerprint(rt));
-  const stopLicence = startLicenceSchedule(rt.licence, log);
+  const stopLicence = startLicenceSchedule(
+    {
+      tick: async () => {
+        await rt.licence.tick();
+        await rt.coverage.tick();
+      },
+    },
+    log,
+  );
   connectors.start();
   rt.sealer?.sealNow();
   rt.sealer?.start();
@@ -561,6 +569,7 @@ export async function buildApp(config: Config, options: AppOptions) {
       await v1.register(ssoRoutes, { sso, mode: status.mode });
       await v1.register(doctorRoutes, { doctor });
       await v1.register(licenceRoutes, { licence: rt.licence });
+      await v1.register(licenceUsageRoutes, { coverage: rt.coverage });
       await v1.register(ledgerRoutes, { reader: rt.reader });
       await v1.register(eventsRoutes, { events, mode: status.mode });
       await v1.register(intakeRoutes, { intake, mode: status.mode });

@@ -41,8 +41,14 @@ import { createPeopleStore } from '../people/index.js';
 import { createSsoStore } from '../access/index.js';
 import { createImpactStore } from '../impact/index.js';
 import { createIncidentsStore } from '../incidents/index.js';
-import { createIntakeStore } from '../intake/index.js';
-import { createLicenceService, createLicenceStore } from '../licence/index.js';
+import { createIntakeStore, SIGNAL_FIRED, SIGNAL_RESOLVED } from '../intake/index.js';
+import {
+  createCoverage,
+  createCoverageStore,
+  createLicenceService,
+  createLicenceStore,
+  type Coverage,
+} from '../licence/index.js';
 import { createPolicyStore } from '../policy/index.js';
 import { createInvestigationsStore } from '../investigate/index.js';
 import { createApprovalsStore } from '../approvals/index.js';
@@ -118,6 +124,8 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   const projections = createProjections();
   const installStore = createInstallStore(db);
   const licenceStore = createLicenceStore(db);
+  // Coverage notes the day each service was seen from intake's signal events.
+  const coverageStore = createCoverageStore(db, { signals: [SIGNAL_FIRED, SIGNAL_RESOLVED] });
   const intakeStore = createIntakeStore(db);
   const episodesStore = createEpisodesStore(db, EPISODE_INPUTS);
   const impactStore = createImpactStore(db);
@@ -137,6 +145,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   const autonomyStore = createAutonomyStore(db);
   projections.register(installStore.projection);
   projections.register(licenceStore.projection);
+  projections.register(coverageStore.projection);
   projections.register(intakeStore.projection);
   projections.register(episodesStore.projection);
   projections.register(impactStore.projection);
@@ -251,6 +260,14 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     fingerprint: fingerprint.ok ? fingerprint.fingerprint : null,
     newestEventMs: newestTs === undefined ? 0 : Date.parse(newestTs),
     log,
+    servicesUsed: () => coverage.used(),
+  });
+  const coverage: Coverage = createCoverage({
+    store: coverageStore,
+    ledger,
+    writer,
+    now: () => licence.effectiveNow(),
+    limit: () => licence.view()?.services ?? null,
   });
 
   return {
@@ -280,6 +297,8 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     reader,
     sealer,
     licence,
+    coverage,
+    coverageStore,
     fingerprint,
     keyFingerprint,
     keyName,

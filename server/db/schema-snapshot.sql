@@ -16,6 +16,7 @@ CREATE INDEX ledger_category ON ledger (category);
 CREATE INDEX ledger_trace ON ledger (trace_id) WHERE trace_id IS NOT NULL;
 CREATE INDEX ledger_ts ON ledger (ts);
 CREATE INDEX ledger_type ON ledger (type);
+CREATE INDEX licence_service_days_day ON licence_service_days (day);
 CREATE INDEX people_role ON people (role) WHERE disabled = 0;
 CREATE INDEX sessions_ended ON sessions (ended_at) WHERE ended_at IS NOT NULL;
 CREATE INDEX sessions_open ON sessions (idle_expires_at) WHERE ended_at IS NULL;
@@ -252,6 +253,31 @@ CREATE TABLE ledger_segments (
   algorithm  TEXT    NOT NULL,      -- ed25519 or ecdsa-p256
   sealed_at  TEXT    NOT NULL
 );
+CREATE TABLE licence_current (
+  id           INTEGER PRIMARY KEY CHECK (id = 1),
+  source       TEXT NOT NULL,      -- api, file, redeem, grant
+  licence_id   TEXT NOT NULL,
+  serial       INTEGER NOT NULL,
+  sha256       TEXT NOT NULL,
+  tier         TEXT NOT NULL,
+  installed_at TEXT NOT NULL,
+  stage        TEXT,               -- the last stage recorded (licence.expiring, grace_entered, lapsed)
+  warned_days  INTEGER            -- the last warning threshold recorded
+);
+CREATE TABLE licence_pins (
+  service   TEXT PRIMARY KEY,
+  pinned_at TEXT NOT NULL
+);
+CREATE TABLE licence_serials (
+  licence_id TEXT PRIMARY KEY,
+  serial     INTEGER NOT NULL
+);
+CREATE TABLE licence_service_days (
+  service   TEXT NOT NULL,
+  day       TEXT NOT NULL,     -- YYYY-MM-DD (UTC) of the event
+  first_seq INTEGER NOT NULL,  -- the first event of that service on that day
+  PRIMARY KEY (service, day)
+) WITHOUT ROWID;
 CREATE TABLE licence_state (
   id          INTEGER PRIMARY KEY CHECK (id = 1),
   kind        TEXT NOT NULL,       -- trial
@@ -262,6 +288,19 @@ CREATE TABLE licence_state (
   expires_at  TEXT NOT NULL,
   grace_days  INTEGER NOT NULL,
   fingerprint TEXT
+);
+CREATE TABLE licence_trust (
+  id               INTEGER PRIMARY KEY CHECK (id = 1),
+  revocations_seq  INTEGER NOT NULL,
+  revoked          TEXT,           -- licence_id revoked, when the current licence is
+  superseded_since TEXT            -- when the current serial was learnt superseded
+);
+CREATE TABLE licence_usage_state (
+  id             INTEGER PRIMARY KEY CHECK (id = 1),
+  last_sha256    TEXT,
+  last_to        TEXT,
+  statements     INTEGER NOT NULL,
+  exceeded_day   TEXT
 );
 CREATE TABLE mail_settings (
   id         INTEGER PRIMARY KEY CHECK (id = 1),
@@ -388,6 +427,11 @@ CREATE TABLE teams (
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL,
   seq        INTEGER NOT NULL
+);
+CREATE TABLE trial_history (
+  fingerprint TEXT PRIMARY KEY,
+  started_at  TEXT NOT NULL,
+  verified    INTEGER NOT NULL
 );
 CREATE TRIGGER episodes_fts_delete BEFORE DELETE ON episodes
   WHEN EXISTS (SELECT 1 FROM episodes_fts_docsize WHERE id = old.rowid)

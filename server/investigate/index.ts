@@ -9,6 +9,7 @@ export {
 } from './engine.js';
 export { decide, afterAction, withoutAction, DECISION_TABLE } from './decide.js';
 export { createInvestigation, type Investigation as InvestigationRuntime } from './wire.js';
+export { NOT_COVERED } from './orchestrator.js';
 export {
   createInvestigationsStore,
   DECISION_MADE,

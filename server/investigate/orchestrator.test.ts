@@ -9,7 +9,7 @@ import { EPISODE_INPUTS } from '../compose/index.js';
 import { createIncidentsStore } from '../incidents/index.js';
 import { systemClock } from '../shared/clock.js';
 import { closeFields, type ActionResult } from './closing.js';
-import { createOrchestrator, type OrchestratorDeps } from './orchestrator.js';
+import { createOrchestrator, NOT_COVERED, type OrchestratorDeps } from './orchestrator.js';
 import type { AutonomyLevel, DecideInput, DecideOutput, Hypothesis } from './types.js';
 
 import { DIAGNOSIS, FIX, PROVEN, planOf } from '../testing/investigate/fixtures/nginx-down.js';
@@ -209,6 +209,33 @@ describe('the orchestrator', () => {
     await o.drained();
     expect(h.maxActive).toBe(1);
     for (const id of ids) expect(store.get(id)?.status).toBe('done');
+    o.stop();
+  });
+
+  it('skips an episode of a service the licence does not cover, saying so, and runs nothing', async () => {
+    const h = harness({});
+    let diagnosed = 0;
+    const o = createOrchestrator({
+      ...h.deps,
+      covered: (service) => service !== 'beyond',
+      diagnose: async (ctx) => {
+        diagnosed += 1;
+        return h.deps.diagnose(ctx);
+      },
+    });
+    const out = openEpisode('beyond');
+    const inside = openEpisode('nginx');
+    await o.start();
+    await o.drained();
+    expect(types(out)).toEqual(['episode.opened', 'investigation.skipped']);
+    const skipped = ledgerRows(bench.db).find(
+      (r) => r.trace_id === out && r.type === 'investigation.skipped',
+    );
+    expect(JSON.parse(skipped?.data ?? '{}')).toMatchObject({ why: NOT_COVERED });
+    expect(store.get(out)?.status).toBe('skipped');
+    expect(types(inside)).toContain('investigation.started');
+    expect(diagnosed).toBe(1);
+    expect(h.opened).toHaveLength(1);
     o.stop();
   });
 

@@ -41,6 +41,8 @@ const CHANGES_WINDOW_MS = 60 * 60 * 1000;
 const SCAN_MS = 1000;
 /** Decisions a same_cause join never replaces: nothing proven here to share. */
 const NOT_JOINED: readonly Decision[] = ['abstain', 'cleared', 'settled', 'downstream'];
+/** investigation.skipped's why for a service the licence does not cover. */
+export const NOT_COVERED = 'not_covered_by_licence';
 
 export interface EpisodeInfo {
   readonly episode_id: string;
@@ -68,6 +70,8 @@ export interface OrchestratorDeps {
   /** whether new investigations start now (SVC_ORCHESTRATE, and the service is operating) */
   readonly active?: () => boolean;
   readonly episode: (id: string) => EpisodeInfo | null;
+  /** whether the licence covers the service (licence.md §3.8); absent: every service is */
+  readonly covered?: (service: string) => boolean;
   /** which packs match, then the checks and hypotheses (the engine) */
   readonly diagnose: (ctx: {
     episode_id: string;
@@ -251,6 +255,16 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     const prior = store.get(id);
     if (ep === null || ep.status === 'closed' || (prior !== null && prior.status !== 'again'))
       return;
+    if (deps.covered?.(ep.service) === false) {
+      // Its signals stay recorded on the episode; only the investigation is left out.
+      await append(
+        INVESTIGATION_SKIPPED,
+        id,
+        { service: ep.service, why: NOT_COVERED },
+        `${ep.service} is beyond the services the licence covers: its signals are recorded but not investigated (pin it with PUT /v1/licence/services, or extend the licence)`,
+      );
+      return;
+    }
     const level = deps.autonomy.levelOf(ep.service);
     if (level === 'off' || ep.suppressed) {
       const why = level === 'off' ? 'autonomy is off for this service' : 'the signal is suppressed';

@@ -80,6 +80,8 @@ export interface InvestigationDeps {
   };
   /** someone can be asked: a person who may approve, or a working escalation channel */
   readonly approvalRoute: () => boolean;
+  /** whether the licence covers a service; absent: every service is */
+  readonly covered?: (service: string) => boolean;
   /** The models (System 1 gate, System 2 note); absent or null: templates only. */
   readonly models?: ModelUse | null;
   /** System 2 proposing further checks when the packs' own settle nothing; null: none */
@@ -166,6 +168,7 @@ export function createInvestigation(deps: InvestigationDeps) {
     ...(deps.pollMs !== undefined && { pollMs: deps.pollMs }),
     active: deps.active,
     episode: episodeLookup(episodes),
+    ...(deps.covered !== undefined && { covered: deps.covered }),
     diagnose: async (ctx) => {
       const diagnosis = await engine.investigate({
         ...ctx,

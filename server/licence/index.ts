@@ -1,5 +1,18 @@
 export { createLicenceStore, type LicenceStore } from './licence.store.js';
 export {
+  createCoverageStore,
+  type CoverageInputs,
+  type CoverageStore,
+  type SeenService,
+} from './coverage.store.js';
+export {
+  COUNTED_DAYS,
+  coverageOf,
+  createCoverage,
+  type Coverage,
+  type CoverageState,
+} from './coverage.js';
+export {
   createLicenceService,
   TRIAL,
   type LicenceService,
@@ -56,6 +69,7 @@ export {
   type AuthorityTransportSettings,
 } from './authority-transport.js';
 export { licenceRoutes } from './licence.routes.js';
+export { licenceUsageRoutes } from './usage.routes.js';
 export { startLicenceSchedule, LICENCE_TICK_MS } from './licence.schedule.js';
 export { lossesOf } from './losses.js';
 export { readDocumentFile } from './licence-files.js';

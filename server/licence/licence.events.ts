@@ -80,5 +80,25 @@ export const licenceEvents = {
     source: Type.String(),
   }),
   'licence.clock_backwards': Type.Object({ by_s: Type.Integer(), hwm: Type.String() }),
+  'licence.services_pinned': Type.Object({
+    pinned: Type.Array(Type.String()),
+    added: Type.Array(Type.String()),
+    removed: Type.Array(Type.String()),
+  }),
+  'licence.coverage_exceeded': Type.Object({
+    day: Type.String(),
+    limit: Type.Integer(),
+    counted: Type.Integer(),
+    uncovered: Type.Integer(),
+    /** the first uncovered services, by first seen (at most 50) */
+    services: Type.Array(Type.String()),
+  }),
+  'licence.usage_exported': Type.Object({
+    sha256: Type.String(),
+    prev: Nullable(Type.String()),
+    from: Type.String(),
+    to: Type.String(),
+    hashed_ids: Type.Boolean(),
+  }),
 } as const;
 export type LicenceEvents = EventsOf<typeof licenceEvents>;

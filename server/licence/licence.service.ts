@@ -55,6 +55,8 @@ export interface LicenceView {
   readonly source: string;
   /** the licensed number of services, null for unlimited */
   readonly services: number | null;
+  /** the services counted now (a signal in the last 30 days, or pinned); null when not counted */
+  readonly services_used: number | null;
   readonly installs: number;
   readonly install_limit: number | null;
   readonly started_at: string;
@@ -97,6 +99,8 @@ interface Deps {
   readonly log: Pick<Logger, 'warn' | 'info'>;
   /** tests may pass their own; the service uses the roots compiled into the build */
   readonly roots?: readonly TrustedRoot[];
+  /** the services counted now (coverage.ts), for the view */
+  readonly servicesUsed?: () => number;
 }
 
 interface Active {
@@ -335,6 +339,7 @@ export function createLicenceService(deps: Deps) {
         serial: l.serial,
         source: store.current()?.source ?? 'api',
         services: l.limits.services,
+        services_used: deps.servicesUsed?.() ?? null,
         installs: l.installs.length,
         install_limit: l.limits.installs,
         started_at: l.not_before,
@@ -373,6 +378,7 @@ export function createLicenceService(deps: Deps) {
       serial: null,
       source: 'trial_local',
       services: row.services,
+      services_used: deps.servicesUsed?.() ?? null,
       installs: 1,
       install_limit: row.install_limit,
       started_at: row.started_at,

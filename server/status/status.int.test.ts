@@ -127,6 +127,7 @@ describe('GET /v1/status, /v1/doctor, /metrics, /v1/openapi.json', () => {
         tier: 'trial',
         kind: 'trial',
         services: 50,
+        services_used: 0, // no signal yet, nothing pinned
         installs: 1,
         install_limit: 10,
         expires_at: '2026-05-30T10:00:00.000Z', // 90 days after the fake clock's start

@@ -18,6 +18,8 @@ export const StatusBody = Type.Object({
       customer: Nullable(Type.String()),
       /** the licensed number of services; null for unlimited */
       services: Nullable(Type.Integer()),
+      /** the services counted now: a signal in the last 30 days, or pinned */
+      services_used: Nullable(Type.Integer()),
       installs: Type.Integer(),
       install_limit: Nullable(Type.Integer()),
       expires_at: Nullable(Type.String()),

@@ -74,6 +74,7 @@ export function createStatusService(deps: Deps) {
                 kind: lic.kind,
                 customer: lic.customer,
                 services: lic.services,
+                services_used: lic.services_used,
                 installs: lic.installs,
                 install_limit: lic.install_limit,
                 expires_at: lic.expires_at,
