@@ -8,6 +8,7 @@ import { checkAll, KINDS, type ConnectionHealth } from '../connectors/index.js';
 import { buildToolConnectors, buildToolDoctor, createRuntime } from '../compose/index.js';
 import { databaseFile, lockDataDir, computeFingerprint } from '../install/index.js';
 import { rebuildProjections } from '../ledger/index.js';
+import { noLicenceOpener, packOpener } from '../licence/index.js';
 import { createLogger } from '../logger.js';
 import { VERSION } from '../version.js';
 import { estateCommand, ESTATE_USAGE } from './estate.js';
@@ -208,8 +209,21 @@ export async function run(argv: readonly string[], out: Out): Promise<number> {
     }
     case 'checks':
       return checksCommand(rest, { out, config, runtime, connectorsOf });
-    case 'packs':
-      return packsCommand(positionals, values, out, { config });
+    case 'packs': {
+      // The licence as the service holds it, read-only; a folder with no data has none yet.
+      const cfg = config();
+      if (!existsSync(databaseFile(cfg.dataDir)))
+        return packsCommand(positionals, values, out, { config, opens: noLicenceOpener });
+      const rt = runtime(cfg);
+      try {
+        return await packsCommand(positionals, values, out, {
+          config,
+          opens: packOpener(rt.licence),
+        });
+      } finally {
+        rt.close();
+      }
+    }
     case 'estate':
       return estateCommand(positionals, values, out, { config, runtime, connectorsOf });
     case 'preflight': {

@@ -18,7 +18,8 @@ import {
 import { autonomyPolicyCheck, autonomyRoutes, createAutonomyService } from '../autonomy/index.js';
 import { createLinkSigner, createLinkUseStore, loadOrCreateLinkKey } from '../channels/index.js';
 import type { ConnectionState, Doctor } from '../doctor/index.js';
-import { createPacksService, packDirs, packsCheck } from '../packs/index.js';
+import { packOpener } from '../licence/index.js';
+import { createPacksService, packDirs, packsCheck, packsLicenceCheck } from '../packs/index.js';
 import type { Policy } from '../policy/index.js';
 import type { IncidentsService } from '../incidents/index.js';
 import type { SnapshotChange } from '../snapshots/index.js';
@@ -55,7 +56,12 @@ export interface DecidingDeps {
 
 export function buildDeciding(deps: DecidingDeps) {
   const { config, rt, log } = deps;
-  const packs = createPacksService({ dirs: packDirs(config.files.packs), log });
+  // A pack the licence does not open is never run (asked at each use: a licence can change).
+  const packs = createPacksService({
+    dirs: packDirs(config.files.packs),
+    log,
+    opens: packOpener(rt.licence),
+  });
   const links = createLinkSigner({
     key: loadOrCreateLinkKey(config.dataDir),
     clock: rt.clock,
@@ -180,6 +186,7 @@ export function buildInvestigation(deps: InvestigationPhaseDeps, deciding: Decid
   );
   doctor.register(answerCheck({ models }));
   doctor.register(packsCheck(packs));
+  doctor.register(packsLicenceCheck(packs));
   doctor.register(pendingCheck({ pending: () => approvals.pending(), clock: rt.clock }));
   doctor.register(labApproverCheck({ enabled: config.labApprover }));
   doctor.register(autonomyPolicyCheck(autonomy));

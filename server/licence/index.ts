@@ -74,6 +74,12 @@ export { startLicenceSchedule, LICENCE_TICK_MS } from './licence.schedule.js';
 export { lossesOf } from './losses.js';
 export { readDocumentFile } from './licence-files.js';
 export {
+  PACK_CLOSED,
+  noLicenceOpener,
+  packOpener,
+  type PackOpening,
+} from './pack-opening.js';
+export {
   activeLicenceFile,
   heldClockMark,
   heldRevocations,

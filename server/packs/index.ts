@@ -15,6 +15,7 @@ export type {
   PackValue,
   PackVerify,
   RefusedPack,
+  PackGate,
   Risk,
   ConditionOp,
   SignedPack,
@@ -54,8 +55,9 @@ export {
   type PacksService,
   type PacksServiceDeps,
   type PackSummary,
+  type ClosedPack,
 } from './packs.service.js';
-export { packsCheck, type PacksCheckDeps } from './packs-check.js';
+export { packsCheck, packsLicenceCheck, type PacksCheckDeps } from './packs-check.js';
 export {
   asText,
   fillArgs,

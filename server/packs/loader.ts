@@ -86,10 +86,11 @@ function readPack(file: string, trusted: readonly TrustedKey[], maxBytes: number
     return {
       file,
       why: 'not a signed pack: expected {pack, signature: {alg: "ed25519", key, sig}} (sign it with npm run packs)',
+      unsigned: true,
     };
   }
   const verified = verifyPack(doc, trusted);
-  if (!verified.ok) return { file, why: verified.why };
+  if (!verified.ok) return { file, why: verified.why, unsigned: true };
   const valid = validatePack(doc.pack);
   if (!valid.ok) return { file, why: `not a valid pack: ${describeProblems(valid.problems)}` };
   const { pack } = valid;

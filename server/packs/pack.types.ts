@@ -186,7 +186,12 @@ export interface LoadedPack {
 export interface RefusedPack {
   readonly file: string;
   readonly why: string;
+  /** set when the file is not signed, or not by a key this build trusts */
+  readonly unsigned?: true;
 }
+
+/** Whether the licence opens a pack, and why not; the packs domain only asks (compose wires it). */
+export type PackGate = (packId: string) => { readonly opened: boolean; readonly why?: string };
 
 /**
  * One reading of one check, shown to a person as evidence: a finding rule that held, or the

@@ -5,6 +5,9 @@ import type { PacksService } from './packs.service.js';
 
 export type PacksCheckDeps = Pick<PacksService, 'list' | 'refused' | 'dirs'>;
 
+/** The reason of a pack the licence simply does not include (server/licence PACK_CLOSED). */
+const NOT_IN_LICENCE = 'not in licence.features.packs';
+
 export function packsCheck(packs: PacksCheckDeps): DoctorCheck {
   return {
     area: 'Packs',
@@ -36,6 +39,44 @@ export function packsCheck(packs: PacksCheckDeps): DoctorCheck {
         status: 'ok',
         detail: `${String(loaded.length)} ${loaded.length === 1 ? 'pack' : 'packs'} loaded, signatures valid: ${names}`,
         hint: '',
+      };
+    },
+  };
+}
+
+/**
+ * Packs / licence: which loaded packs the licence does not open, and why. A pack the licence
+ * leaves out on purpose is reported, not warned about; one closed because the licence lapsed
+ * or is not in force warns (the Licence check says what to do about the licence).
+ */
+export function packsLicenceCheck(packs: Pick<PacksService, 'list' | 'closed'>): DoctorCheck {
+  return {
+    area: 'Packs',
+    name: 'licence',
+    run(): CheckResult {
+      const loaded = packs.list().length;
+      const closed = packs.closed();
+      if (closed.length === 0) {
+        return {
+          status: 'ok',
+          detail:
+            loaded === 0
+              ? 'no packs loaded'
+              : `the licence opens every loaded pack (${String(loaded)})`,
+          hint: '',
+        };
+      }
+      const detail = `closed by the licence: ${closed.map((c) => `${c.id} v${String(c.version)} (${c.why})`).join('; ')}; ${String(loaded - closed.length)} of ${String(loaded)} open`;
+      if (closed.every((c) => c.why === NOT_IN_LICENCE))
+        return {
+          status: 'ok',
+          detail,
+          hint: 'investigations do not run the checks of a closed pack; a licence whose features.packs names it opens it',
+        };
+      return {
+        status: 'warn',
+        detail,
+        hint: 'investigations do not run the checks of a closed pack; see Licence / confirmation',
       };
     },
   };
