@@ -56,14 +56,71 @@ const ENDED_RESULTS = ['resolved', 'restored', 'cleared'];
 const COUNTED = 1 << 16;
 
 /**
+ * A typed array kept from one list request to the next. A request used to allocate its
+ * arrays afresh (the picked positions alone are 4 MB over a million rows): memory outside
+ * the JavaScript heap, whose growth makes V8 run a full collection of the reader's heap
+ * (the index's dictionaries, about 100 MB) every few requests, a pause of 50 to 150 ms
+ * inside whichever request met it.
+ */
+export class Reused<T extends Int32Array | Uint8Array> {
+  private readonly make: (n: number) => T;
+  private buffer: T;
+
+  constructor(make: (n: number) => T) {
+    this.make = make;
+    this.buffer = make(0);
+  }
+
+  /** The first n elements, zeroed unless `zero` is false (arrays written before read). */
+  take(n: number, zero = true): T {
+    if (this.buffer.length < n)
+      this.buffer = this.make(Math.max(n, Math.ceil(this.buffer.length * 1.25)));
+    const view = this.buffer.subarray(0, n) as T;
+    if (zero) view.fill(0);
+    return view;
+  }
+}
+
+/** What one reader reuses between requests; its arrays are valid until its next request. */
+export interface ScanScratch {
+  readonly picked: Reused<Int32Array>;
+  readonly grouped: Reused<Int32Array>;
+  readonly mask: Reused<Uint8Array>;
+  readonly incidents: Reused<Uint8Array>;
+  readonly seen: Reused<Uint8Array>;
+  readonly restore: Reused<Int32Array>;
+  readonly handover: Reused<Int32Array>;
+}
+
+export function createScanScratch(): ScanScratch {
+  const ints = (): Reused<Int32Array> => new Reused((n) => new Int32Array(n));
+  const bytes = (): Reused<Uint8Array> => new Reused((n) => new Uint8Array(n));
+  return {
+    picked: ints(),
+    grouped: ints(),
+    mask: bytes(),
+    incidents: bytes(),
+    seen: bytes(),
+    restore: ints(),
+    handover: ints(),
+  };
+}
+
+/**
  * Whole seconds, counted by value: the median is a walk over the counts, with no copy of a
  * million values to select in (which was a fifth of a whole-year scorecard).
  */
 export class Tally {
-  readonly counts = new Int32Array(COUNTED);
   /** Values outside [0, COUNTED): rare (over 18 hours, or negative). */
   readonly others: number[] = [];
   length = 0;
+
+  readonly counts: Int32Array;
+
+  /** `counts`: COUNTED zeroed slots (a reused array), or a new one. */
+  constructor(counts: Int32Array = new Int32Array(COUNTED)) {
+    this.counts = counts;
+  }
 
   add(v: number): void {
     this.length += 1;
@@ -95,7 +152,12 @@ export function median(t: Tally): number | null {
   return (t.at(n / 2 - 1) + t.at(n / 2)) / 2;
 }
 
-export function scan(index: EpisodeIndex, sel: Selection, only: Uint8Array | null): ScanResult {
+export function scan(
+  index: EpisodeIndex,
+  sel: Selection,
+  only: Uint8Array | null,
+  scratch: ScanScratch = createScanScratch(),
+): ScanResult {
   const c: IndexColumns = index.columns();
   const { dict } = index;
   const limitRows = sel.latest ?? Number.POSITIVE_INFINITY;
@@ -138,7 +200,7 @@ export function scan(index: EpisodeIndex, sel: Selection, only: Uint8Array | nul
   const { order, tOpen, confirmed } = c;
 
   const windowed = sel.from !== Number.NEGATIVE_INFINITY || sel.to !== Number.POSITIVE_INFINITY;
-  const picked = new Int32Array(Math.min(c.size, limitRows));
+  const picked = scratch.picked.take(Math.min(c.size, limitRows), false);
   let matched = 0;
   for (let i = 0; i < c.size; i++) {
     const p = order[i]!;
@@ -201,12 +263,12 @@ export function scan(index: EpisodeIndex, sel: Selection, only: Uint8Array | nul
     picked: sortPicked(index, selected, sel),
     facets,
     complete: matched <= limitRows,
-    stats: sel.scorecard ? stats(index, selected) : null,
+    stats: sel.scorecard ? stats(index, selected, scratch) : null,
     histogram: sel.histogram ? histogram(index, selected) : null,
   };
 }
 
-function stats(index: EpisodeIndex, rows: Int32Array): ScanStats {
+function stats(index: EpisodeIndex, rows: Int32Array, scratch: ScanScratch): ScanStats {
   const c = index.columns();
   const { dict } = index;
   const resultCol = c.facet.result;
@@ -223,8 +285,8 @@ function stats(index: EpisodeIndex, rows: Int32Array): ScanStats {
   let shadowJudged = 0;
   let shadowAgreed = 0;
   const results = new Float64Array(dict.result.values.length);
-  const restore = new Tally();
-  const handover = new Tally();
+  const restore = new Tally(scratch.restore.take(COUNTED));
+  const handover = new Tally(scratch.handover.take(COUNTED));
   let within90 = 0;
   const verifiedCode = dict.action.find('verified');
   const takenBackCode = dict.action.find('taken_back');
@@ -240,7 +302,7 @@ function stats(index: EpisodeIndex, rows: Int32Array): ScanStats {
     if (code >= 0) endedCodes[code] = 1;
   }
   // Per incident: 1 = ended by the service so far, 2 = a person was needed.
-  const incidentState = new Uint8Array(c.maxIncident + 1);
+  const incidentState = scratch.incidents.take(c.maxIncident + 1);
   let incidents = 0;
   let endedByService = 0;
   let unowned = 0;

@@ -6,7 +6,7 @@ import type { Clock } from '../shared/clock.js';
 import type { EpisodeIndex } from './list.index.js';
 import { readSelection, type ListQuery, type Selection } from './list.params.js';
 import type { EpisodeListStore } from './list.query.js';
-import { scan } from './list.scan.js';
+import { createScanScratch, scan } from './list.scan.js';
 import { scorecard, type ImpactMinutes } from './scorecard.js';
 
 /** What the event loop sends a read worker for one list request. */
@@ -86,10 +86,13 @@ function record(r: Row) {
 
 /** The list's work over the index and the page's rows: runs on a read worker. */
 export function createListReader({ index, store, headSeq }: ReaderDeps) {
+  // One job at a time: its arrays are reused by the next (see Reused in list.scan.ts).
+  const scratch = createScanScratch();
+
   /** Rows of `q`/`query` as a mask over index positions; null when neither is given. */
   function textMask(sel: Selection, nowMs: number): Uint8Array | null {
     if (sel.q === null && sel.query === null) return null;
-    const mask = new Uint8Array(index.columns().size);
+    const mask = scratch.mask.take(index.columns().size);
     for (const rowid of store.matching(sel.q, sel.query, nowMs)) {
       const p = index.positionOf(rowid);
       if (p >= 0) mask[p] = 1;
@@ -100,8 +103,8 @@ export function createListReader({ index, store, headSeq }: ReaderDeps) {
   /** One representative per incident, in list order (episodes without one stand alone). */
   function groups(picked: Int32Array): Int32Array {
     const { incident, maxIncident } = index.columns();
-    const seen = new Uint8Array(maxIncident + 1);
-    const out = new Int32Array(picked.length);
+    const seen = scratch.seen.take(maxIncident + 1);
+    const out = scratch.grouped.take(picked.length, false);
     let n = 0;
     for (const p of picked) {
       const inc = incident[p]!;
@@ -143,7 +146,7 @@ export function createListReader({ index, store, headSeq }: ReaderDeps) {
       const seq = headSeq();
       if (seq < minSeq) return null;
       index.refresh();
-      const result = scan(index, sel, textMask(sel, nowMs));
+      const result = scan(index, sel, textMask(sel, nowMs), scratch);
       const rowids = index.columns().rowids;
       const ordered = sel.group ? groups(result.picked) : result.picked;
       const page = Array.from(
