@@ -264,6 +264,7 @@ describe('GET /v1/status, /v1/doctor, /metrics, /v1/openapi.json', () => {
         'Models/placement',
         'Models/System 1 and investigator',
         'Packs/signatures',
+        'Packs/licence',
         'Approvals/pending',
         'Approvals/lab auto-approver',
         'Policy/fix mode, raising autonomy',
