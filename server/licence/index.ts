@@ -102,6 +102,7 @@ export {
 export { codeMatches, installCode } from './installs/code.js';
 export { installKeyFromPub, installPubOf } from './installs/install-pub.js';
 export {
+  armourRequest,
   buildRequest,
   examineRequest,
   parseRequest,
@@ -140,6 +141,14 @@ export {
   buildForward,
   readForward,
   FORWARD_FORMAT,
+  MAX_FORWARD_ARMOUR_BYTES,
   type ForwardPayload,
   type ForwardRead,
 } from './installs/forward.js';
+export {
+  decideVouch,
+  MAX_CODE_MISMATCHES,
+  type RequestRecord,
+  type VouchContext,
+  type VouchResult,
+} from './installs/vouch.js';

@@ -38,7 +38,6 @@ function forward(key = e.key, fingerprint = e.fingerprint) {
   });
   if (x.signed === null || x.answer.would !== 'manual') throw new Error(x.answer.why);
   return buildForward({
-    requestText: req.text,
     request: x.signed,
     licence: lic,
     installKey: key,

@@ -9,14 +9,16 @@ import { kidOf, signBytes, signingInput, verifyBytes } from '../document/envelop
 import type { LicencePayload } from '../document/licence-doc.js';
 import { MAX_ARMOUR_BYTES, payloadJson, readArmour, writeArmour } from './armour.js';
 import { installKeyFromPub } from './install-pub.js';
-import { headersAgree, parseRequest, type SignedRequest } from './request.js';
+import { armourRequest, headersAgree, parseRequest, type SignedRequest } from './request.js';
 
 export const FORWARD_FORMAT = 'svc-install-forward/1';
+/** A forward holds a whole request text (up to 64 KiB) JSON-escaped and base64url-expanded. */
+export const MAX_FORWARD_ARMOUR_BYTES = 2 * MAX_ARMOUR_BYTES;
 
 export const ForwardPayload = Type.Object(
   {
     format: Type.Literal(FORWARD_FORMAT),
-    /** N's request text exactly as E read it */
+    /** N's request, armoured again as N wrote it (a pasted copy may carry a mail client's mess) */
     request: Type.String({ maxLength: MAX_ARMOUR_BYTES }),
     req_id: Type.String({ pattern: '^[0-9A-HJKMNP-TV-Z]{26}$' }),
     fingerprint: Type.String({ maxLength: 64 }),
@@ -39,8 +41,7 @@ function forwardHeaders(f: ForwardPayload): [string, string][] {
 }
 
 export interface NewForward {
-  /** N's request text as pasted on E (already checked by look) */
-  readonly requestText: string;
+  /** N's request as E verified it (look held) */
   readonly request: SignedRequest;
   readonly licence: LicencePayload;
   /** E's install key (Ed25519, private) and fingerprint */
@@ -54,7 +55,7 @@ export interface NewForward {
 export function buildForward(input: NewForward): { payload: ForwardPayload; text: string } {
   const payload: ForwardPayload = {
     format: FORWARD_FORMAT,
-    request: input.requestText,
+    request: armourRequest(input.request),
     req_id: input.request.payload.req_id,
     fingerprint: input.request.payload.fingerprint,
     licence_id: input.licence.licence_id,
@@ -92,7 +93,10 @@ export type ForwardRead =
  */
 export function readForward(text: unknown, licence: LicencePayload): ForwardRead {
   // The inner request sits JSON-escaped and base64url-expanded inside the outer text.
-  const read = readArmour(text, { label: 'SVC INSTALL FORWARD', maxBytes: 2 * MAX_ARMOUR_BYTES });
+  const read = readArmour(text, {
+    label: 'SVC INSTALL FORWARD',
+    maxBytes: MAX_FORWARD_ARMOUR_BYTES,
+  });
   if (!read.ok) return { ok: false, reason: 'armour', detail: read.reason };
   const a = read.armoured;
   const json = payloadJson(a.payload);

@@ -111,13 +111,18 @@ export function buildRequest(input: NewRequest): BuiltRequest {
     signingInput(REQUEST_FORMAT, bytes),
   );
   const code = installCode(bytes, Buffer.from(sig, 'base64url'));
-  const text = writeArmour({
+  const signed = { payload, bytes, sig, code };
+  return { ...signed, text: armourRequest(signed) };
+}
+
+/** The armoured text of a signed request, as N writes it (E rewrites a pasted one this way). */
+export function armourRequest(r: SignedRequest): string {
+  return writeArmour({
     label: 'SVC INSTALL REQUEST',
-    headers: requestHeaders(payload, code),
-    payload: bytes,
-    sig,
+    headers: requestHeaders(r.payload, r.code),
+    payload: r.bytes,
+    sig: r.sig,
   });
-  return { payload, bytes, sig, code, text };
 }
 
 export interface Check {
