@@ -12,6 +12,8 @@ export class ApiError extends Error {
   readonly role: string | undefined;
   /** Seconds to wait after a 429 too_many_attempts. */
   readonly retryAfterS: number | undefined;
+  /** The whole error body, for the fields one call adds (a refusal's check, a 409's losses). */
+  readonly body: Record<string, unknown>;
 
   constructor(status: number, body: Record<string, unknown>) {
     super(
@@ -28,6 +30,7 @@ export class ApiError extends Error {
     this.role = typeof body['role'] === 'string' ? body['role'] : undefined;
     this.retryAfterS =
       typeof body['retry_after_s'] === 'number' ? body['retry_after_s'] : undefined;
+    this.body = body;
   }
 }
 
@@ -131,7 +134,9 @@ export interface Status {
   version: string;
   instance: string;
   mode: 'setup' | 'configuring' | 'operating';
-  licence: { tier: string; valid: boolean; expires_at: string; days_left: number } | null;
+  /** This install's fingerprint (six groups of four), null when the host gives none. */
+  fingerprint?: string | null;
+  licence: StatusLicence | null;
   setup: {
     steps: { id: string; title: string; done: boolean; hint: string }[];
     done: number;
@@ -142,6 +147,43 @@ export interface Status {
   ledger: { seq: number; segments: number };
   /** The sign-in methods offered now: token, password, code, ldap, sso. */
   auth?: { sso: boolean; methods: string[] };
+}
+
+/** Where a licence stands (server/licence/stages.ts). */
+export type LicenceStage = 'not_yet' | 'valid' | 'expiring' | 'in_grace' | 'lapsed';
+
+/** GET /v1/status `licence`: the licence in force (the offline trial or a signed licence). */
+export interface StatusLicence {
+  tier: string;
+  /** trial: the offline trial; licence: a signed licence */
+  kind: 'trial' | 'licence';
+  customer: string | null;
+  /** the licensed number of services; null = unlimited */
+  services: number | null;
+  /** services counted against the limit, where the service reports it */
+  services_used?: number;
+  /** installs listed on the licence */
+  installs: number;
+  /** null = unlimited (a site licence) */
+  install_limit: number | null;
+  /** null = perpetual */
+  expires_at: string | null;
+  grace_ends_at: string | null;
+  in_grace: boolean;
+  stage: LicenceStage;
+  valid: boolean;
+  /** why the licence does not let the service operate */
+  why: string | null;
+  /** whole days until expires_at; null for a perpetual licence */
+  days_left: number | null;
+  /** SVC_LICENCE_CHECK in force: auto, strict or offline */
+  check: string;
+  /** the last confirmation by the licence authority, where the service reports it */
+  confirmed_at?: string | null;
+  /** false for the offline trial: nobody vouched for it */
+  verified: boolean;
+  /** the mounted licence file (SVC_LICENCE) when the licence is managed as a file */
+  file_mounted: string | null;
 }
 
 export interface RunningEpisode {

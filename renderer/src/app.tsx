@@ -4,6 +4,7 @@ import { lazy, Suspense, useEffect, useSyncExternalStore } from 'react';
 import { api, ApiError, roleAtLeast, session, type Me } from './api.js';
 import { BrandingEffect, BrandMark } from './branding.js';
 import { HaltBanner, HaltButton } from './halt-button.js';
+import { LicenceBanner } from './licence-banner.js';
 import { Link } from './parts.js';
 import { keys, useLive } from './queries.js';
 import { navigate, useLocation } from './router.js';
@@ -32,6 +33,10 @@ const AutonomyPage = lazy(() =>
   import('./pages/autonomy.js').then((m) => ({ default: m.AutonomyPage })),
 );
 const PolicyPage = lazy(() => import('./pages/policy.js').then((m) => ({ default: m.PolicyPage })));
+// The Licence page (issue 19): opened at set-up and at renewal, rarely otherwise.
+const LicencePage = lazy(() =>
+  import('./pages/licence.js').then((m) => ({ default: m.LicencePage })),
+);
 // The page of a channel's approve/deny link: no sign-in, the signed token is the credential.
 const ApprovalLinkPage = lazy(() =>
   import('./pages/approval-link.js').then((m) => ({ default: m.ApprovalLinkPage })),
@@ -60,6 +65,7 @@ const PAGES = [
   { path: '/policy', title: 'Policy' },
   { path: '/people', title: 'People' },
   { path: '/status', title: 'Status' },
+  { path: '/licence', title: 'Licence' },
   { path: '/settings', title: 'Settings' },
 ] as const;
 
@@ -180,7 +186,12 @@ function SetupBanner() {
       {next && (
         <>
           {' '}
-          · next: <strong>{next.title}</strong> — {next.hint} <Link to="/status">Set-up</Link>
+          · next: <strong>{next.title}</strong> — {next.hint}{' '}
+          {next.id === 'licence' ? (
+            <Link to="/licence">Install a licence</Link>
+          ) : (
+            <Link to="/status">Set-up</Link>
+          )}
         </>
       )}
     </div>
@@ -189,6 +200,12 @@ function SetupBanner() {
 
 function Page({ path }: { path: string }) {
   const status = useQuery({ queryKey: keys.status, queryFn: api.status });
+  const licence = (
+    <Suspense fallback={<Loading title="Licence" />}>
+      <LicencePage />
+    </Suspense>
+  );
+  if (path === '/licence') return licence;
   // Without a licence almost nothing answers: lead to the set-up instead.
   if (status.data?.mode === 'setup') return <StatusPage />;
   // Signed in at /sign-in (a bookmark, or just now): Live.
@@ -308,6 +325,7 @@ export function App() {
       <BrandingEffect />
       <TopBar path={path} />
       <SetupBanner />
+      <LicenceBanner path={path} />
       <HaltBanner role={me.data?.role} />
       <Page path={path} />
     </div>

@@ -60,6 +60,8 @@ export function useLive(enabled: boolean) {
     void qc.invalidateQueries({ queryKey: ['approvals'] });
     void qc.invalidateQueries({ queryKey: ['autonomy'] });
     void qc.invalidateQueries({ queryKey: ['policy'] });
+    // Installs asked, vouched and removed are licence events.
+    void qc.invalidateQueries({ queryKey: ['licence'] });
   }, [seq, qc]);
   return live;
 }

@@ -1,7 +1,7 @@
 // Status and doctor: mode, licence, set-up steps with their hints, and each doctor check.
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../api.js';
-import { ErrorNote } from '../parts.js';
+import { ErrorNote, Link } from '../parts.js';
 import { keys } from '../queries.js';
 
 interface Check {
@@ -33,8 +33,9 @@ export function StatusPage() {
           <dt>Licence</dt>
           <dd>
             {s.licence
-              ? `${s.licence.tier}, ${s.licence.valid ? 'valid' : 'not valid'}, ${String(s.licence.days_left)} days left`
-              : 'none'}
+              ? `${s.licence.tier}, ${s.licence.valid ? 'valid' : 'not valid'}, ${s.licence.days_left === null ? 'perpetual' : `${String(s.licence.days_left)} days left`}`
+              : 'none'}{' '}
+            <Link to="/licence">Licence</Link>
           </dd>
           <dt>Ledger</dt>
           <dd>
@@ -55,6 +56,12 @@ export function StatusPage() {
               <li key={step.id} className={step.done ? 'ok' : 'todo'}>
                 {step.done ? '✓' : '○'} <strong>{step.title}</strong>
                 {!step.done && step.hint !== '' && <span className="muted"> — {step.hint}</span>}
+                {!step.done && step.id === 'licence' && (
+                  <>
+                    {' '}
+                    <Link to="/licence">Install a licence</Link>
+                  </>
+                )}
               </li>
             ))}
           </ol>
