@@ -521,29 +521,37 @@ describe('the installs section and the exchange (answers routed in the browser)'
         remove: all,
       }),
       {
-        look: () => [
+        look: (body) => [
           200,
-          {
-            request: {
-              req_id: '01JDREQ',
-              fingerprint: NEW_FP,
-              kind: 'machine-id',
-              label: 'dr-site-b',
-              purpose: 'dr',
-              version: '0.1.0',
-              created_at: '2026-11-28T10:00:00.000Z',
-              expires_at: '2026-12-05T10:00:00.000Z',
-            },
-            digits: '418 207',
-            checks: [
-              { name: 'armour', ok: true },
-              { name: 'signature', ok: true },
-              { name: 'not_expired', ok: true, detail: '6 d 23 h left' },
-              { name: 'seat_available', ok: true, detail: '2 of 10 installs used' },
-            ],
-            would: 'granted',
-            why: 'a seat is free and self-service vouching allows it',
-          },
+          String(body['text']).includes('EXPIRED')
+            ? {
+                request: null,
+                digits: null,
+                checks: [{ name: 'not_expired', ok: false, detail: 'expired 2 d ago' }],
+                would: 'refused',
+                why: 'the request has expired',
+              }
+            : {
+                request: {
+                  req_id: '01JDREQ',
+                  fingerprint: NEW_FP,
+                  kind: 'machine-id',
+                  label: 'dr-site-b',
+                  purpose: 'dr',
+                  version: '0.1.0',
+                  created_at: '2026-11-28T10:00:00.000Z',
+                  expires_at: '2026-12-05T10:00:00.000Z',
+                },
+                digits: '418 207',
+                checks: [
+                  { name: 'armour', ok: true },
+                  { name: 'signature', ok: true },
+                  { name: 'not_expired', ok: true, detail: '6 d 23 h left' },
+                  { name: 'seat_available', ok: true, detail: '2 of 10 installs used' },
+                ],
+                would: 'granted',
+                why: 'a seat is free and self-service vouching allows it',
+              },
         ],
         vouch: (body) => {
           vouches += 1;
@@ -561,6 +569,14 @@ describe('the installs section and the exchange (answers routed in the browser)'
     );
     await signInWithAdminToken(e, `${svc.url}/licence`, svc.adminToken);
     const look = e.getByRole('form', { name: 'Look at a request' });
+    // A request no check lets through: no Vouch form, and why.
+    await look.getByLabel('Request text from the new install').fill(`${REQUEST_TEXT}\nEXPIRED`);
+    await look.getByRole('button', { name: 'Look at the request' }).click();
+    await e
+      .getByRole('alert')
+      .filter({ hasText: 'This request cannot be vouched for: the request has expired.' })
+      .waitFor();
+    expect(await e.getByRole('form', { name: 'Vouch' }).count()).toBe(0);
     await look.getByLabel('Request text from the new install').fill(REQUEST_TEXT);
     await look.getByRole('button', { name: 'Look at the request' }).click();
     await e.getByLabel('digits to compare').filter({ hasText: '418 207' }).waitFor();

@@ -41,6 +41,54 @@ export function Field({ label, children }: { label: string; children: (id: strin
   );
 }
 
+function lossesOf(error: unknown): string[] | null {
+  if (!(error instanceof ApiError) || error.status !== 409 || error.code !== 'would_lose')
+    return null;
+  const losses = error.body['losses'];
+  return Array.isArray(losses) ? losses.map(String) : [];
+}
+
+/**
+ * A 409 would_lose from POST /v1/licence: what the new licence gives up, with Install anyway
+ * (acknowledge) and Keep; any other error is shown as `otherwise`.
+ */
+export function WouldLose({
+  error,
+  busy,
+  onAnyway,
+  onKeep,
+  otherwise,
+}: {
+  error: unknown;
+  busy: boolean;
+  onAnyway: () => void;
+  onKeep: () => void;
+  otherwise: ReactNode;
+}) {
+  const losses = lossesOf(error);
+  if (losses === null) return <>{otherwise}</>;
+  return (
+    <div className="banner managed" role="alert" aria-label="would lose">
+      <p>
+        <strong>! This licence gives up what the one in force has:</strong>
+      </p>
+      <ul>
+        {losses.map((x) => (
+          <li key={x}>{x}</li>
+        ))}
+      </ul>
+      <p className="confirm">
+        <button type="button" className="danger" disabled={busy} onClick={onAnyway}>
+          Install anyway
+        </button>
+        <button type="button" className="quiet" onClick={onKeep}>
+          Keep the licence in force
+        </button>
+      </p>
+    </div>
+  );
+}
+
 const allowed = (can: InstallsView['can'], action: InstallAction): Allowed =>
   can[action] ?? { allowed: false, why: 'this service does not say who may do this' };
 
@@ -243,7 +291,7 @@ function AskPanel({ view, owner }: { view: InstallsView; owner: boolean }) {
             return;
           }
           run(
-            () => licenceApi.install(answer, true),
+            () => licenceApi.install(answer),
             (a) => {
               setAnswer('');
               setDone(a.changed ? 'Installed: this install is now covered.' : 'Already in force.');
@@ -288,7 +336,23 @@ function AskPanel({ view, owner }: { view: InstallsView; owner: boolean }) {
           ✓ {done}
         </p>
       )}
-      <Refusal error={error} />
+      <WouldLose
+        error={error}
+        busy={busy}
+        onAnyway={() => {
+          run(
+            () => licenceApi.install(answer, true),
+            () => {
+              setAnswer('');
+              setDone('Installed: this install is now covered.');
+            },
+          );
+        }}
+        onKeep={() => {
+          setError(null);
+        }}
+        otherwise={<Refusal error={error} />}
+      />
     </section>
   );
 }
@@ -453,7 +517,13 @@ function VouchPanel({ view }: { view: InstallsView }) {
         </p>
       </form>
       {look !== null && <LookResult look={look} />}
-      {look !== null && vouched === null && (
+      {look?.would === 'refused' && (
+        <p className="error" role="alert">
+          ✗ This request cannot be vouched for{look.why ? `: ${look.why}` : ''}. The new install
+          must ask again.
+        </p>
+      )}
+      {look !== null && look.would !== 'refused' && vouched === null && (
         <form
           className="settings-form"
           aria-label="Vouch"

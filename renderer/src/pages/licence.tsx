@@ -9,7 +9,7 @@ import { api, ApiError, roleAtLeast, type StatusLicence } from '../api.js';
 import { ErrorNote, Time } from '../parts.js';
 import { keys } from '../queries.js';
 import { Refusal } from './http.js';
-import { Field, InstallsSection } from './licence-installs.js';
+import { Field, InstallsSection, WouldLose } from './licence-installs.js';
 import {
   daysLeftText,
   licenceApi,
@@ -127,13 +127,6 @@ function InstallRefusal({ error, inForce }: { error: unknown; inForce: boolean }
   );
 }
 
-function lossesOf(error: unknown): string[] | null {
-  if (!(error instanceof ApiError) || error.status !== 409 || error.code !== 'would_lose')
-    return null;
-  const losses = error.body['losses'];
-  return Array.isArray(losses) ? losses.map(String) : [];
-}
-
 function InstallForm({
   owner,
   mounted,
@@ -156,7 +149,6 @@ function InstallForm({
     : !owner
       ? 'Installing a licence needs the owner role.'
       : null;
-  const losses = lossesOf(error);
 
   function send(acknowledge: boolean) {
     setBusy(true);
@@ -256,34 +248,17 @@ function InstallForm({
           Install licence
         </button>
       </p>
-      {losses !== null ? (
-        <div className="banner managed" role="alert" aria-label="would lose">
-          <p>
-            <strong>! This licence gives up what the one in force has:</strong>
-          </p>
-          <ul>
-            {losses.map((x) => (
-              <li key={x}>{x}</li>
-            ))}
-          </ul>
-          <p className="confirm">
-            <button type="button" className="danger" disabled={busy} onClick={() => send(true)}>
-              Install anyway
-            </button>
-            <button
-              type="button"
-              className="quiet"
-              onClick={() => {
-                setError(null);
-              }}
-            >
-              Keep the licence in force
-            </button>
-          </p>
-        </div>
-      ) : (
-        <InstallRefusal error={error} inForce={inForce} />
-      )}
+      <WouldLose
+        error={error}
+        busy={busy}
+        onAnyway={() => {
+          send(true);
+        }}
+        onKeep={() => {
+          setError(null);
+        }}
+        otherwise={<InstallRefusal error={error} inForce={inForce} />}
+      />
       {done !== null && (
         <p className="ok" role="status">
           ✓ {done}
