@@ -187,7 +187,7 @@ describe('the Licence page', () => {
     await summary.filter({ hasText: 'Test Customer Ltd' }).waitFor();
     const text = (await page.getByLabel('licence in force').textContent()) ?? '';
     expect(text).toContain('enterprise');
-    expect(text).toContain('250');
+    expect(text).toContain('0 counted of 250'); // services_used: no signal yet
     expect(text).toContain('1 of 10');
     expect(text).toMatch(/in 36[45] days/);
     expect(text).toContain('✓ valid');

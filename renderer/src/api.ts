@@ -160,8 +160,8 @@ export interface StatusLicence {
   customer: string | null;
   /** the licensed number of services; null = unlimited */
   services: number | null;
-  /** services counted against the limit, where the service reports it */
-  services_used?: number;
+  /** services counted against the limit (null when there is nothing to count against) */
+  services_used?: number | null;
   /** installs listed on the licence */
   installs: number;
   /** null = unlimited (a site licence) */

@@ -41,7 +41,7 @@ function Summary({ l, fingerprint }: { l: StatusLicence; fingerprint: string | n
       <dd>{l.customer ?? '—'}</dd>
       <dt>Services</dt>
       <dd>
-        {l.services_used !== undefined && `${String(l.services_used)} counted of `}
+        {typeof l.services_used === 'number' && `${String(l.services_used)} counted of `}
         {limitText(l.services)}
         {l.services === null && ' (no limit)'}
       </dd>
