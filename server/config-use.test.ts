@@ -130,8 +130,8 @@ describe('every SVC_* variable takes effect or says plainly that it does not yet
   });
 
   it('the start log and doctor say "not yet" beside a flagged variable that is set', () => {
-    const d = describeConfig({ SVC_CA_BUNDLE: '/etc/ssl/proxy.pem', SVC_PORT: '8701' });
-    expect(d['SVC_CA_BUNDLE']).toBe('/etc/ssl/proxy.pem (not yet: no effect)');
+    const d = describeConfig({ SVC_ML_DIR: '/opt/svc-ml', SVC_PORT: '8701' });
+    expect(d['SVC_ML_DIR']).toBe('/opt/svc-ml (not yet: no effect)');
     expect(d['SVC_ANTIDEBUG']).toBe('(default)');
     expect(d['SVC_PORT']).toBe('8701');
     const secret = describeConfig({ SVC_KEYCHAIN_PASSPHRASE: 'pass-planted' });

@@ -44,7 +44,13 @@ import {
   type InstallService,
 } from '../install/index.js';
 import { categoryOf, ledgerRoutes, SEALED_TYPE } from '../ledger/index.js';
-import { licenceRoutes, licenceUsageRoutes, startLicenceSchedule } from '../licence/index.js';
+import {
+  confirmRoutes,
+  licenceRoutes,
+  licenceUsageRoutes,
+  startConfirmSchedule,
+  startLicenceSchedule,
+} from '../licence/index.js';
 import { createMetrics, metricsRoutes } from '../metrics/index.js';
 import {
   createSessionsService,
@@ -226,6 +232,7 @@ export async function buildApp(config: Config, options: AppOptions) {
     },
     log,
   );
+  const stopConfirm = startConfirmSchedule(rt.confirm, log);
   connectors.start();
   rt.sealer?.sealNow();
   rt.sealer?.start();
@@ -570,6 +577,7 @@ export async function buildApp(config: Config, options: AppOptions) {
       await v1.register(doctorRoutes, { doctor });
       await v1.register(licenceRoutes, { licence: rt.licence });
       await v1.register(licenceUsageRoutes, { coverage: rt.coverage });
+      await v1.register(confirmRoutes, { confirm: rt.confirm, redeemer: rt.redeemer });
       await v1.register(ledgerRoutes, { reader: rt.reader });
       await v1.register(eventsRoutes, { events, mode: status.mode });
       await v1.register(intakeRoutes, { intake, mode: status.mode });
@@ -598,6 +606,7 @@ export async function buildApp(config: Config, options: AppOptions) {
     closing ??= (async () => {
       clearInterval(closer);
       stopLicence();
+      await stopConfirm();
       await acting.stop();
       sessions.stop();
       await poller.stop();

@@ -43,10 +43,12 @@ import { createImpactStore } from '../impact/index.js';
 import { createIncidentsStore } from '../incidents/index.js';
 import { createIntakeStore, SIGNAL_FIRED, SIGNAL_RESOLVED } from '../intake/index.js';
 import {
+  createConfirmation,
   createCoverage,
   createCoverageStore,
   createLicenceService,
   createLicenceStore,
+  createRedeemer,
   type Coverage,
 } from '../licence/index.js';
 import { createPolicyStore } from '../policy/index.js';
@@ -269,6 +271,32 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     now: () => licence.effectiveNow(),
     limit: () => licence.view()?.services ?? null,
   });
+  // The install's raw Ed25519 public key, as licences list it (install_pub).
+  const installPub = keyFor('ed25519')?.export({ format: 'jwk' }).x ?? null;
+  const thisInstall = {
+    fingerprint: fingerprint.ok ? fingerprint.fingerprint : null,
+    installPub,
+    version: config.version,
+  };
+  // SVC_LICENCE_CHECK, SVC_AUTHORITY_URL/_PINS, SVC_CA_BUNDLE, HTTPS_PROXY and NO_PROXY.
+  const confirm = createConfirmation({
+    licence,
+    ledger,
+    writer,
+    clock,
+    settings: config.licence,
+    ...thisInstall,
+    log,
+    servicesCounted: () => coverage.used(),
+  });
+  const redeemer = createRedeemer({
+    licence,
+    store: licenceStore,
+    ledger,
+    writer,
+    settings: config.licence,
+    ...thisInstall,
+  });
 
   return {
     config,
@@ -299,6 +327,8 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     licence,
     coverage,
     coverageStore,
+    confirm,
+    redeemer,
     fingerprint,
     keyFingerprint,
     keyName,

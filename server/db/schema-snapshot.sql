@@ -27,6 +27,7 @@ CREATE INDEX signin_codes_expiry ON signin_codes (expires_at);
 CREATE UNIQUE INDEX signin_identities_user ON signin_identities (provider, user_id);
 CREATE INDEX snapshot_changes_at ON snapshot_changes (at);
 CREATE INDEX team_members_user ON team_members (user_id);
+CREATE INDEX trial_redeemed_company ON trial_redeemed (company_key);
 CREATE TABLE access_settings (
   id       INTEGER PRIMARY KEY CHECK (id = 1),
   document TEXT NOT NULL,                      -- canonical JSON
@@ -253,6 +254,13 @@ CREATE TABLE ledger_segments (
   algorithm  TEXT    NOT NULL,      -- ed25519 or ecdsa-p256
   sealed_at  TEXT    NOT NULL
 );
+CREATE TABLE licence_check (
+  id                INTEGER PRIMARY KEY CHECK (id = 1),
+  last_checked_at   TEXT NOT NULL,
+  last_result       TEXT NOT NULL,  -- ok, revoked, superseded, unknown_install, unreachable, ...
+  last_confirmed_at TEXT,           -- the last check whose answer confirmed the licence
+  authority_time    TEXT            -- the authority's time in that answer
+);
 CREATE TABLE licence_current (
   id           INTEGER PRIMARY KEY CHECK (id = 1),
   source       TEXT NOT NULL,      -- api, file, redeem, grant
@@ -432,6 +440,12 @@ CREATE TABLE trial_history (
   fingerprint TEXT PRIMARY KEY,
   started_at  TEXT NOT NULL,
   verified    INTEGER NOT NULL
+);
+CREATE TABLE trial_redeemed (
+  trial_id    TEXT PRIMARY KEY,
+  company_key TEXT NOT NULL,
+  fingerprint TEXT,
+  redeemed_at TEXT NOT NULL
 );
 CREATE TRIGGER episodes_fts_delete BEFORE DELETE ON episodes
   WHEN EXISTS (SELECT 1 FROM episodes_fts_docsize WHERE id = old.rowid)

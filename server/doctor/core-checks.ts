@@ -92,6 +92,47 @@ export function dataVolumeCheck(
   };
 }
 
+const HOUR_MS = 3_600_000;
+
+/**
+ * Licence / confirmation by mode (licence.md §3.6): offline ok by choice; auto ok under 24 h
+ * unconfirmed, warn to 7 d, then warn suggesting offline; strict warn after 24 h (at 72 h the
+ * licence is not valid, which fails above). Unconfirmed counts from the last confirmation, or
+ * from when the licence was installed.
+ */
+function confirmationOf(
+  v: NonNullable<ReturnType<LicenceService['view']>>,
+  nowMs: number,
+): { status: 'warn'; detail: string; hint: string } | null {
+  if (v.check === 'offline' || v.kind !== 'licence') return null;
+  const since = v.confirmed_at ?? v.installed_at;
+  if (since === null) return null;
+  const hours = Math.floor((nowMs - Date.parse(since)) / HOUR_MS);
+  if (hours < 24) return null;
+  const age = hours < 48 ? `${String(hours)} h` : `${String(Math.floor(hours / 24))} days`;
+  const what =
+    v.confirmed_at === null
+      ? `not confirmed by the licence authority since it was installed ${age} ago`
+      : `not confirmed by the licence authority for ${age}`;
+  if (v.check === 'strict')
+    return {
+      status: 'warn',
+      detail: what,
+      hint: 'strict checking stops the service at 72 h unconfirmed: let it reach SVC_AUTHORITY_URL (HTTPS_PROXY, SVC_CA_BUNDLE, pins) and POST /v1/licence/check',
+    };
+  if (hours >= 7 * 24)
+    return {
+      status: 'warn',
+      detail: what,
+      hint: 'choose offline? if this install cannot reach the licence authority, set SVC_LICENCE_CHECK=offline; otherwise check SVC_AUTHORITY_URL, HTTPS_PROXY and SVC_CA_BUNDLE',
+    };
+  return {
+    status: 'warn',
+    detail: what,
+    hint: 'check that the licence authority is reachable (SVC_AUTHORITY_URL, HTTPS_PROXY, SVC_CA_BUNDLE); the service keeps working',
+  };
+}
+
 export function licenceCheck(licence: LicenceService, fingerprint: Fingerprint): DoctorCheck {
   return {
     area: 'Licence',
@@ -144,7 +185,13 @@ export function licenceCheck(licence: LicenceService, fingerprint: Fingerprint):
           detail: `${String(v.days_left)} days left: ${base}`,
           hint: 'install a renewed licence soon',
         };
-      return { status: 'ok', detail: base, hint: '' };
+      const unconfirmed = confirmationOf(v, licence.effectiveNow());
+      if (unconfirmed !== null) return { ...unconfirmed, detail: `${unconfirmed.detail}: ${base}` };
+      return {
+        status: 'ok',
+        detail: v.confirmed_at === null ? base : `${base} Confirmed ${v.confirmed_at}.`,
+        hint: '',
+      };
     },
   };
 }

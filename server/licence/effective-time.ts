@@ -16,6 +16,13 @@ export interface EffectiveTime {
    * wall clock is behind the mark in seconds when that is beyond the tolerance, else null.
    */
   advance(): number | null;
+  /**
+   * Sets the mark back to `toMs` (forward-jump recovery, §3.8: signed authority time earlier
+   * than the mark by more than the tolerance) and persists it; the wall clock still counts.
+   */
+  reset(toMs: number): void;
+  /** The tolerance in ms for a clock behind the mark (SVC_CLOCK_TOLERANCE_S). */
+  readonly toleranceMs: number;
 }
 
 export function createEffectiveTime(deps: {
@@ -43,6 +50,11 @@ export function createEffectiveTime(deps: {
       const behindS = Math.floor((mark - wall) / 1000);
       return behindS > deps.toleranceS ? behindS : null;
     },
+    reset(toMs) {
+      mark = toMs;
+      writeSecretFile(deps.file, `${JSON.stringify({ hwm: new Date(mark).toISOString() })}\n`);
+    },
+    toleranceMs: deps.toleranceS * 1000,
   };
 }
 

@@ -73,12 +73,7 @@ export { licenceUsageRoutes } from './usage.routes.js';
 export { startLicenceSchedule, LICENCE_TICK_MS } from './licence.schedule.js';
 export { lossesOf } from './losses.js';
 export { readDocumentFile } from './licence-files.js';
-export {
-  PACK_CLOSED,
-  noLicenceOpener,
-  packOpener,
-  type PackOpening,
-} from './pack-opening.js';
+export { PACK_CLOSED, noLicenceOpener, packOpener, type PackOpening } from './pack-opening.js';
 export {
   activeLicenceFile,
   heldClockMark,
@@ -152,3 +147,21 @@ export {
   type VouchContext,
   type VouchResult,
 } from './installs/vouch.js';
+export { effectiveCheckMode, STRICT_UNCONFIRMED_MS, type CheckMode } from './check-mode.js';
+export {
+  CHECK_FORMAT,
+  CONFIRM_FORMAT,
+  createConfirmation,
+  type CheckOutcome,
+  type Confirmation,
+} from './confirm.js';
+export { startConfirmSchedule, CONFIRM_EVERY_MS } from './confirm.schedule.js';
+export { confirmRoutes } from './confirm.routes.js';
+export { createRedeemer, type Redeemer } from './redeem.js';
+export {
+  TRIAL_CODE_FORMAT,
+  TRIAL_CODE_PREFIX,
+  encodeTrialCode,
+  openTrialCode,
+  type TrialToken,
+} from './trial-code.js';

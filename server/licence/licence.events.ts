@@ -100,5 +100,42 @@ export const licenceEvents = {
     to: Type.String(),
     hashed_ids: Type.Boolean(),
   }),
+  // Confirmation with the authority (§3.6): every check, whatever it found.
+  'licence.check': Type.Object({
+    trigger: Type.Union([Type.Literal('schedule'), Type.Literal('api'), Type.Literal('start')]),
+    /** ok, revoked, superseded, unknown_install; a transport failure; or why the answer was ignored */
+    result: Type.String(),
+    latency_ms: Type.Integer(),
+    authority_time: Nullable(Type.String()),
+    /** true when the answer confirmed the licence (last_confirmed_at moves) */
+    confirmed: Type.Boolean(),
+    detail: Type.String(),
+  }),
+  'licence.pin_mismatch': Type.Object({ seen: Type.Array(Type.String()), url: Type.String() }),
+  'licence.clock_reset': Type.Object({
+    source: Type.Union([Type.Literal('authority'), Type.Literal('cli')]),
+    from: Type.String(),
+    to: Type.String(),
+  }),
+  // A trial code redeemed (§3.4): online codes arrive as a licence (licence.installed, source
+  // redeem); an offline SVCT1- code is verified here and recorded as this event.
+  'licence.trial_redeemed': Type.Object({
+    trial_id: Type.String(),
+    company_key: Type.String(),
+    kid: Type.String(),
+    tier: Type.String(),
+    services: Type.Integer(),
+    install_limit: Type.Integer(),
+    days: Type.Integer(),
+    expires_at: Type.String(),
+    grace_days: Type.Integer(),
+    fingerprint: Nullable(Type.String()),
+    verified: Type.Boolean(),
+  }),
+  'licence.trial_refused': Type.Object({
+    why: Type.String(),
+    code: Type.Union([Type.Literal('online'), Type.Literal('offline')]),
+    detail: Type.String(),
+  }),
 } as const;
 export type LicenceEvents = EventsOf<typeof licenceEvents>;

@@ -16,7 +16,19 @@ import {
   verifyRevocations,
   type RevocationList,
 } from './document/revocations-doc.js';
-import type { TrustContext, TrustedRoot } from './document/trust.js';
+import {
+  certifiedStatements,
+  readEnvelope,
+  type KeyStatement,
+  type TrustContext,
+  type TrustedRoot,
+} from './document/trust.js';
+import {
+  STRICT_UNCONFIRMED_MS,
+  effectiveCheckMode,
+  unconfirmedSince,
+  type CheckMode,
+} from './check-mode.js';
 import { createEffectiveTime } from './effective-time.js';
 import {
   CLOCK_FILE,
@@ -68,7 +80,12 @@ export interface LicenceView {
   /** why the licence does not let the service operate, when it does not */
   readonly why: string | null;
   readonly days_left: number | null;
-  readonly check: string;
+  /** the confirmation mode in force: SVC_LICENCE_CHECK raised to the licence's min_mode */
+  readonly check: CheckMode;
+  /** the last confirmation by the licence authority */
+  readonly confirmed_at: string | null;
+  /** when the licence in force was installed (the offline trial: when it started) */
+  readonly installed_at: string | null;
   readonly verified: boolean;
   readonly on_licence: boolean;
   readonly site: string | null;
@@ -76,7 +93,7 @@ export interface LicenceView {
 }
 
 export interface LicenceSettings {
-  readonly check: string;
+  readonly check: CheckMode;
   readonly fips: boolean;
   /** SVC_LICENCE: a licence file here makes the licence file-managed */
   readonly licenceFile: string;
@@ -130,6 +147,12 @@ export function createLicenceService(deps: Deps) {
   });
   let active: Active | null = null;
   let revocations: RevocationList = EMPTY_REVOCATIONS;
+  /** the key statements the revocation list in force carries (it may carry a trial key's) */
+  let revocationKeys: readonly unknown[] = [];
+  const keysOf = (text: string): readonly unknown[] => {
+    const env = readEnvelope(text);
+    return typeof env === 'string' ? [] : (env.keys ?? []);
+  };
   /** the mounted file's last text seen, so an unchanged file is not re-judged every minute */
   let mountedSeen: string | null = null;
   /** set while the clock is behind the mark, so one backwards move is recorded once */
@@ -154,7 +177,10 @@ export function createLicenceService(deps: Deps) {
         revokedKids: new Set(),
         fips: settings.fips,
       });
-      if (v.ok) revocations = v.list;
+      if (v.ok) {
+        revocations = v.list;
+        revocationKeys = keysOf(stored.text);
+      }
     }
     const current = store.current();
     const copy = readDocumentFile(copyFile);
@@ -330,7 +356,8 @@ export function createLicenceService(deps: Deps) {
     if (active !== null) {
       const l = active.verified.licence;
       const st = stageOf(l, tEff);
-      const why = whyNotValid(l, st.stage, tEff);
+      const mode = effectiveCheckMode(settings.check, l);
+      const why = whyNotValid(l, st.stage, tEff, mode);
       return {
         kind: 'licence',
         tier: l.tier,
@@ -350,7 +377,9 @@ export function createLicenceService(deps: Deps) {
         valid: why === null,
         why,
         days_left: st.days_left,
-        check: settings.check,
+        check: mode,
+        confirmed_at: store.check()?.last_confirmed_at ?? null,
+        installed_at: store.current()?.installed_at ?? null,
         verified: true,
         on_licence: coversThisInstall(l),
         site: l.site?.name ?? null,
@@ -369,14 +398,17 @@ export function createLicenceService(deps: Deps) {
       },
       tEff,
     );
-    const valid = stageOperates(st.stage);
+    // A trial code redeemed offline is bound to the fingerprint it was redeemed on.
+    const redeemed = row.kind === 'trial_code';
+    const here = !redeemed || row.fingerprint === deps.fingerprint;
+    const valid = stageOperates(st.stage) && here;
     return {
       kind: 'trial',
       tier: row.tier,
       customer: null,
       licence_id: null,
       serial: null,
-      source: 'trial_local',
+      source: redeemed ? 'redeem' : 'trial_local',
       services: row.services,
       services_used: deps.servicesUsed?.() ?? null,
       installs: 1,
@@ -387,18 +419,29 @@ export function createLicenceService(deps: Deps) {
       stage: st.stage,
       in_grace: st.stage === 'in_grace',
       valid,
-      why: valid ? null : 'the trial has ended',
+      why: !here
+        ? `the trial code was redeemed on another install (${row.fingerprint ?? 'none'})`
+        : valid
+          ? null
+          : 'the trial has ended',
       days_left: st.days_left,
-      // An offline trial is offline by choice: nothing to confirm with the authority.
+      // A trial held here is offline by choice: no licence to confirm with the authority.
       check: 'offline',
-      verified: false,
-      on_licence: true,
+      confirmed_at: null,
+      installed_at: row.started_at,
+      verified: redeemed,
+      on_licence: here,
       site: null,
       file_mounted: file,
     };
   }
 
-  function whyNotValid(l: LicencePayload, stage: LicenceStage, tEff: number): string | null {
+  function whyNotValid(
+    l: LicencePayload,
+    stage: LicenceStage,
+    tEff: number,
+    mode: CheckMode,
+  ): string | null {
     const trustRow = store.trust();
     if (trustRow.revoked === l.licence_id) return 'the licence has been revoked';
     if (
@@ -411,6 +454,12 @@ export function createLicenceService(deps: Deps) {
       return `this install (${deps.fingerprint ?? 'no fingerprint'}) is not on the licence`;
     if (stage === 'not_yet') return `the licence starts at ${l.not_before}`;
     if (stage === 'lapsed') return 'the licence has lapsed: its grace period has ended';
+    const current = store.current();
+    if (mode === 'strict' && current !== null) {
+      const confirmed = store.check()?.last_confirmed_at ?? null;
+      if (tEff - unconfirmedSince(confirmed, current.installed_at) > STRICT_UNCONFIRMED_MS)
+        return `strict licence checking: not confirmed by the licence authority for more than 72 hours (last confirmed ${confirmed ?? 'never'}); it operates again on the next confirmation (POST /v1/licence/check)`;
+    }
     return null;
   }
 
@@ -496,8 +545,10 @@ export function createLicenceService(deps: Deps) {
     const stored = readDocumentFile(revocationsCopy);
     if ('text' in stored) {
       const v = verifyRevocations(stored.text, noneRevoked);
-      if (v.ok) revocations = v.list;
-      else
+      if (v.ok) {
+        revocations = v.list;
+        revocationKeys = keysOf(stored.text);
+      } else
         deps.log.warn(
           { check: v.check },
           `the stored revocation list is not valid (${v.detail}); keeping none`,
@@ -535,6 +586,7 @@ export function createLicenceService(deps: Deps) {
     const from = revocations.seq;
     writeDocumentCopy(revocationsCopy, text);
     revocations = v.list;
+    revocationKeys = keysOf(text);
     await writer.transact(() => {
       ledger.append({
         type: 'licence.revocations_updated',
@@ -681,6 +733,43 @@ export function createLicenceService(deps: Deps) {
 
     /** The clock is behind its mark beyond the tolerance (doctor warns). */
     clockBehind: (): boolean => clockBehind,
+
+    /**
+     * Signed authority time from a confirmation: earlier than the high-water mark by more than
+     * the tolerance, the mark goes back to it (forward-jump recovery, §3.8), audited. Returns
+     * whether it did.
+     */
+    async authorityTime(atMs: number): Promise<boolean> {
+      const mark = time.hwm();
+      if (atMs >= mark - time.toleranceMs) return false;
+      await writer.transact(() => {
+        ledger.append({
+          type: 'licence.clock_reset',
+          actor: 'system',
+          data: {
+            source: 'authority',
+            from: new Date(mark).toISOString(),
+            to: new Date(atMs).toISOString(),
+          },
+          reason: 'signed authority time is earlier than the licence high-water mark',
+        });
+      });
+      time.reset(atMs);
+      clockBehind = false;
+      return true;
+    },
+
+    /** Records what a check or a redeem changed (mode and stages). */
+    settle,
+
+    /**
+     * Key statements this install knows: those the licence in force carries and those carried
+     * by the revocation list in force (each release bundles one, which names the trial key).
+     */
+    knownStatements(): readonly KeyStatement[] {
+      const fromList = certifiedStatements(revocationKeys, trust());
+      return [...(active?.verified.statements ?? []), ...(fromList.ok ? fromList.statements : [])];
+    },
 
     /** POST /v1/licence. */
     install: (input: unknown, opts: InstallOptions): Promise<{ changed: boolean }> =>

@@ -34,6 +34,13 @@ export interface TrustRow {
   readonly superseded_since: string | null;
 }
 
+export interface CheckRow {
+  readonly last_checked_at: string;
+  readonly last_result: string;
+  readonly last_confirmed_at: string | null;
+  readonly authority_time: string | null;
+}
+
 export function createLicenceStore(db: Database) {
   const get = db.prepare<[], LicenceRow>(
     `SELECT kind, tier, services, install_limit, started_at, expires_at, grace_days, fingerprint FROM licence_state WHERE id = 1`,
@@ -81,6 +88,23 @@ export function createLicenceStore(db: Database) {
   const setSuperseded = db.prepare<[string | null]>(
     `UPDATE licence_trust SET superseded_since = ? WHERE id = 1`,
   );
+  const checkQ = db.prepare<[], CheckRow>(
+    `SELECT last_checked_at, last_result, last_confirmed_at, authority_time FROM licence_check WHERE id = 1`,
+  );
+  const putCheck = db.prepare<[string, string, string | null, string | null]>(
+    `INSERT INTO licence_check (id, last_checked_at, last_result, last_confirmed_at, authority_time)
+     VALUES (1, ?, ?, ?, ?)
+     ON CONFLICT (id) DO UPDATE SET last_checked_at = excluded.last_checked_at,
+       last_result = excluded.last_result,
+       last_confirmed_at = coalesce(excluded.last_confirmed_at, last_confirmed_at),
+       authority_time = coalesce(excluded.authority_time, authority_time)`,
+  );
+  const redeemedQ = db.prepare<[string, string], { trial_id: string }>(
+    `SELECT trial_id FROM trial_redeemed WHERE trial_id = ? OR company_key = ? LIMIT 1`,
+  );
+  const putRedeemed = db.prepare<[string, string, string | null, string]>(
+    `INSERT OR IGNORE INTO trial_redeemed (trial_id, company_key, fingerprint, redeemed_at) VALUES (?, ?, ?, ?)`,
+  );
   const trust = (): void => {
     ensureTrust.run();
   };
@@ -89,9 +113,11 @@ export function createLicenceStore(db: Database) {
   // applied. A read inside an open transaction is never cached, so a rollback leaves no trace.
   let cached: LicenceRow | null | undefined;
   let cachedCurrent: CurrentRow | null | undefined;
+  let cachedCheck: CheckRow | null | undefined;
   const dropCache = (): void => {
     cached = undefined;
     cachedCurrent = undefined;
+    cachedCheck = undefined;
   };
   return {
     get(): LicenceRow | null {
@@ -109,6 +135,17 @@ export function createLicenceStore(db: Database) {
     highestSerial(licenceId: string): number | null {
       return serialQ.get(licenceId)?.serial ?? null;
     },
+    /** The last check with the authority and the last confirmation, or null before any. */
+    check(): CheckRow | null {
+      if (cachedCheck !== undefined) return cachedCheck;
+      const row = checkQ.get() ?? null;
+      if (!db.inTransaction) cachedCheck = row;
+      return row;
+    },
+    /** Whether a trial code of this trial (or company) was already redeemed here. */
+    trialRedeemed(trialId: string, companyKey: string): boolean {
+      return redeemedQ.get(trialId, companyKey) !== undefined;
+    },
     trialStartedFor(fingerprint: string): string | null {
       return trialQ.get(fingerprint)?.started_at ?? null;
     },
@@ -125,6 +162,8 @@ export function createLicenceStore(db: Database) {
         'licence_serials',
         'trial_history',
         'licence_trust',
+        'licence_check',
+        'trial_redeemed',
       ],
       on: {
         'licence.trial_started': (d, e) => {
@@ -190,6 +229,25 @@ export function createLicenceStore(db: Database) {
           dropCache();
           trust();
           setSeq.run(d.seq);
+        },
+        'licence.check': (d, e) => {
+          dropCache();
+          putCheck.run(e.ts, d.result, d.confirmed ? e.ts : null, d.authority_time);
+        },
+        'licence.trial_redeemed': (d, e) => {
+          dropCache();
+          put.run(
+            'trial_code',
+            d.tier,
+            d.services,
+            d.install_limit,
+            e.ts,
+            d.expires_at,
+            d.grace_days,
+            d.fingerprint,
+          );
+          putRedeemed.run(d.trial_id, d.company_key, d.fingerprint, e.ts);
+          if (d.fingerprint !== null) putTrial.run(d.fingerprint, e.ts, 1);
         },
       },
     }),

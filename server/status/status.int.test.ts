@@ -139,6 +139,7 @@ describe('GET /v1/status, /v1/doctor, /metrics, /v1/openapi.json', () => {
         stage: 'valid',
         why: null,
         check: 'offline',
+        confirmed_at: null, // an offline trial has nothing to confirm
         verified: false, // nobody vouched for an offline trial
         file_mounted: null,
       });

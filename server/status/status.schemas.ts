@@ -33,6 +33,8 @@ export const StatusBody = Type.Object({
       days_left: Nullable(Type.Integer()),
       /** SVC_LICENCE_CHECK in force (offline for the offline trial) */
       check: Type.String(),
+      /** the last confirmation by the licence authority (null: never, or offline) */
+      confirmed_at: Nullable(Type.String()),
       /** false for the offline trial: nobody vouched for it */
       verified: Type.Boolean(),
       /** the mounted licence file, when the licence is managed as a file */

@@ -85,6 +85,7 @@ export function createStatusService(deps: Deps) {
                 why: lic.why,
                 days_left: lic.days_left,
                 check: lic.check,
+                confirmed_at: lic.confirmed_at,
                 verified: lic.verified,
                 file_mounted: lic.file_mounted,
               },
