@@ -10,7 +10,7 @@ import { startConnectProxy } from '../../e2e/authority/connect-proxy.js';
 import { fingerprintOf } from '../install/index.js';
 import { createFakeClock } from '../shared/clock.js';
 import { ADMIN_TOKEN, buildTestServer, type TestServer } from '../testing/test-server.js';
-import type { LicencePayload } from './index.js';
+import { postToAuthority, type LicencePayload } from './index.js';
 
 const MACHINE_ID = '5f0c2a6b9d8e4f1a8b7c6d5e4f3a2b1c';
 const THIS = fingerprintOf(MACHINE_ID, 'machine-id');
@@ -416,6 +416,29 @@ describe('network', () => {
     expect((await events(s)).filter((e) => e.type === 'licence.check').at(-1)?.data).toMatchObject({
       trigger: 'api',
       result: 'timeout',
+    });
+  });
+});
+
+describe('the test authority', () => {
+  it('its admin hooks answer over HTTPS: /_test/behaviour sets the status, /_test/time its clock', async () => {
+    const { s, clock } = await licensed();
+    const admin = {
+      authorityUrl: authority.url,
+      authorityPins: [],
+      caBundle: authority.caBundle,
+      httpsProxy: null,
+      noProxy: null,
+    };
+    const at = new Date(clock.now() + 60_000).toISOString();
+    expect(await postToAuthority(admin, '/_test/time', { iso: at })).toMatchObject({ ok: true });
+    expect(
+      await postToAuthority(admin, '/_test/behaviour', { status: 'unknown_install' }),
+    ).toMatchObject({ ok: true, status: 200 });
+    expect(await check(s)).toMatchObject({
+      result: 'unknown_install',
+      confirmed: false,
+      authority_time: at,
     });
   });
 });
