@@ -53,6 +53,9 @@ cpSync('server/db/migrations', 'dist/migrations', { recursive: true });
 // The built-in signed check packs, loaded beside the bundle (server/packs/loader.ts).
 if (existsSync('build/packs/signed'))
   cpSync('build/packs/signed', 'dist/packs', { recursive: true });
+// The bundled revocation list, read beside each entry (server/licence/licence-files.ts).
+cpSync('build/revocations.json', 'dist/revocations.json');
+cpSync('build/revocations.json', 'dist/main/revocations.json');
 // The workers sit beside each entry that starts them (dist/ and dist/main/).
 cpSync('dist/verify-worker.mjs', 'dist/main/verify-worker.mjs');
 cpSync('dist/checkpoint-worker.mjs', 'dist/main/checkpoint-worker.mjs');

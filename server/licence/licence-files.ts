@@ -4,6 +4,7 @@
 // SVC_DATA/revocations.json; the bundled list sits beside the bundle.
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { writeSecretFile } from '../secrets/index.js';
 
 export const LICENCE_COPY = 'licence.json';
@@ -37,7 +38,8 @@ export const removeDocumentCopy = (file: string): void => {
 
 /** The revocation list shipped with the build: beside the bundle, or build/ in a checkout. */
 export function bundledRevocationsFile(): string | null {
-  const here = import.meta.dirname;
+  // From import.meta.url, which the Electron bundle (CommonJS) defines; dirname it does not.
+  const here = fileURLToPath(new URL('.', import.meta.url));
   for (const candidate of [
     join(here, REVOCATIONS_COPY),
     join(here, '..', '..', 'build', REVOCATIONS_COPY),

@@ -587,6 +587,9 @@ export function createLicenceService(deps: Deps) {
     writeDocumentCopy(revocationsCopy, text);
     revocations = v.list;
     revocationKeys = keysOf(text);
+    // The list shipped with the build, taken when nothing was held: every install starts
+    // with it, so it is no news to record (a newer one shipped by an upgrade is recorded).
+    if (source === 'bundled' && from === 0) return;
     await writer.transact(() => {
       ledger.append({
         type: 'licence.revocations_updated',
