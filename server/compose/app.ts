@@ -576,7 +576,7 @@ export async function buildApp(config: Config, options: AppOptions) {
       await v1.register(ssoRoutes, { sso, mode: status.mode });
       await v1.register(doctorRoutes, { doctor });
       await v1.register(licenceRoutes, { licence: rt.licence });
-      await v1.register(licenceUsageRoutes, { coverage: rt.coverage });
+      await v1.register(licenceUsageRoutes, { coverage: rt.coverage, usage: rt.usage });
       await v1.register(confirmRoutes, { confirm: rt.confirm, redeemer: rt.redeemer });
       await v1.register(ledgerRoutes, { reader: rt.reader });
       await v1.register(eventsRoutes, { events, mode: status.mode });

@@ -49,7 +49,11 @@ import {
   createLicenceService,
   createLicenceStore,
   createRedeemer,
+  createUsage,
+  installPubOf,
+  spkiDer,
   type Coverage,
+  type UsageKeys,
 } from '../licence/index.js';
 import { createPolicyStore } from '../policy/index.js';
 import { createInvestigationsStore } from '../investigate/index.js';
@@ -297,6 +301,40 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     settings: config.licence,
     ...thisInstall,
   });
+  // The usage statement is signed by the install key (P-256 under FIPS, as seals are); the
+  // Ed25519 key stays the install's identity, the one the licence lists as install_pub.
+  let usageKeys: UsageKeys | null | undefined;
+  const usage = createUsage({
+    licence,
+    coverage,
+    store: coverageStore,
+    ledger,
+    writer,
+    clock,
+    keys: () => {
+      if (usageKeys !== undefined) return usageKeys;
+      if (installKey === null) return (usageKeys = null);
+      const ed25519 = config.fips
+        ? publicKeyFromDataDir(config.dataDir, 'ed25519')
+        : installKey.publicKey;
+      usageKeys = {
+        signing: installKey.privateKey,
+        installPub: installPubOf(ed25519),
+        installPubP256: config.fips ? spkiDer(installKey.publicKey).toString('base64url') : null,
+      };
+      return usageKeys;
+    },
+    fingerprint: fingerprint.ok ? fingerprint.fingerprint : null,
+    version: config.version,
+    ledgerHead: () => {
+      const head = ledgerStore.head();
+      return {
+        seq: head.seq,
+        hash: head.hash?.toString('hex') ?? null,
+        sealed_through: ledgerStore.lastSegment()?.last_seq ?? 0,
+      };
+    },
+  });
 
   return {
     config,
@@ -329,6 +367,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     coverageStore,
     confirm,
     redeemer,
+    usage,
     fingerprint,
     keyFingerprint,
     keyName,

@@ -309,7 +309,7 @@ CREATE TABLE licence_usage_state (
   last_to        TEXT,
   statements     INTEGER NOT NULL,
   exceeded_day   TEXT
-);
+, clock_backwards INTEGER NOT NULL DEFAULT 0, clock_backwards_reported INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE mail_settings (
   id         INTEGER PRIMARY KEY CHECK (id = 1),
   document   TEXT NOT NULL,                   -- canonical JSON

@@ -11,6 +11,8 @@ export interface UsageStateRow {
   readonly last_to: string | null;
   readonly statements: number;
   readonly exceeded_day: string | null;
+  /** licence.clock_backwards events not yet reported by a usage statement */
+  readonly clock_backwards: number;
 }
 
 /** A service and the ledger seq it was first seen at. */
@@ -52,13 +54,19 @@ export function createCoverageStore(db: Database, inputs: CoverageInputs) {
     `INSERT OR REPLACE INTO licence_pins (service, pinned_at) VALUES (?, ?)`,
   );
   const stateQ = db.prepare<[], UsageStateRow>(
-    `SELECT last_sha256, last_to, statements, exceeded_day FROM licence_usage_state WHERE id = 1`,
+    `SELECT last_sha256, last_to, statements, exceeded_day,
+            clock_backwards - clock_backwards_reported AS clock_backwards
+     FROM licence_usage_state WHERE id = 1`,
   );
   const ensureState = db.prepare(
     `INSERT OR IGNORE INTO licence_usage_state (id, last_sha256, last_to, statements, exceeded_day) VALUES (1, NULL, NULL, 0, NULL)`,
   );
   const setExported = db.prepare<[string, string]>(
-    `UPDATE licence_usage_state SET last_sha256 = ?, last_to = ?, statements = statements + 1 WHERE id = 1`,
+    `UPDATE licence_usage_state SET last_sha256 = ?, last_to = ?, statements = statements + 1,
+       clock_backwards_reported = clock_backwards WHERE id = 1`,
+  );
+  const countBackwards = db.prepare(
+    `UPDATE licence_usage_state SET clock_backwards = clock_backwards + 1 WHERE id = 1`,
   );
   const setExceeded = db.prepare<[string]>(
     `UPDATE licence_usage_state SET exceeded_day = ? WHERE id = 1`,
@@ -93,7 +101,13 @@ export function createCoverageStore(db: Database, inputs: CoverageInputs) {
     firstSeen: (service: string): number | null => firstSeqOf.get(service)?.first_seq ?? null,
     pins: (): string[] => pinsQ.all().map((r) => r.service),
     usageState: (): UsageStateRow =>
-      stateQ.get() ?? { last_sha256: null, last_to: null, statements: 0, exceeded_day: null },
+      stateQ.get() ?? {
+        last_sha256: null,
+        last_to: null,
+        statements: 0,
+        exceeded_day: null,
+        clock_backwards: 0,
+      },
     projection: projectionOf<LicenceEvents>({
       name: 'licence_coverage',
       tables: ['licence_service_days', 'licence_pins', 'licence_usage_state'],
@@ -106,6 +120,10 @@ export function createCoverageStore(db: Database, inputs: CoverageInputs) {
         'licence.coverage_exceeded': (d) => {
           ensureState.run();
           setExceeded.run(String(d.day));
+        },
+        'licence.clock_backwards': () => {
+          ensureState.run();
+          countBackwards.run();
         },
         'licence.usage_exported': (d) => {
           ensureState.run();

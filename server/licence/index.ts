@@ -70,6 +70,16 @@ export {
 } from './authority-transport.js';
 export { licenceRoutes } from './licence.routes.js';
 export { licenceUsageRoutes } from './usage.routes.js';
+export {
+  createUsage,
+  hashedServiceId,
+  sha256OfStatement,
+  USAGE_FORMAT,
+  verifyUsageStatement,
+  type Usage,
+  type UsageKeys,
+  type UsageVerdict,
+} from './usage.js';
 export { startLicenceSchedule, LICENCE_TICK_MS } from './licence.schedule.js';
 export { lossesOf } from './losses.js';
 export { readDocumentFile } from './licence-files.js';

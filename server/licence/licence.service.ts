@@ -700,6 +700,8 @@ export function createLicenceService(deps: Deps) {
     current: (): VerifiedLicence | null => active?.verified ?? null,
     revocations: (): RevocationList => revocations,
     effectiveNow: (): number => time.now(),
+    /** The clock's high-water mark (ms), for the usage statement. */
+    hwm: (): number => time.hwm(),
     fileMounted: (): string | null => (mounted() ? settings.licenceFile : null),
 
     /**
