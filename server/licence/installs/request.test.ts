@@ -189,6 +189,9 @@ describe('install request', () => {
             if (a === b || (/\s/.test(a) && /\s/.test(b))) return; // whitespace moved: tolerated
             t = original.slice(0, i) + b + original.slice(i + 1, j) + a + original.slice(j + 1);
           }
+          // A swap that only moves a line break (64-character lines are a convention, not
+          // part of what is signed) leaves the same text: tolerated on purpose.
+          if (t.replace(/\s/g, '') === original.replace(/\s/g, '')) return;
           tried++;
           expect(parseRequest(t).ok, t).toBe(false);
         },
