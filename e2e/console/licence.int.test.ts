@@ -221,7 +221,9 @@ describe('the Licence page', () => {
     await losing.getByRole('button', { name: 'Install anyway' }).click();
     await page.getByRole('status').filter({ hasText: 'Installed: enterprise' }).waitFor();
     expect((await status()).licence).toMatchObject({ services: 50 });
-    await facts(page).filter({ hasText: /^0 counted of 50$/ }).waitFor();
+    await facts(page)
+      .filter({ hasText: /^0 counted of 50$/ })
+      .waitFor();
   });
 
   it('in grace, a banner on every page says when grace ends and links to the Licence page', async () => {
