@@ -444,6 +444,32 @@ const ROUTES: readonly RouteRow[] = [
   },
   { method: 'GET', url: '/metrics', credential: 'viewer', ok: 200 },
   { method: 'GET', url: '/v1/openapi.json', credential: 'anyone', ok: 200 },
+  // Licence: owner for what changes it, admin for the usage statement. The trial is in force
+  // here: a text that is no licence is refused (400, so the owner was let in), check answers,
+  // redeem meets the trial (409), usage is signed for the trial too.
+  { method: 'POST', url: '/v1/licence', credential: 'owner', payload: { licence: '{}' }, ok: 400 },
+  { method: 'POST', url: '/v1/licence/check', credential: 'owner', ok: 200 },
+  {
+    method: 'POST',
+    url: '/v1/licence/redeem',
+    credential: 'owner',
+    payload: { code: 'SVCT-7KQ2-M9XD' },
+    ok: 409,
+  },
+  {
+    method: 'PUT',
+    url: '/v1/licence/services',
+    credential: 'owner',
+    payload: { pinned: [] },
+    ok: 200,
+  },
+  { method: 'GET', url: '/v1/licence/usage', credential: 'admin', ok: 200 },
+];
+
+/** Routes that change what every other row needs (removing the licence leaves setup mode):
+ * listed with the rest, their credentials checked on a server of their own below. */
+const DESTRUCTIVE: readonly RouteRow[] = [
+  { method: 'DELETE', url: '/v1/licence', credential: 'owner', ok: 200 },
 ];
 
 const WRONG_TOKEN = 'not-a-token-of-this-install-0000000000';
@@ -538,7 +564,7 @@ describe('routes: credentials per endpoint', () => {
 
   it('the table lists every route the server has, and the server has every route of the table', async () => {
     const routeOf = (r: RouteRow): string => r.route ?? r.url;
-    for (const row of ROUTES)
+    for (const row of [...ROUTES, ...DESTRUCTIVE])
       expect(server.app.hasRoute({ method: row.method, url: routeOf(row) }), rowName(row)).toBe(
         true,
       );
@@ -546,7 +572,9 @@ describe('routes: credentials per endpoint', () => {
     const documented = Object.entries(
       res.json<{ paths: Record<string, Record<string, unknown>> }>().paths,
     ).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
-    const listed = ROUTES.map((r) => `${r.method} ${routeOf(r).replace(/:(\w+)/g, '{$1}')}`);
+    const listed = [...ROUTES, ...DESTRUCTIVE].map(
+      (r) => `${r.method} ${routeOf(r).replace(/:(\w+)/g, '{$1}')}`,
+    );
     // GET /v1/openapi.json hides itself from the document; HEAD routes are Fastify's own.
     expect(documented.filter((d) => !d.startsWith('HEAD ')).sort()).toEqual(
       listed.filter((l) => l !== 'GET /v1/openapi.json').sort(),
@@ -845,6 +873,33 @@ describe('routes: credentials per endpoint', () => {
         'not_found',
       );
     });
+  });
+});
+
+describe.each(DESTRUCTIVE)('$method $url, on a server of its own', (row) => {
+  let server: TestServer;
+  let as: (role: Role) => Promise<Record<string, string>>;
+  beforeAll(async () => {
+    server = await buildTestServer();
+    as = await peopleOf(server);
+  });
+  afterAll(async () => {
+    await server.cleanup();
+  });
+  it(`no credential 401, the ingest token and every role below ${row.credential} 403 naming it, then ${row.credential} is let in`, async () => {
+    expectError(await call(server, row), 401, 'no_credentials');
+    expect(expectError(await call(server, row, asIngest()), 403, 'role_required').role).toBe(
+      row.credential,
+    );
+    for (const role of below(row.credential)) {
+      const body = expectError(await call(server, row, await as(role)), 403, 'role_required');
+      expect(body.role, role).toBe(row.credential);
+    }
+    const needed = row.credential;
+    if (needed === 'anyone' || needed === 'ingest')
+      throw new Error('a destructive row names a role');
+    const res = await call(server, row, await as(needed));
+    expect(res.statusCode, res.body).toBe(row.ok);
   });
 });
 

@@ -127,7 +127,7 @@ describe('POST /v1/licence/check', () => {
       serial: 1,
       fingerprint: THIS,
       mode: 'auto',
-      revocations_seq: 0,
+      revocations_seq: 1, // the bundled list
       sent_at: clock.nowIso(),
     });
     expect(req?.nonce).toMatch(/^[A-Za-z0-9_-]{22}$/);
@@ -187,7 +187,7 @@ describe('POST /v1/licence/check', () => {
     const { s, payload } = await licensed();
     authority.issue({ licence_id: payload.licence_id }); // serial 2
     const other = authority.issue({ installs: [thisInstall()] });
-    authority.revoke({ licence_id: other.payload.licence_id }); // seq 1, not ours
+    authority.revoke({ licence_id: other.payload.licence_id }); // seq 2, not ours
     const body = await check(s);
     expect(body).toMatchObject({ result: 'superseded', confirmed: true, latest_serial: 2 });
     expect(body.licence).toMatchObject({ serial: 2, valid: true, source: 'authority' });
@@ -202,7 +202,7 @@ describe('POST /v1/licence/check', () => {
       serial: 2,
     });
     expect(evs.find((e) => e.type === 'licence.revocations_updated')?.data).toMatchObject({
-      seq: 1,
+      seq: 2,
       source: 'authority',
     });
     expect(evs.find((e) => e.type === 'licence.refused')?.data).toMatchObject({
