@@ -119,7 +119,7 @@ function listReads(rt: Runtime, workers: number, log: Logger) {
 
 /** The install fingerprint last recorded (first start, or the last move) before this start. */
 function recordedFingerprint(rt: Runtime): { fingerprint: string | null; source: string } {
-  const moves = rt.reader.list({ type: 'system.installed,licence.install.moved', limit: 2 }).events;
+  const moves = rt.reader.list({ type: 'system.installed,licence.install.moved', limit: 1 }).events;
   // This start's own system.installed (a first start) is the newest: then nothing moved.
   const last = moves[0];
   const data = (last?.data ?? {}) as { fingerprint?: unknown; to?: unknown };

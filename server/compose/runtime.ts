@@ -276,7 +276,8 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     limit: () => licence.view()?.services ?? null,
   });
   // The install's raw Ed25519 public key, as licences list it (install_pub).
-  const installPub = keyFor('ed25519')?.export({ format: 'jwk' }).x ?? null;
+  const identityKey = keyFor('ed25519');
+  const installPub = identityKey === null ? null : installPubOf(identityKey);
   const thisInstall = {
     fingerprint: fingerprint.ok ? fingerprint.fingerprint : null,
     installPub,
@@ -313,13 +314,10 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     clock,
     keys: () => {
       if (usageKeys !== undefined) return usageKeys;
-      if (installKey === null) return (usageKeys = null);
-      const ed25519 = config.fips
-        ? publicKeyFromDataDir(config.dataDir, 'ed25519')
-        : installKey.publicKey;
+      if (installKey === null || installPub === null) return (usageKeys = null);
       usageKeys = {
         signing: installKey.privateKey,
-        installPub: installPubOf(ed25519),
+        installPub,
         installPubP256: config.fips ? spkiDer(installKey.publicKey).toString('base64url') : null,
       };
       return usageKeys;

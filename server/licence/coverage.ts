@@ -95,8 +95,10 @@ export function createCoverage(deps: Deps) {
     state,
     /** Whether the service's signals are investigated. */
     covered: (service: string): boolean => state().covered.has(service),
-    /** How many services count against the licence now (status `services_used`). */
-    /** Counted services, limit aside (the licence view reads it: no call back into the view). */
+    /**
+     * How many services count against the licence now (status `services_used`), limit aside:
+     * the licence view reads it, so it never calls back into the view.
+     */
     used: (): number => seenNow().used,
 
     /** PUT /v1/licence/services: the pinned services, replaced whole; audited when changed. */

@@ -28,6 +28,16 @@ export function readDocumentFile(file: string): FileRead {
   }
 }
 
+/** Whether something is at `file` (an unreadable file counts: it is there, only refused). */
+export function isPresent(file: string): boolean {
+  try {
+    statSync(file);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code !== 'ENOENT';
+  }
+}
+
 export const writeDocumentCopy = (file: string, text: string): void => {
   writeSecretFile(file, text.endsWith('\n') ? text : `${text}\n`);
 };

@@ -36,6 +36,7 @@ import {
   REVOCATIONS_COPY,
   bundledRevocationsFile,
   dataFile,
+  isPresent,
   readDocumentFile,
   removeDocumentCopy,
   writeDocumentCopy,
@@ -180,6 +181,11 @@ export function createLicenceService(deps: Deps) {
       if (v.ok) {
         revocations = v.list;
         revocationKeys = keysOf(stored.text);
+      } else {
+        deps.log.warn(
+          { check: v.check },
+          `the stored revocation list ${revocationsCopy} is not valid (${v.detail}); keeping none`,
+        );
       }
     }
     const current = store.current();
@@ -195,7 +201,7 @@ export function createLicenceService(deps: Deps) {
     revokedKids: new Set(revocations.keys.map((k) => k.kid)),
     fips: settings.fips,
   });
-  const mounted = (): boolean => !('missing' in readDocumentFile(settings.licenceFile));
+  const mounted = (): boolean => isPresent(settings.licenceFile);
 
   function coversThisInstall(l: LicencePayload): boolean {
     if (l.site !== null) return true;
@@ -539,26 +545,15 @@ export function createLicenceService(deps: Deps) {
     });
   }
 
-  /** Reads revocation lists (the stored one, then the bundled or admin-placed file). */
-  async function loadRevocations(): Promise<void> {
-    const noneRevoked: TrustContext = { roots, revokedKids: new Set(), fips: settings.fips };
-    const stored = readDocumentFile(revocationsCopy);
-    if ('text' in stored) {
-      const v = verifyRevocations(stored.text, noneRevoked);
-      if (v.ok) {
-        revocations = v.list;
-        revocationKeys = keysOf(stored.text);
-      } else
-        deps.log.warn(
-          { check: v.check },
-          `the stored revocation list is not valid (${v.detail}); keeping none`,
-        );
-    }
-    const bundled = settings.revocationFile ?? bundledRevocationsFile();
-    if (bundled === null) return;
-    const file = readDocumentFile(bundled);
-    if (!('text' in file)) return;
-    await offerRevocations(file.text, settings.revocationFile === null ? 'bundled' : 'file');
+  /**
+   * The list shipped with the build, offered at start (the stored list was read with the rest
+   * of what was recorded; an admin-placed SVC_REVOCATION_FILE is read by every tick instead).
+   */
+  async function offerBundledRevocations(): Promise<void> {
+    if (settings.revocationFile !== null) return;
+    const bundled = bundledRevocationsFile();
+    const file = bundled === null ? null : readDocumentFile(bundled);
+    if (file !== null && 'text' in file) await offerRevocations(file.text, 'bundled');
   }
 
   /** A revocation list from anywhere: the highest seq wins, a lower one is a rollback. */
@@ -727,8 +722,7 @@ export function createLicenceService(deps: Deps) {
           });
         });
       }
-      await loadRevocations();
-      await loadLicence();
+      await offerBundledRevocations();
       await tick();
       lastValid = view()?.valid === true;
     },

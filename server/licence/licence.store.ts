@@ -114,10 +114,12 @@ export function createLicenceStore(db: Database) {
   let cached: LicenceRow | null | undefined;
   let cachedCurrent: CurrentRow | null | undefined;
   let cachedCheck: CheckRow | null | undefined;
+  let cachedTrust: TrustRow | undefined;
   const dropCache = (): void => {
     cached = undefined;
     cachedCurrent = undefined;
     cachedCheck = undefined;
+    cachedTrust = undefined;
   };
   return {
     get(): LicenceRow | null {
@@ -150,7 +152,10 @@ export function createLicenceStore(db: Database) {
       return trialQ.get(fingerprint)?.started_at ?? null;
     },
     trust(): TrustRow {
-      return trustQ.get() ?? { revocations_seq: 0, revoked: null, superseded_since: null };
+      if (cachedTrust !== undefined) return cachedTrust;
+      const row = trustQ.get() ?? { revocations_seq: 0, revoked: null, superseded_since: null };
+      if (!db.inTransaction) cachedTrust = row;
+      return row;
     },
     /** Drop what was read: a group rolled back. */
     dropCache,
