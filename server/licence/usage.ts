@@ -126,7 +126,7 @@ export function createUsage(deps: Deps) {
         grants_issued: [],
         removed: [],
       },
-      check: { mode: view.check, last_confirmed_at: null, failures_30d: 0 },
+      check: { mode: view.check, last_confirmed_at: view.confirmed_at, failures_30d: 0 },
       clock: {
         hwm: new Date(licence.hwm()).toISOString(),
         backwards_events: state.clock_backwards,
