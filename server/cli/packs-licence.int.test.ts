@@ -2,12 +2,11 @@
 // of the built-in packs leaves the others out of what investigations run, doctor's Packs /
 // licence says which are closed and why, and `svc-core packs list` (the bundle, on the same
 // data folder) marks each. The offline trial opens every pack; a lapsed licence none.
-import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fingerprintOf } from '../install/index.js';
 import type { LicencePayload } from '../licence/index.js';
 import { createFakeClock } from '../shared/clock.js';
-import { createTestIssuer, licencePayload } from '../testing/licence/issuer.js';
+import { createTestIssuer, licencePayload, productionInstall } from '../testing/licence/issuer.js';
 import { requireBundle, runCli } from '../testing/processes.js';
 import { ADMIN_TOKEN, buildTestServer, type TestServer } from '../testing/test-server.js';
 
@@ -31,16 +30,7 @@ const BUILT_IN = [
 
 const opening = (over: Partial<LicencePayload>): LicencePayload =>
   licencePayload(START, {
-    installs: [
-      {
-        fingerprint: THIS,
-        install_pub: randomBytes(32).toString('base64url'),
-        label: 'prod',
-        role: 'production',
-        added_at: START,
-        via: 'authority',
-      },
-    ],
+    installs: [productionInstall(THIS, START)],
     ...over,
   });
 

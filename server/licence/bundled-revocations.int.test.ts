@@ -1,12 +1,11 @@
 // Design case 29 (Spacewalk): no bundled artefact expires. With the clock 20 years on the
 // service still starts, takes the revocation list shipped with the build (seq 1) and applies
 // it, and a licence issued then is installed; svc-core licence-verify reads the same list.
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fingerprintOf } from '../install/index.js';
 import { createFakeClock } from '../shared/clock.js';
-import { createTestIssuer, licencePayload } from '../testing/licence/issuer.js';
+import { createTestIssuer, licencePayload, productionInstall } from '../testing/licence/issuer.js';
 import { requireBundle, runCli } from '../testing/processes.js';
 import { ADMIN_TOKEN, buildTestServer, type TestServer } from '../testing/test-server.js';
 
@@ -30,16 +29,7 @@ describe('the bundled revocation list, 20 years on', () => {
     const issuer = createTestIssuer();
     const licence = issuer.licence(
       licencePayload(LATER, {
-        installs: [
-          {
-            fingerprint: THIS,
-            install_pub: randomBytes(32).toString('base64url'),
-            label: 'prod',
-            role: 'production',
-            added_at: LATER,
-            via: 'authority',
-          },
-        ],
+        installs: [productionInstall(THIS, LATER)],
       }),
     );
     const r = await s.app.inject({

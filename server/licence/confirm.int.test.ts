@@ -3,12 +3,12 @@
 // event, the check request, auto/strict/offline (design licence.md §4.2 cases 16–20), pins
 // right, wrong and backup, HTTPS_PROXY through a CONNECT proxy, forward-jump recovery (case 14),
 // doctor's Licence / confirmation by mode, and confirmed_at in the status.
-import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestAuthority, type TestAuthority } from '../../e2e/authority/authority.js';
 import { startConnectProxy } from '../../e2e/authority/connect-proxy.js';
 import { fingerprintOf } from '../install/index.js';
 import { createFakeClock } from '../shared/clock.js';
+import { productionInstall } from '../testing/licence/issuer.js';
 import { ADMIN_TOKEN, buildTestServer, type TestServer } from '../testing/test-server.js';
 import { postToAuthority, type LicencePayload } from './index.js';
 
@@ -35,14 +35,7 @@ afterEach(async () => {
   s = null;
 });
 
-const thisInstall = () => ({
-  fingerprint: THIS,
-  install_pub: randomBytes(32).toString('base64url'),
-  label: 'prod',
-  role: 'production' as const,
-  added_at: START,
-  via: 'authority' as const,
-});
+const thisInstall = () => productionInstall(THIS, START);
 
 /** A server whose licence the authority issued (for this install), installed at START. */
 async function licensed(

@@ -3,13 +3,12 @@
 // not_covered_by_licence on the episode's timeline), pinned services are always covered,
 // more pins than the limit is a 409, status counts services_used, and coverage exceeded is
 // recorded at most once a day.
-import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { fingerprintOf } from '../install/index.js';
 import { createFakeClock } from '../shared/clock.js';
-import { createTestIssuer, licencePayload } from '../testing/licence/issuer.js';
+import { createTestIssuer, licencePayload, productionInstall } from '../testing/licence/issuer.js';
 import {
   ADMIN_TOKEN,
   buildTestServer,
@@ -29,16 +28,7 @@ const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
 const licence = (services: number | null): LicencePayload =>
   licencePayload(START, {
     limits: { services, installs: 10 },
-    installs: [
-      {
-        fingerprint: THIS,
-        install_pub: randomBytes(32).toString('base64url'),
-        label: 'prod',
-        role: 'production',
-        added_at: START,
-        via: 'authority',
-      },
-    ],
+    installs: [productionInstall(THIS, START)],
   });
 
 let target: Server;

@@ -1,13 +1,12 @@
 // The licence through the real server: POST and DELETE /v1/licence with each refusal's check
 // and ledger event, mode and status following the licence, a mounted file, expiry stages at
 // effective time, the clock turned back, revocation lists, and a restart keeping the licence.
-import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fingerprintOf } from '../install/index.js';
 import { createFakeClock } from '../shared/clock.js';
-import { createTestIssuer, licencePayload } from '../testing/licence/issuer.js';
+import { createTestIssuer, licencePayload, productionInstall } from '../testing/licence/issuer.js';
 import { ADMIN_TOKEN, buildTestServer, type TestServer } from '../testing/test-server.js';
 import type { LicencePayload } from './index.js';
 
@@ -20,16 +19,7 @@ const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
 const here = (over: Partial<LicencePayload> = {}): LicencePayload =>
   licencePayload(START, {
-    installs: [
-      {
-        fingerprint: THIS,
-        install_pub: randomBytes(32).toString('base64url'),
-        label: 'prod',
-        role: 'production',
-        added_at: START,
-        via: 'authority',
-      },
-    ],
+    installs: [productionInstall(THIS, START)],
     ...over,
   });
 

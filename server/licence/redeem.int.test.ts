@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestAuthority, type TestAuthority } from '../../e2e/authority/authority.js';
 import { fingerprintOf } from '../install/index.js';
 import { createFakeClock } from '../shared/clock.js';
+import { productionInstall } from '../testing/licence/issuer.js';
 import { ADMIN_TOKEN, buildTestServer, type TestServer } from '../testing/test-server.js';
 
 const MACHINE_ID = '5f0c2a6b9d8e4f1a8b7c6d5e4f3a2b1c';
@@ -211,16 +212,7 @@ describe('offline SVCT1- codes (case 31)', () => {
   it('a signed licence in force: a trial code cannot replace it (409)', async () => {
     const t = await withList();
     const { envelope } = authority.issue({
-      installs: [
-        {
-          fingerprint: THIS,
-          install_pub: 'A'.repeat(43),
-          label: 'p',
-          role: 'production',
-          added_at: START,
-          via: 'authority',
-        },
-      ],
+      installs: [productionInstall(THIS, START, { install_pub: 'A'.repeat(43), label: 'p' })],
     });
     await t.app.inject({
       method: 'POST',

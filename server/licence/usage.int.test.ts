@@ -6,7 +6,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fingerprintOf } from '../install/index.js';
 import { createFakeClock } from '../shared/clock.js';
-import { createTestIssuer, licencePayload } from '../testing/licence/issuer.js';
+import { createTestIssuer, licencePayload, productionInstall } from '../testing/licence/issuer.js';
 import {
   ADMIN_TOKEN,
   buildTestServer,
@@ -48,16 +48,7 @@ async function licensed() {
   const pub = installPubOf(key);
   const p = licencePayload(START, {
     limits: { services: 1, installs: 10 },
-    installs: [
-      {
-        fingerprint: THIS,
-        install_pub: pub,
-        label: 'prod',
-        role: 'production',
-        added_at: START,
-        via: 'authority',
-      },
-    ],
+    installs: [productionInstall(THIS, START, { install_pub: pub })],
   });
   const r = await s.app.inject({
     method: 'POST',

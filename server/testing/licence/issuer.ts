@@ -2,7 +2,7 @@
 // (build/dev-authority/*.pem, trusted by development builds only). Each issuer makes its own
 // online signing keys with key statements, as the real authority does, and issues licences,
 // revocation lists, confirmations and trial codes from them.
-import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -14,7 +14,11 @@ import {
   type Signer,
 } from '../../licence/document/envelope.js';
 import { KEY_STATEMENT_FORMAT, type KeyUsage } from '../../licence/document/trust.js';
-import { LICENCE_FORMAT, type LicencePayload } from '../../licence/document/licence-doc.js';
+import {
+  LICENCE_FORMAT,
+  type LicenceInstall,
+  type LicencePayload,
+} from '../../licence/document/licence-doc.js';
 import { REVOCATIONS_FORMAT, type RevocationList } from '../../licence/document/revocations-doc.js';
 import { newUlid } from '../../shared/ids.js';
 
@@ -96,6 +100,23 @@ export function licencePayload(now: string, over: Partial<LicencePayload> = {}):
     features: { keychain: true, packs: '*' },
     vouch: { self_service: 2, grant_days: 60 },
     min_revocations_seq: 0,
+    ...over,
+  };
+}
+
+/** A production install as a licence lists it (a random install_pub unless one is given). */
+export function productionInstall(
+  fingerprint: string,
+  addedAt: string,
+  over: Partial<LicenceInstall> = {},
+): LicenceInstall {
+  return {
+    fingerprint,
+    install_pub: randomBytes(32).toString('base64url'),
+    label: 'prod',
+    role: 'production',
+    added_at: addedAt,
+    via: 'authority',
     ...over,
   };
 }
