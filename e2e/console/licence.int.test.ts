@@ -5,8 +5,8 @@
 // removing asks first and goes back to setup; a mounted SVC_LICENCE file disables install and
 // remove with why. The installs section is left out when the service answers 404 for
 // GET /v1/licence/installs; its exchange (ask → code and text, look → digits and checks, vouch
-// with a wrong then the right code, poll) and the usage download are driven against answers
-// routed in the browser in the shapes of licence.md §3.7, until those endpoints exist.
+// with a wrong then the right code, poll) is driven against answers routed in the browser in
+// the shapes of licence.md §3.7, until those endpoints exist; the usage download is the real one.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -147,6 +147,7 @@ describe('the Licence page', () => {
     // GET /v1/licence/installs answers 404 here: the section is left out, with no wording.
     expect((await asked).status()).toBe(404);
     expect(await page.getByRole('heading', { name: /^Installs/ }).count()).toBe(0);
+    // With no licence there is nothing to state: the usage section waits for one.
     expect(await page.getByRole('heading', { name: 'Usage statement' }).count()).toBe(0);
     expect(await page.content()).not.toMatch(/no install exchange|not available yet|coming soon/i);
     await shoot(page, '80-licence-none');
@@ -620,15 +621,6 @@ describe('the installs section and the exchange (answers routed in the browser)'
       }),
       {},
     );
-    const offered = async (p: Page) => {
-      await p.route('**/v1/openapi.json', (route) =>
-        json(route, 200, { paths: { '/v1/licence/usage': {} } }),
-      );
-      await p.route('**/v1/licence/usage', (route) =>
-        json(route, 200, { format: 'svc-usage/1', payload: 'e30', signatures: [] }),
-      );
-    };
-    await offered(v);
     await v.goto(`${svc.url}/licence`);
     await v.getByRole('heading', { name: /^Installs/ }).waitFor();
     for (const name of ['Ask to be added', 'Look at the request', 'Where does my request stand?']) {
@@ -641,9 +633,14 @@ describe('the installs section and the exchange (answers routed in the browser)'
     );
     await shoot(v, '92-licence-installs-viewer');
 
+    // The real statement: it needs a licence in force (the tests above removed theirs).
+    if ((await status()).licence === null)
+      expect(
+        (await http(svc.adminToken, 'POST', '/v1/licence', { licence: here({ serial: 9 }) }))
+          .status,
+      ).toBe(200);
     const a = await browser.newPage({ viewport: { width: 1366, height: 900 } });
     await routed(a, installsView(true, { remove: all }), {});
-    await offered(a);
     await signInWithAdminToken(a, `${svc.url}/licence`, svc.adminToken);
     const download = a.waitForEvent('download');
     await a.getByRole('button', { name: 'Download usage statement' }).click();

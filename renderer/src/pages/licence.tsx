@@ -437,7 +437,8 @@ export function LicencePage() {
         </section>
       )}
       <InstallsSection owner={owner} />
-      <UsageStatement admin={admin} />
+      {/* A statement covers a licence or the trial in force; with none there is nothing to state. */}
+      {l !== null && <UsageStatement admin={admin} />}
     </main>
   );
 }
