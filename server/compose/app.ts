@@ -48,6 +48,7 @@ import {
   confirmRoutes,
   licenceRoutes,
   licenceUsageRoutes,
+  installExchangeRoutes,
   startConfirmSchedule,
   startLicenceSchedule,
 } from '../licence/index.js';
@@ -575,7 +576,8 @@ export async function buildApp(config: Config, options: AppOptions) {
       await v1.register(ldapRoutes, { ldap: ldapSignIn });
       await v1.register(ssoRoutes, { sso, mode: status.mode });
       await v1.register(doctorRoutes, { doctor });
-      await v1.register(licenceRoutes, { licence: rt.licence });
+      await v1.register(licenceRoutes, { licence: rt.licence, exchange: rt.exchange });
+      await v1.register(installExchangeRoutes, { exchange: rt.exchange });
       await v1.register(licenceUsageRoutes, { coverage: rt.coverage, usage: rt.usage });
       await v1.register(confirmRoutes, { confirm: rt.confirm, redeemer: rt.redeemer });
       await v1.register(ledgerRoutes, { reader: rt.reader });

@@ -46,8 +46,11 @@ import {
   createConfirmation,
   createCoverage,
   createCoverageStore,
+  createExchangeStore,
+  createInstallExchange,
   createLicenceService,
   createLicenceStore,
+  INSTALL_EVENT_TYPES,
   createRedeemer,
   createUsage,
   installPubOf,
@@ -132,6 +135,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   const licenceStore = createLicenceStore(db);
   // Coverage notes the day each service was seen from intake's signal events.
   const coverageStore = createCoverageStore(db, { signals: [SIGNAL_FIRED, SIGNAL_RESOLVED] });
+  const exchangeStore = createExchangeStore(db);
   const intakeStore = createIntakeStore(db);
   const episodesStore = createEpisodesStore(db, EPISODE_INPUTS);
   const impactStore = createImpactStore(db);
@@ -152,6 +156,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   projections.register(installStore.projection);
   projections.register(licenceStore.projection);
   projections.register(coverageStore.projection);
+  projections.register(exchangeStore.projection);
   projections.register(intakeStore.projection);
   projections.register(episodesStore.projection);
   projections.register(impactStore.projection);
@@ -302,6 +307,21 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     settings: config.licence,
     ...thisInstall,
   });
+  // The install exchange (§3.7): requests and grants are signed with the Ed25519 identity key.
+  const exchange = createInstallExchange({
+    licence,
+    licenceStore,
+    store: exchangeStore,
+    ledger,
+    writer,
+    identity: fingerprint.ok
+      ? { fingerprint: fingerprint.fingerprint, kind: fingerprint.source }
+      : null,
+    installKey: () => installKey?.identityKey ?? null,
+    version: config.version,
+    clockToleranceS: config.licence.clockToleranceS,
+    history: (limit) => reader.list({ type: INSTALL_EVENT_TYPES.join(','), limit }).events,
+  });
   // The usage statement is signed by the install key (P-256 under FIPS, as seals are); the
   // Ed25519 key stays the install's identity, the one the licence lists as install_pub.
   let usageKeys: UsageKeys | null | undefined;
@@ -324,6 +344,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     },
     fingerprint: fingerprint.ok ? fingerprint.fingerprint : null,
     version: config.version,
+    installs: () => exchange.usageInstalls(),
     ledgerHead: () => {
       const head = ledgerStore.head();
       return {
@@ -366,6 +387,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     confirm,
     redeemer,
     usage,
+    exchange,
     fingerprint,
     keyFingerprint,
     keyName,

@@ -272,10 +272,39 @@ CREATE TABLE licence_current (
   stage        TEXT,               -- the last stage recorded (licence.expiring, grace_entered, lapsed)
   warned_days  INTEGER            -- the last warning threshold recorded
 );
+CREATE TABLE licence_install_removals (
+  fingerprint TEXT PRIMARY KEY,
+  licence_id TEXT NOT NULL,
+  was TEXT NOT NULL,
+  removed_at TEXT NOT NULL
+) WITHOUT ROWID;
 CREATE TABLE licence_pins (
   service   TEXT PRIMARY KEY,
   pinned_at TEXT NOT NULL
 );
+CREATE TABLE licence_requests (
+  req_id TEXT NOT NULL,
+  side TEXT NOT NULL CHECK (side IN ('asked', 'received')),
+  fingerprint TEXT NOT NULL,
+  purpose TEXT NOT NULL,
+  label TEXT,
+  nonce TEXT,
+  install_pub TEXT,
+  code TEXT,
+  licence_id TEXT,
+  -- open (asked, or only wrong codes so far) | granted | pending | manual | burned
+  state TEXT NOT NULL,
+  mismatches INTEGER NOT NULL DEFAULT 0,
+  via TEXT,
+  why TEXT,
+  role TEXT,
+  valid_until TEXT,
+  polled_state TEXT,
+  created_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (req_id, side)
+) WITHOUT ROWID;
 CREATE TABLE licence_serials (
   licence_id TEXT PRIMARY KEY,
   serial     INTEGER NOT NULL
@@ -310,6 +339,16 @@ CREATE TABLE licence_usage_state (
   statements     INTEGER NOT NULL,
   exceeded_day   TEXT
 , clock_backwards INTEGER NOT NULL DEFAULT 0, clock_backwards_reported INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE licence_vouched (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  req_id TEXT NOT NULL,
+  licence_id TEXT NOT NULL,
+  licence_serial INTEGER NOT NULL,
+  granted_by TEXT NOT NULL,
+  role TEXT NOT NULL,
+  valid_until TEXT NOT NULL,
+  accepted_at TEXT NOT NULL
+);
 CREATE TABLE mail_settings (
   id         INTEGER PRIMARY KEY CHECK (id = 1),
   document   TEXT NOT NULL,                   -- canonical JSON

@@ -185,6 +185,16 @@ export function licenceCheck(licence: LicenceService, fingerprint: Fingerprint):
           detail: `${String(v.days_left)} days left: ${base}`,
           hint: 'install a renewed licence soon',
         };
+      // An offline grant is a loan until the vendor's next serial lists this install.
+      if (
+        v.vouched_until !== null &&
+        Date.parse(v.vouched_until) - licence.effectiveNow() <= 30 * 86_400_000
+      )
+        return {
+          status: 'warn',
+          detail: `this install runs under a grant that ends ${v.vouched_until}: ${base}`,
+          hint: 'install a licence that lists this install (the vendor issues it once the grant reaches them in a usage statement)',
+        };
       const unconfirmed = confirmationOf(v, licence.effectiveNow());
       if (unconfirmed !== null) return { ...unconfirmed, detail: `${unconfirmed.detail}: ${base}` };
       return {

@@ -464,6 +464,38 @@ const ROUTES: readonly RouteRow[] = [
     ok: 200,
   },
   { method: 'GET', url: '/v1/licence/usage', credential: 'admin', ok: 200 },
+  // The install exchange: viewers see it, admins act. Under the trial this install may ask
+  // (then poll), look at any text, and neither vouch nor remove (no signed licence: 409).
+  { method: 'GET', url: '/v1/licence/installs', credential: 'viewer', ok: 200 },
+  {
+    method: 'POST',
+    url: '/v1/licence/installs/ask',
+    credential: 'admin',
+    payload: { purpose: 'add' },
+    ok: 200,
+  },
+  { method: 'POST', url: '/v1/licence/installs/poll', credential: 'admin', ok: 200 },
+  {
+    method: 'POST',
+    url: '/v1/licence/installs/look',
+    credential: 'admin',
+    payload: { text: 'not a request' },
+    ok: 200,
+  },
+  {
+    method: 'POST',
+    url: '/v1/licence/installs/vouch',
+    credential: 'admin',
+    payload: { text: 'not a request', code: '000 000' },
+    ok: 409,
+  },
+  {
+    method: 'POST',
+    url: '/v1/licence/installs/remove',
+    credential: 'admin',
+    payload: { fingerprint: 'AAAA-BBBB-CCCC-DDDD-EEEE-FFFF' },
+    ok: 409,
+  },
 ];
 
 /** Routes that change what every other row needs (removing the licence leaves setup mode):

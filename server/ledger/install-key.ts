@@ -50,6 +50,8 @@ export interface InstallKey extends SealKey {
   fingerprint: string;
   /** Whether this call created a key file: a new identity or seal key, worth a ledger event. */
   created: boolean;
+  /** The Ed25519 private key, whatever seals: install requests and grants are signed with it. */
+  identityKey: KeyObject;
 }
 
 const BASE32_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
@@ -206,6 +208,7 @@ export function loadOrCreateInstallKey(
     publicKey: createPublicKey(seal.key),
     fingerprint,
     created: ed25519.created || seal.created,
+    identityKey: ed25519.key,
   };
 }
 

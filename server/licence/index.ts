@@ -70,6 +70,13 @@ export {
 } from './authority-transport.js';
 export { licenceRoutes } from './licence.routes.js';
 export { licenceUsageRoutes } from './usage.routes.js';
+export { createExchangeStore, type ExchangeStore } from './installs/exchange.store.js';
+export {
+  createInstallExchange,
+  INSTALL_EVENT_TYPES,
+  type InstallExchange,
+} from './installs/exchange.js';
+export { installExchangeRoutes } from './installs/exchange.routes.js';
 export {
   createUsage,
   hashedServiceId,

@@ -79,6 +79,76 @@ export const licenceEvents = {
     to: Type.String(),
     source: Type.String(),
   }),
+  // The install exchange (§3.7). On N: asked, grant_accepted, polled. On E: looked, vouched,
+  // code_mismatch, request_burned, removed.
+  'licence.install.asked': Type.Object({
+    req_id: Type.String(),
+    purpose: Type.String(),
+    label: Nullable(Type.String()),
+    fingerprint: Type.String(),
+    /** the request's nonce and N's key: what a grant must answer */
+    nonce: Type.String(),
+    install_pub: Type.String(),
+    licence_id: Nullable(Type.String()),
+    /** the 6 digits (not a secret: anyone holding the text can compute them) */
+    code: Type.String(),
+    expires_at: Type.String(),
+  }),
+  'licence.install.looked': Type.Object({
+    /** null when the text could not be read as a request */
+    req_id: Nullable(Type.String()),
+    fingerprint: Nullable(Type.String()),
+    /** what a vouch would do: granted, pending, manual or refused */
+    result: Type.String(),
+    why: Type.String(),
+  }),
+  'licence.install.vouched': Type.Object({
+    req_id: Type.String(),
+    fingerprint: Type.String(),
+    purpose: Type.String(),
+    label: Nullable(Type.String()),
+    /** granted, pending or manual */
+    result: Type.String(),
+    why: Type.String(),
+    /** grant (offline, signed here), authority or forward */
+    via: Type.String(),
+    role: Nullable(Type.String()),
+    licence_id: Type.String(),
+    /** an offline grant's end */
+    valid_until: Nullable(Type.String()),
+    expires_at: Type.String(),
+  }),
+  'licence.install.code_mismatch': Type.Object({
+    req_id: Type.String(),
+    fingerprint: Type.String(),
+    attempt: Type.Integer(),
+    expires_at: Type.String(),
+  }),
+  'licence.install.request_burned': Type.Object({
+    req_id: Type.String(),
+    fingerprint: Type.String(),
+    attempts: Type.Integer(),
+  }),
+  'licence.install.grant_accepted': Type.Object({
+    req_id: Type.String(),
+    granted_by: Type.String(),
+    licence_id: Type.String(),
+    licence_serial: Type.Integer(),
+    role: Type.String(),
+    valid_until: Type.String(),
+  }),
+  'licence.install.polled': Type.Object({
+    req_id: Type.String(),
+    /** open, granted, pending, expired, burned or refused */
+    state: Type.String(),
+    from: Type.String(),
+  }),
+  'licence.install.removed': Type.Object({
+    fingerprint: Type.String(),
+    licence_id: Type.String(),
+    /** on the licence, or an offline grant issued here */
+    was: Type.String(),
+  }),
   'licence.clock_backwards': Type.Object({ by_s: Type.Integer(), hwm: Type.String() }),
   'licence.services_pinned': Type.Object({
     pinned: Type.Array(Type.String()),

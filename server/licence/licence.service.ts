@@ -42,7 +42,7 @@ import {
   writeDocumentCopy,
 } from './licence-files.js';
 import type { LicenceEvents } from './licence.events.js';
-import type { LicenceStore } from './licence.store.js';
+import type { LicenceStore, VouchedRow } from './licence.store.js';
 import { lossesOf } from './losses.js';
 import { stageOf, stageOperates, type LicenceStage } from './stages.js';
 import { TRUSTED_ROOTS } from './trust/trusted-roots.js';
@@ -89,6 +89,8 @@ export interface LicenceView {
   readonly installed_at: string | null;
   readonly verified: boolean;
   readonly on_licence: boolean;
+  /** until when an offline grant from an install on the licence lets this one run (§3.7) */
+  readonly vouched_until: string | null;
   readonly site: string | null;
   readonly file_mounted: string | null;
 }
@@ -120,6 +122,12 @@ interface Deps {
   /** the services counted now (coverage.ts), for the view */
   readonly servicesUsed?: () => number;
 }
+
+/** An offline grant from an install on the licence (installs/grant.ts checked it). */
+export type Vouch = Pick<
+  VouchedRow,
+  'req_id' | 'licence_id' | 'licence_serial' | 'granted_by' | 'role' | 'valid_until'
+>;
 
 interface Active {
   readonly verified: VerifiedLicence;
@@ -203,13 +211,21 @@ export function createLicenceService(deps: Deps) {
   });
   const mounted = (): boolean => isPresent(settings.licenceFile);
 
-  function coversThisInstall(l: LicencePayload): boolean {
-    if (l.site !== null) return true;
-    return deps.fingerprint !== null && l.installs.some((i) => i.fingerprint === deps.fingerprint);
+  const listsThisInstall = (l: LicencePayload): boolean =>
+    deps.fingerprint !== null && l.installs.some((i) => i.fingerprint === deps.fingerprint);
+
+  /** The grant this install runs under for `l`, while it holds (a serial listing it supersedes it). */
+  function vouchedFor(l: LicencePayload, grant: Vouch | null = store.vouched()): Vouch | null {
+    if (grant === null || grant.licence_id !== l.licence_id || listsThisInstall(l)) return null;
+    return time.now() < Date.parse(grant.valid_until) ? grant : null;
+  }
+
+  function coversThisInstall(l: LicencePayload, grant?: Vouch): boolean {
+    return l.site !== null || listsThisInstall(l) || vouchedFor(l, grant) !== null;
   }
 
   /** Why a verified licence cannot be installed here, or null. */
-  function refusalOf(v: VerifiedLicence): { check: string; detail: string } | null {
+  function refusalOf(v: VerifiedLicence, grant?: Vouch): { check: string; detail: string } | null {
     const l = v.licence;
     const r = revocationOf(revocations, l.licence_id, l.serial);
     if (r?.reason === 'revoked')
@@ -220,7 +236,7 @@ export function createLicenceService(deps: Deps) {
         detail: `serial ${String(l.serial)} of ${l.licence_id} has been superseded by a newer one`,
       };
     }
-    if (!coversThisInstall(l)) {
+    if (!coversThisInstall(l, grant)) {
       return {
         check: 'not_for_this_install',
         detail: `this install (${deps.fingerprint ?? 'no fingerprint'}) is not listed on the licence; ask to be added (POST /v1/licence/installs/ask)`,
@@ -306,6 +322,7 @@ export function createLicenceService(deps: Deps) {
     input: unknown,
     source: 'api' | 'file' | 'grant' | 'redeem' | 'authority',
     opts: InstallOptions,
+    grant?: Vouch,
   ) {
     const text = textOf(input);
     const verdict = verifyLicence(input, trust());
@@ -321,7 +338,7 @@ export function createLicenceService(deps: Deps) {
         },
       );
     }
-    const refusal = refusalOf(verdict);
+    const refusal = refusalOf(verdict, grant);
     if (refusal !== null) {
       await recordRefusal(auditSource, refusal.check, refusal.detail, verdict.sha256);
       throw new InvalidInputError(
@@ -334,7 +351,8 @@ export function createLicenceService(deps: Deps) {
       );
     }
     const current = store.current();
-    if (current?.sha256 === verdict.sha256 && active !== null) return { changed: false };
+    if (current?.sha256 === verdict.sha256 && active !== null && grant === undefined)
+      return { changed: false };
     const losses = active === null ? [] : lossesOf(active.verified.licence, verdict.licence);
     if (losses.length > 0 && opts.acknowledge !== true) {
       throw new ConflictError(
@@ -348,7 +366,14 @@ export function createLicenceService(deps: Deps) {
     // The copy first: a crash before the event leaves a verified copy that start-up records.
     writeDocumentCopy(copyFile, text);
     await writer.transact(() => {
-      appendInstalled(verdict, source, opts.actor, losses);
+      if (grant !== undefined)
+        ledger.append({
+          type: 'licence.install.grant_accepted',
+          actor: opts.actor,
+          data: { ...grant },
+          reason: `vouched for by ${grant.granted_by} until ${grant.valid_until}`,
+        });
+      if (current?.sha256 !== verdict.sha256) appendInstalled(verdict, source, opts.actor, losses);
     });
     active = { verified: verdict, text };
     await settle(opts.actor);
@@ -388,6 +413,7 @@ export function createLicenceService(deps: Deps) {
         installed_at: store.current()?.installed_at ?? null,
         verified: true,
         on_licence: coversThisInstall(l),
+        vouched_until: vouchedFor(l)?.valid_until ?? null,
         site: l.site?.name ?? null,
         file_mounted: file,
       };
@@ -437,6 +463,7 @@ export function createLicenceService(deps: Deps) {
       installed_at: row.started_at,
       verified: redeemed,
       on_licence: here,
+      vouched_until: null,
       site: null,
       file_mounted: file,
     };
@@ -456,8 +483,12 @@ export function createLicenceService(deps: Deps) {
     ) {
       return `serial ${String(l.serial)} was superseded more than ${String(SUPERSEDED_DAYS)} days ago; install the newer one`;
     }
-    if (!coversThisInstall(l))
+    if (!coversThisInstall(l)) {
+      const ended = store.vouched();
+      if (ended?.licence_id === l.licence_id)
+        return `the grant from ${ended.granted_by} ended at ${ended.valid_until}: ask again (POST /v1/licence/installs/ask) or install a licence that lists this install`;
       return `this install (${deps.fingerprint ?? 'no fingerprint'}) is not on the licence`;
+    }
     if (stage === 'not_yet') return `the licence starts at ${l.not_before}`;
     if (stage === 'lapsed') return 'the licence has lapsed: its grace period has ended';
     const current = store.current();
@@ -783,9 +814,25 @@ export function createLicenceService(deps: Deps) {
         return accept(input, 'api', opts);
       }),
 
-    /** A licence learnt from the authority, a grant or a redeemed trial: the same verifier. */
-    installFrom: (input: unknown, source: 'grant' | 'redeem' | 'authority', actor: string) =>
+    /** A licence learnt from the authority or a redeemed trial: the same verifier. */
+    installFrom: (input: unknown, source: 'redeem' | 'authority', actor: string) =>
       exclusive(() => accept(input, source, { actor, acknowledge: true })),
+
+    /**
+     * The licence a checked grant carries (installs/grant.ts acceptGrant), installed with the
+     * grant in one step: grant_accepted, then installed or replaced. 409 with a mounted file.
+     */
+    installGranted: (licenceText: string, grant: Vouch, actor: string) =>
+      exclusive(() => {
+        if (mounted()) {
+          throw new ConflictError(
+            'licence_file_mounted',
+            `the licence is managed as the file ${settings.licenceFile}; the vendor's next file must list this install`,
+            { path: settings.licenceFile },
+          );
+        }
+        return accept(licenceText, 'grant', { actor, acknowledge: true }, grant);
+      }),
 
     /** A revocation list learnt online or attached to a grant. */
     offerRevocations: (text: string, source: string): Promise<void> =>

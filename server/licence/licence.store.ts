@@ -1,7 +1,7 @@
 // The licence's tables, written only by this projection of licence.* events: the offline
 // trial (licence_state), the signed licence in force (licence_current), the highest serial
 // seen per licence (licence_serials), local trials per fingerprint (trial_history) and the
-// revocation verdicts (licence_trust).
+// revocation verdicts (licence_trust), and the grant this install runs under (licence_vouched).
 import type { Database } from 'better-sqlite3';
 import { projectionOf } from '../ledger/index.js';
 import type { LicenceEvents } from './licence.events.js';
@@ -39,6 +39,17 @@ export interface CheckRow {
   readonly last_result: string;
   readonly last_confirmed_at: string | null;
   readonly authority_time: string | null;
+}
+
+/** The offline grant this install runs under (licence.md §3.7), until a serial lists it. */
+export interface VouchedRow {
+  readonly req_id: string;
+  readonly licence_id: string;
+  readonly licence_serial: number;
+  readonly granted_by: string;
+  readonly role: string;
+  readonly valid_until: string;
+  readonly accepted_at: string;
 }
 
 export function createLicenceStore(db: Database) {
@@ -105,6 +116,14 @@ export function createLicenceStore(db: Database) {
   const putRedeemed = db.prepare<[string, string, string | null, string]>(
     `INSERT OR IGNORE INTO trial_redeemed (trial_id, company_key, fingerprint, redeemed_at) VALUES (?, ?, ?, ?)`,
   );
+  const vouchedQ = db.prepare<[], VouchedRow>(
+    `SELECT req_id, licence_id, licence_serial, granted_by, role, valid_until, accepted_at FROM licence_vouched WHERE id = 1`,
+  );
+  const putVouched = db.prepare<[string, string, number, string, string, string, string]>(
+    `INSERT OR REPLACE INTO licence_vouched (id, req_id, licence_id, licence_serial, granted_by, role, valid_until, accepted_at)
+     VALUES (1, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const dropVouched = db.prepare(`DELETE FROM licence_vouched WHERE id = 1`);
   const trust = (): void => {
     ensureTrust.run();
   };
@@ -115,7 +134,9 @@ export function createLicenceStore(db: Database) {
   let cachedCurrent: CurrentRow | null | undefined;
   let cachedCheck: CheckRow | null | undefined;
   let cachedTrust: TrustRow | undefined;
+  let cachedVouched: VouchedRow | null | undefined;
   const dropCache = (): void => {
+    cachedVouched = undefined;
     cached = undefined;
     cachedCurrent = undefined;
     cachedCheck = undefined;
@@ -157,6 +178,13 @@ export function createLicenceStore(db: Database) {
       if (!db.inTransaction) cachedTrust = row;
       return row;
     },
+    /** The grant this install runs under, or null. */
+    vouched(): VouchedRow | null {
+      if (cachedVouched !== undefined) return cachedVouched;
+      const row = vouchedQ.get() ?? null;
+      if (!db.inTransaction) cachedVouched = row;
+      return row;
+    },
     /** Drop what was read: a group rolled back. */
     dropCache,
     projection: projectionOf<LicenceEvents>({
@@ -169,6 +197,7 @@ export function createLicenceStore(db: Database) {
         'licence_trust',
         'licence_check',
         'trial_redeemed',
+        'licence_vouched',
       ],
       on: {
         'licence.trial_started': (d, e) => {
@@ -207,6 +236,19 @@ export function createLicenceStore(db: Database) {
           dropCache();
           dropCurrent.run();
           dropTrial.run();
+          dropVouched.run();
+        },
+        'licence.install.grant_accepted': (d, e) => {
+          dropCache();
+          putVouched.run(
+            d.req_id,
+            d.licence_id,
+            d.licence_serial,
+            d.granted_by,
+            d.role,
+            d.valid_until,
+            e.ts,
+          );
         },
         'licence.expiring': (d) => {
           dropCache();

@@ -47,6 +47,8 @@ interface Deps {
   readonly keys: () => UsageKeys | null;
   readonly fingerprint: string | null;
   readonly version: string;
+  /** the grants issued here and the installs removed here (the exchange, §3.7) */
+  readonly installs?: () => { grants_issued: readonly unknown[]; removed: readonly unknown[] };
   /** the ledger's head, as GET /v1/ledger/verify reports it, and the seals */
   readonly ledgerHead: () => { seq: number; hash: string | null; sealed_through: number };
 }
@@ -122,9 +124,9 @@ export function createUsage(deps: Deps) {
       },
       installs: {
         this_role: role,
-        // The exchange (licence.md §3.7) adds the grants it issued and the installs removed.
-        grants_issued: [],
-        removed: [],
+        // How an air-gapped vendor learns of offline grants and removals (licence.md §3.7).
+        grants_issued: [...(deps.installs?.().grants_issued ?? [])],
+        removed: [...(deps.installs?.().removed ?? [])],
       },
       check: { mode: view.check, last_confirmed_at: view.confirmed_at, failures_30d: 0 },
       clock: {

@@ -142,6 +142,7 @@ describe('GET /v1/status, /v1/doctor, /metrics, /v1/openapi.json', () => {
         confirmed_at: null, // an offline trial has nothing to confirm
         verified: false, // nobody vouched for an offline trial
         file_mounted: null,
+        vouched_until: null, // no offline grant
       });
       expect(body.setup.of).toBe(body.setup.steps.length);
       expect(body.setup.done).toBe(body.setup.steps.filter((s) => s.done).length);

@@ -39,6 +39,8 @@ export const StatusBody = Type.Object({
       verified: Type.Boolean(),
       /** the mounted licence file, when the licence is managed as a file */
       file_mounted: Nullable(Type.String()),
+      /** until when an offline grant from an install on the licence lets this one run */
+      vouched_until: Nullable(Type.String()),
     }),
   ),
   setup: Type.Object({

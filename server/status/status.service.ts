@@ -88,6 +88,7 @@ export function createStatusService(deps: Deps) {
                 confirmed_at: lic.confirmed_at,
                 verified: lic.verified,
                 file_mounted: lic.file_mounted,
+                vouched_until: lic.vouched_until,
               },
         setup: setup(),
         impact_set: deps.impactSet?.() ?? false,

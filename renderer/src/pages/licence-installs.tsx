@@ -360,15 +360,18 @@ function AskPanel({ view, owner }: { view: InstallsView; owner: boolean }) {
 function PollResult({ p }: { p: PollAnswer }) {
   const rows = p.requests ?? [{ req_id: '', status: p.state ?? 'unknown', why: p.why ?? null }];
   return (
-    <ul className="poll" aria-label="request state">
-      {rows.map((r, i) => (
-        <li key={r.req_id === '' ? i : r.req_id}>
-          <strong>{r.status ?? r.state ?? 'unknown'}</strong>
-          {r.req_id !== '' && <span className="muted"> {r.req_id}</span>}
-          {r.why && <> — {r.why}</>}
-        </li>
-      ))}
-    </ul>
+    <>
+      <ul className="poll" aria-label="request state">
+        {rows.map((r, i) => (
+          <li key={r.req_id === '' ? i : r.req_id}>
+            <strong>{r.status ?? r.state ?? 'unknown'}</strong>
+            {r.req_id !== '' && <span className="muted"> {r.req_id}</span>}
+            {r.why && <> — {r.why}</>}
+          </li>
+        ))}
+      </ul>
+      {p.requests !== undefined && p.why && <p className="hint">{p.why}</p>}
+    </>
   );
 }
 
