@@ -8,6 +8,10 @@ import { randomBytes } from 'node:crypto';
 import type { Envelope } from '../../server/licence/document/envelope.js';
 import type { LicencePayload } from '../../server/licence/document/licence-doc.js';
 import type { RevocationList } from '../../server/licence/document/revocations-doc.js';
+import { MAX_FORWARD_ARMOUR_BYTES, readForward } from '../../server/licence/installs/forward.js';
+import { payloadJson, readArmour } from '../../server/licence/installs/armour.js';
+import { roleFor } from '../../server/licence/installs/grant.js';
+import type { RequestPayload } from '../../server/licence/installs/request.js';
 import { encodeTrialCode, type TrialToken } from '../../server/licence/trial-code.js';
 import {
   createTestIssuer,
@@ -78,6 +82,10 @@ export interface TestAuthority {
   /** The authority's clock (null: the real time). */
   setTime(iso: string | null): void;
   behave(b: Behaviour): void;
+  /** Forward bundles received (POST /v1/installs/forward), oldest first. */
+  readonly forwards: string[];
+  /** Approves a request held pending: the next serial lists its install. Returns that serial. */
+  approve(reqId: string): number;
   /** A short code that redeems a trial for `company`. */
   addCode(code: string, company: string): void;
   /** An offline SVCT1- code signed with the issuer's Ed25519 key. */
@@ -109,6 +117,9 @@ export async function startTestAuthority(
     grants: [],
   };
   const now = () => fixedTime ?? Date.now();
+  const forwards: string[] = [];
+  /** requests over the install limit, waiting for /_test/approve */
+  const held = new Map<string, { licence_id: string; request: RequestPayload }>();
 
   const latest = (id: string) => history.get(id)?.at(-1) ?? null;
 
@@ -123,6 +134,95 @@ export async function startTestAuthority(
     const entry = { payload, envelope };
     history.set(payload.licence_id, [...(history.get(payload.licence_id) ?? []), entry]);
     return entry;
+  }
+
+  /** The next serial of `licenceId`, listing the install that asked. */
+  function addInstall(licenceId: string, request: RequestPayload) {
+    const prev = latest(licenceId);
+    if (prev === null) throw new Error(`no licence ${licenceId}`);
+    return issue({
+      licence_id: licenceId,
+      installs: [
+        ...prev.payload.installs,
+        {
+          fingerprint: request.fingerprint,
+          install_pub: request.install_pub,
+          label: request.label ?? request.purpose,
+          role: roleFor(request.purpose),
+          added_at: new Date(now()).toISOString(),
+          via: 'authority',
+        },
+      ],
+    });
+  }
+
+  /** A forward bundle from an install on a licence (§3.7): added at once while seats are free. */
+  function forwarded(text: string): { status: number; body: Record<string, unknown> } {
+    forwards.push(text);
+    const armour = readArmour(text, {
+      label: 'SVC INSTALL FORWARD',
+      maxBytes: MAX_FORWARD_ARMOUR_BYTES,
+    });
+    const json = armour.ok ? payloadJson(armour.armoured.payload) : null;
+    const named =
+      json?.ok === true && typeof json.value === 'object' && json.value !== null
+        ? (json.value as { licence_id?: unknown }).licence_id
+        : undefined;
+    const entry = typeof named === 'string' ? latest(named) : null;
+    if (entry === null)
+      return { status: 400, body: { error: 'bad_forward', why: 'no such licence' } };
+    const read = readForward(text, entry.payload);
+    if (!read.ok)
+      return { status: 400, body: { error: 'bad_forward', why: `${read.reason}: ${read.detail}` } };
+    const request = read.request.payload;
+    const limit = entry.payload.limits.installs;
+    if (limit !== null && entry.payload.site === null && entry.payload.installs.length >= limit) {
+      held.set(request.req_id, { licence_id: entry.payload.licence_id, request });
+      return {
+        status: 200,
+        body: {
+          status: 'pending',
+          why: `install limit reached (${String(limit)}): the vendor must approve`,
+        },
+      };
+    }
+    const { envelope, payload } = addInstall(entry.payload.licence_id, request);
+    return {
+      status: 200,
+      body: {
+        status: 'granted',
+        licence: envelope,
+        why: `added to serial ${String(payload.serial)}`,
+      },
+    };
+  }
+
+  function approve(reqId: string): number {
+    const h = held.get(reqId);
+    if (h === undefined) throw new Error(`no request ${reqId} is held`);
+    held.delete(reqId);
+    return addInstall(h.licence_id, h.request).payload.serial;
+  }
+
+  /** N asking where its request stands: the newest serial listing its key, if any. */
+  function polled(body: Record<string, unknown>): Record<string, unknown> {
+    for (const entries of history.values()) {
+      const last = entries.at(-1);
+      if (
+        last?.payload.installs.some(
+          (i) => i.fingerprint === body['fingerprint'] && i.install_pub === body['install_pub'],
+        ) === true
+      )
+        return {
+          status: 'granted',
+          licence: last.envelope,
+          why: `listed on serial ${String(last.payload.serial)}`,
+        };
+    }
+    const reqId = typeof body['req_id'] === 'string' ? body['req_id'] : '';
+    return held.has(reqId)
+      ? { status: 'pending', why: 'waiting for the vendor to approve' }
+      : { status: 'unknown', why: 'no such request here' };
   }
 
   function revoke(r: Parameters<TestAuthority['revoke']>[0]): number {
@@ -261,6 +361,17 @@ export async function startTestAuthority(
       return { licence: envelope };
     });
     app.get('/v1/revocations', async () => revocations());
+    app.post('/v1/installs/forward', async (req, reply) => {
+      const text = (req.body as { forward?: unknown } | null)?.forward;
+      const answer = forwarded(typeof text === 'string' ? text : '');
+      return reply.code(answer.status).send(answer.body);
+    });
+    app.post('/v1/installs/poll', async (req) =>
+      polled((req.body ?? {}) as Record<string, unknown>),
+    );
+    app.post('/_test/approve', async (req) => ({
+      serial: approve(String(((req.body ?? {}) as { req_id?: string }).req_id ?? '')),
+    }));
     // Admin hooks.
     app.post('/_test/issue', async (req) => issue((req.body ?? {}) as Partial<LicencePayload>));
     app.post('/_test/revoke', async (req) => ({
@@ -296,6 +407,8 @@ export async function startTestAuthority(
     },
     checks,
     answers,
+    forwards,
+    approve,
     issue,
     revoke,
     setTime: (iso) => {

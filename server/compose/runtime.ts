@@ -320,6 +320,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     installKey: () => installKey?.identityKey ?? null,
     version: config.version,
     clockToleranceS: config.licence.clockToleranceS,
+    authority: { mode: confirm.mode, transport: confirm.transport, post: confirm.post },
     history: (limit) => reader.list({ type: INSTALL_EVENT_TYPES.join(','), limit }).events,
   });
   // The usage statement is signed by the install key (P-256 under FIPS, as seals are); the

@@ -346,6 +346,10 @@ export function createConfirmation(deps: Deps) {
 
   return {
     mode: modeNow,
+    /** Where the authority is and how to reach it, or null when none is configured. */
+    transport: transportFor,
+    /** The transport calls go through (tests may pass their own). */
+    post,
 
     /** A scheduled or start check; null when there was nothing to ask (offline, no licence). */
     check: (trigger: 'schedule' | 'start', signal?: AbortSignal): Promise<CheckOutcome | null> =>

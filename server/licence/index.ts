@@ -71,11 +71,8 @@ export {
 export { licenceRoutes } from './licence.routes.js';
 export { licenceUsageRoutes } from './usage.routes.js';
 export { createExchangeStore, type ExchangeStore } from './installs/exchange.store.js';
-export {
-  createInstallExchange,
-  INSTALL_EVENT_TYPES,
-  type InstallExchange,
-} from './installs/exchange.js';
+export { createInstallExchange, type InstallExchange } from './installs/exchange.js';
+export { INSTALL_EVENT_TYPES } from './installs/exchange-state.js';
 export { installExchangeRoutes } from './installs/exchange.routes.js';
 export {
   createUsage,
