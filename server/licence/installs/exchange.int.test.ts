@@ -355,6 +355,10 @@ describe('the install exchange between two installs', () => {
     const stranger = await call(m, 'POST', '/v1/licence', { licence: grant });
     expect(stranger.status).toBe(400);
     expect(stranger.body).toMatchObject({ error: 'grant_refused', check: 'request_unknown' });
+    expect((await events(m, 'licence.refused'))[0]?.data).toMatchObject({
+      source: 'grant',
+      check: 'request_unknown',
+    });
     expect((await call(m, 'GET', '/v1/status')).body['mode']).toBe('setup');
 
     // Its request expired (7 days) before the grant (60 days): nothing open answers it.

@@ -322,6 +322,14 @@ export function createInstallExchange(deps: ExchangeDeps) {
         now: t,
       });
       if (!a.ok) {
+        await writer.transact(() => {
+          ledger.append({
+            type: 'licence.refused',
+            actor,
+            data: { source: 'grant', check: a.reason, detail: a.detail, sha256: null },
+            reason: a.detail,
+          });
+        });
         throw new InvalidInputError(
           'grant_refused',
           `the grant was refused (${a.reason}): ${a.detail}`,
