@@ -8,33 +8,15 @@ import type { Writer } from '../db/writer.js';
 import type { DomainLedger } from '../ledger/index.js';
 import { ConflictError, InvalidInputError, NotFoundError } from '../shared/errors.js';
 import type { Clock } from '../shared/clock.js';
-import type { LicencePayload, VerifiedLicence } from './document/licence-doc.js';
+import type { VerifiedLicence } from './document/licence-doc.js';
 import { verifyLicence } from './document/licence-doc.js';
-import {
-  EMPTY_REVOCATIONS,
-  revocationOf,
-  verifyRevocations,
-  type RevocationList,
-} from './document/revocations-doc.js';
-import {
-  certifiedStatements,
-  readEnvelope,
-  type KeyStatement,
-  type TrustContext,
-  type TrustedRoot,
-} from './document/trust.js';
-import {
-  STRICT_UNCONFIRMED_MS,
-  effectiveCheckMode,
-  unconfirmedSince,
-  type CheckMode,
-} from './check-mode.js';
+import { revocationOf, type RevocationList } from './document/revocations-doc.js';
+import { certifiedStatements, type KeyStatement, type TrustedRoot } from './document/trust.js';
+import type { CheckMode } from './check-mode.js';
 import { createEffectiveTime } from './effective-time.js';
 import {
   CLOCK_FILE,
   LICENCE_COPY,
-  REVOCATIONS_COPY,
-  bundledRevocationsFile,
   dataFile,
   isPresent,
   readDocumentFile,
@@ -42,58 +24,22 @@ import {
   writeDocumentCopy,
 } from './licence-files.js';
 import type { LicenceEvents } from './licence.events.js';
-import type { LicenceStore, VouchedRow } from './licence.store.js';
+import type { LicenceStore } from './licence.store.js';
 import { lossesOf } from './losses.js';
-import { stageOf, stageOperates, type LicenceStage } from './stages.js';
+import { stageOf } from './stages.js';
 import { TRUSTED_ROOTS } from './trust/trusted-roots.js';
+import { createHeldRevocations } from './held-revocations.js';
+import {
+  createLicenceViews,
+  SUPERSEDED_DAYS,
+  TRIAL,
+  type Active,
+  type LicenceView,
+  type Vouch,
+} from './licence-view.js';
 
-/** The trial on offer: 90 days at present (normally 30), 50 services, up to 10 installs. */
-export const TRIAL = {
-  tier: 'trial',
-  services: 50,
-  install_limit: 10,
-  days: 90,
-  grace_days: 14,
-} as const;
+export { SUPERSEDED_DAYS, TRIAL, type LicenceView, type Vouch };
 const DAY_MS = 86_400_000;
-/** How long a superseded serial keeps working once the newer serial is known (§3.9). */
-export const SUPERSEDED_DAYS = 14;
-
-export interface LicenceView {
-  readonly kind: 'trial' | 'licence';
-  readonly tier: string;
-  readonly customer: string | null;
-  readonly licence_id: string | null;
-  readonly serial: number | null;
-  readonly source: string;
-  /** the licensed number of services, null for unlimited */
-  readonly services: number | null;
-  /** the services counted now (a signal in the last 30 days, or pinned); null when not counted */
-  readonly services_used: number | null;
-  readonly installs: number;
-  readonly install_limit: number | null;
-  readonly started_at: string;
-  readonly expires_at: string | null;
-  readonly grace_ends_at: string | null;
-  readonly stage: LicenceStage;
-  readonly in_grace: boolean;
-  readonly valid: boolean;
-  /** why the licence does not let the service operate, when it does not */
-  readonly why: string | null;
-  readonly days_left: number | null;
-  /** the confirmation mode in force: SVC_LICENCE_CHECK raised to the licence's min_mode */
-  readonly check: CheckMode;
-  /** the last confirmation by the licence authority */
-  readonly confirmed_at: string | null;
-  /** when the licence in force was installed (the offline trial: when it started) */
-  readonly installed_at: string | null;
-  readonly verified: boolean;
-  readonly on_licence: boolean;
-  /** until when an offline grant from an install on the licence lets this one run (§3.7) */
-  readonly vouched_until: string | null;
-  readonly site: string | null;
-  readonly file_mounted: string | null;
-}
 
 export interface LicenceSettings {
   readonly check: CheckMode;
@@ -123,17 +69,6 @@ interface Deps {
   readonly servicesUsed?: () => number;
 }
 
-/** An offline grant from an install on the licence (installs/grant.ts checked it). */
-export type Vouch = Pick<
-  VouchedRow,
-  'req_id' | 'licence_id' | 'licence_serial' | 'granted_by' | 'role' | 'valid_until'
->;
-
-interface Active {
-  readonly verified: VerifiedLicence;
-  readonly text: string;
-}
-
 export interface InstallOptions {
   readonly actor: string;
   readonly acknowledge?: boolean;
@@ -147,7 +82,6 @@ export function createLicenceService(deps: Deps) {
   const { store, ledger, writer, settings } = deps;
   const roots = deps.roots ?? TRUSTED_ROOTS;
   const copyFile = dataFile(settings.dataDir, LICENCE_COPY);
-  const revocationsCopy = dataFile(settings.dataDir, REVOCATIONS_COPY);
   const time = createEffectiveTime({
     clock: deps.clock,
     file: dataFile(settings.dataDir, CLOCK_FILE),
@@ -155,13 +89,17 @@ export function createLicenceService(deps: Deps) {
     newestEventMs: deps.newestEventMs,
   });
   let active: Active | null = null;
-  let revocations: RevocationList = EMPTY_REVOCATIONS;
-  /** the key statements the revocation list in force carries (it may carry a trial key's) */
-  let revocationKeys: readonly unknown[] = [];
-  const keysOf = (text: string): readonly unknown[] => {
-    const env = readEnvelope(text);
-    return typeof env === 'string' ? [] : (env.keys ?? []);
-  };
+  const held = createHeldRevocations({
+    roots,
+    fips: settings.fips,
+    dataDir: settings.dataDir,
+    revocationFile: settings.revocationFile,
+    ledger,
+    writer,
+    log: deps.log,
+    floor: () => active?.verified.licence.min_revocations_seq ?? 0,
+  });
+  const trust = held.trust;
   /** the mounted file's last text seen, so an unchanged file is not re-judged every minute */
   let mountedSeen: string | null = null;
   /** set while the clock is behind the mark, so one backwards move is recorded once */
@@ -179,23 +117,6 @@ export function createLicenceService(deps: Deps) {
   // What was recorded before this process started, read without writing anything, so that
   // read-only tools (doctor, preflight) see the licence in force as the service does.
   function loadRecordedSync(): void {
-    const stored = readDocumentFile(revocationsCopy);
-    if ('text' in stored) {
-      const v = verifyRevocations(stored.text, {
-        roots,
-        revokedKids: new Set(),
-        fips: settings.fips,
-      });
-      if (v.ok) {
-        revocations = v.list;
-        revocationKeys = keysOf(stored.text);
-      } else {
-        deps.log.warn(
-          { check: v.check },
-          `the stored revocation list ${revocationsCopy} is not valid (${v.detail}); keeping none`,
-        );
-      }
-    }
     const current = store.current();
     const copy = readDocumentFile(copyFile);
     if (current === null || !('text' in copy)) return;
@@ -204,30 +125,21 @@ export function createLicenceService(deps: Deps) {
       active = { verified: verdict, text: copy.text };
   }
 
-  const trust = (): TrustContext => ({
-    roots,
-    revokedKids: new Set(revocations.keys.map((k) => k.kid)),
-    fips: settings.fips,
-  });
   const mounted = (): boolean => isPresent(settings.licenceFile);
-
-  const listsThisInstall = (l: LicencePayload): boolean =>
-    deps.fingerprint !== null && l.installs.some((i) => i.fingerprint === deps.fingerprint);
-
-  /** The grant this install runs under for `l`, while it holds (a serial listing it supersedes it). */
-  function vouchedFor(l: LicencePayload, grant: Vouch | null = store.vouched()): Vouch | null {
-    if (grant === null || grant.licence_id !== l.licence_id || listsThisInstall(l)) return null;
-    return time.now() < Date.parse(grant.valid_until) ? grant : null;
-  }
-
-  function coversThisInstall(l: LicencePayload, grant?: Vouch): boolean {
-    return l.site !== null || listsThisInstall(l) || vouchedFor(l, grant) !== null;
-  }
+  const { coversThisInstall, view } = createLicenceViews({
+    store,
+    check: settings.check,
+    fingerprint: deps.fingerprint,
+    ...(deps.servicesUsed !== undefined && { servicesUsed: deps.servicesUsed }),
+    now: () => time.now(),
+    active: () => active,
+    mountedFile: () => (mountedSeen !== null ? settings.licenceFile : null),
+  });
 
   /** Why a verified licence cannot be installed here, or null. */
   function refusalOf(v: VerifiedLicence, grant?: Vouch): { check: string; detail: string } | null {
     const l = v.licence;
-    const r = revocationOf(revocations, l.licence_id, l.serial);
+    const r = revocationOf(held.list(), l.licence_id, l.serial);
     if (r?.reason === 'revoked')
       return { check: 'revoked', detail: `licence ${l.licence_id} has been revoked` };
     if (r?.reason === 'superseded') {
@@ -380,144 +292,24 @@ export function createLicenceService(deps: Deps) {
     return { changed: true };
   }
 
-  /** The view of the licence in force at effective time. */
-  function view(): LicenceView | null {
-    const tEff = time.now();
-    const file = mountedSeen !== null ? settings.licenceFile : null;
-    if (active !== null) {
-      const l = active.verified.licence;
-      const st = stageOf(l, tEff);
-      const mode = effectiveCheckMode(settings.check, l);
-      const why = whyNotValid(l, st.stage, tEff, mode);
-      return {
-        kind: 'licence',
-        tier: l.tier,
-        customer: l.customer.name,
-        licence_id: l.licence_id,
-        serial: l.serial,
-        source: store.current()?.source ?? 'api',
-        services: l.limits.services,
-        services_used: deps.servicesUsed?.() ?? null,
-        installs: l.installs.length,
-        install_limit: l.limits.installs,
-        started_at: l.not_before,
-        expires_at: l.expires_at,
-        grace_ends_at: st.grace_ends_at,
-        stage: st.stage,
-        in_grace: st.stage === 'in_grace',
-        valid: why === null,
-        why,
-        days_left: st.days_left,
-        check: mode,
-        confirmed_at: store.check()?.last_confirmed_at ?? null,
-        installed_at: store.current()?.installed_at ?? null,
-        verified: true,
-        on_licence: coversThisInstall(l),
-        vouched_until: vouchedFor(l)?.valid_until ?? null,
-        site: l.site?.name ?? null,
-        file_mounted: file,
-      };
-    }
-    const row = store.get();
-    if (row === null) return null;
-    const expires = Date.parse(row.expires_at);
-    const st = stageOf(
-      {
-        not_before: row.started_at,
-        expires_at: row.expires_at,
-        grace_days: row.grace_days,
-        warn_days: [14, 7, 1],
-      },
-      tEff,
-    );
-    // A trial code redeemed offline is bound to the fingerprint it was redeemed on.
-    const redeemed = row.kind === 'trial_code';
-    const here = !redeemed || row.fingerprint === deps.fingerprint;
-    const valid = stageOperates(st.stage) && here;
-    return {
-      kind: 'trial',
-      tier: row.tier,
-      customer: null,
-      licence_id: null,
-      serial: null,
-      source: redeemed ? 'redeem' : 'trial_local',
-      services: row.services,
-      services_used: deps.servicesUsed?.() ?? null,
-      installs: 1,
-      install_limit: row.install_limit,
-      started_at: row.started_at,
-      expires_at: row.expires_at,
-      grace_ends_at: new Date(expires + row.grace_days * DAY_MS).toISOString(),
-      stage: st.stage,
-      in_grace: st.stage === 'in_grace',
-      valid,
-      why: !here
-        ? `the trial code was redeemed on another install (${row.fingerprint ?? 'none'})`
-        : valid
-          ? null
-          : 'the trial has ended',
-      days_left: st.days_left,
-      // A trial held here is offline by choice: no licence to confirm with the authority.
-      check: 'offline',
-      confirmed_at: null,
-      installed_at: row.started_at,
-      verified: redeemed,
-      on_licence: here,
-      vouched_until: null,
-      site: null,
-      file_mounted: file,
-    };
-  }
-
-  function whyNotValid(
-    l: LicencePayload,
-    stage: LicenceStage,
-    tEff: number,
-    mode: CheckMode,
-  ): string | null {
-    const trustRow = store.trust();
-    if (trustRow.revoked === l.licence_id) return 'the licence has been revoked';
-    if (
-      trustRow.superseded_since !== null &&
-      tEff >= Date.parse(trustRow.superseded_since) + SUPERSEDED_DAYS * DAY_MS
-    ) {
-      return `serial ${String(l.serial)} was superseded more than ${String(SUPERSEDED_DAYS)} days ago; install the newer one`;
-    }
-    if (!coversThisInstall(l)) {
-      const ended = store.vouched();
-      if (ended?.licence_id === l.licence_id)
-        return `the grant from ${ended.granted_by} ended at ${ended.valid_until}: ask again (POST /v1/licence/installs/ask) or install a licence that lists this install`;
-      return `this install (${deps.fingerprint ?? 'no fingerprint'}) is not on the licence`;
-    }
-    if (stage === 'not_yet') return `the licence starts at ${l.not_before}`;
-    if (stage === 'lapsed') return 'the licence has lapsed: its grace period has ended';
-    const current = store.current();
-    if (mode === 'strict' && current !== null) {
-      const confirmed = store.check()?.last_confirmed_at ?? null;
-      if (tEff - unconfirmedSince(confirmed, current.installed_at) > STRICT_UNCONFIRMED_MS)
-        return `strict licence checking: not confirmed by the licence authority for more than 72 hours (last confirmed ${confirmed ?? 'never'}); it operates again on the next confirmation (POST /v1/licence/check)`;
-    }
-    return null;
-  }
-
   /** Records what time and revocations say of the licence in force (stages, revocation, mode). */
   async function settle(actor = 'system'): Promise<void> {
     await writer.transact(() => {
       const current = store.current();
       if (active !== null && current !== null) {
         const l = active.verified.licence;
-        const r = revocationOf(revocations, l.licence_id, l.serial);
+        const r = revocationOf(held.list(), l.licence_id, l.serial);
         const trustRow = store.trust();
         if (r?.reason === 'revoked' && trustRow.revoked !== l.licence_id) {
           ledger.append({
             type: 'licence.revoked',
             actor: 'system',
-            data: { licence_id: l.licence_id, seq: revocations.seq },
+            data: { licence_id: l.licence_id, seq: held.list().seq },
           });
         }
         if (r?.reason === 'superseded' && trustRow.superseded_since === null) {
           const below =
-            revocations.licences.find((x) => x.licence_id === l.licence_id)?.below_serial ??
+            held.list().licences.find((x) => x.licence_id === l.licence_id)?.below_serial ??
             l.serial + 1;
           ledger.append({
             type: 'licence.superseded',
@@ -573,55 +365,6 @@ export function createLicenceService(deps: Deps) {
         });
       }
       lastValid = validNow;
-    });
-  }
-
-  /**
-   * The list shipped with the build, offered at start (the stored list was read with the rest
-   * of what was recorded; an admin-placed SVC_REVOCATION_FILE is read by every tick instead).
-   */
-  async function offerBundledRevocations(): Promise<void> {
-    if (settings.revocationFile !== null) return;
-    const bundled = bundledRevocationsFile();
-    const file = bundled === null ? null : readDocumentFile(bundled);
-    if (file !== null && 'text' in file) await offerRevocations(file.text, 'bundled');
-  }
-
-  /** A revocation list from anywhere: the highest seq wins, a lower one is a rollback. */
-  async function offerRevocations(text: string, source: string): Promise<void> {
-    const v = verifyRevocations(text, trust());
-    if (!v.ok) {
-      deps.log.warn({ check: v.check, source }, `a revocation list was refused: ${v.detail}`);
-      return;
-    }
-    const floor = active?.verified.licence.min_revocations_seq ?? 0;
-    if (v.list.seq < revocations.seq || v.list.seq < floor) {
-      // The bundled list is older than one learnt later after every update: that is expected.
-      if (source !== 'bundled') {
-        await writer.transact(() => {
-          ledger.append({
-            type: 'licence.revocations_rollback_ignored',
-            actor: 'system',
-            data: { seq: v.list.seq, held: Math.max(revocations.seq, floor), source },
-          });
-        });
-      }
-      return;
-    }
-    if (v.list.seq === revocations.seq) return;
-    const from = revocations.seq;
-    writeDocumentCopy(revocationsCopy, text);
-    revocations = v.list;
-    revocationKeys = keysOf(text);
-    // The list shipped with the build, taken when nothing was held: every install starts
-    // with it, so it is no news to record (a newer one shipped by an upgrade is recorded).
-    if (source === 'bundled' && from === 0) return;
-    await writer.transact(() => {
-      ledger.append({
-        type: 'licence.revocations_updated',
-        actor: 'system',
-        data: { seq: v.list.seq, from_seq: from, source },
-      });
     });
   }
 
@@ -685,7 +428,7 @@ export function createLicenceService(deps: Deps) {
     clockBehind = behindS !== null;
     if (settings.revocationFile !== null) {
       const f = readDocumentFile(settings.revocationFile);
-      if ('text' in f) await offerRevocations(f.text, 'file');
+      if ('text' in f) await held.offer(f.text, 'file');
     }
     await loadLicence();
     await settle();
@@ -724,7 +467,7 @@ export function createLicenceService(deps: Deps) {
     trustContext: trust,
     /** The licence in force as verified, or null (the offline trial has none). */
     current: (): VerifiedLicence | null => active?.verified ?? null,
-    revocations: (): RevocationList => revocations,
+    revocations: (): RevocationList => held.list(),
     effectiveNow: (): number => time.now(),
     /** The clock's high-water mark (ms), for the usage statement. */
     hwm: (): number => time.hwm(),
@@ -753,7 +496,7 @@ export function createLicenceService(deps: Deps) {
           });
         });
       }
-      await offerBundledRevocations();
+      await held.offerBundled();
       await tick();
       lastValid = view()?.valid === true;
     },
@@ -797,7 +540,7 @@ export function createLicenceService(deps: Deps) {
      * by the revocation list in force (each release bundles one, which names the trial key).
      */
     knownStatements(): readonly KeyStatement[] {
-      const fromList = certifiedStatements(revocationKeys, trust());
+      const fromList = certifiedStatements(held.keys(), trust());
       return [...(active?.verified.statements ?? []), ...(fromList.ok ? fromList.statements : [])];
     },
 
@@ -836,7 +579,7 @@ export function createLicenceService(deps: Deps) {
 
     /** A revocation list learnt online or attached to a grant. */
     offerRevocations: (text: string, source: string): Promise<void> =>
-      exclusive(() => offerRevocations(text, source)),
+      exclusive(() => held.offer(text, source)),
 
     /** DELETE /v1/licence: back to setup; a local trial is not offered again on this fingerprint. */
     remove: (actor: string): Promise<void> => exclusive(() => remove(actor)),
