@@ -69,12 +69,25 @@ describe('svc-core', () => {
 
   it('fingerprint prints the install fingerprint; an all-zero machine id is refused with a clear message', async () => {
     const ok = await runCli(env, ['fingerprint']);
-    expect(ok).toEqual({
-      code: 0,
-      stdout: `${fingerprintOf(MACHINE_ID, 'machine-id')}\n`,
-      stderr: '',
+    expect(ok.code).toBe(0);
+    expect(ok.stderr).toBe('');
+    // The fingerprint alone on the first line (what scripts read), then where it comes from.
+    const [first, ...rest] = ok.stdout.trimEnd().split('\n');
+    expect(first).toBe(fingerprintOf(MACHINE_ID, 'machine-id'));
+    expect(first).toMatch(/^([A-Z2-7]{4}-){5}[A-Z2-7]{4}$/);
+    expect(rest).toContain('kind: machine-id');
+    expect(rest).toContain(
+      `source: ${env['SVC_MACHINE_ID_FILE'] ?? ''} (its value never leaves this host)`,
+    );
+    expect(rest).toContain('licence: the trial: no signed licence lists installs yet');
+    expect(ok.stdout).not.toContain(MACHINE_ID);
+    const json = await runCli(env, ['fingerprint', '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      fingerprint: fingerprintOf(MACHINE_ID, 'machine-id'),
+      kind: 'machine-id',
+      source: env['SVC_MACHINE_ID_FILE'],
+      on_licence: true,
     });
-    expect(ok.stdout).toMatch(/^([A-Z2-7]{4}-){5}[A-Z2-7]{4}\n$/);
 
     const zeroEnv = otherHost('0'.repeat(32));
     const zero = await runCli(zeroEnv, ['fingerprint']);

@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { checkAll, KINDS, type ConnectionHealth } from '../connectors/index.js';
 import { buildToolConnectors, buildToolDoctor, createRuntime } from '../compose/index.js';
-import { databaseFile, lockDataDir, computeFingerprint } from '../install/index.js';
+import { databaseFile, lockDataDir } from '../install/index.js';
 import { rebuildProjections } from '../ledger/index.js';
 import { noLicenceOpener, packOpener } from '../licence/index.js';
 import { createLogger } from '../logger.js';
@@ -17,15 +17,18 @@ import { checksCommand, CHECKS_USAGE } from './checks.js';
 import { modelsCommand, MODELS_USAGE } from './models.js';
 import { preflight } from './preflight.js';
 import { licenceVerifyCommand, LICENCE_VERIFY_USAGE } from './licence-verify.js';
+import { fingerprintCommand, FINGERPRINT_USAGE } from './fingerprint.js';
+import { clockResetCommand, CLOCK_RESET_USAGE } from './licence-clock.js';
 import { systemClock } from '../shared/clock.js';
 
 const USAGE = `usage: svc-core <command> [options]
   version                         print the version
   health [--url URL]              exit 0 if the service answers /health
-  fingerprint                     print the install fingerprint
+${FINGERPRINT_USAGE}
   ledger-verify [--checkpoint FILE] [--json]
                                   verify the ledger; non-zero exit and the seq on failure
 ${LICENCE_VERIFY_USAGE}
+${CLOCK_RESET_USAGE}
   doctor [--json]                 health check by check
   preflight [--deep] [--json]     can this host run the service; non-zero on any fail;
                                   --deep also asks each connector
@@ -97,6 +100,7 @@ export async function run(argv: readonly string[], out: Out): Promise<number> {
       command === 'estate' ||
       command === 'packs' ||
       command === 'checks' ||
+      command === 'licence' ||
       command === 'licence-verify',
   });
   switch (command) {
@@ -120,13 +124,17 @@ export async function run(argv: readonly string[], out: Out): Promise<number> {
       }
     }
     case 'fingerprint': {
-      const fp = computeFingerprint(config().identity);
-      if (!fp.ok) {
-        out.error(fp.problem);
-        return 1;
+      const cfg = config();
+      // Opened only to say whether the licence covers the fingerprint.
+      const opened: { rt: ReturnType<typeof runtime> | null } = { rt: null };
+      try {
+        return fingerprintCommand(cfg, out, {
+          json: values.json,
+          licence: () => (opened.rt ??= runtime(cfg)).licence.view(),
+        });
+      } finally {
+        opened.rt?.close();
       }
-      out.log(fp.fingerprint);
-      return 0;
     }
     case 'ledger-verify': {
       const rt = runtime(config());
@@ -149,6 +157,21 @@ export async function run(argv: readonly string[], out: Out): Promise<number> {
         return 0;
       } finally {
         rt.close();
+      }
+    }
+    case 'licence': {
+      if (positionals[0] !== 'clock-reset' || positionals.length !== 1) {
+        out.error(`unknown licence command ${positionals.join(' ')}\n${CLOCK_RESET_USAGE}`);
+        return 2;
+      }
+      const cfg = config();
+      const unlock = lockDataDir(cfg.dataDir);
+      const rt = runtime(cfg, { write: true });
+      try {
+        return await clockResetCommand(rt, out, { json: values.json, clock: systemClock });
+      } finally {
+        rt.close();
+        unlock();
       }
     }
     case 'licence-verify':

@@ -346,6 +346,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     fingerprint: fingerprint.ok ? fingerprint.fingerprint : null,
     version: config.version,
     installs: () => exchange.usageInstalls(),
+    eventsSince: (type, since) => reader.list({ type, since, limit: 2000 }).events,
     ledgerHead: () => {
       const head = ledgerStore.head();
       return {

@@ -461,6 +461,24 @@ export function createLicenceService(deps: Deps) {
     await settle(actor);
   }
 
+  /** Moves the high-water mark back to `toMs` when it is ahead by more than the tolerance. */
+  async function resetMark(
+    toMs: number,
+    source: 'authority' | 'cli',
+    actor: string,
+    reason: string,
+  ): Promise<{ from: string; to: string } | null> {
+    const mark = time.hwm();
+    if (toMs >= mark - time.toleranceMs) return null;
+    const moved = { from: new Date(mark).toISOString(), to: new Date(toMs).toISOString() };
+    await writer.transact(() => {
+      ledger.append({ type: 'licence.clock_reset', actor, data: { source, ...moved }, reason });
+    });
+    time.reset(toMs);
+    clockBehind = false;
+    return moved;
+  }
+
   loadRecordedSync();
   return {
     view,
@@ -513,24 +531,27 @@ export function createLicenceService(deps: Deps) {
      * whether it did.
      */
     async authorityTime(atMs: number): Promise<boolean> {
-      const mark = time.hwm();
-      if (atMs >= mark - time.toleranceMs) return false;
-      await writer.transact(() => {
-        ledger.append({
-          type: 'licence.clock_reset',
-          actor: 'system',
-          data: {
-            source: 'authority',
-            from: new Date(mark).toISOString(),
-            to: new Date(atMs).toISOString(),
-          },
-          reason: 'signed authority time is earlier than the licence high-water mark',
-        });
-      });
-      time.reset(atMs);
-      clockBehind = false;
-      return true;
+      return (
+        (await resetMark(
+          atMs,
+          'authority',
+          'system',
+          'signed authority time is earlier than the licence high-water mark',
+        )) !== null
+      );
     },
+
+    /**
+     * `svc-core licence clock-reset` (on the host, the service stopped; the rules are the
+     * command's): the mark back to the wall clock, audited. Null when it is not ahead.
+     */
+    resetClock: (toMs: number, actor: string) =>
+      resetMark(
+        toMs,
+        'cli',
+        actor,
+        'the clock mark was reset on the host (svc-core licence clock-reset)',
+      ),
 
     /** Records what a check or a redeem changed (mode and stages). */
     settle,

@@ -13,6 +13,7 @@ import {
   postAlert,
   type TestServer,
 } from '../testing/test-server.js';
+import { freePort } from '../testing/processes.js';
 import { hashedServiceId, installPubOf, verifyUsageStatement } from './index.js';
 
 const MACHINE_ID = '5f0c2a6b9d8e4f1a8b7c6d5e4f3a2b1c';
@@ -121,6 +122,47 @@ describe('GET /v1/licence/usage', () => {
     ).json<{ events: { data: Record<string, unknown> }[] }>().events;
     expect(evs.map((e) => e.data['sha256'])).toEqual([v1.sha256, v2.sha256, v3.sha256]);
     expect(evs.map((e) => e.data['hashed_ids'])).toEqual([false, true, false]);
+  });
+
+  it('reports clock resets since the last statement and checks that failed in 30 days', async () => {
+    const clock = createFakeClock(START);
+    const closed = `https://127.0.0.1:${String(await freePort())}`;
+    s = await buildTestServer({
+      env: { SVC_TRIAL: '0', SVC_AUTHORITY_URL: closed },
+      clock,
+    });
+    const key = s.runtime.keyFor('ed25519');
+    if (key === null) throw new Error('no install key');
+    const p = licencePayload(START, {
+      installs: [productionInstall(THIS, START, { install_pub: installPubOf(key) })],
+    });
+    const t = s;
+    const installed = await t.app.inject({
+      method: 'POST',
+      url: '/v1/licence',
+      headers: auth,
+      payload: { licence: issuer.licence(p) },
+    });
+    expect(installed.statusCode, installed.body).toBe(200);
+    const failed = await t.app.inject({ method: 'POST', url: '/v1/licence/check', headers: auth });
+    expect(failed.json<{ result: string }>().result).toBe('unreachable');
+    // The clock jumped 10 days ahead and back: the mark stayed ahead until reset on the host.
+    clock.advance(10 * 86_400_000);
+    await t.runtime.licence.tick();
+    clock.advance(-10 * 86_400_000);
+    const moved = await t.runtime.licence.resetClock(clock.now(), 'host:root');
+    expect(moved).not.toBeNull();
+    const statement = payloadOf(await usage(t)) as unknown as {
+      check: { failures_30d: number };
+      clock: { resets: { source: string; from: string; to: string }[] };
+    };
+    expect(statement.check.failures_30d).toBe(1);
+    expect(statement.clock.resets).toEqual([
+      expect.objectContaining({ source: 'cli', from: moved?.from, to: moved?.to }),
+    ]);
+    // The next statement starts after it: reported once.
+    const next = payloadOf(await usage(t)) as unknown as { clock: { resets: unknown[] } };
+    expect(next.clock.resets).toEqual([]);
   });
 
   it('is for admins, and 404 with no licence', async () => {

@@ -47,6 +47,11 @@ interface Deps {
   readonly keys: () => UsageKeys | null;
   readonly fingerprint: string | null;
   readonly version: string;
+  /** ledger events of a type since a time, newest first (the ledger reader) */
+  readonly eventsSince?: (
+    type: string,
+    sinceIso: string,
+  ) => readonly { readonly ts: string; readonly data: Record<string, unknown> }[];
   /** the grants issued here and the installs removed here (the exchange, §3.7) */
   readonly installs?: () => { grants_issued: readonly unknown[]; removed: readonly unknown[] };
   /** the ledger's head, as GET /v1/ledger/verify reports it, and the seals */
@@ -56,6 +61,9 @@ interface Deps {
 /** HMAC-SHA256(key = licence id, service), hex: a service named without naming it. */
 export const hashedServiceId = (licenceId: string, service: string): string =>
   createHmac('sha256', licenceId).update(service, 'utf8').digest('hex');
+
+const isoDaysBefore = (ms: number, days: number): string =>
+  new Date(ms - days * DAY_MS).toISOString();
 
 /** The highest number counted on one day of [from, to] and the days coverage was exceeded. */
 function dailyFigures(
@@ -128,11 +136,28 @@ export function createUsage(deps: Deps) {
         grants_issued: [...(deps.installs?.().grants_issued ?? [])],
         removed: [...(deps.installs?.().removed ?? [])],
       },
-      check: { mode: view.check, last_confirmed_at: view.confirmed_at, failures_30d: 0 },
+      check: {
+        mode: view.check,
+        last_confirmed_at: view.confirmed_at,
+        // Checks that asked and were not confirmed (unreachable, refused answers, pins).
+        failures_30d: (deps.eventsSince?.('licence.check', isoDaysBefore(nowMs, 30)) ?? []).filter(
+          (e) => e.data['confirmed'] !== true,
+        ).length,
+      },
       clock: {
         hwm: new Date(licence.hwm()).toISOString(),
         backwards_events: state.clock_backwards,
-        resets: [],
+        // Resets since the period began, so the vendor sees every one (§3.8).
+        resets: (deps.eventsSince?.('licence.clock_reset', new Date(fromMs).toISOString()) ?? [])
+          // After the last statement's end: a reset at that instant was already reported.
+          .filter((e) => state.last_to === null || Date.parse(e.ts) > fromMs)
+          .map((e) => ({
+            at: e.ts,
+            source: e.data['source'],
+            from: e.data['from'],
+            to: e.data['to'],
+          }))
+          .reverse(),
       },
       trial:
         view.kind === 'trial'
