@@ -264,6 +264,28 @@ describe('modes', () => {
     expect((await events(s)).filter((e) => e.type === 'licence.mode_changed')).toHaveLength(1);
   });
 
+  it('a licence asking to be confirmed within 2 days: auto stops operating after 2 days unconfirmed and operates again on the next confirmation', async () => {
+    const over = { check: { min_mode: 'auto' as const, max_unconfirmed_days: 2 } };
+    const { s, clock } = await licensed({}, over);
+    expect((await check(s)).result).toBe('ok');
+    const confirmedAt = clock.now();
+    authority.behave({ drop_connection: true });
+    clock.set(new Date(confirmedAt + 47 * HOUR).toISOString());
+    await s.runtime.licence.tick();
+    expect((await status(s)).mode).toBe('configuring');
+    clock.set(new Date(confirmedAt + 48 * HOUR + 1000).toISOString());
+    await s.runtime.licence.tick();
+    const st = await status(s);
+    expect(st.mode).toBe('setup');
+    expect(String(st.licence?.['why'])).toContain(
+      'the licence asks to be confirmed regularly: not confirmed by the licence authority for more than 2 days',
+    );
+    authority.behave({});
+    authority.setTime(clock.nowIso());
+    expect(await check(s)).toMatchObject({ result: 'ok', confirmed: true });
+    expect((await status(s)).mode).toBe('configuring');
+  });
+
   it('case 17: strict operates at 71 h 59 m unconfirmed, is setup at 72 h 00 m 01 s, and operates again on the next confirmation', async () => {
     const { s, clock } = await licensed({ SVC_LICENCE_CHECK: 'strict' });
     expect((await check(s)).result).toBe('ok');

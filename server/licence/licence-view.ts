@@ -81,6 +81,27 @@ interface ViewDeps {
   readonly mountedFile: () => string | null;
 }
 
+/**
+ * How long the licence may go unconfirmed in the mode in force, or null for no limit: the
+ * licence's `check.max_unconfirmed_days` (auto or strict; an offline install never asks), else
+ * strict's 72 hours.
+ */
+export function unconfirmedLimit(
+  l: Pick<LicencePayload, 'check'>,
+  mode: CheckMode,
+): { ms: number; words: string; who: string } | null {
+  const days = l.check?.max_unconfirmed_days ?? null;
+  if (mode !== 'offline' && days !== null)
+    return {
+      ms: days * DAY_MS,
+      words: `${String(days)} day${days === 1 ? '' : 's'}`,
+      who: 'the licence asks to be confirmed regularly',
+    };
+  if (mode === 'strict')
+    return { ms: STRICT_UNCONFIRMED_MS, words: '72 hours', who: 'strict licence checking' };
+  return null;
+}
+
 export function createLicenceViews(deps: ViewDeps) {
   const { store } = deps;
   const time = { now: deps.now };
@@ -212,10 +233,11 @@ export function createLicenceViews(deps: ViewDeps) {
     if (stage === 'not_yet') return `the licence starts at ${l.not_before}`;
     if (stage === 'lapsed') return 'the licence has lapsed: its grace period has ended';
     const current = store.current();
-    if (mode === 'strict' && current !== null) {
+    const limit = unconfirmedLimit(l, mode);
+    if (limit !== null && current !== null) {
       const confirmed = store.check()?.last_confirmed_at ?? null;
-      if (tEff - unconfirmedSince(confirmed, current.installed_at) > STRICT_UNCONFIRMED_MS)
-        return `strict licence checking: not confirmed by the licence authority for more than 72 hours (last confirmed ${confirmed ?? 'never'}); it operates again on the next confirmation (POST /v1/licence/check)`;
+      if (tEff - unconfirmedSince(confirmed, current.installed_at) > limit.ms)
+        return `${limit.who}: not confirmed by the licence authority for more than ${limit.words} (last confirmed ${confirmed ?? 'never'}); it operates again on the next confirmation (POST /v1/licence/check)`;
     }
     return null;
   }
