@@ -88,8 +88,8 @@ export interface TestAuthority {
   approve(reqId: string): number;
   /** A short code that redeems a trial for `company`. */
   addCode(code: string, company: string): void;
-  /** An offline SVCT1- code signed with the issuer's Ed25519 key. */
-  trialCode(over?: Partial<TrialToken>): string;
+  /** An offline code signed with the issuer's Ed25519 key (SVCT1-) or its P-256 key (SVCT2-). */
+  trialCode(over?: Partial<TrialToken>, alg?: 'Ed25519' | 'ES256'): string;
   /** The revocation list as signed now (it carries the issuer's key statements). */
   revocations(): Envelope;
   close(): Promise<void>;
@@ -420,19 +420,21 @@ export async function startTestAuthority(
     addCode: (code, company) => {
       codes.set(code, company);
     },
-    trialCode: (over = {}) =>
-      encodeTrialCode(
+    trialCode: (over = {}, alg = 'Ed25519') => {
+      const key = alg === 'ES256' ? issuer.p256 : issuer.ed;
+      return encodeTrialCode(
         {
           trial_id: `t-${randomBytes(6).toString('hex')}`,
           company_key: `ck-${randomBytes(6).toString('hex')}`,
           days: 90,
           issued_at: new Date(now()).toISOString(),
           redeem_by: new Date(now() + 30 * DAY).toISOString(),
-          kid: issuer.ed.signer.kid,
+          kid: key.signer.kid,
           ...over,
         },
-        issuer.ed.signer,
-      ),
+        key.signer,
+      );
+    },
     revocations,
     async close() {
       await server.close();

@@ -188,7 +188,7 @@ export const licenceEvents = {
     to: Type.String(),
   }),
   // A trial code redeemed (§3.4): online codes arrive as a licence (licence.installed, source
-  // redeem); an offline SVCT1- code is verified here and recorded as this event.
+  // redeem); an offline SVCT1- or SVCT2- code is verified here and recorded as this event.
   'licence.trial_redeemed': Type.Object({
     trial_id: Type.String(),
     company_key: Type.String(),

@@ -128,7 +128,7 @@ describe('online short codes (case 30)', () => {
   });
 });
 
-describe('offline SVCT1- codes (case 31)', () => {
+describe('offline SVCT1- and SVCT2- codes (case 31)', () => {
   it('a code is verified with the trial key the bundled list names, bound to this fingerprint; again here is trial_used', async () => {
     const t = await withList();
     const code = authority.trialCode({ days: 30 });
@@ -163,6 +163,22 @@ describe('offline SVCT1- codes (case 31)', () => {
     expect(
       (await events(t)).filter((e) => e.type === 'licence.trial_refused').map((e) => e.data['why']),
     ).toEqual(['trial_used', 'trial_used']);
+  });
+
+  it('SVCT2- (P-256) redeems anywhere; under SVC_FIPS=1 only SVCT2- does', async () => {
+    const plain = await withList();
+    const p256 = authority.trialCode({}, 'ES256');
+    expect(p256.startsWith('SVCT2-')).toBe(true);
+    expect((await redeem(plain, p256)).statusCode).toBe(200);
+
+    const fips = await withList({ SVC_FIPS: '1' });
+    const ed = await redeem(fips, authority.trialCode());
+    expect(ed.statusCode).toBe(400);
+    expect(ed.json()).toMatchObject({ error: 'trial_code_refused', check: 'fips' });
+    expect(ed.json<{ message: string }>().message).toContain('SVCT2-');
+    const ok = await redeem(fips, authority.trialCode({}, 'ES256'));
+    expect(ok.statusCode, ok.body).toBe(200);
+    expect((await status(fips)).licence).toMatchObject({ verified: true, valid: true });
   });
 
   it('a redeemed code survives a restart and does not operate on another fingerprint', async () => {

@@ -1,6 +1,6 @@
 // POST /v1/licence/redeem (licence.md §3.4): a short code (SVCT-XXXX-XXXX) is redeemed online,
 // where the authority enforces one trial per company and answers a trial licence listing this
-// install, installed through the one verifier; a long SVCT1- code is a signed trial token,
+// install, installed through the one verifier; a long SVCT1- (or P-256 SVCT2-) code is a signed trial token,
 // verified here against the key statements this install knows, bound to this fingerprint, and
 // refused when its trial (or company) was already redeemed here. Every refusal is recorded.
 import { randomBytes } from 'node:crypto';
@@ -109,7 +109,7 @@ export function createRedeemer(deps: Deps) {
   async function online(code: string, actor: string): Promise<RedeemAnswer> {
     if (settings.check === 'offline') {
       const detail =
-        'SVC_LICENCE_CHECK=offline: this install never asks the licence authority; redeem an offline SVCT1- code instead';
+        'SVC_LICENCE_CHECK=offline: this install never asks the licence authority; redeem an offline SVCT1- or SVCT2- code instead';
       return refuse(
         'online',
         'offline_by_choice',
@@ -185,7 +185,7 @@ export function createRedeemer(deps: Deps) {
       if (!SHORT_CODE.test(short))
         throw new InvalidInputError(
           'invalid_code',
-          'a trial code is SVCT-XXXX-XXXX (redeemed online) or a long SVCT1- code (offline)',
+          'a trial code is SVCT-XXXX-XXXX (redeemed online) or a long SVCT1- or SVCT2- code (offline)',
           { field: 'code' },
         );
       return online(short, actor);

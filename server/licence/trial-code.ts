@@ -1,17 +1,30 @@
 // Offline trial codes (licence.md §3.4): `SVCT1-` + RFC 4648 base32 of payload ‖ an Ed25519
-// signature by an authority key whose statement allows `trial`, over "svc-trial/1\n" ‖ payload.
+// signature by an authority key whose statement allows `trial`, over "svc-trial/1\n" ‖ payload;
+// `SVCT2-` the same with an ES256 signature (P-256, r ‖ s), the variant a FIPS install takes.
 // The payload names its signing kid; the statement itself is not in the code (it would treble
 // its length): the install knows it from the revocation list bundled with each release (which
-// carries the trial key's statement) or from the licence in force. A FIPS install refuses these
-// codes: they are Ed25519 only.
+// carries the trial key's statement) or from the licence in force. A FIPS install refuses
+// SVCT1- codes (Ed25519) and takes SVCT2- ones.
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { base32 } from '../ledger/index.js';
-import { signBytes, signingInput, verifyBytes, type Signer } from './document/envelope.js';
+import {
+  signBytes,
+  signingInput,
+  verifyBytes,
+  type SignatureAlg,
+  type Signer,
+} from './document/envelope.js';
 import { parseStrictJson } from './document/strict-json.js';
 import type { KeyStatement, TrustContext } from './document/trust.js';
 
 export const TRIAL_CODE_PREFIX = 'SVCT1-';
+/** The P-256 variant (licence.md §3.4), for FIPS installs. */
+export const TRIAL_CODE_P256_PREFIX = 'SVCT2-';
+const PREFIX_OF: Record<SignatureAlg, string> = {
+  Ed25519: TRIAL_CODE_PREFIX,
+  ES256: TRIAL_CODE_P256_PREFIX,
+};
 export const TRIAL_CODE_FORMAT = 'svc-trial/1';
 const SIG_BYTES = 64;
 const MAX_CODE_CHARS = 2048;
@@ -37,8 +50,15 @@ export type TrialCodeVerdict =
       readonly detail: string;
     };
 
-export const isOfflineTrialCode = (code: string): boolean =>
-  code.trim().toUpperCase().startsWith(TRIAL_CODE_PREFIX);
+/** The signature algorithm an offline code's prefix names, or null for another code. */
+function algOfCode(code: string): SignatureAlg | null {
+  const upper = code.trim().toUpperCase();
+  if (upper.startsWith(TRIAL_CODE_PREFIX)) return 'Ed25519';
+  if (upper.startsWith(TRIAL_CODE_P256_PREFIX)) return 'ES256';
+  return null;
+}
+
+export const isOfflineTrialCode = (code: string): boolean => algOfCode(code) !== null;
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 
@@ -65,10 +85,10 @@ export function decodeBase32(text: string): Buffer | null {
 export function encodeTrialCode(token: TrialToken, signer: Signer): string {
   const payload = Buffer.from(JSON.stringify(token), 'utf8');
   const sig = Buffer.from(signBytes(signer, signingInput(TRIAL_CODE_FORMAT, payload)), 'base64url');
-  return `${TRIAL_CODE_PREFIX}${base32(Buffer.concat([payload, sig]))}`;
+  return `${PREFIX_OF[signer.alg]}${base32(Buffer.concat([payload, sig]))}`;
 }
 
-/** Verifies an `SVCT1-` code against the statements this install knows, at effective time. */
+/** Verifies an `SVCT1-` or `SVCT2-` code against the statements this install knows, at effective time. */
 export function openTrialCode(
   code: string,
   statements: readonly KeyStatement[],
@@ -79,9 +99,13 @@ export function openTrialCode(
     ({ ok: false, check, detail }) as const;
   const text = code.trim();
   if (text.length > MAX_CODE_CHARS) return fail('format', 'the code is too long');
-  if (!isOfflineTrialCode(text))
-    return fail('format', `an offline code starts ${TRIAL_CODE_PREFIX}`);
-  const raw = decodeBase32(text.slice(TRIAL_CODE_PREFIX.length));
+  const alg = algOfCode(text);
+  if (alg === null)
+    return fail(
+      'format',
+      `an offline code starts ${TRIAL_CODE_PREFIX} or ${TRIAL_CODE_P256_PREFIX}`,
+    );
+  const raw = decodeBase32(text.slice(PREFIX_OF[alg].length));
   if (raw === null || raw.length <= SIG_BYTES)
     return fail('format', 'the code is not base32 of a payload and a signature');
   const payload = raw.subarray(0, raw.length - SIG_BYTES);
@@ -93,24 +117,19 @@ export function openTrialCode(
     return fail('format', `the code's payload: ${(err as Error).message}`);
   }
   if (!Value.Check(TrialToken, token)) return fail('format', "the code's payload is not a trial");
-  if (ctx.fips)
+  if (ctx.fips && alg !== 'ES256')
     return fail(
       'fips',
-      'SVC_FIPS=1 accepts no Ed25519-only trial code; redeem a short code online',
+      `SVC_FIPS=1 accepts no Ed25519 trial code: ask for the ${TRIAL_CODE_P256_PREFIX} variant, or redeem a short code online`,
     );
-  const st = statements.find((s) => s.kid === token.kid && s.alg === 'Ed25519');
+  const st = statements.find((s) => s.kid === token.kid && s.alg === alg);
   if (st === undefined)
     return fail(
       'unknown_key',
       `the code was signed by key ${token.kid}, which this install does not know: redeem it online, or update the service (its revocation list names newer trial keys)`,
     );
   if (
-    !verifyBytes(
-      'Ed25519',
-      st.key,
-      signingInput(TRIAL_CODE_FORMAT, payload),
-      sig.toString('base64url'),
-    )
+    !verifyBytes(alg, st.key, signingInput(TRIAL_CODE_FORMAT, payload), sig.toString('base64url'))
   )
     return fail('signature', `the signature of key ${token.kid} does not verify`);
   if (ctx.revokedKids.has(st.kid)) return fail('revoked_key', `key ${st.kid} has been revoked`);
