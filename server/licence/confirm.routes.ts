@@ -51,7 +51,8 @@ export const confirmRoutes: FastifyPluginAsyncTypebox<{
     '/licence/redeem',
     {
       schema: {
-        summary: 'Redeem a trial code: SVCT-XXXX-XXXX online, or a long SVCT1- or SVCT2- code offline',
+        summary:
+          'Redeem a trial code: SVCT-XXXX-XXXX online, or a long SVCT1- or SVCT2- code offline',
         tags: ['licence'],
         body: RedeemBody,
         response: { 200: RedeemAnswer, ...errorResponses, 409: ErrorBody },
