@@ -13,7 +13,7 @@ import type { LicenceStore } from '../licence.store.js';
 import { online, type AuthorityLink } from './exchange-authority.js';
 import type { ExchangeStore, RequestRow } from './exchange.store.js';
 import type { LookContext } from './look.js';
-import type { FingerprintKind } from './request.js';
+import { examineRequest, type FingerprintKind } from './request.js';
 
 export interface Allowed {
   readonly allowed: boolean;
@@ -105,18 +105,17 @@ export function createExchangeReads(deps: ExchangeDeps) {
       );
   }
 
-  function lookContext(onlineNow = online(deps.authority)): LookContext {
+  /** What look and vouch are told about `text`: E's licence, state and time. */
+  function lookContext(text: string, onlineNow = online(deps.authority)): LookContext {
     const lic = effectiveLicence();
+    // The replay check asks about this request only: a direct lookup, however many came before.
+    const reqId = examineRequest(text).payload?.req_id ?? null;
+    const seen = reqId !== null && (store.recordOf(reqId)?.state ?? 'open') !== 'open';
     return {
       licence: lic,
       thisFingerprint: deps.identity?.fingerprint ?? '',
       online: onlineNow,
-      seenReqIds: new Set(
-        store
-          .requests('received')
-          .filter((r) => r.state !== 'open')
-          .map((r) => r.req_id),
-      ),
+      seenReqIds: new Set(seen && reqId !== null ? [reqId] : []),
       grantsIssued: outstandingGrants(lic).length,
       now: now(),
       toleranceS: deps.clockToleranceS,
@@ -131,6 +130,9 @@ export function createExchangeReads(deps: ExchangeDeps) {
       return { allowed: false, why: 'this install holds no signed licence to vouch with' };
     if (!v.on_licence || v.vouched_until !== null)
       return { allowed: false, why: 'only an install listed on the licence can vouch' };
+    const self = deps.identity?.fingerprint;
+    if (store.removals(lic.licence_id).some((r) => r.fingerprint === self))
+      return { allowed: false, why: 'this install was removed from the licence here' };
     if (lic.trial?.verified === false)
       return { allowed: false, why: 'an unverified trial cannot vouch' };
     if (v.stage === 'lapsed') return { allowed: false, why: 'the licence has lapsed' };

@@ -226,6 +226,11 @@ describe('the install exchange between two installs', () => {
     });
     expect(again.status).toBe(409);
     expect(again.body['error']).toBe('already_vouched');
+    const looked = await call(e, 'POST', '/v1/licence/installs/look', { text: first.text });
+    expect(looked.body['would']).toBe('refused');
+    expect(looked.body['checks']).toContainEqual(
+      expect.objectContaining({ name: 'not_seen_before', ok: false }),
+    );
 
     const second = await ask(n, 'add', 'second');
     const racing = await Promise.all(

@@ -93,7 +93,7 @@ export function createInstallExchange(deps: ExchangeDeps) {
 
     /** POST /v1/licence/installs/look, on E: changes nothing but the audit. */
     async look(text: string, actor: string): Promise<LookAnswer> {
-      const answer = lookAt(text, lookContext());
+      const answer = lookAt(text, lookContext(text));
       await writer.transact(() => {
         ledger.append({
           type: 'licence.install.looked',
@@ -119,7 +119,7 @@ export function createInstallExchange(deps: ExchangeDeps) {
         throw new ConflictError('cannot_vouch', 'this process holds no install key or licence');
       const decide = (onlineNow: boolean, reopen: string | null) =>
         writer.transact(() => {
-          const ctx = lookContext(onlineNow);
+          const ctx = lookContext(input.text, onlineNow);
           const r = decideVouch(input.text, input.code, {
             ...ctx,
             // A request sent to an authority that could not be reached is decided again here.
