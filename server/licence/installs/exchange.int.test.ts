@@ -507,6 +507,20 @@ describe('the install exchange between two installs', () => {
     expect(String(nVouches.body['message'])).toContain('no signed licence');
   });
 
+  it('at most 10 open requests, even when twelve asks race', async () => {
+    const { n } = await pair();
+    const asks = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        call(n, 'POST', '/v1/licence/installs/ask', { purpose: 'add' }),
+      ),
+    );
+    expect(asks.filter((r) => r.status === 200)).toHaveLength(10);
+    const refused = asks.filter((r) => r.status === 409);
+    expect(refused).toHaveLength(2);
+    expect(refused[0]?.body['error']).toBe('too_many_requests');
+    expect(await events(n, 'licence.install.asked')).toHaveLength(10);
+  });
+
   it('bad bodies get a 400 naming the field and change nothing', async () => {
     const { e, n } = await pair();
     const badPurpose = await call(n, 'POST', '/v1/licence/installs/ask', { purpose: 'steal' });

@@ -47,12 +47,6 @@ export function createInstallExchange(deps: ExchangeDeps) {
       const id = deps.identity;
       if (key === null || id === null)
         throw new ConflictError('cannot_ask', 'this process holds no install key');
-      const open = store.requests('asked').filter((r) => pollState(r) === 'open').length;
-      if (open >= MAX_OPEN_REQUESTS)
-        throw new ConflictError(
-          'too_many_requests',
-          `${String(open)} requests are open here (at most ${String(MAX_OPEN_REQUESTS)}): wait for one to be answered or to expire`,
-        );
       const built = buildRequest({
         installKey: key,
         fingerprint: id.fingerprint,
@@ -64,7 +58,14 @@ export function createInstallExchange(deps: ExchangeDeps) {
         now: now(),
       });
       const p = built.payload;
+      // Counted in the job that records: two asks at once cannot both take the last place.
       await writer.transact(() => {
+        const open = store.requests('asked').filter((r) => pollState(r) === 'open').length;
+        if (open >= MAX_OPEN_REQUESTS)
+          throw new ConflictError(
+            'too_many_requests',
+            `${String(open)} requests are open here (at most ${String(MAX_OPEN_REQUESTS)}): wait for one to be answered or to expire`,
+          );
         ledger.append({
           type: 'licence.install.asked',
           actor,
