@@ -2,7 +2,7 @@
 // verifies with the install_pub the licence lists, prev chains statements, its ledger
 // checkpoint is GET /v1/ledger/verify's head, service names appear only hashed when asked,
 // and every statement is audited. The vendor's verifier refuses an altered statement.
-import { generateKeyPairSync } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fingerprintOf } from '../install/index.js';
 import { createFakeClock } from '../shared/clock.js';
@@ -163,6 +163,44 @@ describe('GET /v1/licence/usage', () => {
     // The next statement starts after it: reported once.
     const next = payloadOf(await usage(t)) as unknown as { clock: { resets: unknown[] } };
     expect(next.clock.resets).toEqual([]);
+  });
+
+  it('under SVC_FIPS=1 it is signed ES256 by the install’s P-256 key, which it names', async () => {
+    s = await buildTestServer({
+      env: { SVC_TRIAL: '0', SVC_FIPS: '1' },
+      clock: createFakeClock(START),
+    });
+    const t = s;
+    const key = t.runtime.keyFor('ed25519');
+    if (key === null) throw new Error('no install key');
+    const pub = installPubOf(key);
+    const p = licencePayload(START, {
+      installs: [productionInstall(THIS, START, { install_pub: pub })],
+    });
+    const installed = await t.app.inject({
+      method: 'POST',
+      url: '/v1/licence',
+      headers: auth,
+      payload: { licence: issuer.licence(p) },
+    });
+    expect(installed.statusCode, installed.body).toBe(200);
+    const statement = await usage(t);
+    expect(statement.signatures.map((x) => x.alg)).toEqual(['ES256']);
+    const named = (payloadOf(statement) as unknown as { install_pub_p256: string })
+      .install_pub_p256;
+    const p256 = createPublicKey({
+      key: Buffer.from(named, 'base64url'),
+      format: 'der',
+      type: 'spki',
+    });
+    const own = t.runtime.keyFor('ecdsa-p256');
+    expect(own?.export({ format: 'der', type: 'spki' })).toEqual(
+      p256.export({ format: 'der', type: 'spki' }),
+    );
+    expect(verifyUsageStatement(statement, { installPub: pub, installPubP256: p256 }).ok).toBe(
+      true,
+    );
+    expect(verifyUsageStatement(statement, { installPub: pub }).ok).toBe(false);
   });
 
   it('is for admins, and 404 with no licence', async () => {
