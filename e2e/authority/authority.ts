@@ -78,6 +78,8 @@ export interface TestAuthority {
     reason?: 'revoked' | 'superseded';
     below_serial?: number;
     kid?: string;
+    /** an offline grant withdrawn (its request id) */
+    grant?: string;
   }): number;
   /** The authority's clock (null: the real time). */
   setTime(iso: string | null): void;
@@ -246,6 +248,10 @@ export async function startTestAuthority(
             ],
       keys:
         r.kid === undefined ? list.keys : [...list.keys, { kid: r.kid, reason: 'compromised', at }],
+      grants:
+        r.grant === undefined
+          ? list.grants
+          : [...list.grants, { req_id: r.grant, reason: 'seat removed' }],
     };
     return list.seq;
   }

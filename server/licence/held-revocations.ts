@@ -45,6 +45,8 @@ export function createHeldRevocations(deps: Deps) {
   let list: RevocationList = EMPTY_REVOCATIONS;
   /** the key statements the list in force carries (it may carry a trial key's) */
   let keys: readonly unknown[] = [];
+  /** the list's envelope as received, attached to the grants this install issues */
+  let text: string | null = null;
 
   const trust = (): TrustContext => ({
     roots: deps.roots,
@@ -63,6 +65,7 @@ export function createHeldRevocations(deps: Deps) {
     if (v.ok) {
       list = v.list;
       keys = keysOf(stored.text);
+      text = stored.text;
     } else {
       deps.log.warn(
         { check: v.check },
@@ -72,8 +75,8 @@ export function createHeldRevocations(deps: Deps) {
   }
 
   /** A revocation list from anywhere: the highest seq wins, a lower one is a rollback. */
-  async function offer(text: string, source: string): Promise<void> {
-    const v = verifyRevocations(text, trust());
+  async function offer(offered: string, source: string): Promise<void> {
+    const v = verifyRevocations(offered, trust());
     if (!v.ok) {
       deps.log.warn({ check: v.check, source }, `a revocation list was refused: ${v.detail}`);
       return;
@@ -94,9 +97,10 @@ export function createHeldRevocations(deps: Deps) {
     }
     if (v.list.seq === list.seq) return;
     const from = list.seq;
-    writeDocumentCopy(copy, text);
+    writeDocumentCopy(copy, offered);
     list = v.list;
-    keys = keysOf(text);
+    keys = keysOf(offered);
+    text = offered;
     // The list shipped with the build, taken when nothing was held: every install starts
     // with it, so it is no news to record (a newer one shipped by an upgrade is recorded).
     if (source === 'bundled' && from === 0) return;
@@ -111,6 +115,8 @@ export function createHeldRevocations(deps: Deps) {
 
   return {
     list: (): RevocationList => list,
+    /** the list in force as signed, or null when none is held */
+    text: (): string | null => text,
     /** the key statements the list in force carries */
     keys: (): readonly unknown[] => keys,
     trust,

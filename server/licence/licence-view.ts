@@ -5,6 +5,7 @@
 import type { LicencePayload, VerifiedLicence } from './document/licence-doc.js';
 import type { CheckMode } from './check-mode.js';
 import { STRICT_UNCONFIRMED_MS, effectiveCheckMode, unconfirmedSince } from './check-mode.js';
+import type { RevocationList } from './document/revocations-doc.js';
 import type { LicenceStore, VouchedRow } from './licence.store.js';
 import { stageOf, stageOperates, type LicenceStage } from './stages.js';
 
@@ -79,6 +80,8 @@ interface ViewDeps {
   readonly active: () => Active | null;
   /** the mounted licence file while one is in force, else null */
   readonly mountedFile: () => string | null;
+  /** the revocation list in force (its `grants` withdraw offline grants) */
+  readonly revocations: () => RevocationList;
 }
 
 /**
@@ -111,8 +114,13 @@ export function createLicenceViews(deps: ViewDeps) {
     deps.fingerprint !== null && l.installs.some((i) => i.fingerprint === deps.fingerprint);
 
   /** The grant this install runs under for `l`, while it holds (a serial listing it supersedes it). */
+  /** Why the revocation list in force withdraws a grant (a seat removed), or null. */
+  const withdrawn = (grant: Pick<Vouch, 'req_id'>): string | null =>
+    deps.revocations().grants.find((g) => g.req_id === grant.req_id)?.reason ?? null;
+
   function vouchedFor(l: LicencePayload, grant: Vouch | null = store.vouched()): Vouch | null {
     if (grant === null || grant.licence_id !== l.licence_id || listsThisInstall(l)) return null;
+    if (withdrawn(grant) !== null) return null;
     return time.now() < Date.parse(grant.valid_until) ? grant : null;
   }
 
@@ -226,6 +234,9 @@ export function createLicenceViews(deps: ViewDeps) {
     }
     if (!coversThisInstall(l)) {
       const ended = store.vouched();
+      const reason = ended === null ? null : withdrawn(ended);
+      if (ended?.licence_id === l.licence_id && reason !== null)
+        return `the grant from ${ended.granted_by} was revoked (${reason}): this install is a candidate again; ask again or install a licence that lists it`;
       if (ended?.licence_id === l.licence_id)
         return `the grant from ${ended.granted_by} ended at ${ended.valid_until}: ask again (POST /v1/licence/installs/ask) or install a licence that lists this install`;
       return `this install (${deps.fingerprint ?? 'no fingerprint'}) is not on the licence`;

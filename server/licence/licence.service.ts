@@ -134,6 +134,7 @@ export function createLicenceService(deps: Deps) {
     now: () => time.now(),
     active: () => active,
     mountedFile: () => (mountedSeen !== null ? settings.licenceFile : null),
+    revocations: () => held.list(),
   });
 
   /** Why a verified licence cannot be installed here, or null. */
@@ -486,6 +487,8 @@ export function createLicenceService(deps: Deps) {
     /** The licence in force as verified, or null (the offline trial has none). */
     current: (): VerifiedLicence | null => active?.verified ?? null,
     revocations: (): RevocationList => held.list(),
+    /** The revocation list in force as signed (grants carry it to the installs they add). */
+    revocationsText: (): string | null => held.text(),
     effectiveNow: (): number => time.now(),
     /** The clock's high-water mark (ms), for the usage statement. */
     hwm: (): number => time.hwm(),

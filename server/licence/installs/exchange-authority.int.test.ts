@@ -51,18 +51,22 @@ const serialOf = async (s: TestServer) =>
   ).map((i) => i.fingerprint);
 
 /** E under a licence the authority issued (listing E's real key), and N, both online. */
-async function pair(env: Record<string, string> = {}, over: Partial<LicencePayload> = {}) {
+async function pair(
+  env: Record<string, string> = {},
+  over: Partial<LicencePayload> = {},
+  own: { e?: Record<string, string>; n?: Record<string, string> } = {},
+) {
   const online = {
     SVC_TRIAL: '0',
     SVC_AUTHORITY_URL: authority.url,
     SVC_CA_BUNDLE: authority.caBundle,
     ...env,
   };
-  const e = await buildTestServer({ env: online });
+  const e = await buildTestServer({ env: { ...online, ...own.e } });
   servers.push(e);
   const nDir = mkdtempSync(join(tmpdir(), 'svc-test-n-'));
   writeFileSync(join(nDir, 'machine-id'), `${N_MACHINE}\n`);
-  const n = await buildTestServer({ env: online, dir: nDir });
+  const n = await buildTestServer({ env: { ...online, ...own.n }, dir: nDir });
   servers.push(n);
   const key = e.runtime.keyFor('ed25519');
   if (key === null) throw new Error('no install key on E');
@@ -158,6 +162,40 @@ describe('the exchange with the licence authority online', () => {
     expect(String(v.body['why'])).toContain('the licence authority could not be reached');
     expect(String(v.body['text'])).toContain('-----BEGIN SVC INSTALL GRANT-----');
     expect((await call(n, 'POST', '/v1/licence', { licence: v.body['text'] })).status).toBe(200);
+  });
+
+  it('a grant carries E’s revocation list to N; a list withdrawing the grant makes N a candidate again', async () => {
+    const closed = `https://127.0.0.1:${String(await freePort())}`;
+    const files = mkdtempSync(join(tmpdir(), 'svc-lists-'));
+    const eList = join(files, 'e.json');
+    const nList = join(files, 'n.json');
+    // E holds a newer list than the one every build bundles (seq 1).
+    const seq = authority.revoke({});
+    writeFileSync(eList, JSON.stringify(authority.revocations()));
+    const { e, n } = await pair(
+      { SVC_AUTHORITY_URL: closed, SVC_LICENCE_CHECK: 'offline' },
+      {},
+      { e: { SVC_REVOCATION_FILE: eList }, n: { SVC_REVOCATION_FILE: nList } },
+    );
+    expect(e.runtime.licence.revocations().seq).toBe(seq);
+    expect(n.runtime.licence.revocations().seq).toBe(0);
+    const a = await ask(n);
+    const v = await call(e, 'POST', '/v1/licence/installs/vouch', { text: a.text, code: a.code });
+    expect(v.body['result']).toBe('granted');
+    expect((await call(n, 'POST', '/v1/licence', { licence: v.body['text'] })).status).toBe(200);
+    expect(n.runtime.licence.revocations().seq).toBe(seq);
+
+    // The vendor withdraws the grant; N reads the list placed for it.
+    authority.revoke({ grant: a.req_id });
+    writeFileSync(nList, JSON.stringify(authority.revocations()));
+    await n.runtime.licence.tick();
+    const status = (await call(n, 'GET', '/v1/status')).body as {
+      mode: string;
+      licence: { valid: boolean; why: string; vouched_until: string | null };
+    };
+    expect(status.mode).toBe('setup');
+    expect(status.licence.vouched_until).toBeNull();
+    expect(status.licence.why).toContain(`the grant from ${E_FP} was revoked (seat removed)`);
   });
 
   it('44: offline with no grants allowed: the forward bundle, uploaded to the vendor, comes back as a licence for N and E', async () => {

@@ -51,6 +51,8 @@ export interface ExchangeDeps {
     | 'current'
     | 'trustContext'
     | 'revocations'
+    | 'revocationsText'
+    | 'offerRevocations'
     | 'effectiveNow'
     | 'fileMounted'
     | 'installGranted'

@@ -7,7 +7,7 @@
 import { ConflictError, InvalidInputError, NotFoundError } from '../../shared/errors.js';
 import type { InstallRole } from '../document/licence-doc.js';
 import { createExchangeReads, type ExchangeDeps, type PollState } from './exchange-state.js';
-import { acceptGrant, roleFor } from './grant.js';
+import { acceptGrant, grantRevocations, roleFor } from './grant.js';
 import { lookAt, type LookAnswer, type LookContext } from './look.js';
 import { buildRequest, examineRequest, type Purpose, type RequestPayload } from './request.js';
 import { decideVouch, MAX_CODE_MISMATCHES } from './vouch.js';
@@ -128,6 +128,7 @@ export function createInstallExchange(deps: ExchangeDeps) {
             installKey: key,
             envelope,
             revocationsSeq: licence.revocations().seq,
+            revocations: licence.revocationsText(),
             ...(input.role !== undefined && { role: input.role }),
           });
           appendOutcome(r, examineRequest(input.text).payload, ctx, actor);
@@ -298,6 +299,9 @@ export function createInstallExchange(deps: ExchangeDeps) {
      * licence it carries installed with it. 400 naming the condition that failed.
      */
     async acceptGrant(text: string, actor: string) {
+      // E's revocation list first: the grant is judged with the newest list either side holds.
+      const carried = grantRevocations(text);
+      if (carried !== null) await licence.offerRevocations(carried, 'grant');
       const t = now();
       const open = store
         .requests('asked')

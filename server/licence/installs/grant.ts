@@ -75,6 +75,8 @@ export interface NewGrant {
   /** E's outstanding grants before this one */
   readonly grantsIssued: number;
   readonly revocationsSeq: number;
+  /** E's revocation list as signed, attached so N learns it (licence.md §3.9) */
+  readonly revocations?: string | null;
   readonly now: number;
   readonly role?: InstallRole;
 }
@@ -122,7 +124,10 @@ export function buildGrant(input: NewGrant): { payload: GrantPayload; text: stri
     headers: grantHeaders(payload),
     payload: bytes,
     sig,
-    attachments: { licence: Buffer.from(JSON.stringify(input.envelope), 'utf8') },
+    attachments: {
+      licence: Buffer.from(JSON.stringify(input.envelope), 'utf8'),
+      ...(input.revocations != null && { revocations: Buffer.from(input.revocations, 'utf8') }),
+    },
   });
   return { payload, text };
 }
@@ -182,13 +187,26 @@ const refuse = (reason: GrantRefusal, detail: string): GrantAcceptance => ({
   detail,
 });
 
-/** Checks a pasted grant on N; never throws. */
-export function acceptGrant(text: unknown, ctx: AcceptContext): GrantAcceptance {
-  const read = readArmour(text, {
+const readGrantArmour = (text: unknown) =>
+  readArmour(text, {
     label: 'SVC INSTALL GRANT',
-    attachments: ['licence'],
+    attachments: ['licence', 'revocations'],
     maxBytes: MAX_GRANT_ARMOUR_BYTES,
   });
+
+/**
+ * The revocation list a grant carries, unverified (the caller offers it to the list in force,
+ * which verifies it), or null. Offered before the grant is checked, so a grant the list
+ * withdraws is refused.
+ */
+export function grantRevocations(text: unknown): string | null {
+  const read = readGrantArmour(text);
+  return read.ok ? (read.armoured.attachments['revocations']?.toString('utf8') ?? null) : null;
+}
+
+/** Checks a pasted grant on N; never throws. */
+export function acceptGrant(text: unknown, ctx: AcceptContext): GrantAcceptance {
+  const read = readGrantArmour(text);
   if (!read.ok) return refuse('armour', read.reason);
   const a = read.armoured;
   const json = payloadJson(a.payload);

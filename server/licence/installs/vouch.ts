@@ -31,6 +31,8 @@ export interface VouchContext extends Omit<LookContext, 'seenReqIds'> {
   /** E's licence envelope as installed, attached to grants */
   readonly envelope: Envelope | null;
   readonly revocationsSeq: number;
+  /** E's revocation list as signed, attached to a grant */
+  readonly revocations?: string | null;
   /** the role the admin gives N (default from the request's purpose) */
   readonly role?: InstallRole;
 }
@@ -116,6 +118,7 @@ export function decideVouch(text: unknown, code: unknown, ctx: VouchContext): Vo
       thisFingerprint: ctx.thisFingerprint,
       grantsIssued: ctx.grantsIssued,
       revocationsSeq: ctx.revocationsSeq,
+      revocations: ctx.revocations ?? null,
       now: ctx.now,
       ...(ctx.role === undefined ? {} : { role: ctx.role }),
     });
