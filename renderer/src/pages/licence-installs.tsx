@@ -661,8 +661,10 @@ function RemoveInstall({ fingerprint, can }: { fingerprint: string; can: Allowed
 function Installs({ view, owner }: { view: InstallsView; owner: boolean }) {
   const t = view.this;
   const removeCan = allowed(view.can, 'remove');
-  const ask = <AskPanel view={view} owner={owner} />;
-  const vouch = <VouchPanel view={view} />;
+  // Keyed, so that the two trade places without losing what they hold: installing the answer
+  // puts this install on the licence, and the confirmation must outlive that reorder.
+  const ask = <AskPanel key="ask" view={view} owner={owner} />;
+  const vouch = <VouchPanel key="vouch" view={view} />;
   return (
     <section aria-labelledby="installs-heading">
       <h2 id="installs-heading">
