@@ -1,21 +1,28 @@
 // The Licence page in a real Chromium against the bundled service (issue 19): with no licence
-// the set-up leads to it; a refused licence names its check and changes nothing; a file
-// installs; a licence that gives something up lists the losses and installs only when
-// acknowledged; the banner on every page while expiring or in grace; buttons follow the role;
-// removing asks first and goes back to setup; a mounted SVC_LICENCE file disables install and
-// remove with why. The installs section is left out when the service answers 404 for
-// GET /v1/licence/installs; its exchange (ask → code and text, look → digits and checks, vouch
-// with a wrong then the right code, poll) is driven against answers routed in the browser in
-// the shapes of licence.md §3.7, until those endpoints exist; the usage download is the real one.
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// the set-up leads to it, and its installs section offers to ask to be added; a refused licence
+// names its check and changes nothing; a file installs; a licence that gives something up lists
+// the losses and installs only when acknowledged; the banner on every page while expiring or in
+// grace; buttons follow the role; removing asks first and goes back to setup; a mounted
+// SVC_LICENCE file disables install and remove with why. The exchange (licence.md §3.7) runs
+// between two real services with no network between them but the test: N, a new install on a
+// machine of its own, asks (the code shown large, the text copied); E, this file's service with
+// a licence listing its real install key, looks at an edited text (refused) and the real one
+// (digits and checks), refuses a wrong code and grants with the right one; the grant pasted on N
+// covers it, and poll says so. A viewer sees every exchange button disabled with why; the usage
+// statement downloads for an admin.
+import { createPublicKey, randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fingerprintOf } from '../../server/install/index.js';
-import type { LicencePayload } from '../../server/licence/index.js';
-import { createTestIssuer, licencePayload } from '../../server/testing/licence/issuer.js';
+import { installPubOf, type LicencePayload } from '../../server/licence/index.js';
+import {
+  createTestIssuer,
+  licencePayload,
+  productionInstall,
+} from '../../server/testing/licence/issuer.js';
 import { startService, type Proc } from '../lab/processes.js';
 import { shoot, signInWithAdminToken, startConsole, type ConsoleBench } from './browser.js';
 
@@ -58,13 +65,14 @@ let owner: Page;
 let viewerToken = '';
 const contexts: BrowserContext[] = [];
 
-async function http<T>(
+async function httpAt<T>(
+  base: string,
   token: string,
   method: string,
   path: string,
   body?: unknown,
 ): Promise<{ status: number; body: T }> {
-  const res = await fetch(`${svc.url}${path}`, {
+  const res = await fetch(`${base}${path}`, {
     method,
     headers: {
       authorization: `Bearer ${token}`,
@@ -75,6 +83,10 @@ async function http<T>(
   const text = await res.text();
   return { status: res.status, body: (text === '' ? {} : JSON.parse(text)) as T };
 }
+
+/** A call to svc, the service the file starts. */
+const http = <T>(token: string, method: string, path: string, body?: unknown) =>
+  httpAt<T>(svc.url, token, method, path, body);
 
 const status = async () =>
   (
@@ -132,7 +144,7 @@ afterAll(async () => {
 });
 
 describe('the Licence page', () => {
-  it('with no licence, the set-up leads to the Licence page; no installs section where the service has none', async () => {
+  it('with no licence, the set-up leads to the Licence page, whose installs section offers to ask to be added', async () => {
     expect((await status()).mode).toBe('setup');
     await signInWithAdminToken(page, `${svc.url}/live`, svc.adminToken);
     // Setup mode: every page is the set-up; its banner leads to the Licence page.
@@ -144,9 +156,11 @@ describe('the Licence page', () => {
     expect(page.url()).toMatch(/\/licence$/);
     await page.getByText('No licence').waitFor();
     await page.getByRole('form', { name: 'Install a licence' }).waitFor();
-    // GET /v1/licence/installs answers 404 here: the section is left out, with no wording.
-    expect((await asked).status()).toBe(404);
-    expect(await page.getByRole('heading', { name: /^Installs/ }).count()).toBe(0);
+    // The exchange is open in setup: a new install is where asking is needed.
+    expect((await asked).status()).toBe(200);
+    await page.getByRole('heading', { name: /^Installs/ }).waitFor();
+    await page.getByText('! no: ask to be added below').waitFor();
+    expect(await page.getByRole('button', { name: 'Ask to be added' }).isDisabled()).toBe(false);
     // With no licence there is nothing to state: the usage section waits for one.
     expect(await page.getByRole('heading', { name: 'Usage statement' }).count()).toBe(0);
     expect(await page.content()).not.toMatch(/no install exchange|not available yet|coming soon/i);
@@ -359,288 +373,224 @@ describe('a mounted licence file', () => {
   });
 });
 
-// The shapes of licence.md §3.7, answered in the browser: the service on main has no
-// /v1/licence/installs routes yet, and the page must work the day it has.
-const NEW_FP = 'PQRS-TUVW-XYZ2-3456-7ABC-DEFG';
-const REQUEST_TEXT = [
-  '-----BEGIN SVC INSTALL REQUEST-----',
-  'Label: dr-site-b',
-  `Fingerprint: ${NEW_FP}`,
-  'Purpose: dr',
-  'Code: 418 207',
-  '',
-  'eyJmb3JtYXQiOiJzdmMtaW5zdGFsbC1yZXF1ZXN0LzEiLCJyZXFfaWQiOiIwMUpE',
-  '.sig=c2lnbmF0dXJl',
-  '-----END SVC INSTALL REQUEST-----',
-].join('\n');
-const GRANT_TEXT = '-----BEGIN SVC INSTALL GRANT-----\nZ3JhbnQ\n-----END SVC INSTALL GRANT-----';
+/** N: a new install on a machine of its own, with no licence (E, on the licence, is svc). */
+const N_MACHINE = '3e9d1b7c5a2f4e6d8c0b9a7f5e3d1c2b';
+const N_FP = fingerprintOf(N_MACHINE, 'machine-id');
+/** The code as typed wrongly: one more, modulo a million, grouped 3+3. */
+const wrongCode = (code: string) =>
+  String((Number(code.replace(' ', '')) + 1) % 1_000_000)
+    .padStart(6, '0')
+    .replace(/^(\d{3})/, '$1 ');
 
-function installsView(onLicence: boolean, can: Record<string, { allowed: boolean; why?: string }>) {
-  return {
-    this: {
-      fingerprint: onLicence ? THIS : NEW_FP,
-      kind: 'machine-id',
-      label: onLicence ? 'prod' : null,
-      role: onLicence ? 'production' : null,
-      on_licence: onLicence,
-      vouched_until: null,
-    },
-    installs: [
+describe('the installs section and the exchange between two real installs', () => {
+  let n: (Proc & { adminToken: string }) | undefined;
+  let nPage: Page;
+  const asked = { req_id: '', code: '', text: '' };
+  let grant = '';
+
+  beforeAll(async () => {
+    n = await startService(
+      { SVC_TRIAL: '0' },
       {
-        fingerprint: THIS,
-        label: 'prod',
-        role: 'production',
-        added_at: '2026-11-01T10:00:00.000Z',
-        via: 'authority',
-      },
-      {
-        fingerprint: 'AAAA-BBBB-CCCC-DDDD-EEEE-FFFF',
-        label: 'lab',
-        role: 'lab',
-        added_at: '2026-11-02T10:00:00.000Z',
-        via: 'vouch',
-        valid_until: '2027-01-01T00:00:00.000Z',
-      },
-    ],
-    history: [
-      {
-        seq: 12,
-        ts: '2026-11-02T10:00:00.000Z',
-        type: 'licence.install.vouched',
-        actor: 'ann',
-        data: { fingerprint: 'AAAA-BBBB-CCCC-DDDD-EEEE-FFFF', result: 'granted' },
-      },
-    ],
-    limit: { installs: 10, used: 2 },
-    candidate: onLicence ? null : { fingerprint: NEW_FP },
-    outgoing: onLicence
-      ? []
-      : [
-          {
-            req_id: '01JDREQ',
-            fingerprint: NEW_FP,
-            purpose: 'dr',
-            status: 'open',
-            expires_at: '2026-12-05T10:00:00.000Z',
-          },
-        ],
-    can,
-  };
-}
-
-const json = (route: Route, status: number, body: unknown) =>
-  route.fulfill({ status, contentType: 'application/json', body: JSON.stringify(body) });
-
-async function routed(
-  p: Page,
-  view: unknown,
-  posts: Record<string, (body: Record<string, unknown>) => [number, unknown]>,
-) {
-  const sent: { path: string; body: Record<string, unknown> }[] = [];
-  await p.route('**/v1/licence/installs**', async (route) => {
-    const url = new URL(route.request().url());
-    if (route.request().method() === 'GET') return json(route, 200, view);
-    const body = (route.request().postDataJSON() ?? {}) as Record<string, unknown>;
-    sent.push({ path: url.pathname, body });
-    const answer = posts[url.pathname.replace('/v1/licence/installs/', '')];
-    if (answer === undefined) return json(route, 404, { error: 'not_found', message: 'no route' });
-    const [code, out] = answer(body);
-    return json(route, code, out);
-  });
-  return sent;
-}
-
-describe('the installs section and the exchange (answers routed in the browser)', () => {
-  const all = { allowed: true };
-
-  it('on the new install: ask shows the code large and the text to copy; poll says where it stands', async () => {
-    const ctx = await browser.newContext({ viewport: { width: 1366, height: 900 } });
-    contexts.push(ctx);
-    await ctx.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: svc.url });
-    const n = await ctx.newPage();
-    const sent = await routed(
-      n,
-      installsView(false, {
-        ask: all,
-        poll: all,
-        look: { allowed: false, why: 'this install is not on the licence' },
-        vouch: { allowed: false, why: 'this install is not on the licence' },
-        remove: { allowed: false, why: 'this install is not on the licence' },
-      }),
-      {
-        ask: () => [200, { code: '418 207', text: REQUEST_TEXT, req_id: '01JDREQ' }],
-        poll: () => [
-          200,
-          {
-            requests: [
-              {
-                req_id: '01JDREQ',
-                status: 'pending',
-                why: 'waiting for an install on the licence to vouch',
-              },
-            ],
-          },
-        ],
-      },
-    );
-    await signInWithAdminToken(n, `${svc.url}/licence`, svc.adminToken);
-    await n.getByRole('heading', { name: /^Installs/ }).waitFor();
-    expect(await n.getByRole('heading', { name: /^Installs/ }).textContent()).toContain('2 of 10');
-    await n.getByText('! no: ask to be added below').waitFor();
-    await n.getByRole('table', { name: 'requests' }).getByText('01JDREQ').waitFor();
-    const ask = n.getByRole('form', { name: 'Ask to be added' });
-    await ask.getByLabel('Purpose').selectOption('dr');
-    await ask.getByLabel('Label (optional, e.g. dr-site-b)').fill('dr-site-b');
-    await ask.getByRole('button', { name: 'Ask to be added' }).click();
-    await n.getByLabel('request code').filter({ hasText: '418 207' }).waitFor();
-    expect(sent[0]).toEqual({
-      path: '/v1/licence/installs/ask',
-      body: { purpose: 'dr', label: 'dr-site-b' },
-    });
-    const carried = n.getByLabel('Request text to carry to an install on the licence');
-    expect(await carried.inputValue()).toBe(REQUEST_TEXT);
-    await n.getByRole('button', { name: 'Copy text' }).click();
-    await n.getByRole('status').filter({ hasText: 'Copied.' }).waitFor();
-    expect(await n.evaluate('navigator.clipboard.readText()')).toBe(REQUEST_TEXT);
-    // Look and vouch belong to an install on the licence: disabled here, with why.
-    expect(await n.getByRole('button', { name: 'Look at the request' }).isDisabled()).toBe(true);
-    await n.getByRole('button', { name: 'Where does my request stand?' }).click();
-    await n.getByRole('list', { name: 'request state' }).getByText('pending').waitFor();
-    await shoot(n, '89-licence-ask');
-  });
-
-  it('on an install on the licence: look shows the digits and checks; a wrong code is refused, the right one grants', async () => {
-    const ctx = await browser.newContext({ viewport: { width: 1366, height: 900 } });
-    contexts.push(ctx);
-    const e = await ctx.newPage();
-    let vouches = 0;
-    await routed(
-      e,
-      installsView(true, {
-        ask: { allowed: false, why: 'this install is already on the licence' },
-        look: all,
-        vouch: all,
-        poll: { allowed: false, why: 'no request asked here' },
-        remove: all,
-      }),
-      {
-        look: (body) => [
-          200,
-          String(body['text']).includes('EXPIRED')
-            ? {
-                request: null,
-                digits: null,
-                checks: [{ name: 'not_expired', ok: false, detail: 'expired 2 d ago' }],
-                would: 'refused',
-                why: 'the request has expired',
-              }
-            : {
-                request: {
-                  req_id: '01JDREQ',
-                  fingerprint: NEW_FP,
-                  kind: 'machine-id',
-                  label: 'dr-site-b',
-                  purpose: 'dr',
-                  version: '0.1.0',
-                  created_at: '2026-11-28T10:00:00.000Z',
-                  expires_at: '2026-12-05T10:00:00.000Z',
-                },
-                digits: '418 207',
-                checks: [
-                  { name: 'armour', ok: true },
-                  { name: 'signature', ok: true },
-                  { name: 'not_expired', ok: true, detail: '6 d 23 h left' },
-                  { name: 'seat_available', ok: true, detail: '2 of 10 installs used' },
-                ],
-                would: 'granted',
-                why: 'a seat is free and self-service vouching allows it',
-              },
-        ],
-        vouch: (body) => {
-          vouches += 1;
-          return body['code'] === '418207' || body['code'] === '418 207'
-            ? [200, { result: 'granted', text: GRANT_TEXT }]
-            : [
-                409,
-                {
-                  error: 'code_mismatch',
-                  message: 'the code does not match this request (attempt 1 of 5)',
-                },
-              ];
+        prepare: (dir) => {
+          writeFileSync(join(dir, 'machine-id'), `${N_MACHINE}\n`);
+          return Promise.resolve();
         },
       },
     );
+    // E's licence lists E with its real install key: a grant E signs verifies on N only then.
+    const pem = readFileSync(join(svc.dir, 'data', 'install-key.pem'));
+    const now = new Date().toISOString();
+    const installed = await http(svc.adminToken, 'POST', '/v1/licence', {
+      licence: here({
+        serial: 50,
+        installs: [
+          productionInstall(THIS, now, { install_pub: installPubOf(createPublicKey(pem)) }),
+        ],
+      }),
+    });
+    expect(installed.status, JSON.stringify(installed.body)).toBe(200);
+  }, 60_000);
+
+  afterAll(async () => {
+    await n?.stop();
+  });
+
+  it('on the new install N: ask shows the code large and the text to copy; poll says it is open', async () => {
+    if (n === undefined) throw new Error('N did not start');
+    const ctx = await browser.newContext({ viewport: { width: 1366, height: 900 } });
+    contexts.push(ctx);
+    await ctx.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: n.url });
+    nPage = await ctx.newPage();
+    await signInWithAdminToken(nPage, `${n.url}/licence`, n.adminToken);
+    await nPage.getByRole('heading', { name: /^Installs/ }).waitFor();
+    await nPage.getByText('! no: ask to be added below').waitFor();
+    expect(await nPage.getByLabel('this install', { exact: true }).textContent()).toContain(N_FP);
+    const ask = nPage.getByRole('form', { name: 'Ask to be added' });
+    await ask.getByLabel('Purpose').selectOption('dr');
+    await ask.getByLabel('Label (optional, e.g. dr-site-b)').fill('dr-site-b');
+    const answered = nPage.waitForResponse((r) => r.url().endsWith('/v1/licence/installs/ask'));
+    await ask.getByRole('button', { name: 'Ask to be added' }).click();
+    const response = await answered;
+    expect(response.request().postDataJSON()).toEqual({ purpose: 'dr', label: 'dr-site-b' });
+    asked.req_id = ((await response.json()) as { req_id: string }).req_id;
+    const code = nPage.getByLabel('request code');
+    await code.filter({ hasText: /^\d{3} \d{3}$/ }).waitFor();
+    asked.code = (await code.textContent()) ?? '';
+    const carried = nPage.getByLabel('Request text to carry to an install on the licence');
+    asked.text = await carried.inputValue();
+    expect(asked.text).toMatch(/^-----BEGIN SVC INSTALL REQUEST-----\n/);
+    for (const header of [
+      'Label: dr-site-b',
+      `Fingerprint: ${N_FP}`,
+      'Purpose: dr',
+      `Code: ${asked.code}`,
+    ])
+      expect(asked.text).toContain(`\n${header}\n`);
+    await nPage.getByRole('button', { name: 'Copy text' }).click();
+    await nPage.getByRole('status').filter({ hasText: 'Copied.' }).waitFor();
+    expect(await nPage.evaluate('navigator.clipboard.readText()')).toBe(asked.text);
+    // The request is listed; look and vouch belong to an install on the licence.
+    await nPage.getByRole('table', { name: 'requests' }).getByText(asked.req_id).waitFor();
+    expect(await nPage.getByRole('button', { name: 'Look at the request' }).isDisabled()).toBe(
+      true,
+    );
+    await nPage.getByRole('button', { name: 'Where does my request stand?' }).click();
+    const state = nPage
+      .getByRole('list', { name: 'request state' })
+      .getByRole('listitem')
+      .filter({ hasText: asked.req_id });
+    await state.waitFor();
+    expect(await state.locator('strong').textContent()).toBe('open');
+    await shoot(nPage, '89-licence-ask');
+  });
+
+  it('on E, on the licence: an edited text cannot be vouched; look shows the digits and checks; a wrong code is refused, the right one grants', async () => {
+    expect(asked.text).not.toBe('');
+    const ctx = await browser.newContext({ viewport: { width: 1366, height: 900 } });
+    contexts.push(ctx);
+    const e = await ctx.newPage();
     await signInWithAdminToken(e, `${svc.url}/licence`, svc.adminToken);
+    const heading = e.getByRole('heading', { name: /^Installs/ });
+    await heading.filter({ hasText: '1 of 10' }).waitFor();
+    expect(await e.getByRole('button', { name: 'Ask to be added' }).isDisabled()).toBe(true);
+    await e.getByText('this install is already on the licence').first().waitFor();
     const look = e.getByRole('form', { name: 'Look at a request' });
-    // A request no check lets through: no Vouch form, and why.
-    await look.getByLabel('Request text from the new install').fill(`${REQUEST_TEXT}\nEXPIRED`);
+    const requestText = look.getByLabel('Request text from the new install');
+    // A header edited by hand no longer matches the signed payload: no Vouch form, and why.
+    await requestText.fill(asked.text.replace('Label: dr-site-b', 'Label: prod-site-a'));
     await look.getByRole('button', { name: 'Look at the request' }).click();
     await e
       .getByRole('alert')
-      .filter({ hasText: 'This request cannot be vouched for: the request has expired.' })
+      .filter({ hasText: 'This request cannot be vouched for: headers_match_payload' })
       .waitFor();
+    expect(
+      await e.getByRole('list', { name: 'checks' }).getByRole('listitem').allTextContents(),
+    ).toContainEqual(expect.stringMatching(/^✗ headers match payload/));
     expect(await e.getByRole('form', { name: 'Vouch' }).count()).toBe(0);
-    await look.getByLabel('Request text from the new install').fill(REQUEST_TEXT);
+
+    await requestText.fill(asked.text);
     await look.getByRole('button', { name: 'Look at the request' }).click();
-    await e.getByLabel('digits to compare').filter({ hasText: '418 207' }).waitFor();
+    await e.getByLabel('digits to compare').filter({ hasText: asked.code }).waitFor();
+    expect(await e.getByLabel('digits to compare').textContent()).toBe(asked.code);
     const checks = await e
       .getByRole('list', { name: 'checks' })
       .getByRole('listitem')
       .allTextContents();
-    expect(checks).toContain('✓ not expired — 6 d 23 h left');
-    expect(await e.getByLabel('request checked').textContent()).toContain('DEFG');
+    expect(checks.filter((c) => !c.startsWith('✓ '))).toEqual([]);
+    for (const name of ['armour', 'signature', 'headers match payload', 'not seen before'])
+      expect(checks).toContainEqual(expect.stringMatching(new RegExp(`^✓ ${name}`)));
+    expect(checks).toContainEqual(expect.stringMatching(/^✓ not expired — \d+ d \d+ h left$/));
+    expect(checks).toContain('✓ seat available — 1 of 10 installs used');
+    const checked = (await e.getByLabel('request checked').textContent()) ?? '';
+    expect(checked).toContain(N_FP);
+    expect(checked).toContain(`last group ${N_FP.split('-').pop() ?? ''}`);
     const vouch = e.getByRole('form', { name: 'Vouch' });
+    const button = vouch.getByRole('button', { name: 'Vouch' });
+    const typed = vouch.getByLabel('Code read out from the new install');
     // Until six digits are typed, Vouch says why it waits.
-    expect(await vouch.getByRole('button', { name: 'Vouch' }).isDisabled()).toBe(true);
-    await vouch.getByLabel('Code read out from the new install').fill('418 208');
-    await vouch.getByRole('button', { name: 'Vouch' }).click();
-    await e.getByRole('alert').filter({ hasText: 'the code does not match' }).waitFor();
+    expect(await button.isDisabled()).toBe(true);
+    await vouch.getByText('type the 6-digit code first').waitFor();
+    await typed.fill(asked.code.slice(0, 5));
+    expect(await button.isDisabled()).toBe(true);
+    await typed.fill(wrongCode(asked.code));
+    await button.click();
+    const refused = e.getByRole('alert').filter({ hasText: 'the code does not match' });
+    await refused.waitFor();
+    expect(await refused.textContent()).toContain('attempt 1 of 5');
     await shoot(e, '90-licence-look-mismatch');
-    await vouch.getByLabel('Code read out from the new install').fill('418207');
-    await vouch.getByRole('button', { name: 'Vouch' }).click();
+    await typed.fill(asked.code.replace(' ', ''));
+    await button.click();
     const result = e.getByRole('status', { name: 'vouch result' });
-    await result.getByText('✓ Granted.').waitFor();
-    expect(
-      await result.getByLabel('Answer to carry back and paste on the new install').inputValue(),
-    ).toBe(GRANT_TEXT);
-    expect(vouches).toBe(2);
+    await result.getByText(/^✓ Granted\b/).waitFor();
+    grant = await result
+      .getByLabel('Answer to carry back and paste on the new install')
+      .inputValue();
+    expect(grant).toMatch(/^-----BEGIN SVC INSTALL GRANT-----\n/);
+    expect(await e.getByRole('alert').count()).toBe(0);
+    // N is on the list now, holding a seat until the grant ends.
+    await heading.filter({ hasText: '2 of 10' }).waitFor();
+    const row = e
+      .getByRole('table', { name: 'installs on the licence' })
+      .getByRole('row')
+      .filter({ hasText: N_FP });
+    expect(await row.textContent()).toMatch(/dr-site-b.*dr.*vouch until/);
     await shoot(e, '91-licence-vouched');
+  });
+
+  it('back on N: the grant pasted installs; the page says it is covered, status shows vouched_until, poll says granted', async () => {
+    if (n === undefined) throw new Error('N did not start');
+    expect(grant).not.toBe('');
+    await nPage.getByLabel('The answer you were given (an install grant or a licence)').fill(grant);
+    await nPage.getByRole('button', { name: 'Install the answer' }).click();
+    await nPage
+      .getByRole('status')
+      .filter({ hasText: '✓ Installed: this install is now covered.' })
+      .waitFor();
+    const nStatus = await httpAt<{
+      mode: string;
+      licence: { valid: boolean; vouched_until: string | null } | null;
+    }>(n.url, n.adminToken, 'GET', '/v1/status');
+    expect(nStatus.body.mode).not.toBe('setup');
+    expect(nStatus.body.licence?.valid).toBe(true);
+    expect(nStatus.body.licence?.vouched_until).toMatch(/^\d{4}-\d\d-\d\dT/);
+    const self = nPage.getByLabel('this install', { exact: true });
+    await self.getByText('✓ yes').waitFor();
+    expect(await self.textContent()).toContain('Vouched until');
+    await nPage.getByRole('button', { name: 'Where does my request stand?' }).click();
+    const state = nPage
+      .getByRole('list', { name: 'request state' })
+      .getByRole('listitem')
+      .filter({ hasText: asked.req_id });
+    await state.locator('strong').filter({ hasText: 'granted' }).waitFor();
+    await nPage
+      .getByRole('table', { name: 'requests' })
+      .getByRole('row')
+      .filter({ hasText: asked.req_id })
+      .filter({ hasText: 'granted' })
+      .waitFor();
   });
 
   it('a viewer sees every exchange button disabled with why; the usage statement downloads for an admin only', async () => {
     const v = await pageWith(viewerToken);
-    const why = 'needs the admin role';
-    await routed(
-      v,
-      installsView(true, {
-        ask: { allowed: false, why },
-        look: { allowed: false, why },
-        vouch: { allowed: false, why },
-        poll: { allowed: false, why },
-        remove: { allowed: false, why },
-      }),
-      {},
-    );
+    const why = 'needs the admin role (you are viewer)';
     await v.goto(`${svc.url}/licence`);
     await v.getByRole('heading', { name: /^Installs/ }).waitFor();
     for (const name of ['Ask to be added', 'Look at the request', 'Where does my request stand?']) {
       expect(await v.getByRole('button', { name }).isDisabled(), name).toBe(true);
     }
-    expect(await v.getByRole('button', { name: 'Remove…' }).first().isDisabled()).toBe(true);
+    const removes = v.getByRole('button', { name: 'Remove…' });
+    expect(await removes.count()).toBe(2);
+    for (const b of await removes.all()) expect(await b.isDisabled()).toBe(true);
     expect(await v.getByText(why).count()).toBeGreaterThan(3);
     expect(await v.getByRole('button', { name: 'Download usage statement' }).isDisabled()).toBe(
       true,
     );
+    await v.getByText('Usage statements need the admin role.').waitFor();
     await shoot(v, '92-licence-installs-viewer');
 
-    // The real statement: it needs a licence in force (the tests above removed theirs).
-    if ((await status()).licence === null)
-      expect(
-        (await http(svc.adminToken, 'POST', '/v1/licence', { licence: here({ serial: 9 }) }))
-          .status,
-      ).toBe(200);
+    // The real statement, with the licence E holds in force.
     const a = await browser.newPage({ viewport: { width: 1366, height: 900 } });
-    await routed(a, installsView(true, { remove: all }), {});
     await signInWithAdminToken(a, `${svc.url}/licence`, svc.adminToken);
     const download = a.waitForEvent('download');
     await a.getByRole('button', { name: 'Download usage statement' }).click();
