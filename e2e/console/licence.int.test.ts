@@ -161,6 +161,11 @@ describe('the Licence page', () => {
     await page.getByRole('heading', { name: /^Installs/ }).waitFor();
     await page.getByText('! no: ask to be added below').waitFor();
     expect(await page.getByRole('button', { name: 'Ask to be added' }).isDisabled()).toBe(false);
+    // Holding no licence, it counts against no limit ("unlimited" would be wrong).
+    expect(await page.getByRole('heading', { name: /^Installs/ }).textContent()).toBe(
+      'Installs no licence here',
+    );
+    await page.getByText('This install holds no licence, so it lists no installs.').waitFor();
     // With no licence there is nothing to state: the usage section waits for one.
     expect(await page.getByRole('heading', { name: 'Usage statement' }).count()).toBe(0);
     expect(await page.content()).not.toMatch(/no install exchange|not available yet|coming soon/i);
@@ -425,6 +430,9 @@ describe('the installs section and the exchange between two real installs', () =
     await signInWithAdminToken(nPage, `${n.url}/licence`, n.adminToken);
     await nPage.getByRole('heading', { name: /^Installs/ }).waitFor();
     await nPage.getByText('! no: ask to be added below').waitFor();
+    expect(await nPage.getByRole('heading', { name: /^Installs/ }).textContent()).toContain(
+      'no licence here',
+    );
     expect(await nPage.getByLabel('this install', { exact: true }).textContent()).toContain(N_FP);
     const ask = nPage.getByRole('form', { name: 'Ask to be added' });
     await ask.getByLabel('Purpose').selectOption('dr');

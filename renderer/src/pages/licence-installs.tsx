@@ -661,6 +661,9 @@ function RemoveInstall({ fingerprint, can }: { fingerprint: string; can: Allowed
 function Installs({ view, owner }: { view: InstallsView; owner: boolean }) {
   const t = view.this;
   const removeCan = allowed(view.can, 'remove');
+  // An install holding no licence lists nobody and has no limit to count against (the service
+  // answers limit.installs null then, which is not "unlimited").
+  const held = view.installs.length > 0 || t.on_licence;
   // Keyed, so that the two trade places without losing what they hold: installing the answer
   // puts this install on the licence, and the confirmation must outlive that reorder.
   const ask = <AskPanel key="ask" view={view} owner={owner} />;
@@ -670,7 +673,9 @@ function Installs({ view, owner }: { view: InstallsView; owner: boolean }) {
       <h2 id="installs-heading">
         Installs{' '}
         <span className="count">
-          {view.limit.used} of {limitText(view.limit.installs)}
+          {held
+            ? `${String(view.limit.used)} of ${limitText(view.limit.installs)}`
+            : 'no licence here'}
         </span>
       </h2>
       <dl className="facts" aria-label="this install">
@@ -699,43 +704,49 @@ function Installs({ view, owner }: { view: InstallsView; owner: boolean }) {
           </>
         )}
       </dl>
-      <table className="table" aria-label="installs on the licence">
-        <thead>
-          <tr>
-            <th>Fingerprint</th>
-            <th>Label</th>
-            <th>Role</th>
-            <th>Added</th>
-            <th>Via</th>
-            <th />
-          </tr>
-        </thead>
-        <tbody>
-          {view.installs.map((i) => (
-            <tr key={i.fingerprint}>
-              <td>
-                <code>{i.fingerprint}</code>
-                {i.fingerprint === t.fingerprint && <span className="muted"> (this install)</span>}
-              </td>
-              <td>{i.label ?? '—'}</td>
-              <td>{i.role ?? '—'}</td>
-              <td>{i.added_at ? <Time iso={i.added_at} /> : '—'}</td>
-              <td>
-                {i.via ?? '—'}
-                {i.valid_until && (
-                  <>
-                    {' '}
-                    until <Time iso={i.valid_until} />
-                  </>
-                )}
-              </td>
-              <td>
-                <RemoveInstall fingerprint={i.fingerprint} can={removeCan} />
-              </td>
+      {held ? (
+        <table className="table" aria-label="installs on the licence">
+          <thead>
+            <tr>
+              <th>Fingerprint</th>
+              <th>Label</th>
+              <th>Role</th>
+              <th>Added</th>
+              <th>Via</th>
+              <th />
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {view.installs.map((i) => (
+              <tr key={i.fingerprint}>
+                <td>
+                  <code>{i.fingerprint}</code>
+                  {i.fingerprint === t.fingerprint && (
+                    <span className="muted"> (this install)</span>
+                  )}
+                </td>
+                <td>{i.label ?? '—'}</td>
+                <td>{i.role ?? '—'}</td>
+                <td>{i.added_at ? <Time iso={i.added_at} /> : '—'}</td>
+                <td>
+                  {i.via ?? '—'}
+                  {i.valid_until && (
+                    <>
+                      {' '}
+                      until <Time iso={i.valid_until} />
+                    </>
+                  )}
+                </td>
+                <td>
+                  <RemoveInstall fingerprint={i.fingerprint} can={removeCan} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : (
+        <p className="muted">This install holds no licence, so it lists no installs.</p>
+      )}
       {view.outgoing.length > 0 && (
         <>
           <h3>Requests</h3>
