@@ -154,7 +154,7 @@ describe('the Licence page', () => {
     await banner.getByRole('link', { name: 'Install a licence' }).click();
     await page.getByRole('heading', { name: 'Licence', exact: true }).waitFor();
     expect(page.url()).toMatch(/\/licence$/);
-    await page.getByText('No licence').waitFor();
+    await page.getByText('✗ No licence').waitFor();
     await page.getByRole('form', { name: 'Install a licence' }).waitFor();
     // The exchange is open in setup: a new install is where asking is needed.
     expect((await asked).status()).toBe(200);
@@ -344,7 +344,7 @@ describe('the Licence page', () => {
     expect((await status()).mode).not.toBe('setup');
     await owner.getByRole('button', { name: 'Remove licence…' }).click();
     await dialog.getByRole('button', { name: 'Remove the licence' }).click();
-    await owner.getByText('No licence').waitFor();
+    await owner.getByText('✗ No licence').waitFor();
     expect((await status()).mode).toBe('setup');
     expect((await status()).licence).toBeNull();
   });
