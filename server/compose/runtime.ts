@@ -272,6 +272,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     newestEventMs: newestTs === undefined ? 0 : Date.parse(newestTs),
     log,
     servicesUsed: () => coverage.used(),
+    installsUsed: () => exchange.installsUsed(),
   });
   const coverage: Coverage = createCoverage({
     store: coverageStore,

@@ -74,6 +74,8 @@ interface ViewDeps {
   /** this install's fingerprint, null when the host gives none */
   readonly fingerprint: string | null;
   readonly servicesUsed?: () => number;
+  /** the seats in use: the licence's installs and the grants issued here (the exchange) */
+  readonly installsUsed?: () => number;
   /** effective time, ms */
   readonly now: () => number;
   /** the signed licence in force, or null */
@@ -147,7 +149,7 @@ export function createLicenceViews(deps: ViewDeps) {
         source: store.current()?.source ?? 'api',
         services: l.limits.services,
         services_used: deps.servicesUsed?.() ?? null,
-        installs: l.installs.length,
+        installs: deps.installsUsed?.() ?? l.installs.length,
         install_limit: l.limits.installs,
         started_at: l.not_before,
         expires_at: l.expires_at,

@@ -67,6 +67,8 @@ interface Deps {
   readonly roots?: readonly TrustedRoot[];
   /** the services counted now (coverage.ts), for the view */
   readonly servicesUsed?: () => number;
+  /** the seats in use (the exchange: the licence's installs and grants issued here) */
+  readonly installsUsed?: () => number;
 }
 
 export interface InstallOptions {
@@ -131,6 +133,7 @@ export function createLicenceService(deps: Deps) {
     check: settings.check,
     fingerprint: deps.fingerprint,
     ...(deps.servicesUsed !== undefined && { servicesUsed: deps.servicesUsed }),
+    ...(deps.installsUsed !== undefined && { installsUsed: deps.installsUsed }),
     now: () => time.now(),
     active: () => active,
     mountedFile: () => (mountedSeen !== null ? settings.licenceFile : null),

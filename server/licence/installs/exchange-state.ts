@@ -107,6 +107,10 @@ export function createExchangeReads(deps: ExchangeDeps) {
       );
   }
 
+  /** Seats the licence's installs (less those removed here) and the grants issued here take. */
+  const seatsInUse = (lic: LicencePayload | null): number =>
+    (lic?.installs.length ?? 0) + outstandingGrants(lic).length;
+
   /** What look and vouch are told about `text`: E's licence, state and time. */
   function lookContext(text: string, onlineNow = online(deps.authority)): LookContext {
     const lic = effectiveLicence();
@@ -205,6 +209,8 @@ export function createExchangeReads(deps: ExchangeDeps) {
 
   return {
     now,
+    /** The seats in use as GET /v1/status counts them (`licence.installs`). */
+    installsUsed: (): number => seatsInUse(effectiveLicence()),
     effectiveLicence,
     outstandingGrants,
     lookContext,
@@ -221,7 +227,22 @@ export function createExchangeReads(deps: ExchangeDeps) {
       const grants = outstandingGrants(lic);
       const thisFp = deps.identity?.fingerprint ?? null;
       const listed = lic?.installs.find((i) => i.fingerprint === thisFp) ?? null;
-      const vouched = licence.view()?.vouched_until ?? null;
+      const vouched = v?.vouched_until ?? null;
+      const grant = vouched === null ? null : deps.licenceStore.vouched();
+      // This install, running under a grant: on no serial yet, but holding a seat all the same.
+      const own =
+        grant !== null && thisFp !== null
+          ? [
+              {
+                fingerprint: thisFp,
+                label: null,
+                role: grant.role,
+                added_at: grant.accepted_at,
+                via: 'grant',
+                valid_until: grant.valid_until,
+              },
+            ]
+          : [];
       const history = deps
         .history(50)
         .map((e) => ({ seq: e.seq, ts: e.ts, type: e.type, actor: e.actor, data: e.data }));
@@ -244,11 +265,12 @@ export function createExchangeReads(deps: ExchangeDeps) {
             via: 'vouch',
             valid_until: g.valid_until,
           })),
+          ...own,
         ],
         history,
         limit: {
           installs: lic?.limits.installs ?? null,
-          used: (lic?.installs.length ?? 0) + grants.length,
+          used: seatsInUse(lic) + own.length,
         },
         candidate:
           thisFp !== null && (v === null || !v.on_licence)

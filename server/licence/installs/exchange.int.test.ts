@@ -134,6 +134,15 @@ describe('the install exchange between two installs', () => {
       outgoing: { req_id: string; status: string }[];
     };
     expect(nView.this).toMatchObject({ fingerprint: N_FP, on_licence: true, role: 'dr' });
+    const nInstalls = (await call(n, 'GET', '/v1/licence/installs')).body as {
+      installs: { fingerprint: string; via: string }[];
+      limit: { used: number };
+    };
+    expect(nInstalls.installs.map((i) => [i.fingerprint, i.via])).toEqual([
+      [E_FP, 'authority'],
+      [N_FP, 'grant'],
+    ]);
+    expect(nInstalls.limit.used).toBe(2);
     expect(nView.outgoing).toEqual([
       expect.objectContaining({ req_id: asked.req_id, status: 'granted' }),
     ]);
@@ -153,6 +162,10 @@ describe('the install exchange between two installs', () => {
       [N_FP, 'vouch'],
     ]);
     expect(eView.limit).toEqual({ installs: 10, used: 2 });
+    // The status counts the seat the grant holds, as the installs view does.
+    expect(
+      ((await call(e, 'GET', '/v1/status')).body['licence'] as { installs: number }).installs,
+    ).toBe(2);
     expect(eView.history.map((h) => h.type)).toEqual([
       'licence.install.vouched',
       'licence.install.looked',

@@ -38,6 +38,7 @@ export function createInstallExchange(deps: ExchangeDeps) {
     view: reads.view,
     can: reads.can,
     usageInstalls: reads.usageInstalls,
+    installsUsed: reads.installsUsed,
 
     /** POST /v1/licence/installs/ask, on N. */
     async ask(input: { purpose: Purpose; label?: string }, actor: string) {
