@@ -14,7 +14,6 @@ import {
   licenceApi,
   licenceKeys,
   limitText,
-  notOffered,
   PURPOSES,
   type Allowed,
   type AskAnswer,
@@ -811,8 +810,6 @@ function Installs({ view, owner }: { view: InstallsView; owner: boolean }) {
 
 export function InstallsSection({ owner }: { owner: boolean }) {
   const installs = useQuery({ queryKey: licenceKeys.installs, queryFn: licenceApi.installs });
-  // A service without the install exchange: the section is left out, not apologised for.
-  if (notOffered(installs.error)) return null;
   if (installs.error) return <ErrorNote error={installs.error} />;
   if (installs.data === undefined) return null;
   return <Installs view={installs.data} owner={owner} />;

@@ -6,8 +6,6 @@ import { ApiError, call, session, type LicenceStage, type StatusLicence } from '
 export const licenceKeys = {
   all: ['licence'] as const,
   installs: ['licence', 'installs'] as const,
-  // Outside ['licence']: what the service offers does not change when the seq moves.
-  offered: ['licence-offered'] as const,
 };
 
 /** One install as GET /v1/licence/installs lists it (the licence's, and grants issued here). */
@@ -125,10 +123,6 @@ export interface LicenceAnswer {
   licence: Record<string, unknown> | null;
 }
 
-/** A 404 of a route the service does not have (not a 404 the endpoint itself answers). */
-export const notOffered = (err: unknown): boolean =>
-  err instanceof ApiError && err.status === 404 && err.code === 'not_found';
-
 export const licenceApi = {
   install: (licence: string, acknowledge?: boolean) =>
     call<LicenceAnswer>('POST', '/v1/licence', {
@@ -148,11 +142,6 @@ export const licenceApi = {
   poll: () => call<PollAnswer>('POST', '/v1/licence/installs/poll', {}),
   removeInstall: (fingerprint: string) =>
     call<Record<string, unknown>>('POST', '/v1/licence/installs/remove', { fingerprint }),
-  /** The paths the service offers (its OpenAPI document, public): nothing is asked of them. */
-  offered: async (): Promise<ReadonlySet<string>> => {
-    const doc = await call<{ paths?: Record<string, unknown> }>('GET', '/v1/openapi.json');
-    return new Set(Object.keys(doc.paths ?? {}));
-  },
   /**
    * GET /v1/licence/usage (admin) as a file the browser saves: each statement is signed,
    * chained to the one before and recorded in the ledger, so it is made only on a click.

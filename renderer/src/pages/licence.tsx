@@ -346,17 +346,9 @@ function RemoveControl({ l, owner }: { l: StatusLicence; owner: boolean }) {
 }
 
 function UsageStatement({ admin }: { admin: boolean }) {
-  const offered = useQuery({
-    queryKey: licenceKeys.offered,
-    queryFn: licenceApi.offered,
-    staleTime: Infinity,
-  });
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [saved, setSaved] = useState<string | null>(null);
-  const [gone, setGone] = useState(false);
-  // A service without usage statements: nothing to offer, so nothing is shown.
-  if (gone || offered.data?.has('/v1/licence/usage') !== true) return null;
   return (
     <section aria-labelledby="usage-heading">
       <h2 id="usage-heading">Usage statement</h2>
@@ -386,9 +378,7 @@ function UsageStatement({ admin }: { admin: boolean }) {
               setSaved(name);
             })
             .catch((err: unknown) => {
-              if (err instanceof ApiError && err.status === 404 && err.code === 'not_found')
-                setGone(true);
-              else setError(err);
+              setError(err);
             })
             .finally(() => {
               setBusy(false);
