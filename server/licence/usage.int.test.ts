@@ -42,8 +42,8 @@ const payloadOf = (e: Env) =>
   };
 
 /** A server under a licence that lists this install with its real install_pub. */
-async function licensed() {
-  s = await buildTestServer({ env: { SVC_TRIAL: '0' }, clock: createFakeClock(START) });
+async function licensed(env: Record<string, string> = {}, clock = createFakeClock(START)) {
+  s = await buildTestServer({ env: { SVC_TRIAL: '0', ...env }, clock });
   const key = s.runtime.keyFor('ed25519');
   if (key === null) throw new Error('no install key');
   const pub = installPubOf(key);
@@ -127,23 +127,7 @@ describe('GET /v1/licence/usage', () => {
   it('reports clock resets since the last statement and checks that failed in 30 days', async () => {
     const clock = createFakeClock(START);
     const closed = `https://127.0.0.1:${String(await freePort())}`;
-    s = await buildTestServer({
-      env: { SVC_TRIAL: '0', SVC_AUTHORITY_URL: closed },
-      clock,
-    });
-    const key = s.runtime.keyFor('ed25519');
-    if (key === null) throw new Error('no install key');
-    const p = licencePayload(START, {
-      installs: [productionInstall(THIS, START, { install_pub: installPubOf(key) })],
-    });
-    const t = s;
-    const installed = await t.app.inject({
-      method: 'POST',
-      url: '/v1/licence',
-      headers: auth,
-      payload: { licence: issuer.licence(p) },
-    });
-    expect(installed.statusCode, installed.body).toBe(200);
+    const { s: t } = await licensed({ SVC_AUTHORITY_URL: closed }, clock);
     const failed = await t.app.inject({ method: 'POST', url: '/v1/licence/check', headers: auth });
     expect(failed.json<{ result: string }>().result).toBe('unreachable');
     // The clock jumped 10 days ahead and back: the mark stayed ahead until reset on the host.
@@ -166,24 +150,7 @@ describe('GET /v1/licence/usage', () => {
   });
 
   it('under SVC_FIPS=1 it is signed ES256 by the install’s P-256 key, which it names', async () => {
-    s = await buildTestServer({
-      env: { SVC_TRIAL: '0', SVC_FIPS: '1' },
-      clock: createFakeClock(START),
-    });
-    const t = s;
-    const key = t.runtime.keyFor('ed25519');
-    if (key === null) throw new Error('no install key');
-    const pub = installPubOf(key);
-    const p = licencePayload(START, {
-      installs: [productionInstall(THIS, START, { install_pub: pub })],
-    });
-    const installed = await t.app.inject({
-      method: 'POST',
-      url: '/v1/licence',
-      headers: auth,
-      payload: { licence: issuer.licence(p) },
-    });
-    expect(installed.statusCode, installed.body).toBe(200);
+    const { s: t, pub } = await licensed({ SVC_FIPS: '1' });
     const statement = await usage(t);
     expect(statement.signatures.map((x) => x.alg)).toEqual(['ES256']);
     const named = (payloadOf(statement) as unknown as { install_pub_p256: string })

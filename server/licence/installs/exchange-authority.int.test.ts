@@ -9,19 +9,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestAuthority, type TestAuthority } from '../../../e2e/authority/authority.js';
-import { fingerprintOf } from '../../install/index.js';
 import { freePort } from '../../../e2e/lab/processes.js';
 import { productionInstall } from '../../testing/licence/issuer.js';
-import { ADMIN_TOKEN, buildTestServer, type TestServer } from '../../testing/test-server.js';
+import { buildTestServer, type TestServer } from '../../testing/test-server.js';
+import {
+  adminCall,
+  E_FP,
+  hostWith,
+  N_FP,
+  N_MACHINE,
+  type Json,
+} from '../../testing/licence/two-installs.js';
 import { postToAuthority } from '../authority-transport.js';
 import type { LicencePayload } from '../document/licence-doc.js';
 import { installPubOf } from './install-pub.js';
-
-const E_MACHINE = '5f0c2a6b9d8e4f1a8b7c6d5e4f3a2b1c';
-const N_MACHINE = '0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e';
-const E_FP = fingerprintOf(E_MACHINE, 'machine-id');
-const N_FP = fingerprintOf(N_MACHINE, 'machine-id');
-const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
 let authority: TestAuthority;
 beforeAll(async () => {
@@ -35,16 +36,7 @@ afterEach(async () => {
   for (const s of servers.splice(0)) await s.cleanup();
 });
 
-type Json = Record<string, unknown>;
-async function call(s: TestServer, method: 'GET' | 'POST', url: string, payload?: unknown) {
-  const r = await s.app.inject({
-    method,
-    url,
-    headers: auth,
-    ...(payload !== undefined && { payload: payload as Json }),
-  });
-  return { status: r.statusCode, body: r.body === '' ? {} : r.json<Json>() };
-}
+const call = adminCall;
 const serialOf = async (s: TestServer) =>
   (
     (await call(s, 'GET', '/v1/licence/installs')).body['installs'] as { fingerprint: string }[]
@@ -64,8 +56,7 @@ async function pair(
   };
   const e = await buildTestServer({ env: { ...online, ...own.e } });
   servers.push(e);
-  const nDir = mkdtempSync(join(tmpdir(), 'svc-test-n-'));
-  writeFileSync(join(nDir, 'machine-id'), `${N_MACHINE}\n`);
+  const nDir = hostWith(N_MACHINE);
   const n = await buildTestServer({ env: { ...online, ...own.n }, dir: nDir });
   servers.push(n);
   const key = e.runtime.keyFor('ed25519');

@@ -4,11 +4,7 @@
 // grant text goes back to N, which installs it. Wrong codes, replays, edited texts, expired
 // requests, requests for another licence, full seats, refused grants, removal and the `can`
 // matrix, each with the events it records.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fingerprintOf } from '../../install/index.js';
 import { createFakeClock } from '../../shared/clock.js';
 import { newUlid } from '../../shared/ids.js';
 import type { LicencePayload } from '../document/licence-doc.js';
@@ -18,16 +14,20 @@ import {
   productionInstall,
 } from '../../testing/licence/issuer.js';
 import { ADMIN_TOKEN, buildTestServer, type TestServer } from '../../testing/test-server.js';
+import {
+  adminCall,
+  E_FP,
+  hostWith,
+  N_FP,
+  N_MACHINE,
+  type Json,
+} from '../../testing/licence/two-installs.js';
 import { installPubOf } from './install-pub.js';
 import { readForward } from './forward.js';
 import { buildRequest } from './request.js';
 import { generateKeyPairSync } from 'node:crypto';
 
 const START = '2026-11-27T12:00:00.000Z';
-const E_MACHINE = '5f0c2a6b9d8e4f1a8b7c6d5e4f3a2b1c';
-const N_MACHINE = '0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e';
-const E_FP = fingerprintOf(E_MACHINE, 'machine-id');
-const N_FP = fingerprintOf(N_MACHINE, 'machine-id');
 const DAY = 86_400_000;
 const issuer = createTestIssuer();
 const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -37,16 +37,7 @@ afterEach(async () => {
   for (const s of servers.splice(0)) await s.cleanup();
 });
 
-type Json = Record<string, unknown>;
-async function call(s: TestServer, method: 'GET' | 'POST', url: string, payload?: unknown) {
-  const r = await s.app.inject({
-    method,
-    url,
-    headers: auth,
-    ...(payload !== undefined && { payload: payload as Json }),
-  });
-  return { status: r.statusCode, body: r.body === '' ? {} : r.json<Json>() };
-}
+const call = adminCall;
 const events = async (s: TestServer, type: string) =>
   (
     (await call(s, 'GET', `/v1/ledger?type=${type}&limit=100`)).body as {
@@ -60,8 +51,7 @@ async function pair(over: Partial<LicencePayload> = {}, others: number = 0) {
   const nClock = createFakeClock(START);
   const e = await buildTestServer({ env: { SVC_TRIAL: '0' }, clock: eClock });
   servers.push(e);
-  const nDir = mkdtempSync(join(tmpdir(), 'svc-test-n-'));
-  writeFileSync(join(nDir, 'machine-id'), `${N_MACHINE}\n`);
+  const nDir = hostWith(N_MACHINE);
   const n = await buildTestServer({ env: { SVC_TRIAL: '0' }, clock: nClock, dir: nDir });
   servers.push(n);
   const key = e.runtime.keyFor('ed25519');
@@ -362,8 +352,7 @@ describe('the install exchange between two installs', () => {
     });
     const grant = String(v.body['text']);
     // A third install that never asked.
-    const mDir = mkdtempSync(join(tmpdir(), 'svc-test-m-'));
-    writeFileSync(join(mDir, 'machine-id'), '1234567890abcdef1234567890abcdef\n');
+    const mDir = hostWith('1234567890abcdef1234567890abcdef');
     const m = await buildTestServer({
       env: { SVC_TRIAL: '0' },
       dir: mDir,
