@@ -2,7 +2,12 @@
 // (what scripts read), then where it comes from (the kind and the file's path, never its
 // value), container warnings, and whether the licence in force covers it.
 import type { Config } from '../config.js';
-import { computeFingerprint, containerFacts, type ContainerPaths } from '../install/index.js';
+import {
+  computeFingerprint,
+  containerFacts,
+  imageBakedMachineId,
+  type ContainerPaths,
+} from '../install/index.js';
 import type { LicenceView } from '../licence/index.js';
 
 type Out = { log(line: string): void; error(line: string): void };
@@ -38,11 +43,8 @@ export function fingerprintCommand(
         ? cfg.identity.machineIdFile
         : (cfg.identity.hardwareIdFile ?? '');
   const facts = containerFacts(cfg.identity.machineIdFile, opts.paths);
-  const warnings: string[] = [];
-  if (facts.container !== null && fp.source === 'machine-id' && !facts.machineIdMounted)
-    warnings.push(
-      `${cfg.identity.machineIdFile} is inside a container (${facts.container}) and not bind-mounted: it is baked into the image, so every container of it has this fingerprint. Bind-mount the host's /etc/machine-id read-only, or point SVC_MACHINE_ID_FILE at a file on the data volume holding a random 32-hex-digit id`,
-    );
+  const baked = imageBakedMachineId(fp.source, cfg.identity.machineIdFile, opts.paths);
+  const warnings = baked === null ? [] : [baked];
   let view: LicenceView | null = null;
   let licence: string;
   try {

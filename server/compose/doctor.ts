@@ -10,6 +10,7 @@ import {
   type ConnectionState,
   mainCheck,
 } from '../doctor/index.js';
+import { imageBakedMachineId } from '../install/index.js';
 import type { Runtime } from './runtime.js';
 import type { StatusService } from '../status/index.js';
 
@@ -28,7 +29,14 @@ export function createCoreDoctor(
     ),
   );
   doctor.register(dataVolumeCheck(rt.config.dataDir));
-  doctor.register(licenceCheck(rt.licence, rt.fingerprint));
+  doctor.register(
+    licenceCheck(rt.licence, rt.fingerprint, () =>
+      imageBakedMachineId(
+        rt.fingerprint.ok ? rt.fingerprint.source : null,
+        rt.config.identity.machineIdFile,
+      ),
+    ),
+  );
   doctor.register(
     investigationsCheck(() => ({
       enabled: rt.config.orchestrate,

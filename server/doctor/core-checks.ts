@@ -133,7 +133,12 @@ function confirmationOf(
   };
 }
 
-export function licenceCheck(licence: LicenceService, fingerprint: Fingerprint): DoctorCheck {
+export function licenceCheck(
+  licence: LicenceService,
+  fingerprint: Fingerprint,
+  /** why the fingerprint is not this host's own (an image-baked machine id), or null */
+  imageBaked: () => string | null = () => null,
+): DoctorCheck {
   return {
     area: 'Licence',
     name: 'confirmation',
@@ -178,6 +183,13 @@ export function licenceCheck(licence: LicenceService, fingerprint: Fingerprint):
           status: 'warn',
           detail: base,
           hint: 'give this host a machine id so that the install can be licensed',
+        };
+      const baked = imageBaked();
+      if (baked !== null)
+        return {
+          status: 'warn',
+          detail: `the install fingerprint is not this host's own: ${base}`,
+          hint: baked,
         };
       if (v.stage === 'expiring' || (v.days_left !== null && v.days_left <= 14))
         return {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { containerFacts, type ContainerPaths } from './container.js';
+import { containerFacts, imageBakedMachineId, type ContainerPaths } from './container.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -50,5 +50,19 @@ describe('containerFacts', () => {
     expect(containerFacts('/etc/machine-id', podman).container).toBe(podman.containerenv);
     const k8s = host({ cgroup: '0::/kubepods/besteffort/pod1234/abcd\n' });
     expect(containerFacts('/etc/machine-id', k8s).container).toContain('container cgroup');
+  });
+
+  it('an image-baked machine id is named only for /etc/machine-id in a container, not bind-mounted', () => {
+    const baked = host({ dockerenv: '', mountinfo: '' });
+    expect(imageBakedMachineId('machine-id', '/etc/machine-id', baked)).toContain(
+      'baked into the image',
+    );
+    // A file chosen on a data volume, a hardware id, a bind mount or a plain host: no warning.
+    expect(imageBakedMachineId('machine-id', '/data/host-id', baked)).toBeNull();
+    expect(imageBakedMachineId('hardware-id', '/etc/machine-id', baked)).toBeNull();
+    const mounted = host({ dockerenv: '', mountinfo: MOUNT('/etc/machine-id') });
+    expect(imageBakedMachineId('machine-id', '/etc/machine-id', mounted)).toBeNull();
+    const plain = host({ mountinfo: '' });
+    expect(imageBakedMachineId('machine-id', '/etc/machine-id', plain)).toBeNull();
   });
 });

@@ -62,3 +62,22 @@ export function containerFacts(
     machineIdMounted: mountPoints(readOr(paths.mountinfo)).has(resolve(machineIdFile)),
   };
 }
+
+/** The machine id a Debian-based image ships: the one a container may have baked in. */
+export const IMAGE_MACHINE_ID = '/etc/machine-id';
+
+/**
+ * Why the fingerprint is not this host's own, or null: it comes from /etc/machine-id inside a
+ * container where that file is not bind-mounted, so every container of the image shares it. A
+ * machine id file named elsewhere (SVC_MACHINE_ID_FILE on a data volume) is a choice, not this.
+ */
+export function imageBakedMachineId(
+  source: string | null,
+  machineIdFile: string,
+  paths: ContainerPaths = HOST_PATHS,
+): string | null {
+  if (source !== 'machine-id' || resolve(machineIdFile) !== IMAGE_MACHINE_ID) return null;
+  const facts = containerFacts(machineIdFile, paths);
+  if (facts.container === null || facts.machineIdMounted) return null;
+  return `${machineIdFile} is inside a container (${facts.container}) and not bind-mounted: it is baked into the image, so every container of it has this fingerprint. Bind-mount the host's /etc/machine-id read-only, or point SVC_MACHINE_ID_FILE at a file on the data volume holding a random 32-hex-digit id`;
+}
