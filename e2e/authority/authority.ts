@@ -11,6 +11,8 @@ import type { RevocationList } from '../../server/licence/document/revocations-d
 import { MAX_FORWARD_ARMOUR_BYTES, readForward } from '../../server/licence/installs/forward.js';
 import { payloadJson, readArmour } from '../../server/licence/installs/armour.js';
 import { roleFor } from '../../server/licence/installs/grant.js';
+import { installKeyFromPub } from '../../server/licence/installs/install-pub.js';
+import { signingInput, verifyBytes } from '../../server/licence/document/envelope.js';
 import type { RequestPayload } from '../../server/licence/installs/request.js';
 import { encodeTrialCode, type TrialToken } from '../../server/licence/trial-code.js';
 import {
@@ -86,6 +88,8 @@ export interface TestAuthority {
   behave(b: Behaviour): void;
   /** Forward bundles received (POST /v1/installs/forward), oldest first. */
   readonly forwards: string[];
+  /** Installs removed through POST /v1/installs/remove, oldest first. */
+  readonly removals: string[];
   /** Approves a request held pending: the next serial lists its install. Returns that serial. */
   approve(reqId: string): number;
   /** A short code that redeems a trial for `company`. */
@@ -120,6 +124,7 @@ export async function startTestAuthority(
   };
   const now = () => fixedTime ?? Date.now();
   const forwards: string[] = [];
+  const removals: string[] = [];
   /** requests over the install limit, waiting for /_test/approve */
   const held = new Map<string, { licence_id: string; request: RequestPayload }>();
 
@@ -204,6 +209,52 @@ export async function startTestAuthority(
     if (h === undefined) throw new Error(`no request ${reqId} is held`);
     held.delete(reqId);
     return addInstall(h.licence_id, h.request).payload.serial;
+  }
+
+  /** E removing an install (svc-install-remove/1, signed by E): the next serial without it. */
+  function removed(body: Record<string, unknown>): {
+    status: number;
+    body: Record<string, unknown>;
+  } {
+    const bytes = Buffer.from(
+      typeof body['payload'] === 'string' ? body['payload'] : '',
+      'base64url',
+    );
+    let r: Record<string, unknown> = {};
+    try {
+      r = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
+    } catch {
+      return { status: 400, body: { error: 'bad_removal', why: 'not JSON' } };
+    }
+    const entry = typeof r['licence_id'] === 'string' ? latest(r['licence_id']) : null;
+    if (entry === null)
+      return { status: 400, body: { error: 'bad_removal', why: 'no such licence' } };
+    const by = entry.payload.installs.find((i) => i.fingerprint === r['removed_by']);
+    const key = by === undefined ? null : installKeyFromPub(by.install_pub);
+    const sig = typeof body['sig'] === 'string' ? body['sig'] : '';
+    if (
+      key === null ||
+      !verifyBytes('Ed25519', key, signingInput('svc-install-remove/1', bytes), sig)
+    )
+      return {
+        status: 403,
+        body: { error: 'bad_signature', why: 'not signed by an install on the licence' },
+      };
+    if (!entry.payload.installs.some((i) => i.fingerprint === r['fingerprint']))
+      return { status: 200, body: { status: 'unknown', why: 'not listed on the vendor’s serial' } };
+    const { envelope, payload } = issue({
+      licence_id: entry.payload.licence_id,
+      installs: entry.payload.installs.filter((i) => i.fingerprint !== r['fingerprint']),
+    });
+    removals.push(String(r['fingerprint']));
+    return {
+      status: 200,
+      body: {
+        status: 'granted',
+        licence: envelope,
+        why: `removed in serial ${String(payload.serial)}`,
+      },
+    };
   }
 
   /** N asking where its request stands: the newest serial listing its key, if any. */
@@ -372,6 +423,10 @@ export async function startTestAuthority(
       const answer = forwarded(typeof text === 'string' ? text : '');
       return reply.code(answer.status).send(answer.body);
     });
+    app.post('/v1/installs/remove', async (req, reply) => {
+      const answer = removed((req.body ?? {}) as Record<string, unknown>);
+      return reply.code(answer.status).send(answer.body);
+    });
     app.post('/v1/installs/poll', async (req) =>
       polled((req.body ?? {}) as Record<string, unknown>),
     );
@@ -414,6 +469,7 @@ export async function startTestAuthority(
     checks,
     answers,
     forwards,
+    removals,
     approve,
     issue,
     revoke,

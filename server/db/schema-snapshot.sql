@@ -275,6 +275,8 @@ CREATE TABLE licence_current (
 CREATE TABLE licence_install_removals (
   fingerprint TEXT PRIMARY KEY,
   licence_id TEXT NOT NULL,
+  -- the serial in force when removed: a later serial is the vendor's word, and wins
+  licence_serial INTEGER NOT NULL,
   was TEXT NOT NULL,
   removed_at TEXT NOT NULL
 ) WITHOUT ROWID;

@@ -146,6 +146,8 @@ export const licenceEvents = {
   'licence.install.removed': Type.Object({
     fingerprint: Type.String(),
     licence_id: Type.String(),
+    /** the serial in force: the removal holds until a later serial */
+    licence_serial: Type.Integer(),
     /** on the licence, or an offline grant issued here */
     was: Type.String(),
   }),

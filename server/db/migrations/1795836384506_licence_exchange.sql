@@ -2,7 +2,7 @@
 -- on a new install N) and requests looked at, vouched or refused here (side received, on an
 -- existing install E): the replay guard, wrong codes, outcomes and the seats offline grants
 -- hold. licence_install_removals: installs removed here, so their seats are free and their
--- grants no longer count. licence_vouched: the grant this install runs under, until a licence
+-- grants no longer count, until a later serial says otherwise. licence_vouched: the grant this install runs under, until a licence
 -- serial lists it.
 CREATE TABLE licence_requests (
   req_id TEXT NOT NULL,
@@ -31,6 +31,8 @@ CREATE TABLE licence_requests (
 CREATE TABLE licence_install_removals (
   fingerprint TEXT PRIMARY KEY,
   licence_id TEXT NOT NULL,
+  -- the serial in force when removed: a later serial is the vendor's word, and wins
+  licence_serial INTEGER NOT NULL,
   was TEXT NOT NULL,
   removed_at TEXT NOT NULL
 ) WITHOUT ROWID;

@@ -189,6 +189,24 @@ describe('the exchange with the licence authority online', () => {
     expect(status.licence.why).toContain(`the grant from ${E_FP} was revoked (seat removed)`);
   });
 
+  it('46 online: removing N on E gets the next serial without it from the authority, installed on E', async () => {
+    const { e, n } = await pair();
+    const a = await ask(n);
+    await call(e, 'POST', '/v1/licence/installs/vouch', { text: a.text, code: a.code });
+    expect(await serialOf(e)).toEqual([E_FP, N_FP]);
+    const removed = await call(e, 'POST', '/v1/licence/installs/remove', { fingerprint: N_FP });
+    expect(removed.status, JSON.stringify(removed.body)).toBe(200);
+    expect(removed.body['authority']).toMatchObject({ result: 'serial' });
+    expect(authority.removals).toContain(N_FP);
+    expect(await serialOf(e)).toEqual([E_FP]);
+    // The new serial is the vendor's word: the removal is no longer listed in usage.
+    const usage = (await call(e, 'GET', '/v1/licence/usage')).body as { payload: string };
+    const statement = JSON.parse(Buffer.from(usage.payload, 'base64url').toString('utf8')) as {
+      installs: { removed: unknown[] };
+    };
+    expect(statement.installs.removed).toEqual([]);
+  });
+
   it('44: offline with no grants allowed: the forward bundle, uploaded to the vendor, comes back as a licence for N and E', async () => {
     const { e, n } = await pair(
       { SVC_LICENCE_CHECK: 'offline' },

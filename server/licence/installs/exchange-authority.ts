@@ -8,9 +8,12 @@ import type {
   AuthorityTransportSettings,
   postToAuthority,
 } from '../authority-transport.js';
+import type { KeyObject } from 'node:crypto';
 import type { CheckMode } from '../check-mode.js';
+import { kidOf, signBytes, signingInput } from '../document/envelope.js';
 
 export const POLL_FORMAT = 'svc-install-poll/1';
+export const REMOVE_FORMAT = 'svc-install-remove/1';
 
 export interface AuthorityLink {
   /** the confirmation mode in force: offline means never call */
@@ -75,4 +78,31 @@ export async function pollAuthority(
   const t = link.transport();
   if (t === null) return { kind: 'unreachable', why: 'no licence authority is configured' };
   return verdictOf(await link.post(t, '/v1/installs/poll', { format: POLL_FORMAT, ...request }));
+}
+
+/**
+ * E: a removal, signed with E's install key (the authority checks it against the key the
+ * licence lists for `removed_by`), so no one else can take a seat away at the vendor.
+ */
+export async function removeAtAuthority(
+  link: AuthorityLink,
+  installKey: KeyObject,
+  removal: {
+    licence_id: string;
+    licence_serial: number;
+    fingerprint: string;
+    removed_by: string;
+    removed_at: string;
+  },
+): Promise<AuthorityVerdict> {
+  const t = link.transport();
+  if (t === null) return { kind: 'unreachable', why: 'no licence authority is configured' };
+  const bytes = Buffer.from(JSON.stringify({ format: REMOVE_FORMAT, ...removal }), 'utf8');
+  const sig = signBytes(
+    { alg: 'Ed25519', kid: kidOf(installKey), key: installKey },
+    signingInput(REMOVE_FORMAT, bytes),
+  );
+  return verdictOf(
+    await link.post(t, '/v1/installs/remove', { payload: bytes.toString('base64url'), sig }),
+  );
 }

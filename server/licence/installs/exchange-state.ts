@@ -84,7 +84,7 @@ export function createExchangeReads(deps: ExchangeDeps) {
   function effectiveLicence(): LicencePayload | null {
     const lic = licence.current()?.licence ?? null;
     if (lic === null) return null;
-    const gone = new Set(store.removals(lic.licence_id).map((r) => r.fingerprint));
+    const gone = new Set(store.removalsFor(lic).map((r) => r.fingerprint));
     return gone.size === 0
       ? lic
       : { ...lic, installs: lic.installs.filter((i) => !gone.has(i.fingerprint)) };
@@ -94,7 +94,7 @@ export function createExchangeReads(deps: ExchangeDeps) {
   function outstandingGrants(lic: LicencePayload | null): readonly RequestRow[] {
     if (lic === null) return [];
     const listed = new Set(lic.installs.map((i) => i.fingerprint));
-    const gone = new Set(store.removals(lic.licence_id).map((r) => r.fingerprint));
+    const gone = new Set(store.removalsFor(lic).map((r) => r.fingerprint));
     const t = now();
     return store
       .grantsIssued(lic.licence_id)
@@ -137,7 +137,7 @@ export function createExchangeReads(deps: ExchangeDeps) {
     if (!v.on_licence || v.vouched_until !== null)
       return { allowed: false, why: 'only an install listed on the licence can vouch' };
     const self = deps.identity?.fingerprint;
-    if (store.removals(lic.licence_id).some((r) => r.fingerprint === self))
+    if (store.removalsFor(lic).some((r) => r.fingerprint === self))
       return { allowed: false, why: 'this install was removed from the licence here' };
     if (lic.trial?.verified === false)
       return { allowed: false, why: 'an unverified trial cannot vouch' };
@@ -295,7 +295,7 @@ export function createExchangeReads(deps: ExchangeDeps) {
         removed:
           lic === null
             ? []
-            : store.removals(lic.licence_id).map((r) => ({
+            : store.removalsFor(lic).map((r) => ({
                 fingerprint: r.fingerprint,
                 was: r.was,
                 removed_at: r.removed_at,

@@ -421,12 +421,30 @@ describe('the install exchange between two installs', () => {
     expect(statement.installs.removed).toEqual([
       expect.objectContaining({ fingerprint: N_FP, was: 'grant' }),
     ]);
+    expect(removed.body['authority']).toMatchObject({ result: 'offline' });
     const self = await call(e, 'POST', '/v1/licence/installs/remove', { fingerprint: E_FP });
     expect(self.status).toBe(409);
     expect(self.body['error']).toBe('last_production');
     const unknown = await call(e, 'POST', '/v1/licence/installs/remove', { fingerprint: N_FP });
     expect(unknown.status).toBe(404);
     expect((await events(e, 'licence.install.removed')).length).toBe(1);
+  });
+
+  it('a removal holds for its serial only: a later serial listing the install again is the vendor’s word', async () => {
+    const { e, payload } = await pair({}, 1);
+    const other = payload.installs[1]?.fingerprint ?? '';
+    const r = await call(e, 'POST', '/v1/licence/installs/remove', { fingerprint: other });
+    expect(r.body).toMatchObject({ limit: { used: 1 } });
+    expect(
+      ((await call(e, 'GET', '/v1/status')).body['licence'] as { installs: number }).installs,
+    ).toBe(1);
+    const next = await call(e, 'POST', '/v1/licence', {
+      licence: issuer.licence({ ...payload, serial: 2 }),
+    });
+    expect(next.status, JSON.stringify(next.body)).toBe(200);
+    expect(
+      ((await call(e, 'GET', '/v1/status')).body['licence'] as { installs: number }).installs,
+    ).toBe(2);
   });
 
   it('47: `can` follows the role and the state; a viewer’s call is refused naming the role', async () => {

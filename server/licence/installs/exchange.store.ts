@@ -36,6 +36,7 @@ export interface RequestRow {
 export interface RemovalRow {
   readonly fingerprint: string;
   readonly licence_id: string;
+  readonly licence_serial: number;
   readonly was: string;
   readonly removed_at: string;
 }
@@ -97,14 +98,16 @@ export function createExchangeStore(db: Database) {
   const polled = db.prepare<[{ req_id: string; state: string; ts: string }]>(
     `UPDATE licence_requests SET polled_state = @state, updated_at = @ts WHERE req_id = @req_id AND side = 'asked'`,
   );
-  const removalsQ = db.prepare<[string], RemovalRow>(
-    `SELECT fingerprint, licence_id, was, removed_at FROM licence_install_removals WHERE licence_id = ? ORDER BY removed_at`,
+  const removalsQ = db.prepare<[string, number], RemovalRow>(
+    `SELECT fingerprint, licence_id, licence_serial, was, removed_at FROM licence_install_removals
+     WHERE licence_id = ? AND licence_serial >= ? ORDER BY removed_at`,
   );
   const removalsAll = db.prepare<[], RemovalRow>(
-    `SELECT fingerprint, licence_id, was, removed_at FROM licence_install_removals ORDER BY removed_at`,
+    `SELECT fingerprint, licence_id, licence_serial, was, removed_at FROM licence_install_removals ORDER BY removed_at`,
   );
-  const removed = db.prepare<[string, string, string, string]>(
-    `INSERT OR REPLACE INTO licence_install_removals (fingerprint, licence_id, was, removed_at) VALUES (?, ?, ?, ?)`,
+  const removed = db.prepare<[string, string, number, string, string]>(
+    `INSERT OR REPLACE INTO licence_install_removals (fingerprint, licence_id, licence_serial, was, removed_at)
+     VALUES (?, ?, ?, ?, ?)`,
   );
 
   return {
@@ -129,8 +132,11 @@ export function createExchangeStore(db: Database) {
                 : 'authority';
       return { state, mismatches: r.mismatches };
     },
-    removals: (licenceId?: string): readonly RemovalRow[] =>
-      licenceId === undefined ? removalsAll.all() : removalsQ.all(licenceId),
+    /** Every removal recorded here. */
+    removals: (): readonly RemovalRow[] => removalsAll.all(),
+    /** The removals that hold for this serial of a licence (a later serial is the vendor's word). */
+    removalsFor: (lic: { licence_id: string; serial: number }): readonly RemovalRow[] =>
+      removalsQ.all(lic.licence_id, lic.serial),
     projection: projectionOf<LicenceEvents>({
       name: 'licence-exchange',
       tables: ['licence_requests', 'licence_install_removals'],
@@ -154,7 +160,7 @@ export function createExchangeStore(db: Database) {
           polled.run({ req_id: d.req_id, state: d.state, ts: e.ts });
         },
         'licence.install.removed': (d, e) => {
-          removed.run(d.fingerprint, d.licence_id, d.was, e.ts);
+          removed.run(d.fingerprint, d.licence_id, d.licence_serial, d.was, e.ts);
         },
       },
     }),

@@ -5,7 +5,7 @@
 // vouched once however many arrive at the same moment (the replay guard), and a wrong code is
 // counted before it is answered, half a second later.
 import { ConflictError, InvalidInputError, NotFoundError } from '../../shared/errors.js';
-import type { InstallRole } from '../document/licence-doc.js';
+import type { InstallRole, LicencePayload } from '../document/licence-doc.js';
 import { createExchangeReads, type ExchangeDeps, type PollState } from './exchange-state.js';
 import { acceptGrant, grantRevocations, roleFor } from './grant.js';
 import { lookAt, type LookAnswer, type LookContext } from './look.js';
@@ -13,7 +13,12 @@ import { buildRequest, examineRequest, type Purpose, type RequestPayload } from 
 import { decideVouch, MAX_CODE_MISMATCHES } from './vouch.js';
 import { vouchAnswer } from './vouch-answer.js';
 import { buildForward } from './forward.js';
-import { forwardToAuthority, online, pollAuthority } from './exchange-authority.js';
+import {
+  forwardToAuthority,
+  online,
+  pollAuthority,
+  removeAtAuthority,
+} from './exchange-authority.js';
 
 /** How long a wrong code waits before its 409 (the spec's 0.5 s). */
 export const WRONG_CODE_DELAY_MS = 500;
@@ -279,12 +284,14 @@ export function createInstallExchange(deps: ExchangeDeps) {
           data: {
             fingerprint,
             licence_id: lic.licence_id,
+            licence_serial: lic.serial,
             was: listed !== undefined ? 'on_licence' : 'grant',
           },
           reason:
             'the seat is free here; the removal is listed in usage statements until a serial without it arrives',
         });
       });
+      const authority = await removalToAuthority(lic, fingerprint, actor);
       const after = effectiveLicence();
       return {
         removed: fingerprint,
@@ -292,6 +299,7 @@ export function createInstallExchange(deps: ExchangeDeps) {
           installs: after?.limits.installs ?? null,
           used: (after?.installs.length ?? 0) + outstandingGrants(after).length,
         },
+        authority,
       };
     },
 
@@ -357,6 +365,42 @@ export function createInstallExchange(deps: ExchangeDeps) {
       );
     },
   };
+
+  /**
+   * A removal told to the authority when there is a route: it answers the next serial without
+   * the install, installed here at once. Otherwise the removal waits in usage statements.
+   */
+  async function removalToAuthority(
+    lic: LicencePayload,
+    fingerprint: string,
+    actor: string,
+  ): Promise<{ result: 'serial' | 'not_listed' | 'unreachable' | 'offline'; why: string }> {
+    const link = deps.authority;
+    const key = deps.installKey();
+    const self = deps.identity?.fingerprint;
+    if (!online(link) || link === undefined || key === null || self === undefined)
+      return {
+        result: 'offline',
+        why: 'no route to the licence authority: the removal is listed in usage statements until a serial without the install arrives',
+      };
+    const v = await removeAtAuthority(link, key, {
+      licence_id: lic.licence_id,
+      licence_serial: lic.serial,
+      fingerprint,
+      removed_by: self,
+      removed_at: new Date(now()).toISOString(),
+    });
+    if (v.kind === 'granted') {
+      await licence.installFrom(v.licence, 'authority', actor);
+      return { result: 'serial', why: v.why };
+    }
+    if (v.kind === 'unreachable')
+      return {
+        result: 'unreachable',
+        why: `the licence authority could not be reached (${v.why}): the removal is listed in usage statements until a serial without the install arrives`,
+      };
+    return { result: 'not_listed', why: v.why };
+  }
 
   /** The events a vouch's outcome records (inside the deciding writer job). */
   function appendOutcome(
