@@ -209,9 +209,15 @@ export function licenceCheck(
         };
       const unconfirmed = confirmationOf(v, licence.effectiveNow());
       if (unconfirmed !== null) return { ...unconfirmed, detail: `${unconfirmed.detail}: ${base}` };
+      // The list's age matters only where the service asks for newer ones (§3.9).
+      const list = licence.revocations();
+      const listAge =
+        v.check === 'offline' || list.seq === 0
+          ? ''
+          : ` Revocation list seq ${String(list.seq)}, issued ${list.issued_at}.`;
       return {
         status: 'ok',
-        detail: v.confirmed_at === null ? base : `${base} Confirmed ${v.confirmed_at}.`,
+        detail: `${v.confirmed_at === null ? base : `${base} Confirmed ${v.confirmed_at}.`}${listAge}`,
         hint: '',
       };
     },
