@@ -60,7 +60,7 @@ export interface LicenceView {
 /** An offline grant from an install on the licence (installs/grant.ts checked it). */
 export type Vouch = Pick<
   VouchedRow,
-  'req_id' | 'licence_id' | 'licence_serial' | 'granted_by' | 'role' | 'valid_until'
+  'req_id' | 'fingerprint' | 'licence_id' | 'licence_serial' | 'granted_by' | 'role' | 'valid_until'
 >;
 
 export interface Active {
@@ -115,13 +115,15 @@ export function createLicenceViews(deps: ViewDeps) {
   const listsThisInstall = (l: LicencePayload): boolean =>
     deps.fingerprint !== null && l.installs.some((i) => i.fingerprint === deps.fingerprint);
 
-  /** The grant this install runs under for `l`, while it holds (a serial listing it supersedes it). */
   /** Why the revocation list in force withdraws a grant (a seat removed), or null. */
   const withdrawn = (grant: Pick<Vouch, 'req_id'>): string | null =>
     deps.revocations().grants.find((g) => g.req_id === grant.req_id)?.reason ?? null;
 
+  /** The grant this install runs under for `l`, while it holds (a serial listing it supersedes it). */
   function vouchedFor(l: LicencePayload, grant: Vouch | null = store.vouched()): Vouch | null {
     if (grant === null || grant.licence_id !== l.licence_id || listsThisInstall(l)) return null;
+    // A grant is for one install: a copy of this data folder on another host is not covered.
+    if (deps.fingerprint === null || grant.fingerprint !== deps.fingerprint) return null;
     if (withdrawn(grant) !== null) return null;
     return time.now() < Date.parse(grant.valid_until) ? grant : null;
   }

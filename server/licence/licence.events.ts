@@ -131,6 +131,8 @@ export const licenceEvents = {
   }),
   'licence.install.grant_accepted': Type.Object({
     req_id: Type.String(),
+    /** the install the grant is for (this one when accepted) */
+    fingerprint: Type.String(),
     granted_by: Type.String(),
     licence_id: Type.String(),
     licence_serial: Type.Integer(),
@@ -150,6 +152,8 @@ export const licenceEvents = {
     licence_serial: Type.Integer(),
     /** on the licence, or an offline grant issued here */
     was: Type.String(),
+    /** the grant's request, when `was` is grant (the vendor may withdraw it) */
+    req_id: Nullable(Type.String()),
   }),
   'licence.clock_backwards': Type.Object({ by_s: Type.Integer(), hwm: Type.String() }),
   'licence.services_pinned': Type.Object({

@@ -29,7 +29,10 @@ export const licenceRoutes: FastifyPluginAsyncTypebox<{
       // install's open requests, then the licence it carries installs with it.
       const text = req.body.licence;
       if (typeof text === 'string' && text.trimStart().startsWith(GRANT_ARMOUR_BEGIN)) {
-        const granted = await exchange.acceptGrant(text, actor);
+        const granted = await exchange.acceptGrant(text, {
+          actor,
+          ...(req.body.acknowledge !== undefined && { acknowledge: req.body.acknowledge }),
+        });
         return { changed: granted.changed, licence: licence.view() };
       }
       const { changed } = await licence.install(req.body.licence, {

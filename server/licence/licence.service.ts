@@ -592,8 +592,10 @@ export function createLicenceService(deps: Deps) {
      * The licence a checked grant carries (installs/grant.ts acceptGrant), installed with the
      * grant in one step: grant_accepted, then installed or replaced. 409 with a mounted file.
      */
-    installGranted: (licenceText: string, grant: Vouch, actor: string) =>
+    installGranted: (licenceText: string, grant: Vouch, opts: InstallOptions) =>
       exclusive(() => {
+        // Two pastes of one grant at once: the second finds it in force.
+        if (store.vouched()?.req_id === grant.req_id) return Promise.resolve({ changed: false });
         if (mounted()) {
           throw new ConflictError(
             'licence_file_mounted',
@@ -601,7 +603,7 @@ export function createLicenceService(deps: Deps) {
             { path: settings.licenceFile },
           );
         }
-        return accept(licenceText, 'grant', { actor, acknowledge: true }, grant);
+        return accept(licenceText, 'grant', opts, grant);
       }),
 
     /** A revocation list learnt online or attached to a grant. */

@@ -44,6 +44,7 @@ export interface CheckRow {
 /** The offline grant this install runs under (licence.md §3.7), until a serial lists it. */
 export interface VouchedRow {
   readonly req_id: string;
+  readonly fingerprint: string;
   readonly licence_id: string;
   readonly licence_serial: number;
   readonly granted_by: string;
@@ -117,11 +118,11 @@ export function createLicenceStore(db: Database) {
     `INSERT OR IGNORE INTO trial_redeemed (trial_id, company_key, fingerprint, redeemed_at) VALUES (?, ?, ?, ?)`,
   );
   const vouchedQ = db.prepare<[], VouchedRow>(
-    `SELECT req_id, licence_id, licence_serial, granted_by, role, valid_until, accepted_at FROM licence_vouched WHERE id = 1`,
+    `SELECT req_id, fingerprint, licence_id, licence_serial, granted_by, role, valid_until, accepted_at FROM licence_vouched WHERE id = 1`,
   );
-  const putVouched = db.prepare<[string, string, number, string, string, string, string]>(
-    `INSERT OR REPLACE INTO licence_vouched (id, req_id, licence_id, licence_serial, granted_by, role, valid_until, accepted_at)
-     VALUES (1, ?, ?, ?, ?, ?, ?, ?)`,
+  const putVouched = db.prepare<[string, string, string, number, string, string, string, string]>(
+    `INSERT OR REPLACE INTO licence_vouched (id, req_id, fingerprint, licence_id, licence_serial, granted_by, role, valid_until, accepted_at)
+     VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const dropVouched = db.prepare(`DELETE FROM licence_vouched WHERE id = 1`);
   const trust = (): void => {
@@ -242,6 +243,7 @@ export function createLicenceStore(db: Database) {
           dropCache();
           putVouched.run(
             d.req_id,
+            d.fingerprint,
             d.licence_id,
             d.licence_serial,
             d.granted_by,

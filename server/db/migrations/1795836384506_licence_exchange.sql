@@ -33,13 +33,17 @@ CREATE TABLE licence_install_removals (
   licence_id TEXT NOT NULL,
   -- the serial in force when removed: a later serial is the vendor's word, and wins
   licence_serial INTEGER NOT NULL,
+  -- on_licence, or grant (then the grant's request, which the vendor may withdraw)
   was TEXT NOT NULL,
+  req_id TEXT,
   removed_at TEXT NOT NULL
 ) WITHOUT ROWID;
 
 CREATE TABLE licence_vouched (
   id INTEGER PRIMARY KEY CHECK (id = 1),
   req_id TEXT NOT NULL,
+  -- the install the grant is for: a copy of this data folder on another host is not it
+  fingerprint TEXT NOT NULL,
   licence_id TEXT NOT NULL,
   licence_serial INTEGER NOT NULL,
   granted_by TEXT NOT NULL,

@@ -10,7 +10,11 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestAuthority, type TestAuthority } from '../../../e2e/authority/authority.js';
 import { freePort } from '../../../e2e/lab/processes.js';
-import { productionInstall } from '../../testing/licence/issuer.js';
+import {
+  createTestIssuer,
+  licencePayload,
+  productionInstall,
+} from '../../testing/licence/issuer.js';
 import { buildTestServer, type TestServer } from '../../testing/test-server.js';
 import {
   adminCall,
@@ -205,6 +209,39 @@ describe('the exchange with the licence authority online', () => {
       installs: { removed: unknown[] };
     };
     expect(statement.installs.removed).toEqual([]);
+  });
+
+  it('an authority that answers no (a 4xx) is not "unreachable": E refuses, grants nothing offline', async () => {
+    const { e, n } = await pair();
+    // E's licence from an issuer the authority never heard of: it refuses the forward (400).
+    const key = e.runtime.keyFor('ed25519');
+    if (key === null) throw new Error('no install key on E');
+    const own = createTestIssuer().licence(
+      licencePayload(new Date().toISOString(), {
+        installs: [
+          productionInstall(E_FP, new Date().toISOString(), { install_pub: installPubOf(key) }),
+        ],
+      }),
+    );
+    expect((await call(e, 'POST', '/v1/licence', { licence: own, acknowledge: true })).status).toBe(
+      200,
+    );
+    const a = await ask(n);
+    const v = await call(e, 'POST', '/v1/licence/installs/vouch', { text: a.text, code: a.code });
+    expect(v.status, JSON.stringify(v.body)).toBe(409);
+    expect(v.body['error']).toBe('authority_refused');
+    expect(String(v.body['message'])).toContain('no such licence');
+    const again = await call(e, 'POST', '/v1/licence/installs/vouch', {
+      text: a.text,
+      code: a.code,
+    });
+    expect(again.body['error']).toBe('already_vouched');
+    const results = (
+      (await call(e, 'GET', '/v1/ledger?type=licence.install.vouched')).body as {
+        events: { data: Json }[];
+      }
+    ).events.map((x) => x.data['result']);
+    expect(results).toEqual(['refused', 'pending']);
   });
 
   it('44: offline with no grants allowed: the forward bundle, uploaded to the vendor, comes back as a licence for N and E', async () => {

@@ -27,6 +27,8 @@ export type AuthorityVerdict =
   | { readonly kind: 'granted'; readonly licence: string; readonly why: string }
   | { readonly kind: 'pending'; readonly why: string }
   | { readonly kind: 'unknown'; readonly why: string }
+  /** the authority answered and said no (a 4xx): not a reason to decide offline instead */
+  | { readonly kind: 'refused'; readonly why: string }
   | { readonly kind: 'unreachable'; readonly why: string };
 
 /** Whether this install may ask the authority now. */
@@ -41,11 +43,11 @@ function verdictOf(r: AuthorityResponse): AuthorityVerdict {
     unknown
   >;
   const why = typeof body['why'] === 'string' ? body['why'] : '';
-  if (r.status !== 200)
-    return {
-      kind: 'unreachable',
-      why: `the authority answered ${String(r.status)}${why === '' ? '' : `: ${why}`}`,
-    };
+  if (r.status !== 200) {
+    const said = `the authority answered ${String(r.status)}${why === '' ? '' : `: ${why}`}`;
+    // A server error is the authority failing; a 4xx is its answer.
+    return r.status >= 500 ? { kind: 'unreachable', why: said } : { kind: 'refused', why: said };
+  }
   const status = body['status'];
   if (status === 'granted' && typeof body['licence'] === 'object' && body['licence'] !== null)
     return {

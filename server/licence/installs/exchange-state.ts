@@ -84,27 +84,39 @@ export function createExchangeReads(deps: ExchangeDeps) {
   function effectiveLicence(): LicencePayload | null {
     const lic = licence.current()?.licence ?? null;
     if (lic === null) return null;
-    const gone = new Set(store.removalsFor(lic).map((r) => r.fingerprint));
+    const gone = new Set(
+      store
+        .removalsFor(lic)
+        .filter((r) => r.was === 'on_licence')
+        .map((r) => r.fingerprint),
+    );
     return gone.size === 0
       ? lic
       : { ...lic, installs: lic.installs.filter((i) => !gone.has(i.fingerprint)) };
   }
 
   /** Offline grants issued here that still hold a seat: not ended, not listed, not removed. */
-  function outstandingGrants(lic: LicencePayload | null): readonly RequestRow[] {
-    if (lic === null) return [];
+  /** Offline grants issued here for `lic` that have not ended, are on no serial, and are not withdrawn. */
+  function liveGrants(lic: LicencePayload): readonly RequestRow[] {
     const listed = new Set(lic.installs.map((i) => i.fingerprint));
-    const gone = new Set(store.removalsFor(lic).map((r) => r.fingerprint));
+    const withdrawn = new Set(licence.revocations().grants.map((g) => g.req_id));
     const t = now();
     return store
       .grantsIssued(lic.licence_id)
       .filter(
         (g) =>
           !listed.has(g.fingerprint) &&
-          !gone.has(g.fingerprint) &&
+          !withdrawn.has(g.req_id) &&
           g.valid_until !== null &&
           Date.parse(g.valid_until) > t,
       );
+  }
+
+  /** The live grants that still hold a seat: those not removed here (by request, any serial). */
+  function outstandingGrants(lic: LicencePayload | null): readonly RequestRow[] {
+    if (lic === null) return [];
+    const removed = new Set(store.grantRemovals(lic.licence_id).map((r) => r.req_id));
+    return liveGrants(lic).filter((g) => !removed.has(g.req_id));
   }
 
   /** Seats the licence's installs (less those removed here) and the grants issued here take. */
@@ -123,6 +135,10 @@ export function createExchangeReads(deps: ExchangeDeps) {
       online: onlineNow,
       seenReqIds: new Set(seen && reqId !== null ? [reqId] : []),
       grantsIssued: outstandingGrants(lic).length,
+      // A removal frees the seat, not the allowance: the removed install runs on until its
+      // grant ends or the vendor withdraws it.
+      grantsAllowanceUsed: lic === null ? 0 : liveGrants(lic).length,
+      grantedFingerprints: new Set(outstandingGrants(lic).map((g) => g.fingerprint)),
       now: now(),
       toleranceS: deps.clockToleranceS,
     };
@@ -295,9 +311,16 @@ export function createExchangeReads(deps: ExchangeDeps) {
         removed:
           lic === null
             ? []
-            : store.removalsFor(lic).map((r) => ({
+            : [
+                ...store.removalsFor(lic).filter((r) => r.was === 'on_licence'),
+                // A removed grant is news to the vendor while it runs: it may withdraw it.
+                ...store
+                  .grantRemovals(lic.licence_id)
+                  .filter((r) => liveGrants(lic).some((g) => g.req_id === r.req_id)),
+              ].map((r) => ({
                 fingerprint: r.fingerprint,
                 was: r.was,
+                req_id: r.req_id,
                 removed_at: r.removed_at,
               })),
       };

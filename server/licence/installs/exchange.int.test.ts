@@ -4,6 +4,8 @@
 // grant text goes back to N, which installs it. Wrong codes, replays, edited texts, expired
 // requests, requests for another licence, full seats, refused grants, removal and the `can`
 // matrix, each with the events it records.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFakeClock } from '../../shared/clock.js';
 import { newUlid } from '../../shared/ids.js';
@@ -235,7 +237,18 @@ describe('the install exchange between two installs', () => {
       expect.objectContaining({ name: 'not_seen_before', ok: false }),
     );
 
-    const second = await ask(n, 'add', 'second');
+    // N holds a grant now: asking again is refused (a second seat). A third install asks.
+    const again2 = await ask(n, 'add', 'second');
+    const refusedAgain = await call(e, 'POST', '/v1/licence/installs/look', { text: again2.text });
+    expect(refusedAgain.body['checks']).toContainEqual(
+      expect.objectContaining({ name: 'not_already_listed', ok: false }),
+    );
+    const m = await buildTestServer({
+      env: { SVC_TRIAL: '0' },
+      dir: hostWith('1234567890abcdef1234567890abcdef'),
+    });
+    servers.push(m);
+    const second = await ask(m, 'add', 'second');
     const racing = await Promise.all(
       [0, 1, 2].map(() =>
         call(e, 'POST', '/v1/licence/installs/vouch', { text: second.text, code: second.code }),
@@ -539,6 +552,81 @@ describe('the install exchange between two installs', () => {
     expect(refused).toHaveLength(2);
     expect(refused[0]?.body['error']).toBe('too_many_requests');
     expect(await events(n, 'licence.install.asked')).toHaveLength(10);
+  });
+
+  it('a grant covers its own install only: N’s data folder on another host is not covered', async () => {
+    const { e, n, nClock } = await pair();
+    const asked = await ask(n);
+    const v = await call(e, 'POST', '/v1/licence/installs/vouch', {
+      text: asked.text,
+      code: asked.code,
+    });
+    expect((await call(n, 'POST', '/v1/licence', { licence: v.body['text'] })).status).toBe(200);
+    // Pasting it again changes nothing and records nothing more.
+    const twice = await Promise.all([
+      call(n, 'POST', '/v1/licence', { licence: v.body['text'] }),
+      call(n, 'POST', '/v1/licence', { licence: v.body['text'] }),
+    ]);
+    expect(twice.map((r) => [r.status, r.body['changed']])).toEqual([
+      [200, false],
+      [200, false],
+    ]);
+    expect(await events(n, 'licence.install.grant_accepted')).toHaveLength(1);
+    // The same data folder started on a host with another machine id.
+    await n.stop();
+    writeFileSync(join(n.dir, 'machine-id'), '1234567890abcdef1234567890abcdef\n');
+    const copy = await buildTestServer({ env: { SVC_TRIAL: '0' }, dir: n.dir, clock: nClock });
+    servers.push(copy);
+    const st = (await call(copy, 'GET', '/v1/status')).body as {
+      mode: string;
+      licence: { valid: boolean; vouched_until: string | null };
+    };
+    expect(st.mode).toBe('setup');
+    expect(st.licence).toMatchObject({ valid: false, vouched_until: null });
+    // Nor does pasting the grant there cover it: the request was another host's.
+    const pasted = await call(copy, 'POST', '/v1/licence', { licence: v.body['text'] });
+    expect(pasted.status).toBe(400);
+    expect(pasted.body['check']).toBe('request_unknown');
+  });
+
+  it('a malformed code is a 400 naming code and costs no attempt', async () => {
+    const { e, n } = await pair();
+    const asked = await ask(n);
+    for (const code of ['418-207', '41820', 'abc def'])
+      expect(
+        (await call(e, 'POST', '/v1/licence/installs/vouch', { text: asked.text, code })).status,
+        code,
+      ).toBe(400);
+    expect(await events(e, 'licence.install.code_mismatch')).toHaveLength(0);
+    const ok = await call(e, 'POST', '/v1/licence/installs/vouch', {
+      text: asked.text,
+      code: asked.code,
+    });
+    expect(ok.body['result']).toBe('granted');
+  });
+
+  it('a removal frees the seat, not the offline allowance; two removals at once record one', async () => {
+    const { e, n } = await pair({ vouch: { self_service: 1, grant_days: 60 } });
+    const a = await ask(n);
+    await call(e, 'POST', '/v1/licence/installs/vouch', { text: a.text, code: a.code });
+    const both = await Promise.all([
+      call(e, 'POST', '/v1/licence/installs/remove', { fingerprint: N_FP }),
+      call(e, 'POST', '/v1/licence/installs/remove', { fingerprint: N_FP }),
+    ]);
+    expect(both.map((r) => r.status).sort()).toEqual([200, 404]);
+    expect(await events(e, 'licence.install.removed')).toHaveLength(1);
+    // N still runs on its grant until it ends: the one offline grant allowed is spent.
+    const b = await ask(n, 'add', 'again');
+    const w = await call(e, 'POST', '/v1/licence/installs/vouch', { text: b.text, code: b.code });
+    expect(w.body['result']).toBe('manual');
+    expect(String(w.body['why'])).toContain('no offline grants left');
+    const usage = (await call(e, 'GET', '/v1/licence/usage')).body as { payload: string };
+    const statement = JSON.parse(Buffer.from(usage.payload, 'base64url').toString('utf8')) as {
+      installs: { removed: { req_id: string | null; was: string }[] };
+    };
+    expect(statement.installs.removed).toEqual([
+      expect.objectContaining({ was: 'grant', req_id: a.req_id }),
+    ]);
   });
 
   it('bad bodies get a 400 naming the field and change nothing', async () => {

@@ -26,7 +26,7 @@ const VouchBody = Type.Object(
   {
     text: RequestText,
     /** the 6 digits read from the new install's screen, "418 207" or "418207" */
-    code: Type.String({ minLength: 1, maxLength: 16 }),
+    code: Type.String({ pattern: '^\\s*[0-9]{3} ?[0-9]{3}\\s*$', maxLength: 16 }),
     /** the role the new install gets (default: dr for purpose dr, else production) */
     role: Type.Optional(Type.Union(INSTALL_ROLES.map((r) => Type.Literal(r)))),
   },

@@ -8,8 +8,8 @@ import type { LicenceEvents } from '../licence.events.js';
 import type { RequestRecord } from './vouch.js';
 
 export type RequestSide = 'asked' | 'received';
-/** open (asked, or only wrong codes so far), granted, pending, manual or burned */
-export type RequestState = 'open' | 'granted' | 'pending' | 'manual' | 'burned';
+/** open (asked, or only wrong codes so far), granted, pending, manual, burned, or refused by the authority */
+export type RequestState = 'open' | 'granted' | 'pending' | 'manual' | 'burned' | 'refused';
 
 export interface RequestRow {
   readonly req_id: string;
@@ -37,6 +37,7 @@ export interface RemovalRow {
   readonly fingerprint: string;
   readonly licence_id: string;
   readonly licence_serial: number;
+  readonly req_id: string | null;
   readonly was: string;
   readonly removed_at: string;
 }
@@ -99,15 +100,19 @@ export function createExchangeStore(db: Database) {
     `UPDATE licence_requests SET polled_state = @state, updated_at = @ts WHERE req_id = @req_id AND side = 'asked'`,
   );
   const removalsQ = db.prepare<[string, number], RemovalRow>(
-    `SELECT fingerprint, licence_id, licence_serial, was, removed_at FROM licence_install_removals
+    `SELECT fingerprint, licence_id, licence_serial, req_id, was, removed_at FROM licence_install_removals
      WHERE licence_id = ? AND licence_serial >= ? ORDER BY removed_at`,
   );
   const removalsAll = db.prepare<[], RemovalRow>(
-    `SELECT fingerprint, licence_id, licence_serial, was, removed_at FROM licence_install_removals ORDER BY removed_at`,
+    `SELECT fingerprint, licence_id, licence_serial, req_id, was, removed_at FROM licence_install_removals ORDER BY removed_at`,
   );
-  const removed = db.prepare<[string, string, number, string, string]>(
-    `INSERT OR REPLACE INTO licence_install_removals (fingerprint, licence_id, licence_serial, was, removed_at)
-     VALUES (?, ?, ?, ?, ?)`,
+  const removed = db.prepare<[string, string, number, string, string | null, string]>(
+    `INSERT OR REPLACE INTO licence_install_removals (fingerprint, licence_id, licence_serial, was, req_id, removed_at)
+     VALUES (?, ?, ?, ?, ?, ?)`,
+  );
+  const grantRemovalsQ = db.prepare<[string], RemovalRow>(
+    `SELECT fingerprint, licence_id, licence_serial, req_id, was, removed_at FROM licence_install_removals
+     WHERE licence_id = ? AND was = 'grant' ORDER BY removed_at`,
   );
 
   return {
@@ -134,6 +139,8 @@ export function createExchangeStore(db: Database) {
     },
     /** Every removal recorded here. */
     removals: (): readonly RemovalRow[] => removalsAll.all(),
+    /** Grants removed here, whatever the serial: a grant is E's own, no serial restores it. */
+    grantRemovals: (licenceId: string): readonly RemovalRow[] => grantRemovalsQ.all(licenceId),
     /** The removals that hold for this serial of a licence (a later serial is the vendor's word). */
     removalsFor: (lic: { licence_id: string; serial: number }): readonly RemovalRow[] =>
       removalsQ.all(lic.licence_id, lic.serial),
@@ -160,7 +167,7 @@ export function createExchangeStore(db: Database) {
           polled.run({ req_id: d.req_id, state: d.state, ts: e.ts });
         },
         'licence.install.removed': (d, e) => {
-          removed.run(d.fingerprint, d.licence_id, d.licence_serial, d.was, e.ts);
+          removed.run(d.fingerprint, d.licence_id, d.licence_serial, d.was, d.req_id, e.ts);
         },
       },
     }),

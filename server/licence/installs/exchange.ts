@@ -7,7 +7,7 @@
 import { ConflictError, InvalidInputError, NotFoundError } from '../../shared/errors.js';
 import type { InstallRole, LicencePayload } from '../document/licence-doc.js';
 import { createExchangeReads, type ExchangeDeps, type PollState } from './exchange-state.js';
-import { acceptGrant, grantRevocations, roleFor } from './grant.js';
+import { acceptGrant, grantReqId, grantRevocations, roleFor } from './grant.js';
 import { lookAt, type LookAnswer, type LookContext } from './look.js';
 import { buildRequest, examineRequest, type Purpose, type RequestPayload } from './request.js';
 import { decideVouch, MAX_CODE_MISMATCHES } from './vouch.js';
@@ -161,9 +161,19 @@ export function createInstallExchange(deps: ExchangeDeps) {
                 now: now(),
               }).text,
             );
+      const refusedBy = async (why: string): Promise<never> => {
+        await recordAuthority(p, 'refused', why, actor);
+        throw new ConflictError('authority_refused', `the licence authority refused: ${why}`, {
+          req_id: p.req_id,
+        });
+      };
       if (verdict.kind === 'granted') {
         // The next serial lists N (and E): installed here, and the text N installs.
-        await licence.installFrom(verdict.licence, 'authority', actor);
+        try {
+          await licence.installFrom(verdict.licence, 'authority', actor);
+        } catch (err) {
+          return refusedBy(`its new serial was refused here (${(err as Error).message})`);
+        }
         await recordAuthority(p, 'granted', verdict.why, actor);
         return {
           result: 'granted' as const,
@@ -184,6 +194,7 @@ export function createInstallExchange(deps: ExchangeDeps) {
           fingerprint: p.fingerprint,
         };
       }
+      if (verdict.kind === 'refused' || verdict.kind === 'unknown') return refusedBy(verdict.why);
       const offline = await decide(false, p.req_id);
       if (offline.outcome === 'authority') throw new Error('decided offline, routed online');
       return vouchAnswer(offline, `the licence authority could not be reached (${verdict.why}); `);
@@ -212,8 +223,16 @@ export function createInstallExchange(deps: ExchangeDeps) {
           nonce: r.nonce,
         });
         if (v.kind === 'granted') {
-          await licence.installFrom(v.licence, 'authority', actor);
-          why.set(r.req_id, v.why);
+          try {
+            await licence.installFrom(v.licence, 'authority', actor);
+            why.set(r.req_id, v.why);
+          } catch (err) {
+            // One refused serial says so for its request; the others are still asked.
+            why.set(
+              r.req_id,
+              `the authority's serial was refused here (${(err as Error).message})`,
+            );
+          }
         } else if (v.kind === 'pending') {
           said.set(r.req_id, 'pending');
           why.set(r.req_id, v.why);
@@ -259,33 +278,36 @@ export function createInstallExchange(deps: ExchangeDeps) {
       const lic = effectiveLicence();
       if (lic === null)
         throw new ConflictError('no_licence', 'this install holds no signed licence');
-      const listed = lic.installs.find((i) => i.fingerprint === fingerprint);
-      const granted = outstandingGrants(lic).find((g) => g.fingerprint === fingerprint);
-      if (listed === undefined && granted === undefined)
-        throw new NotFoundError(
-          'not_on_licence',
-          `${fingerprint} is neither on licence ${lic.licence_id} nor holding a grant from here`,
-          { field: 'fingerprint' },
-        );
-      const production = lic.installs.filter((i) => i.role === 'production');
-      if (
-        fingerprint === deps.identity?.fingerprint &&
-        listed?.role === 'production' &&
-        production.length <= 1
-      )
-        throw new ConflictError(
-          'last_production',
-          'this install is the only production install on the licence: it cannot remove itself',
-        );
+      // Checked in the job that records: two removals at once record one.
       await writer.transact(() => {
+        const now = effectiveLicence() ?? lic;
+        const listed = now.installs.find((i) => i.fingerprint === fingerprint);
+        const granted = outstandingGrants(now).find((g) => g.fingerprint === fingerprint);
+        if (listed === undefined && granted === undefined)
+          throw new NotFoundError(
+            'not_on_licence',
+            `${fingerprint} is neither on licence ${now.licence_id} nor holding a grant from here`,
+            { field: 'fingerprint' },
+          );
+        const production = now.installs.filter((i) => i.role === 'production');
+        if (
+          fingerprint === deps.identity?.fingerprint &&
+          listed?.role === 'production' &&
+          production.length <= 1
+        )
+          throw new ConflictError(
+            'last_production',
+            'this install is the only production install on the licence: it cannot remove itself',
+          );
         ledger.append({
           type: 'licence.install.removed',
           actor,
           data: {
             fingerprint,
-            licence_id: lic.licence_id,
-            licence_serial: lic.serial,
+            licence_id: now.licence_id,
+            licence_serial: now.serial,
             was: listed !== undefined ? 'on_licence' : 'grant',
+            req_id: listed !== undefined ? null : (granted?.req_id ?? null),
           },
           reason:
             'the seat is free here; the removal is listed in usage statements until a serial without it arrives',
@@ -307,14 +329,22 @@ export function createInstallExchange(deps: ExchangeDeps) {
      * A grant text pasted on N (POST /v1/licence): checked against N's open requests, then the
      * licence it carries installed with it. 400 naming the condition that failed.
      */
-    async acceptGrant(text: string, actor: string) {
+    async acceptGrant(text: string, opts: { actor: string; acknowledge?: boolean }) {
+      const { actor } = opts;
+      // The same grant pasted again: it is in force already, nothing changes.
+      const held = deps.licenceStore.vouched();
+      const self = deps.identity?.fingerprint ?? null;
+      if (held !== null && held.fingerprint === self && held.req_id === grantReqId(text))
+        return { changed: false };
       // E's revocation list first: the grant is judged with the newest list either side holds.
       const carried = grantRevocations(text);
       if (carried !== null) await licence.offerRevocations(carried, 'grant');
       const t = now();
+      // Requests this host asked and still waiting: a copy of the data folder on another host
+      // holds the same rows, but not this fingerprint.
       const open = store
         .requests('asked')
-        .filter((r) => r.state === 'open' && Date.parse(r.expires_at) > t)
+        .filter((r) => r.fingerprint === self && pollState(r) === 'open')
         .flatMap((r) =>
           r.nonce === null || r.install_pub === null
             ? []
@@ -332,7 +362,12 @@ export function createInstallExchange(deps: ExchangeDeps) {
         openRequests: open,
         highestSerial: (id) => deps.licenceStore.highestSerial(id) ?? 0,
         revocations: licence.revocations(),
-        removedInstalls: new Set(store.removals().map((r) => r.fingerprint)),
+        removedInstalls: new Set(
+          store
+            .removals()
+            .filter((r) => r.was === 'on_licence')
+            .map((r) => r.fingerprint),
+        ),
         now: t,
       });
       if (!a.ok) {
@@ -355,13 +390,14 @@ export function createInstallExchange(deps: ExchangeDeps) {
         JSON.stringify(a.licence.envelope),
         {
           req_id: g.req_id,
+          fingerprint: g.fingerprint,
           licence_id: g.licence_id,
           licence_serial: g.licence_serial,
           granted_by: g.granted_by,
           role: g.role,
           valid_until: g.valid_until,
         },
-        actor,
+        { actor, ...(opts.acknowledge !== undefined && { acknowledge: opts.acknowledge }) },
       );
     },
   };
@@ -374,7 +410,10 @@ export function createInstallExchange(deps: ExchangeDeps) {
     lic: LicencePayload,
     fingerprint: string,
     actor: string,
-  ): Promise<{ result: 'serial' | 'not_listed' | 'unreachable' | 'offline'; why: string }> {
+  ): Promise<{
+    result: 'serial' | 'not_listed' | 'refused' | 'unreachable' | 'offline';
+    why: string;
+  }> {
     const link = deps.authority;
     const key = deps.installKey();
     const self = deps.identity?.fingerprint;
@@ -391,9 +430,17 @@ export function createInstallExchange(deps: ExchangeDeps) {
       removed_at: new Date(now()).toISOString(),
     });
     if (v.kind === 'granted') {
-      await licence.installFrom(v.licence, 'authority', actor);
+      try {
+        await licence.installFrom(v.licence, 'authority', actor);
+      } catch (err) {
+        return {
+          result: 'refused',
+          why: `the authority's serial was refused here (${(err as Error).message})`,
+        };
+      }
       return { result: 'serial', why: v.why };
     }
+    if (v.kind === 'refused') return { result: 'refused', why: v.why };
     if (v.kind === 'unreachable')
       return {
         result: 'unreachable',
@@ -465,7 +512,7 @@ export function createInstallExchange(deps: ExchangeDeps) {
   function appendVouched(
     p: RequestPayload,
     o: {
-      result: 'granted' | 'pending' | 'manual';
+      result: 'granted' | 'pending' | 'manual' | 'refused';
       why: string;
       via: 'grant' | 'forward' | 'authority';
       role: string | null;
@@ -496,7 +543,7 @@ export function createInstallExchange(deps: ExchangeDeps) {
   /** What the authority answered a vouch sent to it. */
   function recordAuthority(
     p: RequestPayload,
-    result: 'granted' | 'pending',
+    result: 'granted' | 'pending' | 'refused',
     why: string,
     actor: string,
   ): Promise<void> {

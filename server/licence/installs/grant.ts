@@ -204,6 +204,15 @@ export function grantRevocations(text: unknown): string | null {
   return read.ok ? (read.armoured.attachments['revocations']?.toString('utf8') ?? null) : null;
 }
 
+/** The request a grant answers, read without checking anything, or null. */
+export function grantReqId(text: unknown): string | null {
+  const read = readGrantArmour(text);
+  if (!read.ok) return null;
+  const json = payloadJson(read.armoured.payload);
+  const id = json.ok ? (json.value as { req_id?: unknown } | null)?.req_id : undefined;
+  return typeof id === 'string' ? id : null;
+}
+
 /** Checks a pasted grant on N; never throws. */
 export function acceptGrant(text: unknown, ctx: AcceptContext): GrantAcceptance {
   const read = readGrantArmour(text);

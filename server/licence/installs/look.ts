@@ -82,6 +82,14 @@ export interface LookContext {
   readonly seenReqIds: ReadonlySet<string>;
   /** offline grants E issued that no licence serial lists yet: they hold seats */
   readonly grantsIssued: number;
+  /**
+   * offline grants that count against `vouch.self_service`: those of grantsIssued and the ones
+   * removed here since, until they end or a revocation list withdraws them (a removal frees the
+   * seat, not the allowance). Defaults to grantsIssued.
+   */
+  readonly grantsAllowanceUsed?: number;
+  /** installs holding a grant from here: asking again would take a second seat */
+  readonly grantedFingerprints?: ReadonlySet<string>;
   /** effective time, ms */
   readonly now: number;
   readonly toleranceS: number;
@@ -151,7 +159,9 @@ export function examine(text: unknown, ctx: LookContext): Examined {
     notListed =
       lic !== null && lic.installs.some((i) => i.fingerprint === p.fingerprint)
         ? { ok: false, detail: `${p.fingerprint} is already on the licence` }
-        : { ok: true };
+        : ctx.grantedFingerprints?.has(p.fingerprint) === true
+          ? { ok: false, detail: `${p.fingerprint} already holds a grant from this install` }
+          : { ok: true };
     plausible = !isInstallFingerprint(p.fingerprint)
       ? { ok: false, detail: 'not an install fingerprint (six groups of four base32 characters)' }
       : !(FINGERPRINT_KINDS as readonly string[]).includes(p.kind)
@@ -255,7 +265,8 @@ function decide(
   if (!seatFree) {
     return manual('install limit reached and no route to the authority: forward it to the vendor');
   }
-  const left = lic.vouch.self_service - ctx.grantsIssued;
+  const used = ctx.grantsAllowanceUsed ?? ctx.grantsIssued;
+  const left = lic.vouch.self_service - used;
   if (left <= 0) {
     return manual(
       `no route to the authority and no offline grants left (${String(lic.vouch.self_service)} allowed): forward it to the vendor`,
