@@ -240,6 +240,12 @@ export async function startTestAuthority(
         status: 403,
         body: { error: 'bad_signature', why: 'not signed by an install on the licence' },
       };
+    // A removal made on an older serial is stale: the vendor's later serial is its word.
+    if (r['licence_serial'] !== entry.payload.serial)
+      return {
+        status: 409,
+        body: { error: 'stale_removal', why: `serial ${String(entry.payload.serial)} is newer` },
+      };
     if (!entry.payload.installs.some((i) => i.fingerprint === r['fingerprint']))
       return { status: 200, body: { status: 'unknown', why: 'not listed on the vendor’s serial' } };
     const { envelope, payload } = issue({
@@ -257,8 +263,25 @@ export async function startTestAuthority(
     };
   }
 
-  /** N asking where its request stands: the newest serial listing its key, if any. */
-  function polled(body: Record<string, unknown>): Record<string, unknown> {
+  /** N asking where its request stands (signed by N's key): the newest serial listing it, if any. */
+  function polled(signedBody: Record<string, unknown>): Record<string, unknown> {
+    const bytes = Buffer.from(
+      typeof signedBody['payload'] === 'string' ? signedBody['payload'] : '',
+      'base64url',
+    );
+    let body: Record<string, unknown> = {};
+    try {
+      body = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
+    } catch {
+      return { status: 'unknown', why: 'not JSON' };
+    }
+    const key = installKeyFromPub(body['install_pub']);
+    const sig = typeof signedBody['sig'] === 'string' ? signedBody['sig'] : '';
+    if (
+      key === null ||
+      !verifyBytes('Ed25519', key, signingInput('svc-install-poll/1', bytes), sig)
+    )
+      return { status: 'unknown', why: 'not signed by the install key it names' };
     for (const entries of history.values()) {
       const last = entries.at(-1);
       if (

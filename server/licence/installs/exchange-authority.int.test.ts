@@ -94,6 +94,31 @@ describe('the exchange with the licence authority online', () => {
     expect(authority.forwards.length).toBeGreaterThan(0);
     // E runs the new serial, which lists both.
     expect(await serialOf(e)).toEqual([E_FP, N_FP]);
+    // Anyone may know N's fingerprint and key: an unsigned poll for them gets no licence.
+    const nKey = n.runtime.keyFor('ed25519');
+    const forged = await postToAuthority(
+      {
+        authorityUrl: authority.url,
+        authorityPins: [],
+        caBundle: authority.caBundle,
+        httpsProxy: null,
+        noProxy: null,
+      },
+      '/v1/installs/poll',
+      {
+        payload: Buffer.from(
+          JSON.stringify({
+            format: 'svc-install-poll/1',
+            req_id: a.req_id,
+            fingerprint: N_FP,
+            install_pub: nKey === null ? '' : installPubOf(nKey),
+            nonce: 'x',
+          }),
+        ).toString('base64url'),
+        sig: 'AAAA',
+      },
+    );
+    expect(forged).toMatchObject({ ok: true, body: { status: 'unknown' } });
     // N learns it by polling the authority: installed, listed, no grant needed.
     const p = await call(n, 'POST', '/v1/licence/installs/poll');
     expect(p.status, JSON.stringify(p.body)).toBe(200);

@@ -72,14 +72,24 @@ export async function forwardToAuthority(
   return verdictOf(await link.post(t, '/v1/installs/forward', { forward }));
 }
 
-/** N: where its request stands at the authority. */
+/** N: where its request stands at the authority, signed with N's install key (§3.7 step 4). */
 export async function pollAuthority(
   link: AuthorityLink,
+  installKey: KeyObject,
   request: { req_id: string; fingerprint: string; install_pub: string; nonce: string },
 ): Promise<AuthorityVerdict> {
   const t = link.transport();
   if (t === null) return { kind: 'unreachable', why: 'no licence authority is configured' };
-  return verdictOf(await link.post(t, '/v1/installs/poll', { format: POLL_FORMAT, ...request }));
+  return verdictOf(
+    await link.post(t, '/v1/installs/poll', signed(POLL_FORMAT, installKey, request)),
+  );
+}
+
+/** `{payload, sig}`: the JSON bytes (base64url) and the install key's Ed25519 signature. */
+function signed(format: string, key: KeyObject, body: object): { payload: string; sig: string } {
+  const bytes = Buffer.from(JSON.stringify({ format, ...body }), 'utf8');
+  const sig = signBytes({ alg: 'Ed25519', kid: kidOf(key), key }, signingInput(format, bytes));
+  return { payload: bytes.toString('base64url'), sig };
 }
 
 /**
@@ -99,12 +109,7 @@ export async function removeAtAuthority(
 ): Promise<AuthorityVerdict> {
   const t = link.transport();
   if (t === null) return { kind: 'unreachable', why: 'no licence authority is configured' };
-  const bytes = Buffer.from(JSON.stringify({ format: REMOVE_FORMAT, ...removal }), 'utf8');
-  const sig = signBytes(
-    { alg: 'Ed25519', kid: kidOf(installKey), key: installKey },
-    signingInput(REMOVE_FORMAT, bytes),
-  );
   return verdictOf(
-    await link.post(t, '/v1/installs/remove', { payload: bytes.toString('base64url'), sig }),
+    await link.post(t, '/v1/installs/remove', signed(REMOVE_FORMAT, installKey, removal)),
   );
 }

@@ -209,14 +209,15 @@ export function createInstallExchange(deps: ExchangeDeps) {
       if (store.requests('asked').length === 0)
         throw new NotFoundError('no_requests', 'this install has asked nothing');
       const link = deps.authority;
-      const asked = online(link) && link !== undefined;
+      const key = deps.installKey();
+      const asked = online(link) && link !== undefined && key !== null;
       const why = new Map<string, string>();
       const said = new Map<string, PollState>();
       let unreachable: string | null = null;
       for (const r of store.requests('asked')) {
         if (!asked || pollState(r) !== 'open' || r.nonce === null || r.install_pub === null)
           continue;
-        const v = await pollAuthority(link, {
+        const v = await pollAuthority(link, key, {
           req_id: r.req_id,
           fingerprint: r.fingerprint,
           install_pub: r.install_pub,
