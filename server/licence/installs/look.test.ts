@@ -76,7 +76,7 @@ describe('lookAt', () => {
     expect(check(a, 'seat_available')?.detail).toBe('1 of 10 installs used');
     expect(check(a, 'same_licence')?.detail).toMatch(/new install/);
     expect(a.would).toBe('granted');
-    expect(a.why).toBe('a seat is free and 2 of 2 offline grants are left');
+    expect(a.why).toBe('a seat is free and the licence allows offline grants: this is 1 of 2');
     const x = examine(r.text, ctx());
     expect(x.route).toBe('grant');
     expect(x.signed?.payload).toEqual(r.payload);

@@ -274,7 +274,8 @@ function decide(
   }
   return {
     would: 'granted',
-    why: `a seat is free and ${String(left)} of ${String(lic.vouch.self_service)} offline grants are left`,
+    // Said before and after the vouch alike: which of the allowed grants this one would be.
+    why: `a seat is free and the licence allows offline grants: this is ${String(used + 1)} of ${String(lic.vouch.self_service)}`,
     route: 'grant',
   };
 }
