@@ -151,7 +151,8 @@ export function createLicenceViews(deps: ViewDeps) {
         source: store.current()?.source ?? 'api',
         services: l.limits.services,
         services_used: deps.servicesUsed?.() ?? null,
-        installs: deps.installsUsed?.() ?? l.installs.length,
+        // An install running under a grant holds a seat of its own beside the licence's.
+        installs: (deps.installsUsed?.() ?? l.installs.length) + (vouchedFor(l) === null ? 0 : 1),
         install_limit: l.limits.installs,
         started_at: l.not_before,
         expires_at: l.expires_at,

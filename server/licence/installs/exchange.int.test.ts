@@ -135,6 +135,9 @@ describe('the install exchange between two installs', () => {
       [N_FP, 'grant'],
     ]);
     expect(nInstalls.limit.used).toBe(2);
+    expect(
+      ((await call(n, 'GET', '/v1/status')).body['licence'] as { installs: number }).installs,
+    ).toBe(2);
     expect(nView.outgoing).toEqual([
       expect.objectContaining({ req_id: asked.req_id, status: 'granted' }),
     ]);
