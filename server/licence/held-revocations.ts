@@ -97,20 +97,25 @@ export function createHeldRevocations(deps: Deps) {
     }
     if (v.list.seq === list.seq) return;
     const from = list.seq;
-    writeDocumentCopy(copy, offered);
+    // The list shipped with the build, taken when nothing was held: every install starts
+    // with it, so it is no news to record (a newer one shipped by an upgrade is recorded).
+    if (source !== 'bundled' || from !== 0) {
+      // The copy is written inside the job that records it, just before the commit: a failed
+      // write records nothing, and the one window left is the commit itself.
+      await writer.transact(() => {
+        ledger.append({
+          type: 'licence.revocations_updated',
+          actor: 'system',
+          data: { seq: v.list.seq, from_seq: from, source },
+        });
+        writeDocumentCopy(copy, offered);
+      });
+    } else {
+      writeDocumentCopy(copy, offered);
+    }
     list = v.list;
     keys = keysOf(offered);
     text = offered;
-    // The list shipped with the build, taken when nothing was held: every install starts
-    // with it, so it is no news to record (a newer one shipped by an upgrade is recorded).
-    if (source === 'bundled' && from === 0) return;
-    await writer.transact(() => {
-      ledger.append({
-        type: 'licence.revocations_updated',
-        actor: 'system',
-        data: { seq: v.list.seq, from_seq: from, source },
-      });
-    });
   }
 
   return {
