@@ -2,14 +2,14 @@
 // licence's installs, requests going out, the history, and the four steps a person carries
 // text through: ask (on the new install: a text to copy and its code, large), look (on an
 // install on the licence: the request checked, with its digits to compare), vouch (the code
-// typed as read out), and the answer pasted back or polled for. Shown only when the service
-// has GET /v1/licence/installs; each button follows the caller's `can`.
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+// typed as read out), and the answer pasted back or polled for. Each button follows the
+// caller's `can`.
+import { useQuery } from '@tanstack/react-query';
 import { useId, useRef, useState, type ReactNode } from 'react';
 import { ApiError } from '../api.js';
 import { ErrorNote, Time } from '../parts.js';
-import { keys } from '../queries.js';
 import { Refusal } from './http.js';
+import { useLicenceAction } from './licence-action.js';
 import {
   licenceApi,
   licenceKeys,
@@ -182,32 +182,18 @@ const lastGroup = (fingerprint: string): string => fingerprint.split('-').pop() 
 
 /** Step 1, on the new install: ask, then carry the text and read out the code. */
 function AskPanel({ view, owner }: { view: InstallsView; owner: boolean }) {
-  const qc = useQueryClient();
   const [purpose, setPurpose] = useState<Purpose>('add');
   const [label, setLabel] = useState('');
   const [asked, setAsked] = useState<AskAnswer | null>(null);
   const [answer, setAnswer] = useState('');
   const [polled, setPolled] = useState<PollAnswer | null>(null);
-  const [error, setError] = useState<unknown>(null);
   const [done, setDone] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const action = useLicenceAction();
+  const { busy, error } = action;
   const can = view.can;
   const run = <T,>(work: () => Promise<T>, then: (t: T) => void) => {
-    setBusy(true);
-    setError(null);
     setDone(null);
-    work()
-      .then(async (t) => {
-        then(t);
-        await qc.invalidateQueries({ queryKey: licenceKeys.all });
-        await qc.invalidateQueries({ queryKey: keys.status });
-      })
-      .catch((err: unknown) => {
-        setError(err);
-      })
-      .finally(() => {
-        setBusy(false);
-      });
+    action.run(work, then);
   };
   const pasteWhy = owner
     ? null
@@ -286,7 +272,11 @@ function AskPanel({ view, owner }: { view: InstallsView; owner: boolean }) {
         onSubmit={(e) => {
           e.preventDefault();
           if (answer.trim() === '') {
-            setError(new Error('Paste the grant or licence text you were given first.'));
+            run(
+              () =>
+                Promise.reject(new Error('Paste the grant or licence text you were given first.')),
+              () => undefined,
+            );
             return;
           }
           run(
@@ -347,9 +337,7 @@ function AskPanel({ view, owner }: { view: InstallsView; owner: boolean }) {
             },
           );
         }}
-        onKeep={() => {
-          setError(null);
-        }}
+        onKeep={action.reset}
         otherwise={<Refusal error={error} />}
       />
     </section>
@@ -458,13 +446,12 @@ function VouchResult({ v }: { v: VouchAnswer }) {
 
 /** Steps 2 and 3, on an install on the licence: look at the pasted request, then vouch. */
 function VouchPanel({ view }: { view: InstallsView }) {
-  const qc = useQueryClient();
   const [text, setText] = useState('');
   const [look, setLook] = useState<LookAnswer | null>(null);
   const [code, setCode] = useState('');
   const [vouched, setVouched] = useState<VouchAnswer | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const action = useLicenceAction();
+  const { busy, error } = action;
   const codeHint = useId();
   const mismatch = error instanceof ApiError && error.code === 'code_mismatch';
   return (
@@ -479,21 +466,14 @@ function VouchPanel({ view }: { view: InstallsView }) {
         aria-label="Look at a request"
         onSubmit={(e) => {
           e.preventDefault();
-          setBusy(true);
-          setError(null);
           setVouched(null);
-          licenceApi
-            .look(text)
-            .then((l) => {
+          setLook(null);
+          action.run(
+            () => licenceApi.look(text),
+            (l) => {
               setLook(l);
-            })
-            .catch((err: unknown) => {
-              setLook(null);
-              setError(err);
-            })
-            .finally(() => {
-              setBusy(false);
-            });
+            },
+          );
         }}
       >
         <Field label="Request text from the new install">
@@ -531,21 +511,13 @@ function VouchPanel({ view }: { view: InstallsView }) {
           aria-label="Vouch"
           onSubmit={(e) => {
             e.preventDefault();
-            setBusy(true);
-            setError(null);
-            licenceApi
-              .vouch(text, code)
-              .then(async (v) => {
+            action.run(
+              () => licenceApi.vouch(text, code),
+              (v) => {
                 setVouched(v);
                 setCode('');
-                await qc.invalidateQueries({ queryKey: licenceKeys.all });
-              })
-              .catch((err: unknown) => {
-                setError(err);
-              })
-              .finally(() => {
-                setBusy(false);
-              });
+              },
+            );
           }}
         >
           <Field label="Code read out from the new install">
@@ -601,10 +573,9 @@ function historyText(h: InstallHistoryEntry): string {
 }
 
 function RemoveInstall({ fingerprint, can }: { fingerprint: string; can: Allowed }) {
-  const qc = useQueryClient();
   const [asking, setAsking] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const action = useLicenceAction();
+  const { busy, error } = action;
   if (!asking)
     return (
       <CanButton
@@ -624,21 +595,12 @@ function RemoveInstall({ fingerprint, can }: { fingerprint: string; can: Allowed
         className="danger"
         disabled={busy}
         onClick={() => {
-          setBusy(true);
-          setError(null);
-          licenceApi
-            .removeInstall(fingerprint)
-            .then(async () => {
+          action.run(
+            () => licenceApi.removeInstall(fingerprint),
+            () => {
               setAsking(false);
-              await qc.invalidateQueries({ queryKey: licenceKeys.all });
-              await qc.invalidateQueries({ queryKey: keys.status });
-            })
-            .catch((err: unknown) => {
-              setError(err);
-            })
-            .finally(() => {
-              setBusy(false);
-            });
+            },
+          );
         }}
       >
         Remove install

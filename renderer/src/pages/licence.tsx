@@ -3,17 +3,17 @@
 // one by pasting or choosing a file (a refusal names its check; one that gives something up
 // lists the losses and installs only when acknowledged), removing it (owner, confirmed), the
 // installs and the offline exchange (licence-installs.tsx), and the usage statement.
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useId, useRef, useState } from 'react';
 import { api, ApiError, roleAtLeast, type StatusLicence } from '../api.js';
 import { ErrorNote, Time } from '../parts.js';
 import { keys } from '../queries.js';
 import { Refusal } from './http.js';
+import { useLicenceAction } from './licence-action.js';
 import { Field, InstallsSection, WouldLose } from './licence-installs.js';
 import {
   daysLeftText,
   licenceApi,
-  licenceKeys,
   limitText,
   STAGE_WORDS,
   type LicenceAnswer,
@@ -136,12 +136,18 @@ function InstallForm({
   mounted: string | null;
   inForce: boolean;
 }) {
-  const qc = useQueryClient();
   const [text, setText] = useState('');
   const [from, setFrom] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
+  // What the form itself says is wrong (nothing pasted, too large), before anything is sent.
+  const [note, setNote] = useState<unknown>(null);
   const [done, setDone] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const action = useLicenceAction();
+  const busy = action.busy;
+  const error = note ?? action.error;
+  const setError = (e: unknown) => {
+    setNote(e);
+    if (e === null) action.reset();
+  };
   const fileInput = useRef<HTMLInputElement>(null);
   const hint = useId();
   const disabledWhy = mounted
@@ -151,12 +157,11 @@ function InstallForm({
       : null;
 
   function send(acknowledge: boolean) {
-    setBusy(true);
     setError(null);
     setDone(null);
-    licenceApi
-      .install(text, acknowledge)
-      .then(async (answer: LicenceAnswer) => {
+    action.run(
+      () => licenceApi.install(text, acknowledge),
+      (answer: LicenceAnswer) => {
         const l = answer.licence;
         const tier = typeof l?.['tier'] === 'string' ? l['tier'] : 'licence';
         const customer = typeof l?.['customer'] === 'string' ? ` for ${l['customer']}` : '';
@@ -168,15 +173,8 @@ function InstallForm({
         setText('');
         setFrom(null);
         if (fileInput.current) fileInput.current.value = '';
-        await qc.invalidateQueries({ queryKey: keys.status });
-        await qc.invalidateQueries({ queryKey: licenceKeys.all });
-      })
-      .catch((err: unknown) => {
-        setError(err);
-      })
-      .finally(() => {
-        setBusy(false);
-      });
+      },
+    );
   }
 
   return (
@@ -269,10 +267,9 @@ function InstallForm({
 }
 
 function RemoveControl({ l, owner }: { l: StatusLicence; owner: boolean }) {
-  const qc = useQueryClient();
   const [asking, setAsking] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const action = useLicenceAction();
+  const { busy, error } = action;
   const why =
     l.file_mounted !== null
       ? `The licence is managed as the file ${l.file_mounted}: remove that file instead.`
@@ -310,21 +307,9 @@ function RemoveControl({ l, owner }: { l: StatusLicence; owner: boolean }) {
           className="danger"
           disabled={busy}
           onClick={() => {
-            setBusy(true);
-            setError(null);
-            licenceApi
-              .remove()
-              .then(async () => {
-                setAsking(false);
-                await qc.invalidateQueries({ queryKey: keys.status });
-                await qc.invalidateQueries({ queryKey: licenceKeys.all });
-              })
-              .catch((err: unknown) => {
-                setError(err);
-              })
-              .finally(() => {
-                setBusy(false);
-              });
+            action.run(licenceApi.remove, () => {
+              setAsking(false);
+            });
           }}
         >
           Remove the licence
@@ -334,7 +319,7 @@ function RemoveControl({ l, owner }: { l: StatusLicence; owner: boolean }) {
           className="quiet"
           onClick={() => {
             setAsking(false);
-            setError(null);
+            action.reset();
           }}
         >
           Cancel
@@ -346,8 +331,8 @@ function RemoveControl({ l, owner }: { l: StatusLicence; owner: boolean }) {
 }
 
 function UsageStatement({ admin }: { admin: boolean }) {
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const action = useLicenceAction();
+  const { busy, error } = action;
   const [saved, setSaved] = useState<string | null>(null);
   return (
     <section aria-labelledby="usage-heading">
@@ -361,28 +346,18 @@ function UsageStatement({ admin }: { admin: boolean }) {
         disabled={!admin || busy}
         title={admin ? undefined : 'Usage statements need the admin role'}
         onClick={() => {
-          setBusy(true);
-          setError(null);
           setSaved(null);
-          licenceApi
-            .usage()
-            .then(({ name, blob }) => {
-              const url = URL.createObjectURL(blob);
-              const a = document.createElement('a');
-              a.href = url;
-              a.download = name;
-              a.click();
-              setTimeout(() => {
-                URL.revokeObjectURL(url);
-              }, 1000);
-              setSaved(name);
-            })
-            .catch((err: unknown) => {
-              setError(err);
-            })
-            .finally(() => {
-              setBusy(false);
-            });
+          action.run(licenceApi.usage, ({ name, blob }) => {
+            const url = URL.createObjectURL(blob);
+            const a = document.createElement('a');
+            a.href = url;
+            a.download = name;
+            a.click();
+            setTimeout(() => {
+              URL.revokeObjectURL(url);
+            }, 1000);
+            setSaved(name);
+          });
         }}
       >
         Download usage statement
