@@ -4,6 +4,7 @@
 // grant text goes back to N, which installs it. Wrong codes, replays, edited texts, expired
 // requests, requests for another licence, full seats, refused grants, removal and the `can`
 // matrix, each with the events it records.
+import { createSocket } from 'node:dgram';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -48,10 +49,14 @@ const events = async (s: TestServer, type: string) =>
   ).events;
 
 /** E (on the licence, with its real install_pub) and N (a new install with no licence). */
-async function pair(over: Partial<LicencePayload> = {}, others: number = 0) {
+async function pair(
+  over: Partial<LicencePayload> = {},
+  others: number = 0,
+  eEnv: Record<string, string> = {},
+) {
   const eClock = createFakeClock(START);
   const nClock = createFakeClock(START);
-  const e = await buildTestServer({ env: { SVC_TRIAL: '0' }, clock: eClock });
+  const e = await buildTestServer({ env: { SVC_TRIAL: '0', ...eEnv }, clock: eClock });
   servers.push(e);
   const nDir = hostWith(N_MACHINE);
   const n = await buildTestServer({ env: { SVC_TRIAL: '0' }, clock: nClock, dir: nDir });
@@ -630,6 +635,37 @@ describe('the install exchange between two installs', () => {
     expect(statement.installs.removed).toEqual([
       expect.objectContaining({ was: 'grant', req_id: a.req_id }),
     ]);
+  });
+
+  it('53: wrong codes and the burned request reach a syslog sink as security events', async () => {
+    const sink = createSocket('udp4');
+    const lines: string[] = [];
+    sink.on('message', (m) => lines.push(m.toString('utf8')));
+    await new Promise<void>((resolve) => {
+      sink.bind(0, '127.0.0.1', resolve);
+    });
+    try {
+      const { e, n } = await pair({}, 0, {
+        SVC_SYSLOG: `udp://127.0.0.1:${String(sink.address().port)}`,
+      });
+      const asked = await ask(n);
+      for (let i = 0; i < 5; i += 1)
+        await call(e, 'POST', '/v1/licence/installs/vouch', {
+          text: asked.text,
+          code: wrongCode(asked.code),
+        });
+      const deadline = Date.now() + 5000;
+      const of = (type: string) => lines.filter((l) => l.includes(` ${type} `));
+      while (of('licence.install.request_burned').length === 0 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(of('licence.install.code_mismatch')).toHaveLength(5);
+      expect(of('licence.install.request_burned')).toHaveLength(1);
+      // authpriv (10) × 8 + notice (5) = <85>: a security event, never the request text.
+      expect(of('licence.install.request_burned')[0]).toMatch(/^<85>1 /);
+      expect(lines.join('\n')).not.toContain('BEGIN SVC INSTALL REQUEST');
+    } finally {
+      sink.close();
+    }
   });
 
   it('bad bodies get a 400 naming the field and change nothing', async () => {
