@@ -50,7 +50,7 @@ import {
   createInstallExchange,
   createLicenceService,
   createLicenceStore,
-  INSTALL_EVENT_TYPES,
+  INSTALL_HISTORY_PREFIX,
   createRedeemer,
   createUsage,
   installPubOf,
@@ -322,7 +322,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     version: config.version,
     clockToleranceS: config.licence.clockToleranceS,
     authority: { mode: confirm.mode, transport: confirm.transport, post: confirm.post },
-    history: (limit) => reader.list({ type: INSTALL_EVENT_TYPES.join(','), limit }).events,
+    history: (limit) => reader.list({ type: INSTALL_HISTORY_PREFIX, limit }).events,
   });
   // The usage statement is signed by the install key (P-256 under FIPS, as seals are); the
   // Ed25519 key stays the install's identity, the one the licence lists as install_pub.

@@ -72,7 +72,7 @@ export { licenceRoutes } from './licence.routes.js';
 export { licenceUsageRoutes } from './usage.routes.js';
 export { createExchangeStore, type ExchangeStore } from './installs/exchange.store.js';
 export { createInstallExchange, type InstallExchange } from './installs/exchange.js';
-export { INSTALL_EVENT_TYPES } from './installs/exchange-state.js';
+export { INSTALL_HISTORY_PREFIX } from './installs/exchange-state.js';
 export { installExchangeRoutes } from './installs/exchange.routes.js';
 export {
   createUsage,

@@ -28,18 +28,8 @@ export interface HistoryEvent {
   readonly data: unknown;
 }
 
-/** The history GET /v1/licence/installs shows. */
-export const INSTALL_EVENT_TYPES = [
-  'licence.install.asked',
-  'licence.install.looked',
-  'licence.install.vouched',
-  'licence.install.code_mismatch',
-  'licence.install.request_burned',
-  'licence.install.grant_accepted',
-  'licence.install.polled',
-  'licence.install.removed',
-  'licence.install.moved',
-] as const;
+/** The history GET /v1/licence/installs shows: every licence.install.* event (a type prefix). */
+export const INSTALL_HISTORY_PREFIX = 'licence.install.';
 
 /** Where a request asked here stands (§3.7 step 4). */
 export type PollState = 'open' | 'granted' | 'pending' | 'expired' | 'burned' | 'refused';
@@ -72,8 +62,6 @@ export interface ExchangeDeps {
   readonly authority?: AuthorityLink;
   /** the newest licence.install.* events, newest first (the ledger reader) */
   readonly history: (limit: number) => readonly HistoryEvent[];
-  /** waits a wrong code out; tests may shorten nothing, the delay is the contract */
-  readonly sleep?: (ms: number) => Promise<void>;
 }
 
 export function createExchangeReads(deps: ExchangeDeps) {
@@ -129,16 +117,17 @@ export function createExchangeReads(deps: ExchangeDeps) {
     // The replay check asks about this request only: a direct lookup, however many came before.
     const reqId = examineRequest(text).payload?.req_id ?? null;
     const seen = reqId !== null && (store.recordOf(reqId)?.state ?? 'open') !== 'open';
+    const outstanding = outstandingGrants(lic);
     return {
       licence: lic,
       thisFingerprint: deps.identity?.fingerprint ?? '',
       online: onlineNow,
       seenReqIds: new Set(seen && reqId !== null ? [reqId] : []),
-      grantsIssued: outstandingGrants(lic).length,
+      grantsIssued: outstanding.length,
       // A removal frees the seat, not the allowance: the removed install runs on until its
       // grant ends or the vendor withdraws it.
       grantsAllowanceUsed: lic === null ? 0 : liveGrants(lic).length,
-      grantedFingerprints: new Set(outstandingGrants(lic).map((g) => g.fingerprint)),
+      grantedFingerprints: new Set(outstanding.map((g) => g.fingerprint)),
       now: now(),
       toleranceS: deps.clockToleranceS,
     };
@@ -219,10 +208,6 @@ export function createExchangeReads(deps: ExchangeDeps) {
     valid_until: r.valid_until,
   });
 
-  function licenceStoreRole(): string | null {
-    return deps.licenceStore.vouched()?.role ?? null;
-  }
-
   return {
     now,
     /** The seats in use as GET /v1/status counts them (`licence.installs`). */
@@ -267,7 +252,7 @@ export function createExchangeReads(deps: ExchangeDeps) {
           fingerprint: thisFp,
           kind: deps.identity?.kind ?? null,
           label: listed?.label ?? null,
-          role: listed?.role ?? licenceStoreRole(),
+          role: listed?.role ?? deps.licenceStore.vouched()?.role ?? null,
           on_licence: v?.on_licence ?? false,
           vouched_until: vouched,
         },
@@ -300,6 +285,7 @@ export function createExchangeReads(deps: ExchangeDeps) {
     /** What usage statements list (§3.7): the grants issued here and the installs removed. */
     usageInstalls: () => {
       const lic = licence.current()?.licence ?? null;
+      const live = new Set(lic === null ? [] : liveGrants(lic).map((g) => g.req_id));
       return {
         grants_issued: outstandingGrants(effectiveLicence()).map((g) => ({
           req_id: g.req_id,
@@ -316,7 +302,7 @@ export function createExchangeReads(deps: ExchangeDeps) {
                 // A removed grant is news to the vendor while it runs: it may withdraw it.
                 ...store
                   .grantRemovals(lic.licence_id)
-                  .filter((r) => liveGrants(lic).some((g) => g.req_id === r.req_id)),
+                  .filter((r) => r.req_id !== null && live.has(r.req_id)),
               ].map((r) => ({
                 fingerprint: r.fingerprint,
                 was: r.was,

@@ -33,7 +33,6 @@ const sleepFor = (ms: number) =>
 
 export function createInstallExchange(deps: ExchangeDeps) {
   const { licence, store, ledger, writer } = deps;
-  const sleep = deps.sleep ?? sleepFor;
   const reads = createExchangeReads(deps);
   const { now, effectiveLicence, outstandingGrants, lookContext, vouchable, askable, pollState } =
     reads;
@@ -142,7 +141,7 @@ export function createInstallExchange(deps: ExchangeDeps) {
         });
       // Decide and record in one writer job: the record is the replay guard.
       const result = await decide(online(deps.authority), null);
-      if (result.outcome === 'code_mismatch') await sleep(WRONG_CODE_DELAY_MS);
+      if (result.outcome === 'code_mismatch') await sleepFor(WRONG_CODE_DELAY_MS);
       if (result.outcome !== 'authority') return vouchAnswer(result);
       const p = result.request.payload;
       const lic = effectiveLicence();
@@ -315,12 +314,11 @@ export function createInstallExchange(deps: ExchangeDeps) {
         });
       });
       const authority = await removalToAuthority(lic, fingerprint, actor);
-      const after = effectiveLicence();
       return {
         removed: fingerprint,
         limit: {
-          installs: after?.limits.installs ?? null,
-          used: (after?.installs.length ?? 0) + outstandingGrants(after).length,
+          installs: effectiveLicence()?.limits.installs ?? null,
+          used: reads.installsUsed(),
         },
         authority,
       };
