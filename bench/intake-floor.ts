@@ -30,7 +30,7 @@ export async function intakeSqlFloor(batch: number): Promise<SqlFloor> {
     const config = loadConfig(testEnv(dir, machineIdFile, { SVC_INSTANCE: 'bench' }));
     const rt = createRuntime(config, { log: createLogger('silent') });
     const file = rt.db.name;
-    await rt.close();
+    rt.close();
     return measure(file, Math.max(1, Math.round(batch)));
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -13,6 +13,7 @@ import {
 } from '../connectors/index.js';
 import { consoleDir, consoleRoutes } from '../console/index.js';
 import { createCoreDoctor } from './doctor.js';
+import { buildKeychain, type KeychainOptions } from './keychain.js';
 import { buildLiveHub, type LiveStreamOptions } from './live.js';
 import { buildDeciding, buildInvestigation } from './acting.js';
 import { doctorRoutes, escalationCheck, snapshotsCheck } from '../doctor/index.js';
@@ -93,6 +94,8 @@ export interface AppOptions {
   readonly orchestratorPollMs?: number;
   /** The live stream's heartbeat, coalescing and caps (tests shorten them). */
   readonly liveStream?: LiveStreamOptions;
+  /** The keychain's pull and health timers (tests shorten them). */
+  readonly keychain?: KeychainOptions;
 }
 
 /** A list read may run this long (from its arrival) before it is a 503 and its worker is replaced. */
@@ -532,6 +535,7 @@ export async function buildApp(config: Config, options: AppOptions) {
   poller.start();
 
   const liveHub = buildLiveHub(rt, options.liveStream);
+  const keychain = buildKeychain(rt, log, options.keychain);
   const app = createHttpServer({ log, trustProxy: config.http.trustProxy });
   await app.register(swagger, {
     openapi: {
@@ -594,6 +598,7 @@ export async function buildApp(config: Config, options: AppOptions) {
       await v1.register(connectorsRoutes, { connectors, mode: status.mode });
       await v1.register(estateRoutes, { estate, mode: status.mode });
       await v1.register(impactRoutes, { impact, mode: status.mode });
+      await keychain.routes(v1);
       await v1.register(policyRoutes, { policy, mode: status.mode });
       await acting.routes(v1, status.mode);
       v1.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
@@ -602,11 +607,13 @@ export async function buildApp(config: Config, options: AppOptions) {
   );
 
   await acting.start();
+  keychain.start();
 
   let closing: Promise<void> | null = null;
   async function close(): Promise<void> {
     closing ??= (async () => {
       clearInterval(closer);
+      keychain.stop();
       stopLicence();
       await stopConfirm();
       await acting.stop();

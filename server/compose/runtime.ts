@@ -40,6 +40,7 @@ import { createSnapshotsStore } from '../snapshots/index.js';
 import { createPeopleStore } from '../people/index.js';
 import { createSsoStore } from '../access/index.js';
 import { createImpactStore } from '../impact/index.js';
+import { createKeychainStore } from '../keychain/index.js';
 import { createIncidentsStore } from '../incidents/index.js';
 import { createIntakeStore, SIGNAL_FIRED, SIGNAL_RESOLVED } from '../intake/index.js';
 import {
@@ -153,6 +154,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   });
   const approvalsStore = createApprovalsStore(db);
   const autonomyStore = createAutonomyStore(db);
+  const keychainStore = createKeychainStore(db);
   projections.register(installStore.projection);
   projections.register(licenceStore.projection);
   projections.register(coverageStore.projection);
@@ -171,6 +173,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   projections.register(investigationsStore.projection);
   projections.register(approvalsStore.projection);
   projections.register(autonomyStore.projection);
+  projections.register(keychainStore.projection);
 
   const ledgerStore = createLedgerStore(db);
   const ledger = createLedgerService({
@@ -396,6 +399,9 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     keyName,
     keyFor,
     installKeyCreated: installKey?.created ?? false,
+    /** The Ed25519 install key (private), null in read-only tools: keychain peers pin it. */
+    identityKey: installKey?.identityKey ?? null,
+    keychainStore,
     checkpointer,
     /** Stop the checkpoint thread, waiting for a checkpoint under way (before close). */
     async stopBackground(): Promise<void> {

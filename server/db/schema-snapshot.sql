@@ -11,6 +11,7 @@ CREATE INDEX incidents_grouping ON incidents (group_key, t_open) WHERE status <>
 CREATE INDEX incidents_status ON incidents (status, t_open);
 CREATE INDEX investigations_request ON investigations (request_id) WHERE request_id IS NOT NULL;
 CREATE INDEX investigations_status ON investigations (status) WHERE status IN ('running', 'waiting');
+CREATE INDEX keychain_nonces_expiry ON keychain_nonces (expires_at);
 CREATE INDEX ledger_actor ON ledger (actor);
 CREATE INDEX ledger_category ON ledger (category);
 CREATE INDEX ledger_trace ON ledger (trace_id) WHERE trace_id IS NOT NULL;
@@ -233,6 +234,59 @@ CREATE TABLE investigations (
   t_end        TEXT,
   first_seq    INTEGER NOT NULL,
   last_seq     INTEGER NOT NULL
+);
+CREATE TABLE keychain_contact (
+  fingerprint TEXT PRIMARY KEY,
+  heard_at    TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE keychain_log (
+  seq    INTEGER PRIMARY KEY,
+  epoch  INTEGER NOT NULL,
+  type   TEXT NOT NULL,
+  record TEXT NOT NULL,             -- canonical JSON, as signed
+  hash   TEXT NOT NULL              -- SHA-256 of the canonical record, hex
+);
+CREATE TABLE keychain_members (
+  fingerprint TEXT PRIMARY KEY,
+  label       TEXT NOT NULL,
+  role        TEXT NOT NULL CHECK (role IN ('home', 'member')),
+  sig_pub     TEXT NOT NULL,
+  kx_pub      TEXT NOT NULL,
+  address     TEXT,
+  via         TEXT NOT NULL,
+  added_at    TEXT NOT NULL,
+  health      TEXT NOT NULL DEFAULT 'ok' CHECK (health IN ('ok', 'silent', 'gone'))
+) WITHOUT ROWID;
+CREATE TABLE keychain_nonces (
+  fingerprint TEXT NOT NULL,
+  nonce       TEXT NOT NULL,
+  expires_at  INTEGER NOT NULL,     -- ms since the epoch
+  PRIMARY KEY (fingerprint, nonce)
+) WITHOUT ROWID;
+CREATE TABLE keychain_site_keys (
+  id              TEXT PRIMARY KEY,
+  label           TEXT NOT NULL,
+  purpose         TEXT NOT NULL,
+  licence         INTEGER NOT NULL,
+  created_by      TEXT NOT NULL,
+  created_at      TEXT NOT NULL,
+  expires_at      TEXT NOT NULL,
+  secret_hash     TEXT NOT NULL,    -- SHA-256 of skc1 ‖ secret: the secret is never stored
+  used_at         TEXT,
+  used_by_fp      TEXT,
+  revoked_at      TEXT,
+  revoked_reason  TEXT,
+  failed_attempts INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+CREATE TABLE keychain_state (
+  id          INTEGER PRIMARY KEY CHECK (id = 1),
+  keychain_id TEXT NOT NULL,
+  role        TEXT NOT NULL CHECK (role IN ('home', 'member')),
+  epoch       INTEGER NOT NULL,
+  home_fp     TEXT NOT NULL,
+  label       TEXT NOT NULL,        -- this install's own label in the roster
+  via         TEXT NOT NULL,        -- genesis, or how it joined (site_key:<id>)
+  since       TEXT NOT NULL
 );
 CREATE TABLE ledger (
   seq      INTEGER PRIMARY KEY,

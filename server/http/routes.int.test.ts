@@ -426,6 +426,27 @@ const ROUTES: readonly RouteRow[] = [
   },
   { method: 'POST', url: '/v1/resume', credential: 'admin', payload: {}, ok: 200 },
   { method: 'GET', url: '/v1/impact', credential: 'admin', ok: 200 },
+  { method: 'GET', url: '/v1/keychain', credential: 'viewer', ok: 200 },
+  // This server is in no keychain: each call is let in and answers 409 with why.
+  {
+    method: 'POST',
+    url: '/v1/keychain/site-keys',
+    credential: 'admin',
+    payload: { labels: ['routes'] },
+    ok: 409,
+  },
+  {
+    method: 'POST',
+    url: '/v1/keychain/site-keys/revoke',
+    credential: 'admin',
+    payload: { id: 'AAAAAAAA' },
+    ok: 409,
+  },
+  { method: 'POST', url: '/v1/keychain/pull', credential: 'admin', ok: 409 },
+  // Between installs: no session; signed, throttled, and refused here (no home).
+  { method: 'POST', url: '/v1/keychain/peer/hello', credential: 'anyone', payload: {}, ok: 409 },
+  { method: 'POST', url: '/v1/keychain/peer/enrol', credential: 'anyone', payload: {}, ok: 409 },
+  { method: 'POST', url: '/v1/keychain/peer/pull', credential: 'anyone', payload: {}, ok: 409 },
   {
     method: 'PUT',
     url: '/v1/impact',
@@ -502,6 +523,8 @@ const ROUTES: readonly RouteRow[] = [
  * listed with the rest, their credentials checked on a server of their own below. */
 const DESTRUCTIVE: readonly RouteRow[] = [
   { method: 'DELETE', url: '/v1/licence', credential: 'owner', ok: 200 },
+  // Once per install: the second call is 409 already_in_keychain.
+  { method: 'POST', url: '/v1/keychain/home', credential: 'admin', payload: { label: 'routes' }, ok: 200 },
 ];
 
 const WRONG_TOKEN = 'not-a-token-of-this-install-0000000000';

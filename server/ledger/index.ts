@@ -23,6 +23,7 @@ export {
   base32,
   INSTALL_KEY_FILE,
   keyFingerprint,
+  loadOrCreateAgreementKey,
   loadOrCreateInstallKey,
   publicKeyFromDataDir,
 } from './install-key.js';

@@ -212,6 +212,49 @@ export function loadOrCreateInstallKey(
   };
 }
 
+/** The keychain's key-agreement key: secrets from peers are sealed to it (X25519, or P-256 in FIPS mode). */
+export const AGREEMENT_KEY_FILES = {
+  x25519: 'keychain-kx.pem',
+  p256: 'keychain-kx-p256.pem',
+} as const;
+
+/**
+ * Loads the key-agreement private key from `dataDir`, creating it at first use with the same
+ * care as the install key (private, synced, never over an existing file).
+ */
+export function loadOrCreateAgreementKey(dataDir: string, fips: boolean): KeyObject {
+  const kind = fips ? 'p256' : 'x25519';
+  const path = join(dataDir, AGREEMENT_KEY_FILES[kind]);
+  const read = (): KeyObject | null => {
+    let pem: string;
+    try {
+      pem = readFileSync(path, 'utf8');
+    } catch (err) {
+      if (isCode(err, 'ENOENT')) return null;
+      throw err;
+    }
+    const key = createPrivateKey(pem);
+    const type = key.asymmetricKeyType === 'ec' ? 'p256' : key.asymmetricKeyType;
+    if (type !== kind)
+      throw new Error(`the keychain key ${path} holds a ${String(type)} key, expected ${kind}`);
+    return key;
+  };
+  const existing = read();
+  if (existing !== null) {
+    tightenMode(path);
+    return existing;
+  }
+  const { privateKey } =
+    kind === 'x25519'
+      ? generateKeyPairSync('x25519')
+      : generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  writeNewKey(dataDir, path, privateKey.export({ type: 'pkcs8', format: 'pem' }) as string);
+  const key = read();
+  if (key === null) throw new Error(`the keychain key ${path} vanished right after it was written`);
+  tightenMode(path);
+  return key;
+}
+
 /** The public seal key for verifiers, which must never create keys; throws when it is missing. */
 export function publicKeyFromDataDir(dataDir: string, algorithm: SealAlgorithm): KeyObject {
   const path = join(dataDir, fileFor(algorithm));

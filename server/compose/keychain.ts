@@ -1,0 +1,179 @@
+// The keychain's parts wired to the runtime: identity (the install key and the agreement
+// key), the service, the member's pull and the home's health watch on timers, a joining
+// site's enrolment loop, and the refused peer calls recorded, one per address and code
+// every 5 minutes so that a flood cannot flood the ledger.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { FastifyInstance } from 'fastify';
+import { loadOrCreateAgreementKey } from '../ledger/index.js';
+import {
+  attemptJoin,
+  createHealthWatch,
+  createKeychainService,
+  createMemberSync,
+  exportAgreementPublic,
+  exportSigPub,
+  keychainPeerRoutes,
+  keychainRoutes,
+  PULL_EVERY_S,
+  runJoin,
+  type JoinState,
+} from '../keychain/index.js';
+import type { Logger } from 'pino';
+import type { Runtime } from './runtime.js';
+
+const REFUSAL_EVERY_MS = 5 * 60_000;
+const HEALTH_EVERY_MS = 30_000;
+
+export interface KeychainOptions {
+  /** Tests shorten the member's pull and the health watch. */
+  readonly pullEveryMs?: number;
+  readonly healthEveryMs?: number;
+}
+
+/** The trial, and licences whose features include the keychain (Enterprise, Strategic). */
+function licenceRefuses(rt: Runtime): string | null {
+  const v = rt.licence.view();
+  if (v === null) return 'no licence is installed';
+  if (!v.valid) return `the licence is not in force (${v.why ?? 'not valid'})`;
+  if (v.kind === 'trial') return null;
+  return rt.licence.current()?.licence.features.keychain === true
+    ? null
+    : 'the licence does not include the keychain (Enterprise and Strategic do)';
+}
+
+export function buildKeychain(rt: Runtime, log: Logger, options: KeychainOptions = {}) {
+  const { config } = rt;
+  if (rt.identityKey === null) throw new Error('the keychain needs the install key');
+  const agreementKey = loadOrCreateAgreementKey(config.dataDir, config.fips);
+  const identity = {
+    fingerprint: rt.keyFingerprint,
+    key: rt.identityKey,
+    sigPub: exportSigPub(rt.identityKey),
+    kxPub: exportAgreementPublic(agreementKey),
+  };
+  const deps = { store: rt.keychainStore, ledger: rt.ledger, writer: rt.writer, clock: rt.clock };
+  const keychain = createKeychainService({
+    ...deps,
+    identity,
+    licenceRefuses: () => licenceRefuses(rt),
+  });
+  const sync = createMemberSync({ ...deps, identity });
+  const health = createHealthWatch({ ...deps, self: identity.fingerprint });
+  let join: JoinState | null = null;
+  let stopped = false;
+  const timers: NodeJS.Timeout[] = [];
+
+  const refusedAt = new Map<string, number>();
+  function onRefused(f: {
+    code: string;
+    address: string;
+    path: string;
+    keyid: string | null;
+  }): void {
+    const key = `${f.address} ${f.code}`;
+    const now = rt.clock.now();
+    if ((refusedAt.get(key) ?? -Infinity) > now - REFUSAL_EVERY_MS) return;
+    if (refusedAt.size > 10_000) refusedAt.clear();
+    refusedAt.set(key, now);
+    rt.writer
+      .transact(() =>
+        rt.ledger.append({
+          type: 'keychain.peer_auth_failed',
+          actor: 'system',
+          data: { ...f, path: f.path.slice(0, 200) },
+        }),
+      )
+      .catch((err: unknown) => {
+        log.warn({ err }, 'could not record a refused keychain call');
+      });
+  }
+
+  async function joinLoop(url: string, siteKey: string): Promise<void> {
+    join = await runJoin({
+      attempt: () =>
+        attemptJoin({
+          ...deps,
+          url,
+          siteKey,
+          label: config.instance,
+          address: null,
+          identity,
+          agreementKey,
+        }),
+      clock: rt.clock,
+      sleep: (ms) => sleep(ms, undefined, { ref: false }),
+      stopped: () => stopped,
+      onState: (s) => {
+        join = s;
+        if (s.state === 'trying')
+          log.warn(
+            { attempts: s.attempts, why: s.last_error },
+            'keychain: the home did not take this site yet; trying again in 30 s',
+          );
+        if (s.state === 'enrolled') log.info('keychain: enrolled with the home');
+        if (s.state === 'failed' || s.state === 'gave_up')
+          log.error({ why: s.last_error }, 'keychain: joining the home stopped');
+      },
+    });
+    if (join.state === 'failed')
+      await rt.writer
+        .transact(() =>
+          rt.ledger.append({
+            type: 'keychain.join_failed',
+            actor: 'system',
+            data: {
+              reason: join?.state === 'failed' ? join.last_error.slice(0, 300) : 'failed',
+              address: url,
+            },
+          }),
+        )
+        .catch(() => undefined);
+  }
+
+  return {
+    keychain,
+    identity,
+    joinState: () => join,
+    start(): void {
+      const url = config.keychain.join;
+      const siteKey = config.keychain.siteKey;
+      if (url !== null && siteKey !== null && rt.keychainStore.state() === null)
+        void joinLoop(url, siteKey.reveal());
+      const pull = setInterval(
+        () => {
+          if (rt.keychainStore.state()?.role !== 'member') return;
+          sync.pull().catch((err: unknown) => {
+            log.warn({ err }, 'keychain: the pull from the home failed');
+          });
+        },
+        options.pullEveryMs ?? PULL_EVERY_S * 1000,
+      );
+      const watch = setInterval(() => {
+        health.check().catch((err: unknown) => {
+          log.warn({ err }, 'keychain: the health watch failed');
+        });
+      }, options.healthEveryMs ?? HEALTH_EVERY_MS);
+      for (const t of [pull, watch]) t.unref();
+      timers.push(pull, watch);
+    },
+    stop(): void {
+      stopped = true;
+      for (const t of timers) clearInterval(t);
+    },
+    async routes(v1: FastifyInstance): Promise<void> {
+      await v1.register(keychainRoutes, {
+        keychain,
+        pull: () => sync.pull(),
+        health: () => health.check(),
+      });
+      await v1.register(keychainPeerRoutes, {
+        keychain,
+        store: rt.keychainStore,
+        clock: rt.clock,
+        identity,
+        agreementKey,
+        onRefused,
+      });
+    },
+  };
+}

@@ -1,0 +1,65 @@
+-- The keychain (design/keychain.md): this install's place in one, its roster, the authority
+-- log and the site keys a home issued are projections of keychain.* events; the peer nonces
+-- and the last word heard from each member are operational state, not rebuilt.
+CREATE TABLE keychain_state (
+  id          INTEGER PRIMARY KEY CHECK (id = 1),
+  keychain_id TEXT NOT NULL,
+  role        TEXT NOT NULL CHECK (role IN ('home', 'member')),
+  epoch       INTEGER NOT NULL,
+  home_fp     TEXT NOT NULL,
+  label       TEXT NOT NULL,        -- this install's own label in the roster
+  via         TEXT NOT NULL,        -- genesis, or how it joined (site_key:<id>)
+  since       TEXT NOT NULL
+);
+
+CREATE TABLE keychain_members (
+  fingerprint TEXT PRIMARY KEY,
+  label       TEXT NOT NULL,
+  role        TEXT NOT NULL CHECK (role IN ('home', 'member')),
+  sig_pub     TEXT NOT NULL,
+  kx_pub      TEXT NOT NULL,
+  address     TEXT,
+  via         TEXT NOT NULL,
+  added_at    TEXT NOT NULL,
+  health      TEXT NOT NULL DEFAULT 'ok' CHECK (health IN ('ok', 'silent', 'gone'))
+) WITHOUT ROWID;
+
+-- The authority log (genesis, member_add, …), hash-chained by prev, each record signed.
+CREATE TABLE keychain_log (
+  seq    INTEGER PRIMARY KEY,
+  epoch  INTEGER NOT NULL,
+  type   TEXT NOT NULL,
+  record TEXT NOT NULL,             -- canonical JSON, as signed
+  hash   TEXT NOT NULL              -- SHA-256 of the canonical record, hex
+);
+
+CREATE TABLE keychain_site_keys (
+  id              TEXT PRIMARY KEY,
+  label           TEXT NOT NULL,
+  purpose         TEXT NOT NULL,
+  licence         INTEGER NOT NULL,
+  created_by      TEXT NOT NULL,
+  created_at      TEXT NOT NULL,
+  expires_at      TEXT NOT NULL,
+  secret_hash     TEXT NOT NULL,    -- SHA-256 of skc1 ‖ secret: the secret is never stored
+  used_at         TEXT,
+  used_by_fp      TEXT,
+  revoked_at      TEXT,
+  revoked_reason  TEXT,
+  failed_attempts INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+
+-- Nonces of verified peer requests until they can no longer pass the clock check.
+CREATE TABLE keychain_nonces (
+  fingerprint TEXT NOT NULL,
+  nonce       TEXT NOT NULL,
+  expires_at  INTEGER NOT NULL,     -- ms since the epoch
+  PRIMARY KEY (fingerprint, nonce)
+) WITHOUT ROWID;
+CREATE INDEX keychain_nonces_expiry ON keychain_nonces (expires_at);
+
+-- When this install last heard an authenticated word from each member (home) or the home.
+CREATE TABLE keychain_contact (
+  fingerprint TEXT PRIMARY KEY,
+  heard_at    TEXT NOT NULL
+) WITHOUT ROWID;

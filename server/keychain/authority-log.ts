@@ -1,0 +1,119 @@
+// The keychain's authority log (design/keychain.md §2.1): records in canonical JSON, each
+// naming the hash of the one before (prev), signed by the home that made it. Its head and
+// the epoch travel in every peer message, so two installs see at once whether they agree.
+import { createPublicKey, hash, sign, verify, type KeyObject } from 'node:crypto';
+import { keyFingerprint } from '../ledger/index.js';
+import { canonicalJson } from '../shared/canonical-json.js';
+
+export interface LogRecord {
+  readonly v: 1;
+  readonly keychain_id: string;
+  readonly epoch: number;
+  readonly seq: number;
+  readonly prev: string | null;
+  readonly type: string;
+  readonly body: Readonly<Record<string, unknown>>;
+  readonly created_at: string;
+  readonly sigs: readonly { readonly fp: string; readonly sig: string }[];
+}
+
+/** Signatures over a record are over this tag and its canonical text without `sigs`. */
+const LOG_TAG = 'svc-keychain/log/v1\n';
+
+function signedText(record: Omit<LogRecord, 'sigs'> | LogRecord): Buffer {
+  const { sigs: _sigs, ...unsigned } = record as LogRecord;
+  return Buffer.from(LOG_TAG + canonicalJson(unsigned), 'utf8');
+}
+
+/**
+ * The record's hash, hex: over what was signed, not the signatures, so that a second
+ * signature (a handover's) does not change the chain.
+ */
+export function recordHash(record: Omit<LogRecord, 'sigs'> | LogRecord): string {
+  return hash('sha256', signedText(record), 'hex');
+}
+
+/** The Ed25519 public key as records and rosters carry it: SPKI DER, base64url. */
+export function exportSigPub(key: KeyObject): string {
+  const pub = key.type === 'public' ? key : createPublicKey(key);
+  return pub.export({ type: 'spki', format: 'der' }).toString('base64url');
+}
+
+/** The public key of a roster entry, or null when it is not an Ed25519 SPKI key. */
+export function importSigPub(text: string): KeyObject | null {
+  try {
+    const key = createPublicKey({
+      key: Buffer.from(text, 'base64url'),
+      format: 'der',
+      type: 'spki',
+    });
+    return key.asymmetricKeyType === 'ed25519' ? key : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The fingerprint a roster's public key stands for (the install key fingerprint). */
+export function fingerprintOfSigPub(text: string): string | null {
+  const key = importSigPub(text);
+  return key === null ? null : keyFingerprint(key);
+}
+
+/** The next record after `head` (null for the genesis), signed by `signer`. */
+export function appendRecord(
+  head: LogRecord | null,
+  fields: { keychain_id: string; epoch: number; type: string; body: Record<string, unknown> },
+  signer: { fp: string; key: KeyObject },
+  createdAt: string,
+): LogRecord {
+  const unsigned = {
+    v: 1 as const,
+    keychain_id: fields.keychain_id,
+    epoch: fields.epoch,
+    seq: head === null ? 1 : head.seq + 1,
+    prev: head === null ? null : recordHash(head),
+    type: fields.type,
+    body: fields.body,
+    created_at: createdAt,
+  };
+  const sig = sign(null, signedText(unsigned), signer.key).toString('base64url');
+  return { ...unsigned, sigs: [{ fp: signer.fp, sig }] };
+}
+
+/**
+ * Checks a whole log as a member receives it: the genesis names the home whose key signs
+ * it, each record follows the one before (seq and prev), stays in one keychain, and is
+ * signed by the home in force at that point. Returns why not, or null when it holds.
+ */
+export function checkLog(records: readonly LogRecord[], keychainId: string): string | null {
+  let homeKey: KeyObject | null = null;
+  let homeFp: string | null = null;
+  let prev: LogRecord | null = null;
+  for (const r of records) {
+    if (r.keychain_id !== keychainId) return `record ${String(r.seq)} is of another keychain`;
+    if (r.seq !== (prev === null ? 1 : prev.seq + 1))
+      return `record ${String(r.seq)} is out of order`;
+    if (r.prev !== (prev === null ? null : recordHash(prev)))
+      return `record ${String(r.seq)} does not follow the one before`;
+    if (prev === null) {
+      if (r.type !== 'genesis') return 'the log does not start with a genesis';
+      const pub = typeof r.body['sig_pub'] === 'string' ? r.body['sig_pub'] : '';
+      homeKey = importSigPub(pub);
+      homeFp = homeKey === null ? null : keyFingerprint(homeKey);
+      if (homeFp === null || homeFp !== r.body['home_fp'])
+        return 'the genesis does not name the key that signs it';
+    }
+    const by = r.sigs.find((s) => s.fp === homeFp);
+    if (homeKey === null || by === undefined)
+      return `record ${String(r.seq)} is not signed by the home`;
+    let good = false;
+    try {
+      good = verify(null, signedText(r), homeKey, Buffer.from(by.sig, 'base64url'));
+    } catch {
+      good = false;
+    }
+    if (!good) return `record ${String(r.seq)} has a signature that does not verify`;
+    prev = r;
+  }
+  return prev === null ? 'the log is empty' : null;
+}

@@ -1,0 +1,15 @@
+export { createKeychainStore, type KeychainStore } from './keychain.store.js';
+export {
+  createKeychainService,
+  type KeychainService,
+  type Identity,
+  KEYCHAIN_PARTS,
+} from './keychain.service.js';
+export { keychainEvents, type KeychainEvents } from './keychain.events.js';
+export { keychainRoutes } from './keychain.routes.js';
+export { keychainPeerRoutes } from './peer.routes.js';
+export { attemptJoin, runJoin, type JoinState } from './join.js';
+export { createMemberSync, PULL_EVERY_S } from './member-sync.js';
+export { createHealthWatch } from './health.js';
+export { exportSigPub } from './authority-log.js';
+export { exportAgreementPublic } from './crypto/sealed-box.js';

@@ -1,0 +1,106 @@
+// The events the keychain appends (design/keychain.md §2.11). Every keychain.* type is a
+// security event for syslog. None carries a secret, a code or a passphrase: a site key's
+// secret is kept only as its SHA-256 (the key itself is shown once, never stored).
+import { Type } from 'typebox';
+import type { EventsOf } from '../ledger/index.js';
+
+/** An authority-log record as it was signed (authority-log.ts), kept whole for replays. */
+const LogRecord = Type.Object({
+  v: Type.Literal(1),
+  keychain_id: Type.String(),
+  epoch: Type.Integer({ minimum: 1 }),
+  seq: Type.Integer({ minimum: 1 }),
+  prev: Type.Union([Type.String(), Type.Null()]),
+  type: Type.String(),
+  body: Type.Record(Type.String(), Type.Unknown()),
+  created_at: Type.String(),
+  sigs: Type.Array(Type.Object({ fp: Type.String(), sig: Type.String() })),
+});
+
+const Member = {
+  fingerprint: Type.String(),
+  label: Type.String(),
+  sig_pub: Type.String({ description: 'Ed25519 public key, SPKI DER base64url' }),
+  kx_pub: Type.String({ description: 'key-agreement public key (x25519:… or p256:…)' }),
+  address: Type.Union([Type.String(), Type.Null()]),
+};
+
+export const keychainEvents = {
+  /** This install made itself the home of a new keychain (the log's genesis). */
+  'keychain.home_created': Type.Object({
+    keychain_id: Type.String(),
+    ...Member,
+    record: LogRecord,
+  }),
+  'keychain.site_key_created': Type.Object({
+    id: Type.String(),
+    label: Type.String(),
+    purpose: Type.String(),
+    licence: Type.Boolean(),
+    hours: Type.Integer(),
+    expires_at: Type.String(),
+    secret_hash: Type.String({ description: 'SHA-256 of skc1 ‖ secret, hex' }),
+  }),
+  'keychain.site_key_revoked': Type.Object({
+    id: Type.String(),
+    reason: Type.String(),
+  }),
+  /** A wrong secret, an expired, revoked or used key: the id, never the secret. */
+  'keychain.site_key_rejected': Type.Object({
+    id: Type.String(),
+    reason: Type.String(),
+    fingerprint: Type.String(),
+    address: Type.Union([Type.String(), Type.Null()]),
+  }),
+  /** Five wrong secrets: the key no longer works. */
+  'keychain.site_key_locked': Type.Object({ id: Type.String() }),
+  'keychain.site_key_used': Type.Object({ id: Type.String(), fingerprint: Type.String() }),
+  /** On the home: a member joined the roster. */
+  'keychain.member_added': Type.Object({
+    ...Member,
+    via: Type.String(),
+    record: LogRecord,
+  }),
+  /** On the new site: it enrolled with the home and pins what the home answered. */
+  'keychain.enrolled': Type.Object({
+    keychain_id: Type.String(),
+    home_fp: Type.String(),
+    epoch: Type.Integer(),
+    via: Type.String(),
+    label: Type.String(),
+    members: Type.Array(Type.Object({ ...Member, role: Type.String() })),
+    records: Type.Array(LogRecord),
+  }),
+  /** On a member: the roster and log as the home answered a pull, when they changed. */
+  'keychain.roster_synced': Type.Object({
+    epoch: Type.Integer(),
+    members: Type.Array(Type.Object({ ...Member, role: Type.String() })),
+    records: Type.Array(LogRecord),
+  }),
+  'keychain.member_silent': Type.Object({ fingerprint: Type.String(), quiet_s: Type.Integer() }),
+  'keychain.member_back': Type.Object({ fingerprint: Type.String(), quiet_s: Type.Integer() }),
+  'keychain.member_gone': Type.Object({ fingerprint: Type.String(), quiet_s: Type.Integer() }),
+  /** A refused peer request, at most one per address and code every 5 minutes. */
+  'keychain.peer_auth_failed': Type.Object({
+    code: Type.String(),
+    address: Type.String(),
+    path: Type.String(),
+    keyid: Type.Union([Type.String(), Type.Null()]),
+  }),
+  /** A joining install stopped for good: the home it reached is not the one its key pins. */
+  'keychain.join_failed': Type.Object({
+    reason: Type.String(),
+    address: Type.String(),
+  }),
+} as const;
+export type KeychainEvents = EventsOf<typeof keychainEvents>;
+
+export const KEYCHAIN_HOME_CREATED = 'keychain.home_created';
+export const KEYCHAIN_SITE_KEY_CREATED = 'keychain.site_key_created';
+export const KEYCHAIN_SITE_KEY_REVOKED = 'keychain.site_key_revoked';
+export const KEYCHAIN_SITE_KEY_REJECTED = 'keychain.site_key_rejected';
+export const KEYCHAIN_SITE_KEY_LOCKED = 'keychain.site_key_locked';
+export const KEYCHAIN_SITE_KEY_USED = 'keychain.site_key_used';
+export const KEYCHAIN_MEMBER_ADDED = 'keychain.member_added';
+export const KEYCHAIN_ENROLLED = 'keychain.enrolled';
+export const KEYCHAIN_ROSTER_SYNCED = 'keychain.roster_synced';

@@ -1,0 +1,547 @@
+// The keychain between real installs (dist/server.mjs processes on loopback, each its own
+// data folder and install key): a home, site keys shown once, a new site that joins with
+// SVC_KEYCHAIN_JOIN + SVC_KEYCHAIN_SITE_KEY, a site whose key pins another home, and the
+// peer endpoints under attack: a replayed, an altered, a late, a misaddressed and an
+// oversized request, a site key used twice or guessed, and a flood of hellos.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keyFingerprint } from '../ledger/index.js';
+import { childEnv, freePort, requireBundle, ROOT, SERVER } from '../testing/processes.js';
+import { ADMIN_TOKEN, testEnv } from '../testing/test-server.js';
+import { exportSigPub, importSigPub } from './authority-log.js';
+import { signRequest, verifyResponse } from './crypto/peer-signature.js';
+import {
+  exportAgreementPublic,
+  importAgreementPublic,
+  openSealed,
+  sealTo,
+} from './crypto/sealed-box.js';
+import type { Hello } from './keychain.service.js';
+import { aadFor, ENROL_AAD, PEER_BODY_LIMIT, ROSTER_AAD } from './peer.routes.js';
+
+requireBundle();
+
+type Json = Record<string, unknown>;
+
+interface Install {
+  readonly name: string;
+  readonly dir: string;
+  readonly url: string;
+  readonly output: () => string;
+  readonly child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+const installs: Install[] = [];
+const temps: string[] = [];
+
+async function startInstall(
+  name: string,
+  machineId: string,
+  extra: Record<string, string> = {},
+): Promise<Install> {
+  const dir = mkdtempSync(join(tmpdir(), `svc-kc-${name}-`));
+  temps.push(dir);
+  writeFileSync(join(dir, 'machine-id'), `${machineId}\n`);
+  const port = await freePort();
+  const child = spawn(process.execPath, [SERVER], {
+    env: childEnv(
+      testEnv(dir, join(dir, 'machine-id'), {
+        SVC_PORT: String(port),
+        SVC_BIND: '127.0.0.1',
+        SVC_INSTANCE: name,
+        SVC_LOG_LEVEL: 'info',
+        ...extra,
+      }),
+    ),
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
+  const url = `http://127.0.0.1:${String(port)}`;
+  const until = Date.now() + 30_000;
+  for (;;) {
+    const up = await fetch(`${url}/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (up) break;
+    if (Date.now() > until || child.exitCode !== null)
+      throw new Error(`${name} did not start:\n${output}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const install: Install = {
+    name,
+    dir,
+    url,
+    output: () => output,
+    child,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const gone = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await gone;
+    },
+  };
+  installs.push(install);
+  return install;
+}
+
+async function call(i: Install, method: 'GET' | 'POST', path: string, body?: unknown) {
+  const res = await fetch(`${i.url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${ADMIN_TOKEN}`,
+      ...(body !== undefined && { 'content-type': 'application/json' }),
+    },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, body: (await res.json().catch(() => ({}))) as Json };
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | null>, ms = 20_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const got = await probe();
+    if (got !== null) return got;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** A new site made by hand: its keys, and enrol calls crafted exactly as join.ts makes them. */
+function craftedSite() {
+  const sig = generateKeyPairSync('ed25519');
+  const kx = generateKeyPairSync('x25519');
+  return {
+    fp: keyFingerprint(sig.publicKey),
+    sigKey: sig.privateKey,
+    sigPub: exportSigPub(sig.publicKey),
+    kxKey: kx.privateKey,
+    kxPub: exportAgreementPublic(kx.privateKey),
+  };
+}
+type Site = ReturnType<typeof craftedSite>;
+
+async function hello(home: Install): Promise<Hello> {
+  const res = await send(home, '/v1/keychain/peer/hello', { body: Buffer.from('{}'), headers: {} });
+  expect(res.status).toBe(200);
+  return res.body as unknown as Hello;
+}
+
+function enrolRequest(
+  h: Hello,
+  site: Site,
+  key: { id: string; secret: string },
+  options: { createdAt?: number; to?: string; body?: Buffer } = {},
+) {
+  const sealed = sealTo(
+    importAgreementPublic(h.home_kx_pub),
+    Buffer.from(
+      JSON.stringify({
+        key_id: key.id,
+        secret: key.secret,
+        sig_pub: site.sigPub,
+        kx_pub: site.kxPub,
+        label: 'crafted',
+        address: null,
+      }),
+    ),
+    aadFor(ENROL_AAD, h.keychain_id, h.home_fp),
+  );
+  const body = options.body ?? Buffer.from(JSON.stringify({ sig_pub: site.sigPub, sealed }));
+  const headers = signRequest({
+    method: 'POST',
+    path: '/v1/keychain/peer/enrol',
+    query: '',
+    body,
+    keychainId: h.keychain_id,
+    from: site.fp,
+    to: options.to ?? h.home_fp,
+    epoch: h.epoch,
+    head: h.head,
+    key: site.sigKey,
+    keyid: site.fp,
+    now: options.createdAt ?? Date.now(),
+  });
+  return { body, headers };
+}
+
+// Each crafted call comes from an address of its own in 127/8 (Linux answers the whole
+// block on loopback), so that the per-address throttle weighs only on the test about it.
+let nextAddress = 10;
+const freshAddress = (): string => `127.0.0.${String(nextAddress++)}`;
+
+function send(
+  home: Install,
+  path: string,
+  req: { body: Buffer; headers: Record<string, string> },
+  from = freshAddress(),
+): Promise<{ status: number; raw: Buffer; headers: Record<string, string>; body: Json }> {
+  return new Promise((resolve, reject) => {
+    const r = request(
+      `${home.url}${path}`,
+      {
+        method: 'POST',
+        localAddress: from,
+        headers: {
+          ...req.headers,
+          'content-type': 'application/json',
+          'content-length': String(req.body.length),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const raw = Buffer.concat(chunks);
+          const headers: Record<string, string> = {};
+          for (const [k, v] of Object.entries(res.headers))
+            if (typeof v === 'string') headers[k] = v;
+          let body: Json = {};
+          try {
+            body = JSON.parse(raw.toString() || '{}') as Json;
+          } catch {
+            body = { raw: raw.toString() };
+          }
+          resolve({ status: res.statusCode ?? 0, raw, headers, body });
+        });
+      },
+    );
+    r.on('error', reject);
+    r.end(req.body);
+  });
+}
+
+function splitKey(text: string): { id: string; secret: string; homeFp: string } {
+  const [, id = '', secret = '', homeFp = ''] = text.split('.');
+  return { id, secret, homeFp };
+}
+
+/** Every event of an install's ledger as `type data` lines, read through GET /v1/ledger. */
+async function ledgerText(i: Install): Promise<string> {
+  const lines: string[] = [];
+  let after = 0;
+  for (;;) {
+    const page = await call(i, 'GET', `/v1/ledger?order=asc&limit=2000&after_seq=${String(after)}`);
+    const events = page.body['events'] as { seq: number; type: string; data: unknown }[];
+    for (const e of events) lines.push(`${e.type} ${JSON.stringify(e.data)}`);
+    if (page.body['more'] !== true || events.length === 0) return lines.join('\n');
+    after = events[events.length - 1]?.seq ?? after;
+  }
+}
+
+function nonceCount(i: Install): number {
+  const db = new Database(join(i.dir, 'data', 'svc.db'), { readonly: true });
+  try {
+    return (db.prepare('SELECT count(*) AS n FROM keychain_nonces').get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
+afterAll(async () => {
+  await Promise.all(installs.map((i) => i.stop()));
+  for (const t of temps) rmSync(t, { recursive: true, force: true });
+});
+
+describe('a keychain of real installs on loopback', () => {
+  let a: Install;
+  let b: Install;
+  let keys: { id: string; label: string; key: string }[];
+
+  beforeAll(async () => {
+    a = await startInstall('dc-a', 'a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1');
+  }, 60_000);
+
+  it('is in no keychain until it is made the home; then epoch 1, itself the only member', async () => {
+    const before = await call(a, 'GET', '/v1/keychain');
+    expect(before.status).toBe(200);
+    expect(before.body).toMatchObject({
+      role: 'none',
+      keychain_id: null,
+      members: [],
+      site_keys: [],
+    });
+    expect(String(before.body['fingerprint'])).toMatch(/^[A-Z2-7]{52}$/);
+
+    const made = await call(a, 'POST', '/v1/keychain/home', { label: 'DC A' });
+    expect(made.status).toBe(200);
+    expect(made.body).toMatchObject({
+      role: 'home',
+      epoch: 1,
+      label: 'DC A',
+      home_fp: before.body['fingerprint'],
+    });
+    expect(String(made.body['keychain_id'])).toMatch(/^kc_[a-z2-7]{26}$/);
+    expect(made.body['members']).toEqual([
+      expect.objectContaining({
+        label: 'DC A',
+        role: 'home',
+        this: true,
+        health: 'ok',
+        quiet_s: 0,
+      }),
+    ]);
+    const again = await call(a, 'POST', '/v1/keychain/home', { label: 'DC A' });
+    expect(again).toMatchObject({ status: 409, body: { error: 'already_in_keychain' } });
+    expect(await call(a, 'POST', '/v1/keychain/home', { label: '' })).toMatchObject({
+      status: 400,
+      body: { field: 'label' },
+    });
+  });
+
+  it('makes site keys shown once, each pinning the home, and never shows a secret again', async () => {
+    const bad = await call(a, 'POST', '/v1/keychain/site-keys', { labels: ['x'], hours: 169 });
+    expect(bad).toMatchObject({ status: 400, body: { field: 'hours' } });
+    const made = await call(a, 'POST', '/v1/keychain/site-keys', {
+      labels: ['dc-b', 'spare', 'guessed', 'revoked'],
+      hours: 2,
+    });
+    expect(made.status).toBe(200);
+    keys = made.body['keys'] as typeof keys;
+    expect(keys).toHaveLength(4);
+    const view = await call(a, 'GET', '/v1/keychain');
+    for (const k of keys) {
+      expect(k.key).toMatch(
+        new RegExp(`^skc1\\.${k.id}\\.[A-Z2-7]{32}\\.${String(view.body['home_fp'])}$`),
+      );
+      expect(JSON.stringify(view.body)).not.toContain(splitKey(k.key).secret);
+    }
+    expect(view.body['site_keys']).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ id: keys[0]?.id, status: 'open', used_by: null }),
+      ]),
+    );
+    const revoked = await call(a, 'POST', '/v1/keychain/site-keys/revoke', { id: keys[3]?.id });
+    expect(revoked.status).toBe(200);
+    expect(
+      await call(a, 'POST', '/v1/keychain/site-keys/revoke', { id: 'NOSUCHID' }),
+    ).toMatchObject({ status: 404 });
+  });
+
+  it('takes a new site set up with SVC_KEYCHAIN_JOIN and its site key; both see the same roster', async () => {
+    b = await startInstall('dc-b', 'b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2', {
+      SVC_KEYCHAIN_JOIN: a.url,
+      SVC_KEYCHAIN_SITE_KEY: keys[0]?.key ?? '',
+    });
+    const joined = await waitFor('B to enrol', async () => {
+      const v = await call(b, 'GET', '/v1/keychain');
+      return v.body['role'] === 'member' ? v.body : null;
+    });
+    const home = await call(a, 'GET', '/v1/keychain');
+    expect(joined).toMatchObject({
+      keychain_id: home.body['keychain_id'],
+      home_fp: home.body['home_fp'],
+      epoch: 1,
+    });
+    expect(joined['head']).toBe(home.body['head']);
+    const bFp = String(joined['fingerprint']);
+    expect(home.body['members']).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          fingerprint: bFp,
+          label: 'dc-b',
+          role: 'member',
+          health: 'ok',
+          via: `site_key:${keys[0]?.id ?? ''}`,
+        }),
+      ]),
+    );
+    expect(home.body['site_keys']).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ id: keys[0]?.id, status: 'used', used_by: bFp }),
+      ]),
+    );
+    // Sync now: the member pulls, the home hears it.
+    const pulled = await call(b, 'POST', '/v1/keychain/pull');
+    expect(pulled.status).toBe(200);
+    expect((pulled.body['members'] as Json[]).map((m) => m['fingerprint']).sort()).toEqual(
+      [String(home.body['home_fp']), bFp].sort(),
+    );
+    expect(await ledgerText(b)).toContain('keychain.enrolled');
+    expect(await ledgerText(a)).toMatch(/keychain\.member_added .*"fingerprint":"[A-Z2-7]{52}"/);
+  }, 60_000);
+
+  it('refuses a used, a revoked and a guessed site key; five wrong secrets lock it', async () => {
+    const h = await hello(a);
+    const used = await send(
+      a,
+      '/v1/keychain/peer/enrol',
+      enrolRequest(h, craftedSite(), splitKey(keys[0]?.key ?? '')),
+    );
+    expect(used).toMatchObject({ status: 409, body: { error: 'site_key_used' } });
+    const revoked = await send(
+      a,
+      '/v1/keychain/peer/enrol',
+      enrolRequest(h, craftedSite(), splitKey(keys[3]?.key ?? '')),
+    );
+    expect(revoked).toMatchObject({ status: 409, body: { error: 'site_key_revoked' } });
+    const guessed = splitKey(keys[2]?.key ?? '');
+    for (let i = 0; i < 5; i++) {
+      const wrong = await send(
+        a,
+        '/v1/keychain/peer/enrol',
+        enrolRequest(h, craftedSite(), { id: guessed.id, secret: 'A'.repeat(32) }),
+      );
+      expect(wrong).toMatchObject({ status: 401, body: { error: 'site_key_rejected' } });
+    }
+    const right = await send(a, '/v1/keychain/peer/enrol', enrolRequest(h, craftedSite(), guessed));
+    expect(right).toMatchObject({
+      status: 409,
+      body: { error: 'site_key_revoked', why: 'locked' },
+    });
+    const view = await call(a, 'GET', '/v1/keychain');
+    expect(view.body['site_keys']).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ id: guessed.id, status: 'locked', failed_attempts: 5 }),
+      ]),
+    );
+  }, 30_000);
+
+  it('takes a site once, answers its retry the same, and signs and seals what it answers', async () => {
+    const h = await hello(a);
+    const site = craftedSite();
+    const spare = splitKey(keys[1]?.key ?? '');
+    const first = enrolRequest(h, site, spare);
+    const res = await send(a, '/v1/keychain/peer/enrol', first);
+    expect(res.status).toBe(200);
+    const nonce = /nonce="([^"]+)"/.exec(first.headers['signature-input'] ?? '')?.[1] ?? '';
+    const checked = verifyResponse({
+      status: res.status,
+      headers: res.headers,
+      body: res.raw,
+      now: Date.now(),
+      expect: { from: h.home_fp, to: site.fp, requestNonce: nonce },
+      key: importSigPub(h.home_sig_pub)!,
+    });
+    expect(checked.ok).toBe(true);
+    const roster = JSON.parse(
+      openSealed(
+        site.kxKey,
+        res.body['sealed'],
+        aadFor(ROSTER_AAD, h.keychain_id, site.fp),
+      ).toString(),
+    ) as Json;
+    expect((roster['members'] as Json[]).some((m) => m['fingerprint'] === site.fp)).toBe(true);
+    // The same request again is a replay; a fresh request by the same site is answered the same.
+    expect(await send(a, '/v1/keychain/peer/enrol', first)).toMatchObject({
+      status: 401,
+      body: { error: 'replay' },
+    });
+    const retry = await send(a, '/v1/keychain/peer/enrol', enrolRequest(h, site, spare));
+    expect(retry.status).toBe(200);
+  }, 30_000);
+
+  it('refuses an altered, a late, a misaddressed, an oversized and an unknown peer request', async () => {
+    const h = await hello(a);
+    const key = { id: 'AAAAAAAA', secret: 'A'.repeat(32) };
+    const noncesBefore = nonceCount(a);
+    const altered = enrolRequest(h, craftedSite(), key);
+    const flipped = Buffer.from(altered.body);
+    const inCiphertext = flipped.indexOf('"ct":"') + 10;
+    flipped[inCiphertext] = flipped[inCiphertext] === 0x41 ? 0x42 : 0x41;
+    expect(await send(a, '/v1/keychain/peer/enrol', { ...altered, body: flipped })).toMatchObject({
+      status: 401,
+      body: { error: 'digest_mismatch' },
+    });
+    const late = enrolRequest(h, craftedSite(), key, { createdAt: Date.now() - 301_000 });
+    const lateRes = await send(a, '/v1/keychain/peer/enrol', late);
+    expect(lateRes).toMatchObject({ status: 401, body: { error: 'clock_skew' } });
+    expect(typeof lateRes.body['server_time']).toBe('string');
+    const misaddressed = enrolRequest(h, craftedSite(), key, { to: 'B'.repeat(52) });
+    expect(await send(a, '/v1/keychain/peer/enrol', misaddressed)).toMatchObject({
+      status: 401,
+      body: { error: 'wrong_recipient' },
+    });
+    // A pull by an install not on the roster.
+    const stranger = craftedSite();
+    const body = Buffer.from('{}');
+    const pull = signRequest({
+      method: 'POST',
+      path: '/v1/keychain/peer/pull',
+      query: '',
+      body,
+      keychainId: h.keychain_id,
+      from: stranger.fp,
+      to: h.home_fp,
+      epoch: h.epoch,
+      head: h.head,
+      key: stranger.sigKey,
+      keyid: stranger.fp,
+      now: Date.now(),
+    });
+    expect(await send(a, '/v1/keychain/peer/pull', { body, headers: pull })).toMatchObject({
+      status: 401,
+      body: { error: 'unknown_peer' },
+    });
+    const big = Buffer.alloc(PEER_BODY_LIMIT + 1, 0x20);
+    expect(await send(a, '/v1/keychain/peer/pull', { body: big, headers: pull })).toMatchObject({
+      status: 413,
+    });
+    // Nothing refused was kept as a nonce: unsigned junk cannot fill the table.
+    expect(nonceCount(a)).toBe(noncesBefore);
+  }, 30_000);
+
+  it('stops a site whose key pins another home, and records why', async () => {
+    const other = craftedSite();
+    const pinned = `skc1.${splitKey(keys[1]?.key ?? '').id}.${'A'.repeat(32)}.${other.fp}`;
+    const c = await startInstall('dc-c', 'c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3', {
+      SVC_KEYCHAIN_JOIN: a.url,
+      SVC_KEYCHAIN_SITE_KEY: pinned,
+    });
+    await waitFor('C to give up', async () =>
+      (await ledgerText(c)).includes('keychain.join_failed') ? true : null,
+    );
+    expect(await ledgerText(c)).toMatch(/keychain\.join_failed .*not the home this site key pins/);
+    expect((await call(c, 'GET', '/v1/keychain')).body['role']).toBe('none');
+    expect(c.output()).toMatch(/joining the home stopped/);
+  }, 60_000);
+
+  it('keeps every secret out of every ledger and log', async () => {
+    for (const i of installs) {
+      const text = `${await ledgerText(i)}\n${i.output()}`;
+      for (const k of keys) {
+        expect(text).not.toContain(splitKey(k.key).secret);
+        expect(text).not.toContain(k.key);
+      }
+    }
+  });
+
+  it('throttles hellos from one address (429 with Retry-After), not from another', async () => {
+    const flooder = freshAddress();
+    const answers: { status: number; headers: Record<string, string> }[] = [];
+    for (let i = 0; i < 12; i++)
+      answers.push(
+        await send(a, '/v1/keychain/peer/hello', { body: Buffer.from('{}'), headers: {} }, flooder),
+      );
+    expect(answers.slice(0, 10).every((r) => r.status === 200)).toBe(true);
+    expect(answers[10]?.status).toBe(429);
+    expect(Number(answers[10]?.headers['retry-after'])).toBeGreaterThan(0);
+    expect(
+      (await send(a, '/v1/keychain/peer/hello', { body: Buffer.from('{}'), headers: {} })).status,
+    ).toBe(200);
+  });
+
+  it('answers peer calls with random noise as refusals, never 500', async () => {
+    for (const body of [
+      Buffer.from('not json'),
+      randomBytes(64),
+      Buffer.from('{"sealed":{"alg":"x"}}'),
+    ]) {
+      for (const path of ['/v1/keychain/peer/pull', '/v1/keychain/peer/enrol']) {
+        const res = await send(a, path, { body, headers: {} });
+        expect(res.status).toBeGreaterThanOrEqual(400);
+        expect(res.status).toBeLessThan(500);
+      }
+    }
+  });
+});

@@ -1,0 +1,111 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { errorResponses } from '../http/common.schemas.js';
+import { actorOf } from '../http/auth.js';
+import { ConflictError } from '../shared/errors.js';
+import type { KeychainService } from './keychain.service.js';
+import type { PullResult } from './member-sync.js';
+import {
+  HomeBody,
+  KeychainView,
+  RevokeBody,
+  SiteKeysBody,
+  SiteKeysCreated,
+} from './keychain.schemas.js';
+
+export const keychainRoutes: FastifyPluginAsyncTypebox<{
+  keychain: KeychainService;
+  /** A member's pull from its home now. */
+  pull: () => Promise<PullResult>;
+  /** The home's health watch now. */
+  health: () => Promise<number>;
+}> = async (app, { keychain, pull, health }) => {
+  const actor = (req: { principal: Parameters<typeof actorOf>[0] | null }) => {
+    if (req.principal === null) throw new Error('requireRole let an anonymous call through');
+    return actorOf(req.principal);
+  };
+  app.get(
+    '/keychain',
+    {
+      schema: {
+        summary: "This install's keychain: role, members with health, site keys",
+        tags: ['keychain'],
+        response: { 200: KeychainView, ...errorResponses },
+      },
+      onRequest: [app.requireRole('viewer')],
+    },
+    async () => keychain.view(),
+  );
+  app.post(
+    '/keychain/home',
+    {
+      schema: {
+        summary: 'Make this install the home of a new keychain',
+        tags: ['keychain'],
+        body: HomeBody,
+        response: { 200: KeychainView, ...errorResponses },
+      },
+      onRequest: [app.requireRole('admin')],
+    },
+    async (req) => keychain.makeHome(req.body.label.trim(), actor(req)),
+  );
+  app.post(
+    '/keychain/site-keys',
+    {
+      schema: {
+        summary: 'Make site keys for new sites to join with (each shown once, usable once)',
+        tags: ['keychain'],
+        body: SiteKeysBody,
+        response: { 200: SiteKeysCreated, ...errorResponses },
+      },
+      onRequest: [app.requireRole('admin')],
+    },
+    async (req, reply) => {
+      // A key is shown once: no proxy or browser may keep the answer.
+      void reply.header('cache-control', 'no-store');
+      return keychain.createSiteKeys(
+        { ...req.body, labels: req.body.labels.map((l) => l.trim()) },
+        actor(req),
+      );
+    },
+  );
+  app.post(
+    '/keychain/site-keys/revoke',
+    {
+      schema: {
+        summary: 'Revoke a site key not yet used',
+        tags: ['keychain'],
+        body: RevokeBody,
+        response: { 200: KeychainView, ...errorResponses },
+      },
+      onRequest: [app.requireRole('admin')],
+    },
+    async (req) => keychain.revokeSiteKey(req.body.id, actor(req)),
+  );
+  app.post(
+    '/keychain/pull',
+    {
+      schema: {
+        summary: 'Sync now: a member pulls from its home; the home checks its members',
+        tags: ['keychain'],
+        response: { 200: KeychainView, ...errorResponses },
+      },
+      onRequest: [app.requireRole('admin')],
+    },
+    async () => {
+      const role = keychain.view().role;
+      if (role === 'none')
+        throw new ConflictError('not_in_keychain', 'this install is in no keychain', {
+          why: 'no keychain',
+        });
+      if (role === 'home') await health();
+      else {
+        const result = await pull();
+        if (!result.ok)
+          throw new ConflictError('pull_failed', `the pull from the home failed: ${result.why}`, {
+            why: result.why,
+          });
+      }
+      return keychain.view();
+    },
+  );
+};

@@ -1,0 +1,75 @@
+import { Type } from 'typebox';
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) =>
+  Type.Union([t, Type.Null()]);
+const Label = Type.String({ minLength: 1, maxLength: 64, pattern: '\\S' });
+
+export const HomeBody = Type.Object({ label: Label }, { additionalProperties: false });
+
+export const SiteKeysBody = Type.Object(
+  {
+    labels: Type.Array(Label, { minItems: 1, maxItems: 20 }),
+    purpose: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    licence: Type.Optional(
+      Type.Boolean({ description: 'the enrolled site takes a seat on the licence' }),
+    ),
+    hours: Type.Optional(Type.Integer({ description: 'lifetime, 1 to 168 (default 24)' })),
+  },
+  { additionalProperties: false },
+);
+
+export const RevokeBody = Type.Object(
+  { id: Type.String({ minLength: 1, maxLength: 16 }) },
+  { additionalProperties: false },
+);
+
+export const SiteKeysCreated = Type.Object({
+  keys: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      label: Type.String(),
+      key: Type.String({ description: 'shown once; usable once' }),
+      expires_at: Type.String(),
+    }),
+  ),
+});
+
+export const KeychainView = Type.Object({
+  role: Type.Union([Type.Literal('none'), Type.Literal('home'), Type.Literal('member')]),
+  fingerprint: Type.String({ description: "this install's key fingerprint, in full" }),
+  keychain_id: Nullable(Type.String()),
+  label: Nullable(Type.String()),
+  epoch: Nullable(Type.Integer()),
+  head: Nullable(Type.String()),
+  home_fp: Nullable(Type.String()),
+  since: Nullable(Type.String()),
+  carried: Type.Array(Type.String()),
+  parts: Type.Array(Type.String()),
+  members: Type.Array(
+    Type.Object({
+      label: Type.String(),
+      fingerprint: Type.String(),
+      fp_short: Type.String(),
+      role: Type.String(),
+      this: Type.Boolean(),
+      health: Type.String(),
+      quiet_s: Type.Integer(),
+      via: Type.String(),
+      address: Nullable(Type.String()),
+      added_at: Type.String(),
+    }),
+  ),
+  site_keys: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      label: Type.String(),
+      purpose: Type.String(),
+      licence: Type.Boolean(),
+      status: Type.String(),
+      created_at: Type.String(),
+      expires_at: Type.String(),
+      used_by: Nullable(Type.String()),
+      failed_attempts: Type.Integer(),
+    }),
+  ),
+});

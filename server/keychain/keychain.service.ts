@@ -1,0 +1,463 @@
+// The keychain on this install (design/keychain.md): becoming a home, the site keys a home
+// issues, what GET /v1/keychain shows, and the home's side of a new site's enrolment. The
+// joining side is join.ts; peer authentication is peer.routes.ts with crypto/.
+import { randomBytes, type KeyObject } from 'node:crypto';
+import type { Writer } from '../db/writer.js';
+import { base32, type DomainLedger } from '../ledger/index.js';
+import type { Clock } from '../shared/clock.js';
+import { canonicalJson } from '../shared/canonical-json.js';
+import {
+  ConflictError,
+  InvalidInputError,
+  NotFoundError,
+  UnauthenticatedError,
+} from '../shared/errors.js';
+import type { Actor } from '../shared/types.js';
+import { appendRecord, recordHash, type LogRecord } from './authority-log.js';
+import { healthOf, quietSeconds } from './health.js';
+import type { KeychainEvents } from './keychain.events.js';
+import {
+  SITE_KEY_MAX_FAILURES,
+  type KeychainRole,
+  type KeychainStore,
+  type MemberRow,
+} from './keychain.store.js';
+import { newSiteKey, secretMatches, secretHash } from './site-key.js';
+import { sign } from 'node:crypto';
+
+/** The parts a keychain can carry (spec: licence, connections, mail, signin, people, policy, branding, numbers). */
+export const KEYCHAIN_PARTS = [
+  'licence',
+  'connections',
+  'mail',
+  'signin',
+  'people',
+  'policy',
+  'branding',
+  'numbers',
+] as const;
+
+/** Site keys live at most a week (kubeadm's lesson: never "no expiry"). */
+export const SITE_KEY_HOURS = { min: 1, max: 168 } as const;
+
+export interface Identity {
+  /** The install key fingerprint: what peers pin and people compare in full. */
+  readonly fingerprint: string;
+  /** The Ed25519 install key (private): signs peer requests and log records. */
+  readonly key: KeyObject;
+  /** Its public half as rosters carry it (SPKI DER, base64url). */
+  readonly sigPub: string;
+  /** The key-agreement public key secrets are sealed to (x25519:… or p256:…). */
+  readonly kxPub: string;
+}
+
+interface Deps {
+  readonly store: KeychainStore;
+  readonly ledger: DomainLedger<KeychainEvents>;
+  readonly writer: Writer;
+  readonly clock: Clock;
+  readonly identity: Identity;
+  /** Why the licence does not allow a keychain, or null when it does. */
+  readonly licenceRefuses: () => string | null;
+}
+
+/** What a new site sends inside its sealed enrol body. */
+export interface EnrolRequest {
+  readonly key_id: string;
+  readonly secret: string;
+  readonly sig_pub: string;
+  readonly kx_pub: string;
+  readonly label: string;
+  readonly address: string | null;
+}
+
+/** What the home answers a member (enrol, pull): the roster and the whole authority log. */
+export interface Roster {
+  readonly keychain_id: string;
+  readonly epoch: number;
+  readonly head: string;
+  readonly home_fp: string;
+  readonly members: {
+    fingerprint: string;
+    label: string;
+    role: string;
+    sig_pub: string;
+    kx_pub: string;
+    address: string | null;
+  }[];
+  readonly records: LogRecord[];
+}
+
+/** The signed answer to /peer/hello: who the home is, for a new site to check its pin. */
+export interface Hello {
+  readonly keychain_id: string;
+  readonly epoch: number;
+  readonly head: string;
+  readonly home_fp: string;
+  readonly home_sig_pub: string;
+  readonly home_kx_pub: string;
+  readonly sig: string;
+}
+
+export const HELLO_TAG = 'svc-keychain/hello/v1\n';
+
+export function helloText(h: Omit<Hello, 'sig'>): Buffer {
+  return Buffer.from(HELLO_TAG + canonicalJson(h), 'utf8');
+}
+
+export function createKeychainService({
+  store,
+  ledger,
+  writer,
+  clock,
+  identity,
+  licenceRefuses,
+}: Deps) {
+  const self = identity.fingerprint;
+
+  function requireLicence(): void {
+    const why = licenceRefuses();
+    if (why !== null)
+      throw new ConflictError('licence_lacks_keychain', `the keychain is not available: ${why}`, {
+        why,
+      });
+  }
+
+  function requireHome(): NonNullable<ReturnType<KeychainStore['state']>> {
+    const st = store.state();
+    if (st === null)
+      throw new ConflictError(
+        'not_in_keychain',
+        'this install is in no keychain: make it the home first (POST /v1/keychain/home)',
+        {
+          why: 'no keychain',
+        },
+      );
+    if (st.role !== 'home')
+      throw new ConflictError('not_home', `only the home can do this; the home is ${st.home_fp}`, {
+        why: 'member',
+        home_fp: st.home_fp,
+      });
+    return st;
+  }
+
+  function headRecord(): LogRecord | null {
+    const log = store.log();
+    return log[log.length - 1] ?? null;
+  }
+
+  function siteKeyStatus(k: ReturnType<KeychainStore['siteKeys']>[number], now: number): string {
+    if (k.used_at !== null) return 'used';
+    if (k.revoked_at !== null) return k.revoked_reason === 'locked' ? 'locked' : 'revoked';
+    if (Date.parse(k.expires_at) <= now) return 'expired';
+    return 'open';
+  }
+
+  function memberView(m: MemberRow, contact: Map<string, string>, now: number) {
+    const heard = m.fingerprint === self ? null : (contact.get(m.fingerprint) ?? null);
+    const quiet = m.fingerprint === self ? 0 : quietSeconds(heard ?? m.added_at, now);
+    return {
+      label: m.label,
+      fingerprint: m.fingerprint,
+      fp_short: m.fingerprint.slice(0, 12),
+      role: m.role,
+      this: m.fingerprint === self,
+      health: m.fingerprint === self ? 'ok' : healthOf(quiet),
+      quiet_s: quiet,
+      via: m.via,
+      address: m.address,
+      added_at: m.added_at,
+    };
+  }
+
+  function roster(): Roster {
+    const st = requireHome();
+    return {
+      keychain_id: st.keychain_id,
+      epoch: st.epoch,
+      head: store.head()?.hash ?? '',
+      home_fp: st.home_fp,
+      members: store.members().map((m) => ({
+        fingerprint: m.fingerprint,
+        label: m.label,
+        role: m.role,
+        sig_pub: m.sig_pub,
+        kx_pub: m.kx_pub,
+        address: m.address,
+      })),
+      records: store.log(),
+    };
+  }
+
+  return {
+    /** GET /v1/keychain. */
+    view() {
+      const now = clock.now();
+      const st = store.state();
+      const contact = store.contact();
+      const role: KeychainRole | 'none' = st?.role ?? 'none';
+      return {
+        role,
+        fingerprint: self,
+        keychain_id: st?.keychain_id ?? null,
+        label: st?.label ?? null,
+        epoch: st?.epoch ?? null,
+        head: store.head()?.hash ?? null,
+        home_fp: st?.home_fp ?? null,
+        since: st?.since ?? null,
+        // Parts a keychain carries: none is synced yet, so every part stays this install's own.
+        carried: [] as string[],
+        parts: [...KEYCHAIN_PARTS],
+        members: st === null ? [] : store.members().map((m) => memberView(m, contact, now)),
+        site_keys:
+          st?.role !== 'home'
+            ? []
+            : store.siteKeys().map((k) => ({
+                id: k.id,
+                label: k.label,
+                purpose: k.purpose,
+                licence: k.licence === 1,
+                status: siteKeyStatus(k, now),
+                created_at: k.created_at,
+                expires_at: k.expires_at,
+                used_by: k.used_by_fp,
+                failed_attempts: k.failed_attempts,
+              })),
+      };
+    },
+
+    /** POST /v1/keychain/home: this install becomes the home of a new keychain (epoch 1). */
+    async makeHome(label: string, actor: Actor) {
+      requireLicence();
+      await writer.transact(() => {
+        const st = store.state();
+        if (st !== null)
+          throw new ConflictError(
+            'already_in_keychain',
+            `this install is already the ${st.role} of keychain ${st.keychain_id}`,
+            {
+              why: st.role,
+            },
+          );
+        const keychainId = `kc_${base32(randomBytes(16)).toLowerCase()}`;
+        const record = appendRecord(
+          null,
+          {
+            keychain_id: keychainId,
+            epoch: 1,
+            type: 'genesis',
+            body: { home_fp: self, sig_pub: identity.sigPub, kx_pub: identity.kxPub, label },
+          },
+          { fp: self, key: identity.key },
+          clock.nowIso(),
+        );
+        ledger.append({
+          type: 'keychain.home_created',
+          actor: actor.name,
+          data: {
+            keychain_id: keychainId,
+            fingerprint: self,
+            label,
+            sig_pub: identity.sigPub,
+            kx_pub: identity.kxPub,
+            address: null,
+            record,
+          },
+        });
+      });
+      return this.view();
+    },
+
+    /** POST /v1/keychain/site-keys: one key per label, each shown once. */
+    async createSiteKeys(
+      input: { labels: string[]; purpose?: string; licence?: boolean; hours?: number },
+      actor: Actor,
+    ) {
+      const hours = input.hours ?? 24;
+      if (!Number.isInteger(hours) || hours < SITE_KEY_HOURS.min || hours > SITE_KEY_HOURS.max)
+        throw new InvalidInputError(
+          'invalid_input',
+          `hours must be a whole number from ${String(SITE_KEY_HOURS.min)} to ${String(SITE_KEY_HOURS.max)}`,
+          { field: 'hours' },
+        );
+      requireLicence();
+      return writer.transact(() => {
+        const st = requireHome();
+        const expiresAt = new Date(clock.now() + hours * 3_600_000).toISOString();
+        return {
+          keys: input.labels.map((label) => {
+            const key = newSiteKey(st.home_fp);
+            ledger.append({
+              type: 'keychain.site_key_created',
+              actor: actor.name,
+              data: {
+                id: key.id,
+                label,
+                purpose: input.purpose ?? 'join',
+                licence: input.licence ?? false,
+                hours,
+                expires_at: expiresAt,
+                secret_hash: secretHash(key.secret),
+              },
+            });
+            return { id: key.id, label, key: key.text, expires_at: expiresAt };
+          }),
+        };
+      });
+    },
+
+    /** POST /v1/keychain/site-keys/revoke. */
+    async revokeSiteKey(id: string, actor: Actor) {
+      await writer.transact(() => {
+        requireHome();
+        const k = store.siteKey(id);
+        if (k === null) throw new NotFoundError('not_found', `no site key ${id}`, { field: 'id' });
+        if (k.used_at !== null)
+          throw new ConflictError(
+            'site_key_used',
+            `site key ${id} was already used by ${k.used_by_fp ?? 'a member'}; remove the member instead`,
+            {
+              why: 'used',
+            },
+          );
+        if (k.revoked_at !== null) return;
+        ledger.append({
+          type: 'keychain.site_key_revoked',
+          actor: actor.name,
+          data: { id, reason: 'revoked' },
+        });
+      });
+      return this.view();
+    },
+
+    /** The signed answer to /peer/hello (home only). */
+    hello(): Hello {
+      const st = requireHome();
+      const body = {
+        keychain_id: st.keychain_id,
+        epoch: st.epoch,
+        head: store.head()?.hash ?? '',
+        home_fp: self,
+        home_sig_pub: identity.sigPub,
+        home_kx_pub: identity.kxPub,
+      };
+      return { ...body, sig: sign(null, helloText(body), identity.key).toString('base64url') };
+    },
+
+    /**
+     * The home's side of an enrolment: in one writer job the site key is checked and
+     * consumed (or found used by this same install: the answer may have been lost, so it
+     * succeeds again) and the member is added to the roster and the log.
+     */
+    async enrol(fp: string, req: EnrolRequest, address: string | null): Promise<Roster> {
+      // Refusals are recorded (wrong secrets count toward the lock), so they commit too.
+      const refusal = await writer.transact((): ConflictError | UnauthenticatedError | null => {
+        const st = requireHome();
+        const k = store.siteKey(req.key_id);
+        const reject = (reason: string) =>
+          ledger.append({
+            type: 'keychain.site_key_rejected',
+            actor: `peer:${fp}`,
+            data: { id: req.key_id, reason, fingerprint: fp, address },
+          });
+        if (k === null) {
+          reject('unknown_key');
+          return new UnauthenticatedError(
+            'site_key_rejected',
+            'the site key is not one this home issued',
+          );
+        }
+        if (k.used_at !== null && k.used_by_fp === fp && secretMatches(req.secret, k.secret_hash))
+          return null; // a retry by the install that used it: the same success again
+        if (k.used_at !== null) {
+          reject('used');
+          return new ConflictError('site_key_used', `site key ${k.id} was already used`, {
+            why: 'used',
+          });
+        }
+        if (k.revoked_at !== null) {
+          reject(k.revoked_reason === 'locked' ? 'locked' : 'revoked');
+          return new ConflictError('site_key_revoked', `site key ${k.id} was revoked`, {
+            why: k.revoked_reason ?? 'revoked',
+          });
+        }
+        if (Date.parse(k.expires_at) <= clock.now()) {
+          reject('expired');
+          return new ConflictError(
+            'site_key_expired',
+            `site key ${k.id} expired at ${k.expires_at}`,
+            { why: 'expired' },
+          );
+        }
+        if (!secretMatches(req.secret, k.secret_hash)) {
+          reject('wrong_secret');
+          if (k.failed_attempts + 1 >= SITE_KEY_MAX_FAILURES)
+            ledger.append({
+              type: 'keychain.site_key_locked',
+              actor: 'system',
+              data: { id: k.id },
+            });
+          return new UnauthenticatedError('site_key_rejected', 'the site key secret is wrong');
+        }
+        const known = store.member(fp);
+        if (known !== null)
+          return new ConflictError('already_member', `${fp} is already in this keychain`, {
+            why: 'member',
+          });
+        ledger.append({
+          type: 'keychain.site_key_used',
+          actor: `peer:${fp}`,
+          data: { id: k.id, fingerprint: fp },
+        });
+        const record = appendRecord(
+          headRecord(),
+          {
+            keychain_id: st.keychain_id,
+            epoch: st.epoch,
+            type: 'member_add',
+            body: {
+              fp,
+              sig_pub: req.sig_pub,
+              kx_pub: req.kx_pub,
+              label: req.label,
+              address,
+              via: `site_key:${k.id}`,
+            },
+          },
+          { fp: self, key: identity.key },
+          clock.nowIso(),
+        );
+        ledger.append({
+          type: 'keychain.member_added',
+          actor: `peer:${fp}`,
+          data: {
+            fingerprint: fp,
+            label: req.label,
+            sig_pub: req.sig_pub,
+            kx_pub: req.kx_pub,
+            address,
+            via: `site_key:${k.id}`,
+            record,
+          },
+        });
+        store.heard(fp, clock.nowIso());
+        return null;
+      });
+      if (refusal !== null) throw refusal;
+      return roster();
+    },
+
+    /** A member's pull: it is heard (health), and gets the roster and log. */
+    pull(fp: string): Roster {
+      store.heard(fp, clock.nowIso());
+      return roster();
+    },
+
+    /** The hash a member's log head must have to be in step with ours. */
+    headHash: (): string | null => {
+      const h = headRecord();
+      return h === null ? null : recordHash(h);
+    },
+  };
+}
+export type KeychainService = ReturnType<typeof createKeychainService>;

@@ -1,0 +1,260 @@
+// The keychain's tables. keychain_state, keychain_members, keychain_log and
+// keychain_site_keys are this projection of keychain.* events (rebuild replays them);
+// keychain_nonces and keychain_contact are operational state written here directly.
+import type { Database } from 'better-sqlite3';
+import { projectionOf } from '../ledger/index.js';
+import { canonicalJson } from '../shared/canonical-json.js';
+import type { KeychainEvents } from './keychain.events.js';
+import { recordHash, type LogRecord } from './authority-log.js';
+
+export type KeychainRole = 'home' | 'member';
+export type MemberHealth = 'ok' | 'silent' | 'gone';
+
+export interface StateRow {
+  readonly keychain_id: string;
+  readonly role: KeychainRole;
+  readonly epoch: number;
+  readonly home_fp: string;
+  readonly label: string;
+  readonly via: string;
+  readonly since: string;
+}
+
+export interface MemberRow {
+  readonly fingerprint: string;
+  readonly label: string;
+  readonly role: KeychainRole;
+  readonly sig_pub: string;
+  readonly kx_pub: string;
+  readonly address: string | null;
+  readonly via: string;
+  readonly added_at: string;
+  readonly health: MemberHealth;
+}
+
+export interface SiteKeyRow {
+  readonly id: string;
+  readonly label: string;
+  readonly purpose: string;
+  readonly licence: number;
+  readonly created_by: string;
+  readonly created_at: string;
+  readonly expires_at: string;
+  readonly secret_hash: string;
+  readonly used_at: string | null;
+  readonly used_by_fp: string | null;
+  readonly revoked_at: string | null;
+  readonly revoked_reason: string | null;
+  readonly failed_attempts: number;
+}
+
+/** The most wrong secrets a site key takes before it is locked (design §2.3). */
+export const SITE_KEY_MAX_FAILURES = 5;
+
+export function createKeychainStore(db: Database) {
+  const state = db.prepare<[], StateRow>(
+    'SELECT keychain_id, role, epoch, home_fp, label, via, since FROM keychain_state WHERE id = 1',
+  );
+  const putState = db.prepare<StateRow>(
+    `INSERT OR REPLACE INTO keychain_state (id, keychain_id, role, epoch, home_fp, label, via, since)
+     VALUES (1, @keychain_id, @role, @epoch, @home_fp, @label, @via, @since)`,
+  );
+  const setEpoch = db.prepare<[number]>(
+    'UPDATE keychain_state SET epoch = max(epoch, ?) WHERE id = 1',
+  );
+  const members = db.prepare<[], MemberRow>(
+    `SELECT fingerprint, label, role, sig_pub, kx_pub, address, via, added_at, health
+     FROM keychain_members ORDER BY role = 'member', added_at, fingerprint`,
+  );
+  const member = db.prepare<[string], MemberRow>(
+    `SELECT fingerprint, label, role, sig_pub, kx_pub, address, via, added_at, health
+     FROM keychain_members WHERE fingerprint = ?`,
+  );
+  const putMember = db.prepare<Omit<MemberRow, 'health'>>(
+    `INSERT INTO keychain_members (fingerprint, label, role, sig_pub, kx_pub, address, via, added_at)
+     VALUES (@fingerprint, @label, @role, @sig_pub, @kx_pub, @address, @via, @added_at)
+     ON CONFLICT (fingerprint) DO UPDATE SET label = excluded.label, role = excluded.role,
+       sig_pub = excluded.sig_pub, kx_pub = excluded.kx_pub, address = excluded.address,
+       via = excluded.via`,
+  );
+  const dropMembers = db.prepare<[]>('DELETE FROM keychain_members');
+  const setHealth = db.prepare<[MemberHealth, string]>(
+    'UPDATE keychain_members SET health = ? WHERE fingerprint = ?',
+  );
+  const log = db.prepare<[], { record: string }>('SELECT record FROM keychain_log ORDER BY seq');
+  const head = db.prepare<[], { seq: number; hash: string }>(
+    'SELECT seq, hash FROM keychain_log ORDER BY seq DESC LIMIT 1',
+  );
+  const putRecord = db.prepare<[number, number, string, string, string]>(
+    'INSERT OR REPLACE INTO keychain_log (seq, epoch, type, record, hash) VALUES (?, ?, ?, ?, ?)',
+  );
+  const dropLog = db.prepare<[]>('DELETE FROM keychain_log');
+  const siteKeys = db.prepare<[], SiteKeyRow>(
+    'SELECT * FROM keychain_site_keys ORDER BY created_at DESC, id',
+  );
+  const siteKey = db.prepare<[string], SiteKeyRow>('SELECT * FROM keychain_site_keys WHERE id = ?');
+  const putSiteKey = db.prepare<
+    Omit<SiteKeyRow, 'used_at' | 'used_by_fp' | 'revoked_at' | 'revoked_reason' | 'failed_attempts'>
+  >(
+    `INSERT INTO keychain_site_keys (id, label, purpose, licence, created_by, created_at, expires_at, secret_hash)
+     VALUES (@id, @label, @purpose, @licence, @created_by, @created_at, @expires_at, @secret_hash)`,
+  );
+  const revokeKey = db.prepare<[string, string, string]>(
+    'UPDATE keychain_site_keys SET revoked_at = ?, revoked_reason = ? WHERE id = ? AND revoked_at IS NULL',
+  );
+  const failKey = db.prepare<[string]>(
+    'UPDATE keychain_site_keys SET failed_attempts = failed_attempts + 1 WHERE id = ?',
+  );
+  // Consumed once: the WHERE makes a second use change nothing (design §2.3).
+  const useKey = db.prepare<[string, string, string]>(
+    'UPDATE keychain_site_keys SET used_at = ?, used_by_fp = ? WHERE id = ? AND used_at IS NULL',
+  );
+  const addNonce = db.prepare<[string, string, number]>(
+    'INSERT OR IGNORE INTO keychain_nonces (fingerprint, nonce, expires_at) VALUES (?, ?, ?)',
+  );
+  const dropNonces = db.prepare<[number]>('DELETE FROM keychain_nonces WHERE expires_at <= ?');
+  const countNonces = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM keychain_nonces');
+  const heard = db.prepare<[string, string]>(
+    `INSERT INTO keychain_contact (fingerprint, heard_at) VALUES (?, ?)
+     ON CONFLICT (fingerprint) DO UPDATE SET heard_at = excluded.heard_at`,
+  );
+  const contact = db.prepare<[], { fingerprint: string; heard_at: string }>(
+    'SELECT fingerprint, heard_at FROM keychain_contact',
+  );
+
+  function putLog(record: LogRecord): void {
+    putRecord.run(record.seq, record.epoch, record.type, canonicalJson(record), recordHash(record));
+  }
+
+  function replaceRoster(
+    list: readonly (Omit<MemberRow, 'health' | 'via' | 'added_at'> & { via?: string })[],
+    records: readonly LogRecord[],
+    at: string,
+  ): void {
+    dropMembers.run();
+    for (const m of list) putMember.run({ ...m, via: m.via ?? 'roster', added_at: at });
+    dropLog.run();
+    for (const r of records) putLog(r);
+  }
+
+  return {
+    state: (): StateRow | null => state.get() ?? null,
+    members: (): MemberRow[] => members.all(),
+    member: (fp: string): MemberRow | null => member.get(fp) ?? null,
+    siteKeys: (): SiteKeyRow[] => siteKeys.all(),
+    siteKey: (id: string): SiteKeyRow | null => siteKey.get(id) ?? null,
+    log: (): LogRecord[] => log.all().map((r) => JSON.parse(r.record) as LogRecord),
+    head: (): { seq: number; hash: string } | null => head.get() ?? null,
+    /** Records a verified request's nonce; false when it was seen before (a replay). */
+    recordNonce(fp: string, nonce: string, expiresAtMs: number, nowMs: number): boolean {
+      dropNonces.run(nowMs);
+      return addNonce.run(fp, nonce, expiresAtMs).changes === 1;
+    },
+    nonceCount: (): number => countNonces.get()?.n ?? 0,
+    heard(fp: string, at: string): void {
+      heard.run(fp, at);
+    },
+    contact: (): Map<string, string> =>
+      new Map(contact.all().map((r) => [r.fingerprint, r.heard_at])),
+    projection: projectionOf<KeychainEvents>({
+      name: 'keychain',
+      tables: ['keychain_state', 'keychain_members', 'keychain_log', 'keychain_site_keys'],
+      on: {
+        'keychain.home_created': (d, e) => {
+          putState.run({
+            keychain_id: d.keychain_id,
+            role: 'home',
+            epoch: d.record.epoch,
+            home_fp: d.fingerprint,
+            label: d.label,
+            via: 'genesis',
+            since: e.ts,
+          });
+          putMember.run({
+            fingerprint: d.fingerprint,
+            label: d.label,
+            role: 'home',
+            sig_pub: d.sig_pub,
+            kx_pub: d.kx_pub,
+            address: d.address,
+            via: 'genesis',
+            added_at: e.ts,
+          });
+          putLog(d.record);
+        },
+        'keychain.site_key_created': (d, e) => {
+          putSiteKey.run({
+            id: d.id,
+            label: d.label,
+            purpose: d.purpose,
+            licence: d.licence ? 1 : 0,
+            created_by: e.actor,
+            created_at: e.ts,
+            expires_at: d.expires_at,
+            secret_hash: d.secret_hash,
+          });
+        },
+        'keychain.site_key_revoked': (d, e) => {
+          revokeKey.run(e.ts, d.reason, d.id);
+        },
+        'keychain.site_key_rejected': (d) => {
+          if (d.reason === 'wrong_secret') failKey.run(d.id);
+        },
+        'keychain.site_key_locked': (d, e) => {
+          revokeKey.run(e.ts, 'locked', d.id);
+        },
+        'keychain.site_key_used': (d, e) => {
+          useKey.run(e.ts, d.fingerprint, d.id);
+        },
+        'keychain.member_added': (d, e) => {
+          putMember.run({
+            fingerprint: d.fingerprint,
+            label: d.label,
+            role: 'member',
+            sig_pub: d.sig_pub,
+            kx_pub: d.kx_pub,
+            address: d.address,
+            via: d.via,
+            added_at: e.ts,
+          });
+          putLog(d.record);
+        },
+        'keychain.enrolled': (d, e) => {
+          putState.run({
+            keychain_id: d.keychain_id,
+            role: 'member',
+            epoch: d.epoch,
+            home_fp: d.home_fp,
+            label: d.label,
+            via: d.via,
+            since: e.ts,
+          });
+          replaceRoster(
+            d.members.map((m) => ({ ...m, role: m.role === 'home' ? 'home' : 'member' })),
+            d.records,
+            e.ts,
+          );
+        },
+        'keychain.roster_synced': (d, e) => {
+          setEpoch.run(d.epoch);
+          replaceRoster(
+            d.members.map((m) => ({ ...m, role: m.role === 'home' ? 'home' : 'member' })),
+            d.records,
+            e.ts,
+          );
+        },
+        'keychain.member_silent': (d) => {
+          setHealth.run('silent', d.fingerprint);
+        },
+        'keychain.member_gone': (d) => {
+          setHealth.run('gone', d.fingerprint);
+        },
+        'keychain.member_back': (d) => {
+          setHealth.run('ok', d.fingerprint);
+        },
+      },
+      reserves: ['keychain.peer_auth_failed', 'keychain.join_failed'],
+    }),
+  };
+}
+export type KeychainStore = ReturnType<typeof createKeychainStore>;

@@ -1,0 +1,111 @@
+// A member's pull from its home (design/keychain.md §2.5, §2.8): every 30 s, or at once on
+// POST /v1/keychain/pull. The home hears the member (its health), the member learns the
+// roster and the authority log, kept only when the log holds and follows what it already
+// has at the same or a higher epoch.
+import type { Writer } from '../db/writer.js';
+import type { DomainLedger } from '../ledger/index.js';
+import type { Clock } from '../shared/clock.js';
+import { canonicalJson } from '../shared/canonical-json.js';
+import { checkLog, importSigPub, recordHash, type LogRecord } from './authority-log.js';
+import type { KeychainEvents } from './keychain.events.js';
+import type { Identity, Roster } from './keychain.service.js';
+import type { KeychainStore } from './keychain.store.js';
+import { callPeer } from './peer-client.js';
+
+export const PULL_EVERY_S = 30;
+
+export type PullResult =
+  | { readonly ok: true; readonly changed: boolean }
+  | { readonly ok: false; readonly why: string; readonly status?: number };
+
+/** Whether `next` extends `known` (the same records first), as a log may only grow. */
+function extendsLog(known: readonly LogRecord[], next: readonly LogRecord[]): boolean {
+  if (next.length < known.length) return false;
+  return known.every((r, i) => next[i] !== undefined && recordHash(next[i]) === recordHash(r));
+}
+
+export function createMemberSync(deps: {
+  store: KeychainStore;
+  ledger: DomainLedger<KeychainEvents>;
+  writer: Writer;
+  clock: Clock;
+  identity: Identity;
+}) {
+  const { store, ledger, writer, clock, identity } = deps;
+  let last: PullResult | null = null;
+
+  async function pull(): Promise<PullResult> {
+    const st = store.state();
+    if (st?.role !== 'member')
+      return (last = { ok: false, why: 'this install is not a keychain member' });
+    const home = store.member(st.home_fp);
+    const homeKey = home === null ? null : importSigPub(home.sig_pub);
+    if (home === null || homeKey === null || home.address === null)
+      return (last = { ok: false, why: 'the roster holds no address or key for the home' });
+    const answer = await callPeer(
+      { url: home.address, fingerprint: home.fingerprint, key: homeKey },
+      '/v1/keychain/peer/pull',
+      {},
+      {
+        signer: { fingerprint: identity.fingerprint, key: identity.key },
+        keychainId: st.keychain_id,
+        epoch: st.epoch,
+        head: store.head()?.hash ?? '',
+        now: clock.now(),
+      },
+    );
+    if (answer.kind !== 'answered') return (last = { ok: false, why: answer.why });
+    if (answer.status !== 200) {
+      const body = answer.body as { message?: string } | null;
+      return (last = {
+        ok: false,
+        status: answer.status,
+        why: body?.message ?? `the home answered ${String(answer.status)}`,
+      });
+    }
+    const answered = answer.body as Roster;
+    // The home's entry carries no address of its own: keep the one we reach it at.
+    const roster: Roster = {
+      ...answered,
+      members: answered.members.map((m) =>
+        m.fingerprint === home.fingerprint && m.address === null
+          ? { ...m, address: home.address }
+          : m,
+      ),
+    };
+    const known = store.log();
+    const problem =
+      roster.keychain_id !== st.keychain_id
+        ? 'the home answered for another keychain'
+        : roster.epoch < st.epoch
+          ? `the home is at epoch ${String(roster.epoch)}, below ours (${String(st.epoch)})`
+          : (checkLog(roster.records, st.keychain_id) ??
+            (extendsLog(known, roster.records) ? null : 'the log does not extend ours'));
+    if (problem !== null) return (last = { ok: false, why: problem });
+    const members = store.members().map((m) => ({
+      fingerprint: m.fingerprint,
+      label: m.label,
+      role: m.role,
+      sig_pub: m.sig_pub,
+      kx_pub: m.kx_pub,
+      address: m.address,
+    }));
+    const changed =
+      roster.epoch !== st.epoch ||
+      roster.records.length !== known.length ||
+      canonicalJson(roster.members) !== canonicalJson(members);
+    await writer.transact(() => {
+      store.heard(st.home_fp, clock.nowIso());
+      if (changed)
+        ledger.append({
+          type: 'keychain.roster_synced',
+          actor: 'system',
+          data: { epoch: roster.epoch, members: roster.members, records: roster.records },
+        });
+    });
+    return (last = { ok: true, changed });
+  }
+
+  return { pull, last: (): PullResult | null => last };
+}
+export type MemberSync = ReturnType<typeof createMemberSync>;

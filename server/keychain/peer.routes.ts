@@ -1,0 +1,252 @@
+// POST /v1/keychain/peer/*: the calls installs make to each other. No session: each request
+// is signed with the sender's install key (crypto/peer-signature.ts) and each answer with
+// ours; secrets travel sealed to the recipient's agreement key. Bodies are read raw (the
+// signature covers their digest), at most 64 KB, and every address is throttled, the
+// calls before pairing (hello, enrol) ten times harder than a member's.
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { KeyObject } from 'node:crypto';
+import type { Clock } from '../shared/clock.js';
+import { ServiceError } from '../shared/errors.js';
+import { fingerprintOfSigPub, importSigPub } from './authority-log.js';
+import { signResponse, verifyRequest, type VerifyFailure } from './crypto/peer-signature.js';
+import { openSealed, sealTo, importAgreementPublic, SealedBoxError } from './crypto/sealed-box.js';
+import type { EnrolRequest, KeychainService } from './keychain.service.js';
+import type { KeychainStore } from './keychain.store.js';
+
+/** The specification's limit on a peer request body. */
+export const PEER_BODY_LIMIT = 64 * 1024;
+/** Per address: before pairing 10 a minute, a member's calls 120 a minute (design §2.10). */
+export const PRE_AUTH_PER_MINUTE = 10;
+export const MEMBER_PER_MINUTE = 120;
+
+export const ENROL_AAD = 'svc-keychain/enrol/v1';
+export const ROSTER_AAD = 'svc-keychain/roster/v1';
+
+/** Additional data binding a sealed body to its purpose, keychain and recipient. */
+export function aadFor(purpose: string, keychainId: string, recipientFp: string): Buffer {
+  return Buffer.from(`${purpose}\0${keychainId}\0${recipientFp}`, 'utf8');
+}
+
+interface Options {
+  readonly keychain: KeychainService;
+  readonly store: KeychainStore;
+  readonly clock: Clock;
+  readonly identity: { fingerprint: string; key: KeyObject };
+  readonly agreementKey: KeyObject;
+  /** A refused request, for the ledger (aggregated by the caller). */
+  readonly onRefused: (failure: {
+    code: string;
+    address: string;
+    path: string;
+    keyid: string | null;
+  }) => void;
+}
+
+function jsonOf(body: unknown): Record<string, unknown> | null {
+  if (!Buffer.isBuffer(body)) return null;
+  try {
+    const parsed: unknown = JSON.parse(body.toString('utf8'));
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+export async function keychainPeerRoutes(app: FastifyInstance, opts: Options): Promise<void> {
+  const { keychain, store, clock, identity } = opts;
+  await app.register(rateLimit, {
+    global: false,
+    // The answer every throttled caller gets: 429 with Retry-After (the plugin's header).
+    errorResponseBuilder: (_req, ctx) => ({
+      statusCode: 429,
+      error: 'throttled',
+      message: `too many keychain calls from this address; retry in ${String(Math.ceil(ctx.ttl / 1000))} s`,
+    }),
+  });
+  // Raw bodies: the signature covers the bytes as sent, not a re-serialisation.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser(
+    'application/json',
+    { parseAs: 'buffer', bodyLimit: PEER_BODY_LIMIT },
+    (_req, body, done) => {
+      done(null, body);
+    },
+  );
+
+  const preAuth = { rateLimit: { max: PRE_AUTH_PER_MINUTE, timeWindow: 60_000 } };
+  const member = { rateLimit: { max: MEMBER_PER_MINUTE, timeWindow: 60_000 } };
+
+  function refuse(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    f: VerifyFailure,
+    keyid: string | null,
+  ) {
+    opts.onRefused({ code: f.code, address: req.ip, path: req.url, keyid });
+    return reply.code(f.status).send({
+      error: f.code,
+      message: f.message,
+      ...(f.serverTime !== undefined && { server_time: f.serverTime }),
+    });
+  }
+
+  /** Sends `payload` as JSON, signed as the answer to the request that carried `nonce`. */
+  function answer(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    status: number,
+    payload: unknown,
+    requestNonce: string,
+  ) {
+    const body = Buffer.from(JSON.stringify(payload), 'utf8');
+    const st = store.state();
+    const headers = signResponse({
+      status,
+      body,
+      keychainId: st?.keychain_id ?? '',
+      from: identity.fingerprint,
+      to: String(req.headers['keychain-from'] ?? ''),
+      epoch: st?.epoch ?? 0,
+      head: store.head()?.hash ?? '',
+      requestNonce,
+      key: identity.key,
+      keyid: identity.fingerprint,
+      now: clock.now(),
+    });
+    return reply.code(status).headers(headers).type('application/json').send(body);
+  }
+
+  /** A refusal of the service (a used site key …), signed like any answer. */
+  function answerError(req: FastifyRequest, reply: FastifyReply, err: unknown, nonce: string) {
+    if (!(err instanceof ServiceError)) throw err;
+    const status = {
+      invalid_input: 400,
+      unauthenticated: 401,
+      forbidden: 403,
+      not_found: 404,
+      conflict: 409,
+      not_operating: 503,
+      unavailable: 503,
+    }[err.kind];
+    return answer(
+      req,
+      reply,
+      status,
+      { ...err.details, error: err.code, message: err.message },
+      nonce,
+    );
+  }
+
+  app.post('/keychain/peer/hello', { config: preAuth }, async () => keychain.hello());
+
+  app.post('/keychain/peer/enrol', { config: preAuth }, async (req, reply) => {
+    const st = store.state();
+    if (st?.role !== 'home')
+      return reply
+        .code(409)
+        .send({ error: 'not_home', message: 'this install is not a keychain home' });
+    // The sender's public key travels in the clear beside the sealed part: the signature
+    // (over the body's digest) is checked before anything is decrypted.
+    const parsed = jsonOf(req.body);
+    const sigPub = typeof parsed?.['sig_pub'] === 'string' ? parsed['sig_pub'] : '';
+    const fp = fingerprintOfSigPub(sigPub);
+    const sigKey = importSigPub(sigPub);
+    const verified = verifyRequest({
+      method: req.method,
+      path: req.url.split('?')[0] ?? req.url,
+      query: req.url.includes('?') ? req.url.slice(req.url.indexOf('?')) : '',
+      headers: req.headers,
+      body: req.body as Buffer,
+      now: clock.now(),
+      expect: { keychainId: st.keychain_id, to: identity.fingerprint },
+      // Self-signed: the new site proves it holds the key it asks to be pinned with.
+      publicKeyFor: (keyid: string) =>
+        keyid === fp && sigKey !== null ? { key: sigKey } : { refused: 'unknown' as const },
+      recordNonce: (keyid: string, nonce: string, expiresAt: number) =>
+        store.recordNonce(keyid, nonce, expiresAt, clock.now()),
+    });
+    if (!verified.ok) return refuse(req, reply, verified, fp);
+    let enrol: EnrolRequest;
+    let kx: KeyObject;
+    try {
+      const plain = openSealed(
+        opts.agreementKey,
+        parsed?.['sealed'],
+        aadFor(ENROL_AAD, st.keychain_id, identity.fingerprint),
+      );
+      enrol = JSON.parse(plain.toString('utf8')) as EnrolRequest;
+      if (
+        typeof enrol.key_id !== 'string' ||
+        typeof enrol.secret !== 'string' ||
+        enrol.sig_pub !== sigPub
+      )
+        throw new SealedBoxError();
+      kx = importAgreementPublic(enrol.kx_pub);
+    } catch (err) {
+      if (!(err instanceof SealedBoxError) && !(err instanceof SyntaxError)) throw err;
+      return refuse(
+        req,
+        reply,
+        {
+          ok: false,
+          status: 400,
+          code: 'enrol_unreadable',
+          message:
+            'the enrol body is not sealed to this home, or lacks key_id, secret, sig_pub or kx_pub',
+        },
+        fp,
+      );
+    }
+    const label =
+      typeof enrol.label === 'string' && enrol.label.trim() !== ''
+        ? enrol.label.trim().slice(0, 64)
+        : `site ${String(fp).slice(0, 8)}`;
+    try {
+      const roster = await keychain.enrol(
+        verified.keyid,
+        { ...enrol, label },
+        typeof enrol.address === 'string' ? enrol.address : null,
+      );
+      // The roster holds no secret today, but parts will: it always travels sealed.
+      const box = sealTo(
+        kx,
+        Buffer.from(JSON.stringify(roster), 'utf8'),
+        aadFor(ROSTER_AAD, st.keychain_id, verified.keyid),
+      );
+      return answer(req, reply, 200, { sealed: box }, verified.nonce);
+    } catch (err) {
+      return answerError(req, reply, err, verified.nonce);
+    }
+  });
+
+  app.post('/keychain/peer/pull', { config: member }, async (req, reply) => {
+    const st = store.state();
+    if (st?.role !== 'home')
+      return reply
+        .code(409)
+        .send({ error: 'not_home', message: 'this install is not a keychain home' });
+    const keyid =
+      typeof req.headers['keychain-from'] === 'string' ? req.headers['keychain-from'] : null;
+    const verified = verifyRequest({
+      method: req.method,
+      path: req.url.split('?')[0] ?? req.url,
+      query: req.url.includes('?') ? req.url.slice(req.url.indexOf('?')) : '',
+      headers: req.headers,
+      body: req.body as Buffer,
+      now: clock.now(),
+      expect: { keychainId: st.keychain_id, to: identity.fingerprint },
+      publicKeyFor: (id: string) => {
+        const m = store.member(id);
+        const key = m === null || m.role !== 'member' ? null : importSigPub(m.sig_pub);
+        return key === null ? { refused: 'unknown' as const } : { key };
+      },
+      recordNonce: (id: string, nonce: string, expiresAt: number) =>
+        store.recordNonce(id, nonce, expiresAt, clock.now()),
+    });
+    if (!verified.ok) return refuse(req, reply, verified, keyid);
+    return answer(req, reply, 200, keychain.pull(verified.keyid), verified.nonce);
+  });
+}
