@@ -7,7 +7,7 @@ import { Value } from 'typebox/value';
 import type { Writer } from '../db/writer.js';
 import type { DomainLedger } from '../ledger/index.js';
 import { canonicalJson } from '../shared/canonical-json.js';
-import { InvalidInputError } from '../shared/errors.js';
+import { ConflictError, InvalidInputError } from '../shared/errors.js';
 import type { Actor } from '../shared/types.js';
 import {
   BrandingInput,
@@ -27,6 +27,8 @@ interface Deps {
   readonly store: BrandingStore;
   readonly ledger: DomainLedger<BrandingEvents>;
   readonly writer: Writer;
+  /** Where branding is changed when a keychain home carries it to this install, else null. */
+  readonly carriedBy?: () => string | null;
 }
 
 function invalid(field: string, message: string, details: Record<string, unknown> = {}): never {
@@ -286,7 +288,8 @@ export interface BrandingAnswer {
   readonly sha256: string;
 }
 
-export function createBrandingService({ store, ledger, writer }: Deps) {
+export function createBrandingService(deps: Deps) {
+  const { store, ledger, writer } = deps;
   function read(): BrandingAnswer {
     const row = store.get();
     const doc = row === null ? DEFAULT_BRANDING : withDefaults(row.document);
@@ -317,10 +320,30 @@ export function createBrandingService({ store, ledger, writer }: Deps) {
   };
 
   return {
+    /** The document in force and its SHA-256, as a keychain home carries it. */
+    document: (): { doc: unknown; sha256: string } => {
+      const row = store.get();
+      const doc = row === null ? DEFAULT_BRANDING : withDefaults(row.document);
+      return { doc, sha256: sha256Of(doc) };
+    },
+    /** Inside a writer job: record branding a keychain home carried here (checked as a PUT is). */
+    applyCarried(input: unknown, actor: string): void {
+      const branding = checkBranding(input);
+      ledger.append({ type: BRANDING_SET, actor, data: { branding, sha256: sha256Of(branding) } });
+    },
     /** GET /v1/branding: from memory, read again only after the projection changed. */
     get: current,
     /** PUT /v1/branding: replace the whole document; missing fields take their defaults. */
     async put(input: Omit<BrandingInput, 'by'>, actor: Actor): Promise<BrandingAnswer> {
+      const carrier = deps.carriedBy?.() ?? null;
+      if (carrier !== null)
+        throw new ConflictError(
+          'keychain_managed',
+          `branding is carried by the keychain: change it on ${carrier}`,
+          {
+            why: `the keychain home ${carrier} carries branding to this install`,
+          },
+        );
       const branding = checkBranding(input);
       await writer.transact(() =>
         ledger.append({

@@ -13,7 +13,7 @@ import {
 } from '../connectors/index.js';
 import { consoleDir, consoleRoutes } from '../console/index.js';
 import { createCoreDoctor } from './doctor.js';
-import { buildKeychain, type KeychainOptions } from './keychain.js';
+import { buildKeychain, carrierOf, type KeychainOptions } from './keychain.js';
 import { buildLiveHub, type LiveStreamOptions } from './live.js';
 import { buildDeciding, buildInvestigation } from './acting.js';
 import { doctorRoutes, escalationCheck, snapshotsCheck } from '../doctor/index.js';
@@ -194,6 +194,7 @@ export async function buildApp(config: Config, options: AppOptions) {
       writer: rt.writer,
       clock: rt.clock,
       file: config.files.policy,
+      carriedBy: () => carrierOf(rt, 'policy'),
     });
     // A connectors file that does not read refuses the start too.
     connectors = createConnectorsService({
@@ -256,6 +257,7 @@ export async function buildApp(config: Config, options: AppOptions) {
     store: rt.brandingStore,
     ledger: rt.ledger,
     writer: rt.writer,
+    carriedBy: () => carrierOf(rt, 'branding'),
   });
   // Packs, models, approvals and autonomy need only stores, the policy and the connectors;
   // people (an approver changed) and status (the models) are built on them below.
@@ -535,7 +537,7 @@ export async function buildApp(config: Config, options: AppOptions) {
   poller.start();
 
   const liveHub = buildLiveHub(rt, options.liveStream);
-  const keychain = buildKeychain(rt, log, options.keychain);
+  const keychain = buildKeychain(rt, log, { policy, branding }, options.keychain);
   const app = createHttpServer({ log, trustProxy: config.http.trustProxy });
   await app.register(swagger, {
     openapi: {

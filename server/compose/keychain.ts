@@ -10,6 +10,8 @@ import {
   createHealthWatch,
   createKeychainService,
   createMemberSync,
+  createPartsHome,
+  type PartAdapter,
   exportAgreementPublic,
   exportSigPub,
   keychainPeerRoutes,
@@ -19,6 +21,8 @@ import {
   type JoinState,
 } from '../keychain/index.js';
 import type { Logger } from 'pino';
+import type { BrandingService } from '../branding/index.js';
+import type { PolicyService } from '../policy/index.js';
 import type { Runtime } from './runtime.js';
 
 const REFUSAL_EVERY_MS = 5 * 60_000;
@@ -41,7 +45,29 @@ function licenceRefuses(rt: Runtime): string | null {
     : 'the licence does not include the keychain (Enterprise and Strategic do)';
 }
 
-export function buildKeychain(rt: Runtime, log: Logger, options: KeychainOptions = {}) {
+/**
+ * Where a part is changed when this install is a member whose home carries it ("DC A
+ * (ABCDEFGHIJKL…)"), or null: the domains refuse their own writes with keychain_managed.
+ */
+export function carrierOf(rt: Runtime, part: string): string | null {
+  const st = rt.keychainStore.state();
+  if (st?.role !== 'member' || !(JSON.parse(st.carried) as string[]).includes(part)) return null;
+  const home = rt.keychainStore.member(st.home_fp);
+  return `the home ${home?.label ?? 'install'} (${st.home_fp.slice(0, 12)}…)`;
+}
+
+/** The domains whose documents the keychain carries. */
+export interface CarriedDomains {
+  readonly policy: Pick<PolicyService, 'document' | 'applyCarried'>;
+  readonly branding: Pick<BrandingService, 'document' | 'applyCarried'>;
+}
+
+export function buildKeychain(
+  rt: Runtime,
+  log: Logger,
+  domains: CarriedDomains,
+  options: KeychainOptions = {},
+) {
   const { config } = rt;
   if (rt.identityKey === null) throw new Error('the keychain needs the install key');
   const agreementKey = loadOrCreateAgreementKey(config.dataDir, config.fips);
@@ -52,12 +78,30 @@ export function buildKeychain(rt: Runtime, log: Logger, options: KeychainOptions
     kxPub: exportAgreementPublic(agreementKey),
   };
   const deps = { store: rt.keychainStore, ledger: rt.ledger, writer: rt.writer, clock: rt.clock };
+  const adapters: PartAdapter[] = [
+    {
+      part: 'policy',
+      document: () => domains.policy.document().doc,
+      apply: (doc, actor) => {
+        domains.policy.applyCarried(doc, actor);
+      },
+    },
+    {
+      part: 'branding',
+      document: () => domains.branding.document().doc,
+      apply: (doc, actor) => {
+        domains.branding.applyCarried(doc, actor);
+      },
+    },
+  ];
+  const parts = createPartsHome({ ...deps, adapters, key: identity.key });
   const keychain = createKeychainService({
     ...deps,
     identity,
     licenceRefuses: () => licenceRefuses(rt),
+    parts,
   });
-  const sync = createMemberSync({ ...deps, identity });
+  const sync = createMemberSync({ ...deps, identity, adapters });
   const health = createHealthWatch({ ...deps, self: identity.fingerprint });
   let join: JoinState | null = null;
   let stopped = false;
@@ -110,7 +154,13 @@ export function buildKeychain(rt: Runtime, log: Logger, options: KeychainOptions
             { attempts: s.attempts, why: s.last_error },
             'keychain: the home did not take this site yet; trying again in 30 s',
           );
-        if (s.state === 'enrolled') log.info('keychain: enrolled with the home');
+        if (s.state === 'enrolled') {
+          log.info('keychain: enrolled with the home');
+          // The parts the home carries, at once rather than at the first timed pull.
+          sync.pull().catch((err: unknown) => {
+            log.warn({ err }, 'keychain: the first pull from the home failed');
+          });
+        }
         if (s.state === 'failed' || s.state === 'gave_up')
           log.error({ why: s.last_error }, 'keychain: joining the home stopped');
       },

@@ -263,6 +263,13 @@ CREATE TABLE keychain_nonces (
   expires_at  INTEGER NOT NULL,     -- ms since the epoch
   PRIMARY KEY (fingerprint, nonce)
 ) WITHOUT ROWID;
+CREATE TABLE keychain_parts (
+  part    TEXT PRIMARY KEY,
+  version INTEGER NOT NULL,
+  sha256  TEXT NOT NULL,
+  epoch   INTEGER NOT NULL,
+  at      TEXT NOT NULL
+) WITHOUT ROWID;
 CREATE TABLE keychain_site_keys (
   id              TEXT PRIMARY KEY,
   label           TEXT NOT NULL,
@@ -286,7 +293,8 @@ CREATE TABLE keychain_state (
   home_fp     TEXT NOT NULL,
   label       TEXT NOT NULL,        -- this install's own label in the roster
   via         TEXT NOT NULL,        -- genesis, or how it joined (site_key:<id>)
-  since       TEXT NOT NULL
+  since       TEXT NOT NULL,
+  carried     TEXT NOT NULL DEFAULT '[]'  -- on a member: the parts its home carries (JSON)
 );
 CREATE TABLE ledger (
   seq      INTEGER PRIMARY KEY,

@@ -13,3 +13,4 @@ export { createMemberSync, PULL_EVERY_S } from './member-sync.js';
 export { createHealthWatch } from './health.js';
 export { exportSigPub } from './authority-log.js';
 export { exportAgreementPublic } from './crypto/sealed-box.js';
+export { createPartsHome, CARRIED_PARTS, type PartAdapter } from './parts.js';

@@ -240,6 +240,7 @@ export async function attemptJoin(deps: JoinDeps): Promise<Attempt> {
         epoch: roster.epoch,
         via: `site_key:${key.id}`,
         label: deps.label,
+        carried: roster.carried,
         // The home's own entry has no address: we reach it where we joined it.
         members: roster.members.map((m) =>
           m.fingerprint === roster.home_fp && m.address === null ? { ...m, address: deps.url } : m,

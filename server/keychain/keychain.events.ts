@@ -68,14 +68,37 @@ export const keychainEvents = {
     epoch: Type.Integer(),
     via: Type.String(),
     label: Type.String(),
+    carried: Type.Array(Type.String()),
     members: Type.Array(Type.Object({ ...Member, role: Type.String() })),
     records: Type.Array(LogRecord),
   }),
   /** On a member: the roster and log as the home answered a pull, when they changed. */
   'keychain.roster_synced': Type.Object({
     epoch: Type.Integer(),
+    carried: Type.Array(Type.String()),
     members: Type.Array(Type.Object({ ...Member, role: Type.String() })),
     records: Type.Array(LogRecord),
+  }),
+  /** On the home: a carried part changed, and members will get this version. */
+  'keychain.part_published': Type.Object({
+    part: Type.String(),
+    version: Type.Integer({ minimum: 1 }),
+    sha256: Type.String(),
+    epoch: Type.Integer(),
+  }),
+  /** On a member: a carried part applied (from → to version). */
+  'keychain.part_synced': Type.Object({
+    part: Type.String(),
+    from_version: Type.Integer(),
+    version: Type.Integer(),
+    sha256: Type.String(),
+    epoch: Type.Integer(),
+  }),
+  /** On a member: a carried part refused (bad_sig, hash, rollback, stale_epoch, or why it does not apply here). */
+  'keychain.part_rejected': Type.Object({
+    part: Type.String(),
+    version: Type.Integer(),
+    reason: Type.String(),
   }),
   'keychain.member_silent': Type.Object({ fingerprint: Type.String(), quiet_s: Type.Integer() }),
   'keychain.member_back': Type.Object({ fingerprint: Type.String(), quiet_s: Type.Integer() }),

@@ -95,7 +95,7 @@ async function startInstall(
   return install;
 }
 
-async function call(i: Install, method: 'GET' | 'POST', path: string, body?: unknown) {
+async function call(i: Install, method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown) {
   const res = await fetch(`${i.url}${path}`, {
     method,
     headers: {
@@ -370,6 +370,37 @@ describe('a keychain of real installs on loopback', () => {
     expect(await ledgerText(b)).toContain('keychain.enrolled');
     expect(await ledgerText(a)).toMatch(/keychain\.member_added .*"fingerprint":"[A-Z2-7]{52}"/);
   }, 60_000);
+
+  it('carries the policy and branding from the home; a member refuses its own change (keychain_managed)', async () => {
+    const policy = { grouping: { window_s: 240, by: ['alertname', 'dc'] } };
+    expect((await call(a, 'PUT', '/v1/policy', policy)).status).toBe(200);
+    expect((await call(a, 'PUT', '/v1/branding', { name: 'Acme Operations' })).status).toBe(200);
+    const pulled = await call(b, 'POST', '/v1/keychain/pull');
+    expect(pulled.status).toBe(200);
+    expect(pulled.body['carried']).toEqual(['policy', 'branding']);
+    const bPolicy = await call(b, 'GET', '/v1/policy');
+    expect(bPolicy.body['policy']).toMatchObject({
+      grouping: { window_s: 240, by: ['alertname', 'dc'] },
+    });
+    expect((await call(b, 'GET', '/v1/branding')).body).toMatchObject({ name: 'Acme Operations' });
+    const refused = await call(b, 'PUT', '/v1/policy', { grouping: { window_s: 60, by: [] } });
+    expect(refused).toMatchObject({ status: 409, body: { error: 'keychain_managed' } });
+    expect(String(refused.body['message'])).toContain('DC A');
+    expect((await call(b, 'PUT', '/v1/branding', { name: 'Mine' })).status).toBe(409);
+    // The home changes again: the member takes version 2, and says so in its ledger.
+    expect(
+      (await call(a, 'PUT', '/v1/policy', { grouping: { window_s: 300, by: ['alertname'] } }))
+        .status,
+    ).toBe(200);
+    await call(b, 'POST', '/v1/keychain/pull');
+    expect((await call(b, 'GET', '/v1/policy')).body['policy']).toMatchObject({
+      grouping: { window_s: 300 },
+    });
+    expect(await ledgerText(b)).toMatch(/keychain\.part_synced .*"part":"policy".*"version":2/);
+    expect(await ledgerText(b)).toMatch(/policy\.set .*/);
+    // The home itself stays free to change what it carries.
+    expect((await call(a, 'PUT', '/v1/branding', { name: 'Acme Ops' })).status).toBe(200);
+  }, 30_000);
 
   it('refuses a used, a revoked and a guessed site key; five wrong secrets lock it', async () => {
     const h = await hello(a);

@@ -15,6 +15,7 @@ import {
 import type { Actor } from '../shared/types.js';
 import { appendRecord, recordHash, type LogRecord } from './authority-log.js';
 import { healthOf, quietSeconds } from './health.js';
+import { CARRIED_PARTS, type CarriedPart, type createPartsHome } from './parts.js';
 import type { KeychainEvents } from './keychain.events.js';
 import {
   SITE_KEY_MAX_FAILURES,
@@ -59,6 +60,8 @@ interface Deps {
   readonly identity: Identity;
   /** Why the licence does not allow a keychain, or null when it does. */
   readonly licenceRefuses: () => string | null;
+  /** The home's carried parts (parts.ts). */
+  readonly parts: ReturnType<typeof createPartsHome>;
 }
 
 /** What a new site sends inside its sealed enrol body. */
@@ -86,6 +89,9 @@ export interface Roster {
     address: string | null;
   }[];
   readonly records: LogRecord[];
+  /** The parts the home carries, and their signed documents. */
+  readonly carried: string[];
+  readonly parts: CarriedPart[];
 }
 
 /** The signed answer to /peer/hello: who the home is, for a new site to check its pin. */
@@ -112,6 +118,7 @@ export function createKeychainService({
   clock,
   identity,
   licenceRefuses,
+  parts,
 }: Deps) {
   const self = identity.fingerprint;
 
@@ -186,6 +193,8 @@ export function createKeychainService({
         address: m.address,
       })),
       records: store.log(),
+      carried: [...CARRIED_PARTS],
+      parts: parts.list(st),
     };
   }
 
@@ -205,8 +214,13 @@ export function createKeychainService({
         head: store.head()?.hash ?? null,
         home_fp: st?.home_fp ?? null,
         since: st?.since ?? null,
-        // Parts a keychain carries: none is synced yet, so every part stays this install's own.
-        carried: [] as string[],
+        // The home carries what this version can carry; a member, what its home says it does.
+        carried:
+          st === null
+            ? []
+            : st.role === 'home'
+              ? [...CARRIED_PARTS]
+              : (JSON.parse(st.carried) as string[]),
         parts: [...KEYCHAIN_PARTS],
         members: st === null ? [] : store.members().map((m) => memberView(m, contact, now)),
         site_keys:
@@ -444,12 +458,14 @@ export function createKeychainService({
         return null;
       });
       if (refusal !== null) throw refusal;
+      await parts.publish();
       return roster();
     },
 
-    /** A member's pull: it is heard (health), and gets the roster and log. */
-    pull(fp: string): Roster {
+    /** A member's pull: it is heard (health), and gets the roster, the log and the parts. */
+    async pull(fp: string): Promise<Roster> {
       store.heard(fp, clock.nowIso());
+      await parts.publish();
       return roster();
     },
 

@@ -18,6 +18,16 @@ export interface StateRow {
   readonly label: string;
   readonly via: string;
   readonly since: string;
+  /** JSON array: on a member, the parts its home carries. */
+  readonly carried: string;
+}
+
+export interface PartRow {
+  readonly part: string;
+  readonly version: number;
+  readonly sha256: string;
+  readonly epoch: number;
+  readonly at: string;
 }
 
 export interface MemberRow {
@@ -53,11 +63,22 @@ export const SITE_KEY_MAX_FAILURES = 5;
 
 export function createKeychainStore(db: Database) {
   const state = db.prepare<[], StateRow>(
-    'SELECT keychain_id, role, epoch, home_fp, label, via, since FROM keychain_state WHERE id = 1',
+    'SELECT keychain_id, role, epoch, home_fp, label, via, since, carried FROM keychain_state WHERE id = 1',
   );
   const putState = db.prepare<StateRow>(
-    `INSERT OR REPLACE INTO keychain_state (id, keychain_id, role, epoch, home_fp, label, via, since)
-     VALUES (1, @keychain_id, @role, @epoch, @home_fp, @label, @via, @since)`,
+    `INSERT OR REPLACE INTO keychain_state (id, keychain_id, role, epoch, home_fp, label, via, since, carried)
+     VALUES (1, @keychain_id, @role, @epoch, @home_fp, @label, @via, @since, @carried)`,
+  );
+  const setCarried = db.prepare<[string]>('UPDATE keychain_state SET carried = ? WHERE id = 1');
+  const parts = db.prepare<[], PartRow>(
+    'SELECT part, version, sha256, epoch, at FROM keychain_parts ORDER BY part',
+  );
+  const part = db.prepare<[string], PartRow>(
+    'SELECT part, version, sha256, epoch, at FROM keychain_parts WHERE part = ?',
+  );
+  const putPart = db.prepare<PartRow>(
+    `INSERT OR REPLACE INTO keychain_parts (part, version, sha256, epoch, at)
+     VALUES (@part, @version, @sha256, @epoch, @at)`,
   );
   const setEpoch = db.prepare<[number]>(
     'UPDATE keychain_state SET epoch = max(epoch, ?) WHERE id = 1',
@@ -145,6 +166,8 @@ export function createKeychainStore(db: Database) {
     siteKey: (id: string): SiteKeyRow | null => siteKey.get(id) ?? null,
     log: (): LogRecord[] => log.all().map((r) => JSON.parse(r.record) as LogRecord),
     head: (): { seq: number; hash: string } | null => head.get() ?? null,
+    parts: (): PartRow[] => parts.all(),
+    part: (name: string): PartRow | null => part.get(name) ?? null,
     /** Records a verified request's nonce; false when it was seen before (a replay). */
     recordNonce(fp: string, nonce: string, expiresAtMs: number, nowMs: number): boolean {
       dropNonces.run(nowMs);
@@ -158,7 +181,13 @@ export function createKeychainStore(db: Database) {
       new Map(contact.all().map((r) => [r.fingerprint, r.heard_at])),
     projection: projectionOf<KeychainEvents>({
       name: 'keychain',
-      tables: ['keychain_state', 'keychain_members', 'keychain_log', 'keychain_site_keys'],
+      tables: [
+        'keychain_state',
+        'keychain_members',
+        'keychain_log',
+        'keychain_site_keys',
+        'keychain_parts',
+      ],
       on: {
         'keychain.home_created': (d, e) => {
           putState.run({
@@ -169,6 +198,7 @@ export function createKeychainStore(db: Database) {
             label: d.label,
             via: 'genesis',
             since: e.ts,
+            carried: '[]',
           });
           putMember.run({
             fingerprint: d.fingerprint,
@@ -228,6 +258,7 @@ export function createKeychainStore(db: Database) {
             label: d.label,
             via: d.via,
             since: e.ts,
+            carried: JSON.stringify(d.carried),
           });
           replaceRoster(
             d.members.map((m) => ({ ...m, role: m.role === 'home' ? 'home' : 'member' })),
@@ -237,11 +268,30 @@ export function createKeychainStore(db: Database) {
         },
         'keychain.roster_synced': (d, e) => {
           setEpoch.run(d.epoch);
+          setCarried.run(JSON.stringify(d.carried));
           replaceRoster(
             d.members.map((m) => ({ ...m, role: m.role === 'home' ? 'home' : 'member' })),
             d.records,
             e.ts,
           );
+        },
+        'keychain.part_published': (d, e) => {
+          putPart.run({
+            part: d.part,
+            version: d.version,
+            sha256: d.sha256,
+            epoch: d.epoch,
+            at: e.ts,
+          });
+        },
+        'keychain.part_synced': (d, e) => {
+          putPart.run({
+            part: d.part,
+            version: d.version,
+            sha256: d.sha256,
+            epoch: d.epoch,
+            at: e.ts,
+          });
         },
         'keychain.member_silent': (d) => {
           setHealth.run('silent', d.fingerprint);
@@ -253,7 +303,7 @@ export function createKeychainStore(db: Database) {
           setHealth.run('ok', d.fingerprint);
         },
       },
-      reserves: ['keychain.peer_auth_failed', 'keychain.join_failed'],
+      reserves: ['keychain.peer_auth_failed', 'keychain.join_failed', 'keychain.part_rejected'],
     }),
   };
 }

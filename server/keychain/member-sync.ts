@@ -11,11 +11,12 @@ import type { KeychainEvents } from './keychain.events.js';
 import type { Identity, Roster } from './keychain.service.js';
 import type { KeychainStore } from './keychain.store.js';
 import { callPeer } from './peer-client.js';
+import { applyParts, type PartAdapter, type PartOutcome } from './parts.js';
 
 export const PULL_EVERY_S = 30;
 
 export type PullResult =
-  | { readonly ok: true; readonly changed: boolean }
+  | { readonly ok: true; readonly changed: boolean; readonly parts: PartOutcome[] }
   | { readonly ok: false; readonly why: string; readonly status?: number };
 
 /** Whether `next` extends `known` (the same records first), as a log may only grow. */
@@ -30,8 +31,9 @@ export function createMemberSync(deps: {
   writer: Writer;
   clock: Clock;
   identity: Identity;
+  adapters: readonly PartAdapter[];
 }) {
-  const { store, ledger, writer, clock, identity } = deps;
+  const { store, ledger, writer, clock, identity, adapters } = deps;
   let last: PullResult | null = null;
 
   async function pull(): Promise<PullResult> {
@@ -93,17 +95,29 @@ export function createMemberSync(deps: {
     const changed =
       roster.epoch !== st.epoch ||
       roster.records.length !== known.length ||
-      canonicalJson(roster.members) !== canonicalJson(members);
+      canonicalJson(roster.members) !== canonicalJson(members) ||
+      canonicalJson(roster.carried) !== st.carried;
     await writer.transact(() => {
       store.heard(st.home_fp, clock.nowIso());
       if (changed)
         ledger.append({
           type: 'keychain.roster_synced',
           actor: 'system',
-          data: { epoch: roster.epoch, members: roster.members, records: roster.records },
+          data: {
+            epoch: roster.epoch,
+            carried: roster.carried,
+            members: roster.members,
+            records: roster.records,
+          },
         });
     });
-    return (last = { ok: true, changed });
+    const now = store.state() ?? st;
+    const parts = await applyParts(
+      { store, ledger, writer, adapters, homeKey, homeFp: home.fingerprint },
+      now,
+      roster.parts.filter((p) => roster.carried.includes(p.part)),
+    );
+    return (last = { ok: true, changed, parts });
   }
 
   return { pull, last: (): PullResult | null => last };

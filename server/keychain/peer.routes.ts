@@ -247,6 +247,6 @@ export async function keychainPeerRoutes(app: FastifyInstance, opts: Options): P
         store.recordNonce(id, nonce, expiresAt, clock.now()),
     });
     if (!verified.ok) return refuse(req, reply, verified, keyid);
-    return answer(req, reply, 200, keychain.pull(verified.keyid), verified.nonce);
+    return answer(req, reply, 200, await keychain.pull(verified.keyid), verified.nonce);
   });
 }

@@ -28,6 +28,8 @@ interface Deps {
   readonly clock: Clock;
   /** config.files.policy (SVC_POLICY): manages the policy when it exists. */
   readonly file: string;
+  /** Where the policy is changed when a keychain home carries it to this install, else null. */
+  readonly carriedBy?: () => string | null;
 }
 
 /** The policy file cannot be read or is not a valid policy: the service refuses to start. */
@@ -92,7 +94,8 @@ const withDefaults = (document: Record<string, unknown>): Policy => ({
  * Build the service. When `file` exists it is read and checked here: a file that cannot be
  * read or is not a valid policy throws a PolicyFileError naming the file and the field.
  */
-export function createPolicyService({ store, ledger, writer, clock, file }: Deps) {
+export function createPolicyService(deps: Deps) {
+  const { store, ledger, writer, clock, file } = deps;
   const fromFile = readPolicyFile(file);
   if (fromFile !== null) deepFreeze(fromFile.policy);
 
@@ -158,6 +161,16 @@ export function createPolicyService({ store, ledger, writer, clock, file }: Deps
     },
     /** PUT /v1/policy: replace the whole document; 409 while the file manages it. */
     async put(input: PolicyInput, actor: Actor): Promise<PolicyView> {
+      const carrier = deps.carriedBy?.() ?? null;
+      if (carrier !== null) {
+        throw new ConflictError(
+          'keychain_managed',
+          `the policy is carried by the keychain: change it on ${carrier}`,
+          {
+            why: `the keychain home ${carrier} carries the policy to this install`,
+          },
+        );
+      }
       if (fromFile !== null) {
         throw new ConflictError('policy_in_file', `the policy is managed in ${file}`, {
           why: `the policy is managed in ${file}; edit that file and restart`,
@@ -177,6 +190,26 @@ export function createPolicyService({ store, ledger, writer, clock, file }: Deps
       );
       cached = view();
       return cached;
+    },
+    /** The document in force and its SHA-256, as a keychain home carries it. */
+    document: (): { doc: Policy; sha256: string } => ({
+      doc: cached.policy,
+      sha256: sha256Of(cached.policy),
+    }),
+    /**
+     * Inside a writer job: record a policy a keychain home carried here (checked as a PUT
+     * is). Refused while a file manages the policy, which would win again at the next start.
+     */
+    applyCarried(input: unknown, actor: string): void {
+      if (fromFile !== null)
+        throw new ConflictError('policy_in_file', `the policy is managed in ${file} here`, {
+          why: `the policy is managed in ${file} on this install`,
+        });
+      const policy = checkPolicy(input);
+      ledger.append({ type: POLICY_SET, actor, data: { policy, sha256: sha256Of(policy) } });
+      writer.afterCommit(() => {
+        cached = view();
+      });
     },
     /** The maintenance window a signal falls in now, if any. */
     maintenanceNow: (s: SignalFacts) => maintenanceFor(cached.policy, s, clock.now()),

@@ -9,8 +9,19 @@ CREATE TABLE keychain_state (
   home_fp     TEXT NOT NULL,
   label       TEXT NOT NULL,        -- this install's own label in the roster
   via         TEXT NOT NULL,        -- genesis, or how it joined (site_key:<id>)
-  since       TEXT NOT NULL
+  since       TEXT NOT NULL,
+  carried     TEXT NOT NULL DEFAULT '[]'  -- on a member: the parts its home carries (JSON)
 );
+
+-- Carried parts: on the home the version last published of each, on a member the version
+-- last applied (a part's version only grows; the whole part is the unit).
+CREATE TABLE keychain_parts (
+  part    TEXT PRIMARY KEY,
+  version INTEGER NOT NULL,
+  sha256  TEXT NOT NULL,
+  epoch   INTEGER NOT NULL,
+  at      TEXT NOT NULL
+) WITHOUT ROWID;
 
 CREATE TABLE keychain_members (
   fingerprint TEXT PRIMARY KEY,

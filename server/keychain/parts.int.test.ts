@@ -1,0 +1,194 @@
+// A member applying carried parts from a home that misbehaves: a stand-in home on loopback
+// (a plain HTTP server that signs its answers as a home does) hands the member (the real
+// service, in-process) good, forged, altered, older and stale parts. Only the good ones are
+// applied; each refusal is recorded with its reason, and the member's own writes to a
+// carried part answer 409 keychain_managed.
+import { generateKeyPairSync } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keyFingerprint } from '../ledger/index.js';
+import { asAdmin, buildTestServer, type TestServer } from '../testing/test-server.js';
+import { appendRecord, exportSigPub, type LogRecord } from './authority-log.js';
+import { signResponse } from './crypto/peer-signature.js';
+import { exportAgreementPublic, generateAgreementKey } from './crypto/sealed-box.js';
+import { partHash, signedPart, type CarriedPart } from './parts.js';
+
+const KC = 'kc_partstestpartstestpartste';
+const home = generateKeyPairSync('ed25519');
+const HOME_FP = keyFingerprint(home.publicKey);
+const forger = generateKeyPairSync('ed25519');
+
+describe('a member applying carried parts', () => {
+  let member: TestServer;
+  let stand: Server;
+  let genesis: LogRecord;
+  let parts: CarriedPart[] = [];
+
+  const policyPart = (
+    version: number,
+    doc: unknown,
+    over: Partial<CarriedPart> = {},
+    key = home.privateKey,
+  ) => ({
+    ...signedPart(KC, { part: 'policy', version, sha256: partHash(doc), epoch: 1 }, doc, key),
+    ...over,
+  });
+
+  beforeAll(async () => {
+    genesis = appendRecord(
+      null,
+      {
+        keychain_id: KC,
+        epoch: 1,
+        type: 'genesis',
+        body: {
+          home_fp: HOME_FP,
+          sig_pub: exportSigPub(home.publicKey),
+          kx_pub: exportAgreementPublic(generateAgreementKey(false).privateKey),
+          label: 'Stand-in home',
+        },
+      },
+      { fp: HOME_FP, key: home.privateKey },
+      new Date().toISOString(),
+    );
+    member = await buildTestServer();
+    const memberFp = member.runtime.keyFingerprint;
+    stand = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const input = String(req.headers['signature-input'] ?? '');
+        const nonce = /nonce="([^"]+)"/.exec(input)?.[1] ?? '';
+        const roster = {
+          keychain_id: KC,
+          epoch: 1,
+          head: '',
+          home_fp: HOME_FP,
+          members: [
+            {
+              fingerprint: HOME_FP,
+              label: 'Stand-in home',
+              role: 'home',
+              sig_pub: exportSigPub(home.publicKey),
+              kx_pub: 'x',
+              address: null,
+            },
+          ],
+          records: [genesis],
+          carried: ['policy', 'branding'],
+          parts,
+        };
+        const body = Buffer.from(JSON.stringify(roster));
+        const headers = signResponse({
+          status: 200,
+          body,
+          keychainId: KC,
+          from: HOME_FP,
+          to: memberFp,
+          epoch: 1,
+          head: '',
+          requestNonce: nonce,
+          key: home.privateKey,
+          keyid: HOME_FP,
+          now: Date.now(),
+        });
+        res.writeHead(200, { ...headers, 'content-type': 'application/json' });
+        res.end(body);
+      });
+    });
+    await new Promise<void>((r) => stand.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${String((stand.address() as AddressInfo).port)}`;
+    const rt = member.runtime;
+    await rt.writer.transact(() =>
+      rt.ledger.append({
+        type: 'keychain.enrolled',
+        actor: 'system',
+        data: {
+          keychain_id: KC,
+          home_fp: HOME_FP,
+          epoch: 1,
+          via: 'site_key:TESTTEST',
+          label: 'member',
+          carried: ['policy', 'branding'],
+          members: [
+            {
+              fingerprint: HOME_FP,
+              label: 'Stand-in home',
+              role: 'home',
+              sig_pub: exportSigPub(home.publicKey),
+              kx_pub: 'x',
+              address: url,
+            },
+          ],
+          records: [genesis],
+        },
+      }),
+    );
+  });
+  afterAll(async () => {
+    await member.cleanup();
+    await new Promise((r) => stand.close(r));
+  });
+
+  const pull = async () =>
+    member.app.inject({ method: 'POST', url: '/v1/keychain/pull', headers: asAdmin() });
+  const policyNow = async () =>
+    (await member.app.inject({ method: 'GET', url: '/v1/policy', headers: asAdmin() })).json<{
+      policy: { grouping: unknown };
+    }>().policy.grouping;
+  const rejections = (): unknown[] =>
+    member.runtime.reader
+      .list({ type: 'keychain.part_rejected', order: 'asc' })
+      .events.map((e) => e.data);
+
+  it('applies a good part, and then refuses the member its own change', async () => {
+    parts = [policyPart(1, { grouping: { window_s: 600, by: ['alertname'] } })];
+    expect((await pull()).statusCode).toBe(200);
+    expect(await policyNow()).toEqual({ window_s: 600, by: ['alertname'] });
+    const own = await member.app.inject({
+      method: 'PUT',
+      url: '/v1/policy',
+      headers: asAdmin(),
+      payload: { grouping: { window_s: 60, by: [] } },
+    });
+    expect(own.statusCode).toBe(409);
+    expect(own.json()).toMatchObject({ error: 'keychain_managed' });
+    expect(own.json<{ message: string }>().message).toContain('Stand-in home');
+  });
+
+  it('refuses a forged, an altered, an older, a stale and an invalid part, keeping what it has', async () => {
+    const v2 = { grouping: { window_s: 900, by: ['alertname'] } };
+    const cases: [CarriedPart, string][] = [
+      [policyPart(2, v2, {}, forger.privateKey), 'bad_sig'],
+      [{ ...policyPart(2, v2), doc: { grouping: { window_s: 1, by: [] } } }, 'hash'],
+      [policyPart(1, { grouping: { window_s: 5, by: [] } }), 'rollback'],
+      [
+        {
+          ...signedPart(
+            KC,
+            { part: 'policy', version: 3, sha256: partHash(v2), epoch: 0 },
+            v2,
+            home.privateKey,
+          ),
+        },
+        'stale_epoch',
+      ],
+    ];
+    for (const [part, reason] of cases) {
+      parts = [part];
+      expect((await pull()).statusCode).toBe(200);
+      expect(rejections().at(-1)).toMatchObject({ part: 'policy', reason });
+      expect(await policyNow()).toEqual({ window_s: 600, by: ['alertname'] });
+    }
+    parts = [policyPart(4, { grouping: { window_s: -5 } })];
+    await pull();
+    expect(rejections().at(-1)).toMatchObject({ part: 'policy', version: 4 });
+    expect(await policyNow()).toEqual({ window_s: 600, by: ['alertname'] });
+    // The same version again is no news: nothing is recorded.
+    const before = rejections().length;
+    parts = [policyPart(1, { grouping: { window_s: 600, by: ['alertname'] } })];
+    await pull();
+    expect(rejections()).toHaveLength(before);
+  });
+});
