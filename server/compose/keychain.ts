@@ -101,7 +101,12 @@ export function buildKeychain(
     licenceRefuses: () => licenceRefuses(rt),
     parts,
   });
-  const sync = createMemberSync({ ...deps, identity, adapters });
+  const sync = createMemberSync({
+    ...deps,
+    identity,
+    adapters,
+    forget: (reason, informed) => keychain.forget(reason, informed),
+  });
   const health = createHealthWatch({ ...deps, self: identity.fingerprint });
   let join: JoinState | null = null;
   let stopped = false;
@@ -215,6 +220,7 @@ export function buildKeychain(
         keychain,
         pull: () => sync.pull(),
         health: () => health.check(),
+        leave: () => sync.leave(),
       });
       await v1.register(keychainPeerRoutes, {
         keychain,

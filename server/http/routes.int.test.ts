@@ -443,10 +443,26 @@ const ROUTES: readonly RouteRow[] = [
     ok: 409,
   },
   { method: 'POST', url: '/v1/keychain/pull', credential: 'admin', ok: 409 },
+  {
+    method: 'POST',
+    url: '/v1/keychain/members/remove',
+    credential: 'admin',
+    payload: { fingerprint: 'A'.repeat(52) },
+    ok: 409,
+  },
+  {
+    method: 'POST',
+    url: '/v1/keychain/rename',
+    credential: 'admin',
+    payload: { label: 'routes' },
+    ok: 409,
+  },
+  { method: 'POST', url: '/v1/keychain/leave', credential: 'admin', ok: 409 },
   // Between installs: no session; signed, throttled, and refused here (no home).
   { method: 'POST', url: '/v1/keychain/peer/hello', credential: 'anyone', payload: {}, ok: 409 },
   { method: 'POST', url: '/v1/keychain/peer/enrol', credential: 'anyone', payload: {}, ok: 409 },
   { method: 'POST', url: '/v1/keychain/peer/pull', credential: 'anyone', payload: {}, ok: 409 },
+  { method: 'POST', url: '/v1/keychain/peer/leave', credential: 'anyone', payload: {}, ok: 409 },
   {
     method: 'PUT',
     url: '/v1/impact',

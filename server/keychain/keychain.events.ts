@@ -100,6 +100,23 @@ export const keychainEvents = {
     version: Type.Integer(),
     reason: Type.String(),
   }),
+  /** On the home: a member removed (by an admin, or because it left). */
+  'keychain.member_removed': Type.Object({
+    fingerprint: Type.String(),
+    reason: Type.String(),
+    record: LogRecord,
+  }),
+  'keychain.member_renamed': Type.Object({
+    fingerprint: Type.String(),
+    label: Type.String(),
+    record: LogRecord,
+  }),
+  /** On a member: it is no longer in the keychain (it left, or the home removed it). */
+  'keychain.left': Type.Object({
+    keychain_id: Type.String(),
+    reason: Type.String(),
+    home_informed: Type.Boolean(),
+  }),
   'keychain.member_silent': Type.Object({ fingerprint: Type.String(), quiet_s: Type.Integer() }),
   'keychain.member_back': Type.Object({ fingerprint: Type.String(), quiet_s: Type.Integer() }),
   'keychain.member_gone': Type.Object({ fingerprint: Type.String(), quiet_s: Type.Integer() }),

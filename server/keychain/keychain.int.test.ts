@@ -537,6 +537,63 @@ describe('a keychain of real installs on loopback', () => {
     expect(c.output()).toMatch(/joining the home stopped/);
   }, 60_000);
 
+  it('renames a member, lets one leave, and removes one, which then stops', async () => {
+    const bFp = String((await call(b, 'GET', '/v1/keychain')).body['fingerprint']);
+    expect(
+      (
+        await call(a, 'POST', '/v1/keychain/rename', {
+          label: 'DC B (Frankfurt)',
+          fingerprint: bFp,
+        })
+      ).status,
+    ).toBe(200);
+    await call(b, 'POST', '/v1/keychain/pull');
+    expect((await call(b, 'GET', '/v1/keychain')).body['label']).toBe('DC B (Frankfurt)');
+    expect((await call(b, 'POST', '/v1/keychain/rename', { label: 'x' })).body['error']).toBe(
+      'not_home',
+    );
+
+    // D joins with a new key, then leaves: the home is told and lists it no more.
+    const made = await call(a, 'POST', '/v1/keychain/site-keys', { labels: ['dc-d'] });
+    const dKey = (made.body['keys'] as { key: string }[])[0]?.key ?? '';
+    keys.push({ id: splitKey(dKey).id, label: 'dc-d', key: dKey });
+    const d = await startInstall('dc-d', 'd4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4', {
+      SVC_KEYCHAIN_JOIN: a.url,
+      SVC_KEYCHAIN_SITE_KEY: dKey,
+    });
+    const dFp = await waitFor('D to enrol', async () => {
+      const v = await call(d, 'GET', '/v1/keychain');
+      return v.body['role'] === 'member' ? String(v.body['fingerprint']) : null;
+    });
+    const left = await call(d, 'POST', '/v1/keychain/leave');
+    expect(left).toMatchObject({ status: 200, body: { role: 'none', members: [] } });
+    const roster = (await call(a, 'GET', '/v1/keychain')).body['members'] as Json[];
+    expect(roster.map((m) => m['fingerprint'])).not.toContain(dFp);
+    expect(await ledgerText(d)).toMatch(/keychain\.left .*"home_informed":true/);
+    expect(await ledgerText(a)).toMatch(/keychain\.member_removed .*"reason":"left"/);
+    expect((await call(a, 'POST', '/v1/keychain/leave')).body['error']).toBe('home_cannot_leave');
+
+    // B removed by the home: its next pull is refused with a signed 403, and it stops.
+    expect(
+      (await call(a, 'POST', '/v1/keychain/members/remove', { fingerprint: bFp })).status,
+    ).toBe(200);
+    expect(
+      await call(a, 'POST', '/v1/keychain/members/remove', { fingerprint: bFp }),
+    ).toMatchObject({ status: 404 });
+    const refused = await call(b, 'POST', '/v1/keychain/pull');
+    expect(refused).toMatchObject({ status: 409, body: { error: 'pull_failed' } });
+    expect(String(refused.body['message'])).toContain('removed this install');
+    expect((await call(b, 'GET', '/v1/keychain')).body).toMatchObject({
+      role: 'none',
+      members: [],
+    });
+    expect(await ledgerText(b)).toMatch(/keychain\.left .*removed by the home/);
+    // The policy it was given stays, now its own to change.
+    expect(
+      (await call(b, 'PUT', '/v1/policy', { grouping: { window_s: 60, by: [] } })).status,
+    ).toBe(200);
+  }, 60_000);
+
   it('keeps every secret out of every ledger and log', async () => {
     for (const i of installs) {
       const text = `${await ledgerText(i)}\n${i.output()}`;

@@ -6,6 +6,8 @@ import type { KeychainService } from './keychain.service.js';
 import type { PullResult } from './member-sync.js';
 import {
   HomeBody,
+  MemberBody,
+  RenameBody,
   KeychainView,
   RevokeBody,
   SiteKeysBody,
@@ -18,7 +20,9 @@ export const keychainRoutes: FastifyPluginAsyncTypebox<{
   pull: () => Promise<PullResult>;
   /** The home's health watch now. */
   health: () => Promise<number>;
-}> = async (app, { keychain, pull, health }) => {
+  /** A member leaving its keychain. */
+  leave: () => Promise<{ homeInformed: boolean }>;
+}> = async (app, { keychain, pull, health, leave }) => {
   const actor = (req: { principal: Parameters<typeof actorOf>[0] | null }) => {
     if (req.principal === null) throw new Error('requireRole let an anonymous call through');
     return actorOf(req.principal);
@@ -105,6 +109,60 @@ export const keychainRoutes: FastifyPluginAsyncTypebox<{
             why: result.why,
           });
       }
+      return keychain.view();
+    },
+  );
+  app.post(
+    '/keychain/members/remove',
+    {
+      schema: {
+        summary: 'Remove a member (home): it is refused from now on, 403 member_removed',
+        tags: ['keychain'],
+        body: MemberBody,
+        response: { 200: KeychainView, ...errorResponses },
+      },
+      onRequest: [app.requireRole('admin')],
+    },
+    async (req) => keychain.removeMember(req.body.fingerprint, actor(req)),
+  );
+  app.post(
+    '/keychain/rename',
+    {
+      schema: {
+        summary: 'Rename a member, or the home itself without a fingerprint (home)',
+        tags: ['keychain'],
+        body: RenameBody,
+        response: { 200: KeychainView, ...errorResponses },
+      },
+      onRequest: [app.requireRole('admin')],
+    },
+    async (req) => keychain.rename(req.body.label.trim(), req.body.fingerprint ?? null, actor(req)),
+  );
+  app.post(
+    '/keychain/leave',
+    {
+      schema: {
+        summary: 'Leave the keychain (member); the home is told when it answers',
+        tags: ['keychain'],
+        response: { 200: KeychainView, ...errorResponses },
+      },
+      onRequest: [app.requireRole('admin')],
+    },
+    async () => {
+      const role = keychain.view().role;
+      if (role === 'none')
+        throw new ConflictError('not_in_keychain', 'this install is in no keychain', {
+          why: 'no keychain',
+        });
+      if (role === 'home')
+        throw new ConflictError(
+          'home_cannot_leave',
+          'the home cannot leave its keychain: hand it over to a member first',
+          {
+            why: 'home',
+          },
+        );
+      await leave();
       return keychain.view();
     },
   );

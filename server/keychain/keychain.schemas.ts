@@ -18,6 +18,21 @@ export const SiteKeysBody = Type.Object(
   { additionalProperties: false },
 );
 
+const Fingerprint = Type.String({
+  pattern: '^[A-Z2-7]{52}$',
+  description: 'a full install key fingerprint',
+});
+
+export const MemberBody = Type.Object(
+  { fingerprint: Fingerprint },
+  { additionalProperties: false },
+);
+
+export const RenameBody = Type.Object(
+  { label: Label, fingerprint: Type.Optional(Fingerprint) },
+  { additionalProperties: false },
+);
+
 export const RevokeBody = Type.Object(
   { id: Type.String({ minLength: 1, maxLength: 16 }) },
   { additionalProperties: false },

@@ -209,7 +209,7 @@ export function createKeychainService({
         role,
         fingerprint: self,
         keychain_id: st?.keychain_id ?? null,
-        label: st?.label ?? null,
+        label: store.member(self)?.label ?? st?.label ?? null,
         epoch: st?.epoch ?? null,
         head: store.head()?.hash ?? null,
         home_fp: st?.home_fp ?? null,
@@ -467,6 +467,93 @@ export function createKeychainService({
       store.heard(fp, clock.nowIso());
       await parts.publish();
       return roster();
+    },
+
+    /** POST /v1/keychain/members/remove (home): a signed tombstone; the install gets 403 from now on. */
+    async removeMember(fp: string, actor: Actor, reason = 'removed') {
+      await writer.transact(() => {
+        const st = requireHome();
+        const m = store.member(fp);
+        if (m === null || m.removed_at !== null)
+          throw new NotFoundError('not_found', `no member ${fp} in this keychain`, {
+            field: 'fingerprint',
+          });
+        if (m.role === 'home')
+          throw new ConflictError(
+            'cannot_remove_home',
+            'the home cannot remove itself: hand over first',
+            { why: 'home' },
+          );
+        const record = appendRecord(
+          headRecord(),
+          {
+            keychain_id: st.keychain_id,
+            epoch: st.epoch,
+            type: 'member_remove',
+            body: { fp, reason },
+          },
+          { fp: self, key: identity.key },
+          clock.nowIso(),
+        );
+        ledger.append({
+          type: 'keychain.member_removed',
+          actor: actor.name,
+          data: { fingerprint: fp, reason, record },
+        });
+      });
+      return this.view();
+    },
+
+    /** POST /v1/keychain/rename (home): a member's label, or the home's own without a fingerprint. */
+    async rename(label: string, fp: string | null, actor: Actor) {
+      await writer.transact(() => {
+        const st = requireHome();
+        const target = fp ?? self;
+        const m = store.member(target);
+        if (m === null || m.removed_at !== null)
+          throw new NotFoundError('not_found', `no member ${target} in this keychain`, {
+            field: 'fingerprint',
+          });
+        const record = appendRecord(
+          headRecord(),
+          {
+            keychain_id: st.keychain_id,
+            epoch: st.epoch,
+            type: 'rename',
+            body: { fp: target, label },
+          },
+          { fp: self, key: identity.key },
+          clock.nowIso(),
+        );
+        ledger.append({
+          type: 'keychain.member_renamed',
+          actor: actor.name,
+          data: { fingerprint: target, label, record },
+        });
+      });
+      return this.view();
+    },
+
+    /** On a member: it is out of the keychain (it left, or its home removed it). */
+    async forget(reason: string, homeInformed: boolean) {
+      await writer.transact(() => {
+        const st = store.state();
+        if (st === null) return;
+        if (st.role === 'home')
+          throw new ConflictError(
+            'home_cannot_leave',
+            'the home cannot leave its keychain: hand it over to a member first',
+            {
+              why: 'home',
+            },
+          );
+        ledger.append({
+          type: 'keychain.left',
+          actor: 'system',
+          data: { keychain_id: st.keychain_id, reason, home_informed: homeInformed },
+        });
+      });
+      return this.view();
     },
 
     /** The hash a member's log head must have to be in step with ours. */

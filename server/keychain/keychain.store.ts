@@ -40,6 +40,7 @@ export interface MemberRow {
   readonly via: string;
   readonly added_at: string;
   readonly health: MemberHealth;
+  readonly removed_at: string | null;
 }
 
 export interface SiteKeyRow {
@@ -84,14 +85,27 @@ export function createKeychainStore(db: Database) {
     'UPDATE keychain_state SET epoch = max(epoch, ?) WHERE id = 1',
   );
   const members = db.prepare<[], MemberRow>(
-    `SELECT fingerprint, label, role, sig_pub, kx_pub, address, via, added_at, health
-     FROM keychain_members ORDER BY role = 'member', added_at, fingerprint`,
+    `SELECT fingerprint, label, role, sig_pub, kx_pub, address, via, added_at, health, removed_at
+     FROM keychain_members WHERE removed_at IS NULL ORDER BY role = 'member', added_at, fingerprint`,
   );
+  // Removed members too: their tombstone answers 403 member_removed.
   const member = db.prepare<[string], MemberRow>(
-    `SELECT fingerprint, label, role, sig_pub, kx_pub, address, via, added_at, health
+    `SELECT fingerprint, label, role, sig_pub, kx_pub, address, via, added_at, health, removed_at
      FROM keychain_members WHERE fingerprint = ?`,
   );
-  const putMember = db.prepare<Omit<MemberRow, 'health'>>(
+  const removeMember = db.prepare<[string, string]>(
+    'UPDATE keychain_members SET removed_at = ? WHERE fingerprint = ?',
+  );
+  const renameMember = db.prepare<[string, string]>(
+    'UPDATE keychain_members SET label = ? WHERE fingerprint = ?',
+  );
+  const forget = [
+    db.prepare<[]>('DELETE FROM keychain_state'),
+    db.prepare<[]>('DELETE FROM keychain_members'),
+    db.prepare<[]>('DELETE FROM keychain_log'),
+    db.prepare<[]>('DELETE FROM keychain_parts'),
+  ];
+  const putMember = db.prepare<Omit<MemberRow, 'health' | 'removed_at'>>(
     `INSERT INTO keychain_members (fingerprint, label, role, sig_pub, kx_pub, address, via, added_at)
      VALUES (@fingerprint, @label, @role, @sig_pub, @kx_pub, @address, @via, @added_at)
      ON CONFLICT (fingerprint) DO UPDATE SET label = excluded.label, role = excluded.role,
@@ -148,7 +162,9 @@ export function createKeychainStore(db: Database) {
   }
 
   function replaceRoster(
-    list: readonly (Omit<MemberRow, 'health' | 'via' | 'added_at'> & { via?: string })[],
+    list: readonly (Omit<MemberRow, 'health' | 'via' | 'added_at' | 'removed_at'> & {
+      via?: string;
+    })[],
     records: readonly LogRecord[],
     at: string,
   ): void {
@@ -292,6 +308,17 @@ export function createKeychainStore(db: Database) {
             epoch: d.epoch,
             at: e.ts,
           });
+        },
+        'keychain.member_removed': (d, e) => {
+          removeMember.run(e.ts, d.fingerprint);
+          putLog(d.record as LogRecord);
+        },
+        'keychain.member_renamed': (d) => {
+          renameMember.run(d.label, d.fingerprint);
+          putLog(d.record as LogRecord);
+        },
+        'keychain.left': () => {
+          for (const f of forget) f.run();
         },
         'keychain.member_silent': (d) => {
           setHealth.run('silent', d.fingerprint);

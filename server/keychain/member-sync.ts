@@ -32,6 +32,8 @@ export function createMemberSync(deps: {
   clock: Clock;
   identity: Identity;
   adapters: readonly PartAdapter[];
+  /** Out of the keychain (keychain.left): the home removed us, or we left. */
+  forget: (reason: string, homeInformed: boolean) => Promise<unknown>;
 }) {
   const { store, ledger, writer, clock, identity, adapters } = deps;
   let last: PullResult | null = null;
@@ -57,6 +59,16 @@ export function createMemberSync(deps: {
       },
     );
     if (answer.kind !== 'answered') return (last = { ok: false, why: answer.why });
+    const refusal = answer.body as { error?: string } | null;
+    if (answer.status === 403 && refusal?.error === 'member_removed') {
+      // Signed by the home and bound to our request: believed, and no more retries.
+      await deps.forget('removed by the home', true);
+      return (last = {
+        ok: false,
+        status: 403,
+        why: 'the home removed this install from the keychain',
+      });
+    }
     if (answer.status !== 200) {
       const body = answer.body as { message?: string } | null;
       return (last = {
@@ -120,6 +132,31 @@ export function createMemberSync(deps: {
     return (last = { ok: true, changed, parts });
   }
 
-  return { pull, last: (): PullResult | null => last };
+  /** POST /v1/keychain/leave on a member: tell the home (when it answers), then leave. */
+  async function leave(): Promise<{ homeInformed: boolean }> {
+    const st = store.state();
+    const home = st === null ? null : store.member(st.home_fp);
+    const homeKey = home === null ? null : importSigPub(home.sig_pub);
+    let informed = false;
+    if (st?.role === 'member' && home?.address != null && homeKey !== null) {
+      const answer = await callPeer(
+        { url: home.address, fingerprint: home.fingerprint, key: homeKey },
+        '/v1/keychain/peer/leave',
+        {},
+        {
+          signer: { fingerprint: identity.fingerprint, key: identity.key },
+          keychainId: st.keychain_id,
+          epoch: st.epoch,
+          head: store.head()?.hash ?? '',
+          now: clock.now(),
+        },
+      );
+      informed = answer.kind === 'answered' && answer.status === 200;
+    }
+    await deps.forget(informed ? 'left' : 'left (home not informed)', informed);
+    return { homeInformed: informed };
+  }
+
+  return { pull, leave, last: (): PullResult | null => last };
 }
 export type MemberSync = ReturnType<typeof createMemberSync>;

@@ -140,6 +140,46 @@ export async function keychainPeerRoutes(app: FastifyInstance, opts: Options): P
     );
   }
 
+  /** A member's pinned key; a removed one is told so (403), anyone else is unknown. */
+  function memberKey(id: string) {
+    const m = store.member(id);
+    if (m?.removed_at != null) return { refused: 'removed' as const };
+    const key = m === null || m.role !== 'member' ? null : importSigPub(m.sig_pub);
+    return key === null ? { refused: 'unknown' as const } : { key };
+  }
+
+  function verifyMember(req: FastifyRequest, keychainId: string) {
+    return verifyRequest({
+      method: req.method,
+      path: req.url.split('?')[0] ?? req.url,
+      query: req.url.includes('?') ? req.url.slice(req.url.indexOf('?')) : '',
+      headers: req.headers as Record<string, string | string[] | undefined>,
+      body: req.body as Buffer,
+      now: clock.now(),
+      expect: { keychainId, to: identity.fingerprint },
+      publicKeyFor: memberKey,
+      recordNonce: (id: string, nonce: string, expiresAt: number) =>
+        store.recordNonce(id, nonce, expiresAt, clock.now()),
+    });
+  }
+
+  /**
+   * A removed member is told so in an answer signed by the home (bound to its request's
+   * nonce), so that it can believe it and stop; every other refusal goes unsigned.
+   */
+  function refuseMember(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    f: VerifyFailure,
+    keyid: string | null,
+  ) {
+    if (f.code !== 'member_removed') return refuse(req, reply, f, keyid);
+    opts.onRefused({ code: f.code, address: req.ip, path: req.url, keyid });
+    const nonce =
+      /nonce="([^"]{1,64})"/.exec(String(req.headers['signature-input'] ?? ''))?.[1] ?? '';
+    return answer(req, reply, 403, { error: f.code, message: f.message }, nonce);
+  }
+
   app.post('/keychain/peer/hello', { config: preAuth }, async () => keychain.hello());
 
   app.post('/keychain/peer/enrol', { config: preAuth }, async (req, reply) => {
@@ -230,23 +270,27 @@ export async function keychainPeerRoutes(app: FastifyInstance, opts: Options): P
         .send({ error: 'not_home', message: 'this install is not a keychain home' });
     const keyid =
       typeof req.headers['keychain-from'] === 'string' ? req.headers['keychain-from'] : null;
-    const verified = verifyRequest({
-      method: req.method,
-      path: req.url.split('?')[0] ?? req.url,
-      query: req.url.includes('?') ? req.url.slice(req.url.indexOf('?')) : '',
-      headers: req.headers,
-      body: req.body as Buffer,
-      now: clock.now(),
-      expect: { keychainId: st.keychain_id, to: identity.fingerprint },
-      publicKeyFor: (id: string) => {
-        const m = store.member(id);
-        const key = m === null || m.role !== 'member' ? null : importSigPub(m.sig_pub);
-        return key === null ? { refused: 'unknown' as const } : { key };
-      },
-      recordNonce: (id: string, nonce: string, expiresAt: number) =>
-        store.recordNonce(id, nonce, expiresAt, clock.now()),
-    });
-    if (!verified.ok) return refuse(req, reply, verified, keyid);
+    const verified = verifyMember(req, st.keychain_id);
+    if (!verified.ok) return refuseMember(req, reply, verified, keyid);
     return answer(req, reply, 200, await keychain.pull(verified.keyid), verified.nonce);
+  });
+
+  // A member leaving: the home removes it from the roster (reason left).
+  app.post('/keychain/peer/leave', { config: member }, async (req, reply) => {
+    const st = store.state();
+    if (st?.role !== 'home')
+      return reply
+        .code(409)
+        .send({ error: 'not_home', message: 'this install is not a keychain home' });
+    const keyid =
+      typeof req.headers['keychain-from'] === 'string' ? req.headers['keychain-from'] : null;
+    const verified = verifyMember(req, st.keychain_id);
+    if (!verified.ok) return refuseMember(req, reply, verified, keyid);
+    try {
+      await keychain.removeMember(verified.keyid, { name: `peer:${verified.keyid}` }, 'left');
+      return answer(req, reply, 200, { left: true }, verified.nonce);
+    } catch (err) {
+      return answerError(req, reply, err, verified.nonce);
+    }
   });
 }

@@ -32,7 +32,8 @@ CREATE TABLE keychain_members (
   address     TEXT,
   via         TEXT NOT NULL,
   added_at    TEXT NOT NULL,
-  health      TEXT NOT NULL DEFAULT 'ok' CHECK (health IN ('ok', 'silent', 'gone'))
+  health      TEXT NOT NULL DEFAULT 'ok' CHECK (health IN ('ok', 'silent', 'gone')),
+  removed_at  TEXT                  -- a tombstone: the install gets 403 member_removed
 ) WITHOUT ROWID;
 
 -- The authority log (genesis, member_add, …), hash-chained by prev, each record signed.
