@@ -311,11 +311,11 @@ export function createKeychainStore(db: Database) {
         },
         'keychain.member_removed': (d, e) => {
           removeMember.run(e.ts, d.fingerprint);
-          putLog(d.record as LogRecord);
+          putLog(d.record);
         },
         'keychain.member_renamed': (d) => {
           renameMember.run(d.label, d.fingerprint);
-          putLog(d.record as LogRecord);
+          putLog(d.record);
         },
         'keychain.left': () => {
           for (const f of forget) f.run();

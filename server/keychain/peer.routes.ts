@@ -153,7 +153,7 @@ export async function keychainPeerRoutes(app: FastifyInstance, opts: Options): P
       method: req.method,
       path: req.url.split('?')[0] ?? req.url,
       query: req.url.includes('?') ? req.url.slice(req.url.indexOf('?')) : '',
-      headers: req.headers as Record<string, string | string[] | undefined>,
+      headers: req.headers,
       body: req.body as Buffer,
       now: clock.now(),
       expect: { keychainId, to: identity.fingerprint },
