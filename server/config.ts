@@ -289,8 +289,6 @@ export const NOT_YET: ReadonlySet<VarName> = new Set<VarName>([
   'SVC_CAUSAL_TOKEN',
   'SVC_CAUSAL_TAU',
   'SVC_CAUSAL_TIMEOUT_S',
-  'SVC_KEYCHAIN_FILE',
-  'SVC_KEYCHAIN_PASSPHRASE',
   'SVC_ANTIDEBUG',
 ]);
 type Parsed<K extends VarName> = Vars[K] extends VarSpec<infer T> ? T : never;

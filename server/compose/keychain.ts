@@ -2,6 +2,7 @@
 // key), the service, the member's pull and the home's health watch on timers, a joining
 // site's enrolment loop, and the refused peer calls recorded, one per address and code
 // every 5 minutes so that a flood cannot flood the ledger.
+import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { loadOrCreateAgreementKey } from '../ledger/index.js';
@@ -11,6 +12,7 @@ import {
   createKeychainService,
   createMemberSync,
   createPartsHome,
+  createSealing,
   type PartAdapter,
   exportAgreementPublic,
   exportSigPub,
@@ -101,6 +103,7 @@ export function buildKeychain(
     licenceRefuses: () => licenceRefuses(rt),
     parts,
   });
+  const sealing = createSealing({ ...deps, identity, adapters, fips: config.fips });
   const sync = createMemberSync({
     ...deps,
     identity,
@@ -185,6 +188,37 @@ export function buildKeychain(
         .catch(() => undefined);
   }
 
+  /** SVC_KEYCHAIN_FILE with its passphrase: applied once per version, at start. */
+  async function applyFile(file: string, passphrase: string | null): Promise<void> {
+    if (passphrase === null) {
+      log.error(
+        { file },
+        'keychain: SVC_KEYCHAIN_FILE is set without SVC_KEYCHAIN_PASSPHRASE(_FILE); the file is not applied',
+      );
+      return;
+    }
+    try {
+      const r = await sealing.unseal(
+        readFileSync(file, 'utf8'),
+        passphrase,
+        'system',
+        'SVC_KEYCHAIN_FILE',
+      );
+      if (r.skipped !== null)
+        log.info(
+          { file, version: r.content_version },
+          'keychain: the sealed file was applied before',
+        );
+      else
+        log.info(
+          { file, version: r.content_version, applied: r.applied, left: r.left },
+          'keychain: sealed file applied',
+        );
+    } catch (err) {
+      log.error({ file, why: (err as Error).message }, 'keychain: the sealed file was not applied');
+    }
+  }
+
   return {
     keychain,
     identity,
@@ -194,6 +228,9 @@ export function buildKeychain(
       const siteKey = config.keychain.siteKey;
       if (url !== null && siteKey !== null && rt.keychainStore.state() === null)
         void joinLoop(url, siteKey.reveal());
+      const file = config.keychain.file;
+      const passphrase = config.keychain.passphrase;
+      if (file !== null) void applyFile(file, passphrase?.reveal() ?? null);
       const pull = setInterval(
         () => {
           if (rt.keychainStore.state()?.role !== 'member') return;
@@ -221,6 +258,7 @@ export function buildKeychain(
         pull: () => sync.pull(),
         health: () => health.check(),
         leave: () => sync.leave(),
+        sealing,
       });
       await v1.register(keychainPeerRoutes, {
         keychain,

@@ -271,6 +271,14 @@ CREATE TABLE keychain_parts (
   epoch   INTEGER NOT NULL,
   at      TEXT NOT NULL
 ) WITHOUT ROWID;
+CREATE TABLE keychain_sealed (
+  kind            TEXT NOT NULL CHECK (kind IN ('made', 'applied')),
+  keychain_id     TEXT NOT NULL,
+  content_version INTEGER NOT NULL,
+  sha256          TEXT NOT NULL,
+  at              TEXT NOT NULL,
+  PRIMARY KEY (kind, keychain_id)
+) WITHOUT ROWID;
 CREATE TABLE keychain_site_keys (
   id              TEXT PRIMARY KEY,
   label           TEXT NOT NULL,

@@ -14,3 +14,4 @@ export { createHealthWatch } from './health.js';
 export { exportSigPub } from './authority-log.js';
 export { exportAgreementPublic } from './crypto/sealed-box.js';
 export { createPartsHome, CARRIED_PARTS, type PartAdapter } from './parts.js';
+export { createSealing, type Sealing } from './sealing.js';

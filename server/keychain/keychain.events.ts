@@ -117,6 +117,28 @@ export const keychainEvents = {
     reason: Type.String(),
     home_informed: Type.Boolean(),
   }),
+  /** A sealed file made here (never its passphrase or content). */
+  'keychain.sealed': Type.Object({
+    keychain_id: Type.String(),
+    content_version: Type.Integer(),
+    sha256: Type.String({ description: 'SHA-256 of the file' }),
+    kdf: Type.String(),
+    parts: Type.Array(Type.String()),
+  }),
+  /** A sealed file applied here: the parts it set, and those it left (carried by a home). */
+  'keychain.sealed_file_applied': Type.Object({
+    keychain_id: Type.String(),
+    content_version: Type.Integer(),
+    sha256: Type.String(),
+    source_fp: Type.String(),
+    applied: Type.Array(Type.String()),
+    left: Type.Array(Type.String()),
+    via: Type.String({ description: 'api or SVC_KEYCHAIN_FILE' }),
+  }),
+  'keychain.sealed_rejected': Type.Object({
+    reason: Type.String(),
+    via: Type.String(),
+  }),
   'keychain.member_silent': Type.Object({ fingerprint: Type.String(), quiet_s: Type.Integer() }),
   'keychain.member_back': Type.Object({ fingerprint: Type.String(), quiet_s: Type.Integer() }),
   'keychain.member_gone': Type.Object({ fingerprint: Type.String(), quiet_s: Type.Integer() }),

@@ -594,6 +594,69 @@ describe('a keychain of real installs on loopback', () => {
     ).toBe(200);
   }, 60_000);
 
+  it('seals the parts into a file that sets up a new site once per version, never going back', async () => {
+    const passphrase = 'a long sealed passphrase';
+    const first = await call(a, 'POST', '/v1/keychain/seal', { passphrase });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ content_version: 1, parts: ['policy', 'branding'] });
+    const fileV1 = String(first.body['file']);
+    expect(fileV1).not.toContain('Acme');
+    const dir = mkdtempSync(join(tmpdir(), 'svc-kc-sealed-'));
+    temps.push(dir);
+    writeFileSync(join(dir, 'keychain.sealed'), fileV1);
+    writeFileSync(join(dir, 'passphrase'), `${passphrase}\n`);
+    const e = await startInstall('dc-e', 'e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5', {
+      SVC_KEYCHAIN_FILE: join(dir, 'keychain.sealed'),
+      SVC_KEYCHAIN_PASSPHRASE_FILE: join(dir, 'passphrase'),
+    });
+    await waitFor('E to apply the file', async () =>
+      (await ledgerText(e)).includes('keychain.sealed_file_applied') ? true : null,
+    );
+    const aPolicy = (await call(a, 'GET', '/v1/policy')).body['policy'];
+    expect((await call(e, 'GET', '/v1/policy')).body['policy']).toEqual(aPolicy);
+    expect((await call(e, 'GET', '/v1/branding')).body).toMatchObject({ name: 'Acme Ops' });
+    // The same file again is skipped; a newer one applies; the older one is then refused.
+    expect(
+      await call(e, 'POST', '/v1/keychain/unseal', { file: fileV1, passphrase }),
+    ).toMatchObject({
+      status: 200,
+      body: { applied: [], skipped: 'this version was applied already' },
+    });
+    expect((await call(a, 'PUT', '/v1/branding', { name: 'Acme Ops 2' })).status).toBe(200);
+    const fileV2 = String(
+      (await call(a, 'POST', '/v1/keychain/seal', { passphrase })).body['file'],
+    );
+    expect(
+      await call(e, 'POST', '/v1/keychain/unseal', { file: fileV2, passphrase }),
+    ).toMatchObject({
+      status: 200,
+      body: { applied: ['policy', 'branding'], content_version: 2 },
+    });
+    expect((await call(e, 'GET', '/v1/branding')).body).toMatchObject({ name: 'Acme Ops 2' });
+    expect(
+      await call(e, 'POST', '/v1/keychain/unseal', { file: fileV1, passphrase }),
+    ).toMatchObject({
+      status: 409,
+      body: { error: 'sealed_rollback' },
+    });
+    const wrong = await call(e, 'POST', '/v1/keychain/unseal', {
+      file: fileV2,
+      passphrase: 'not the passphrase',
+    });
+    expect(wrong).toMatchObject({
+      status: 400,
+      body: { error: 'sealed_unreadable', field: 'file' },
+    });
+    expect(await call(a, 'POST', '/v1/keychain/seal', { passphrase: 'short' })).toMatchObject({
+      status: 400,
+      body: { field: 'passphrase' },
+    });
+    for (const i of [a, e]) {
+      const text = `${await ledgerText(i)}\n${i.output()}`;
+      expect(text).not.toContain(passphrase);
+    }
+  }, 60_000);
+
   it('keeps every secret out of every ledger and log', async () => {
     for (const i of installs) {
       const text = `${await ledgerText(i)}\n${i.output()}`;

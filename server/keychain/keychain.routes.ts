@@ -1,7 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorResponses } from '../http/common.schemas.js';
 import { actorOf } from '../http/auth.js';
+import rateLimit from '@fastify/rate-limit';
 import { ConflictError } from '../shared/errors.js';
+import type { Sealing } from './sealing.js';
 import type { KeychainService } from './keychain.service.js';
 import type { PullResult } from './member-sync.js';
 import {
@@ -10,6 +12,10 @@ import {
   RenameBody,
   KeychainView,
   RevokeBody,
+  SealBody,
+  SealedAnswer,
+  UnsealAnswer,
+  UnsealBody,
   SiteKeysBody,
   SiteKeysCreated,
 } from './keychain.schemas.js';
@@ -22,7 +28,25 @@ export const keychainRoutes: FastifyPluginAsyncTypebox<{
   health: () => Promise<number>;
   /** A member leaving its keychain. */
   leave: () => Promise<{ homeInformed: boolean }>;
-}> = async (app, { keychain, pull, health, leave }) => {
+  sealing: Sealing;
+}> = async (app, { keychain, pull, health, leave, sealing }) => {
+  // Sealing and opening run a KDF of a second or so: five a minute per person (design §2.10).
+  await app.register(rateLimit, {
+    global: false,
+    errorResponseBuilder: (_req, ctx) => ({
+      statusCode: 429,
+      error: 'throttled',
+      message: `too many sealed-file calls; retry in ${String(Math.ceil(ctx.ttl / 1000))} s`,
+    }),
+  });
+  const kdfLimit = {
+    rateLimit: {
+      max: 5,
+      timeWindow: 60_000,
+      keyGenerator: (req: { principal: { name: string } | null; ip: string }) =>
+        req.principal?.name ?? req.ip,
+    },
+  };
   const actor = (req: { principal: Parameters<typeof actorOf>[0] | null }) => {
     if (req.principal === null) throw new Error('requireRole let an anonymous call through');
     return actorOf(req.principal);
@@ -165,5 +189,36 @@ export const keychainRoutes: FastifyPluginAsyncTypebox<{
       await leave();
       return keychain.view();
     },
+  );
+  app.post(
+    '/keychain/seal',
+    {
+      schema: {
+        summary: 'Seal the parts this install carries into a file under a passphrase',
+        tags: ['keychain'],
+        body: SealBody,
+        response: { 200: SealedAnswer, ...errorResponses },
+      },
+      onRequest: [app.requireRole('admin')],
+      config: kdfLimit,
+    },
+    async (req, reply) => {
+      void reply.header('cache-control', 'no-store');
+      return sealing.seal(req.body.passphrase, actor(req).name);
+    },
+  );
+  app.post(
+    '/keychain/unseal',
+    {
+      schema: {
+        summary: 'Apply a sealed keychain file (once per version; never an older one)',
+        tags: ['keychain'],
+        body: UnsealBody,
+        response: { 200: UnsealAnswer, ...errorResponses },
+      },
+      onRequest: [app.requireRole('admin')],
+      config: kdfLimit,
+    },
+    async (req) => sealing.unseal(req.body.file, req.body.passphrase, actor(req).name, 'api'),
   );
 };

@@ -88,3 +88,29 @@ export const KeychainView = Type.Object({
     }),
   ),
 });
+
+const Passphrase = Type.String({ minLength: 1, maxLength: 1024 });
+
+export const SealBody = Type.Object({ passphrase: Passphrase }, { additionalProperties: false });
+
+export const SealedAnswer = Type.Object({
+  file: Type.String({ description: 'the sealed file: save it as it is' }),
+  keychain_id: Type.String(),
+  content_version: Type.Integer(),
+  parts: Type.Array(Type.String()),
+  sha256: Type.String(),
+});
+
+export const UnsealBody = Type.Object(
+  { file: Type.String({ minLength: 1, maxLength: 8 * 1024 * 1024 }), passphrase: Passphrase },
+  { additionalProperties: false },
+);
+
+export const UnsealAnswer = Type.Object({
+  applied: Type.Array(Type.String()),
+  left: Type.Array(Type.String(), {
+    description: "parts this member's home carries: the home wins",
+  }),
+  content_version: Type.Integer(),
+  skipped: Type.Union([Type.String(), Type.Null()]),
+});

@@ -144,6 +144,12 @@ export function createKeychainStore(db: Database) {
   const useKey = db.prepare<[string, string, string]>(
     'UPDATE keychain_site_keys SET used_at = ?, used_by_fp = ? WHERE id = ? AND used_at IS NULL',
   );
+  const sealed = db.prepare<[string, string], { content_version: number; sha256: string }>(
+    'SELECT content_version, sha256 FROM keychain_sealed WHERE kind = ? AND keychain_id = ?',
+  );
+  const putSealed = db.prepare<[string, string, number, string, string]>(
+    'INSERT OR REPLACE INTO keychain_sealed (kind, keychain_id, content_version, sha256, at) VALUES (?, ?, ?, ?, ?)',
+  );
   const addNonce = db.prepare<[string, string, number]>(
     'INSERT OR IGNORE INTO keychain_nonces (fingerprint, nonce, expires_at) VALUES (?, ?, ?)',
   );
@@ -183,6 +189,8 @@ export function createKeychainStore(db: Database) {
     log: (): LogRecord[] => log.all().map((r) => JSON.parse(r.record) as LogRecord),
     head: (): { seq: number; hash: string } | null => head.get() ?? null,
     parts: (): PartRow[] => parts.all(),
+    /** The last sealed file made here, or applied here, for a keychain. */
+    sealed: (kind: 'made' | 'applied', keychainId: string) => sealed.get(kind, keychainId) ?? null,
     part: (name: string): PartRow | null => part.get(name) ?? null,
     /** Records a verified request's nonce; false when it was seen before (a replay). */
     recordNonce(fp: string, nonce: string, expiresAtMs: number, nowMs: number): boolean {
@@ -203,6 +211,7 @@ export function createKeychainStore(db: Database) {
         'keychain_log',
         'keychain_site_keys',
         'keychain_parts',
+        'keychain_sealed',
       ],
       on: {
         'keychain.home_created': (d, e) => {
@@ -320,6 +329,12 @@ export function createKeychainStore(db: Database) {
         'keychain.left': () => {
           for (const f of forget) f.run();
         },
+        'keychain.sealed': (d, e) => {
+          putSealed.run('made', d.keychain_id, d.content_version, d.sha256, e.ts);
+        },
+        'keychain.sealed_file_applied': (d, e) => {
+          putSealed.run('applied', d.keychain_id, d.content_version, d.sha256, e.ts);
+        },
         'keychain.member_silent': (d) => {
           setHealth.run('silent', d.fingerprint);
         },
@@ -330,7 +345,12 @@ export function createKeychainStore(db: Database) {
           setHealth.run('ok', d.fingerprint);
         },
       },
-      reserves: ['keychain.peer_auth_failed', 'keychain.join_failed', 'keychain.part_rejected'],
+      reserves: [
+        'keychain.peer_auth_failed',
+        'keychain.join_failed',
+        'keychain.part_rejected',
+        'keychain.sealed_rejected',
+      ],
     }),
   };
 }

@@ -75,3 +75,14 @@ CREATE TABLE keychain_contact (
   fingerprint TEXT PRIMARY KEY,
   heard_at    TEXT NOT NULL
 ) WITHOUT ROWID;
+
+-- Sealed files: the last one made here (kind made) and the last applied here per keychain
+-- (kind applied), so that a file applies once per version and never goes back.
+CREATE TABLE keychain_sealed (
+  kind            TEXT NOT NULL CHECK (kind IN ('made', 'applied')),
+  keychain_id     TEXT NOT NULL,
+  content_version INTEGER NOT NULL,
+  sha256          TEXT NOT NULL,
+  at              TEXT NOT NULL,
+  PRIMARY KEY (kind, keychain_id)
+) WITHOUT ROWID;
