@@ -458,6 +458,14 @@ const ROUTES: readonly RouteRow[] = [
     ok: 409,
   },
   { method: 'POST', url: '/v1/keychain/leave', credential: 'admin', ok: 409 },
+  // A wrong passphrase: let in, and refused for the file (400 sealed_unreadable).
+  {
+    method: 'POST',
+    url: '/v1/keychain/unseal',
+    credential: 'admin',
+    payload: { file: 'not a sealed file', passphrase: 'a passphrase of some length' },
+    ok: 400,
+  },
   // Between installs: no session; signed, throttled, and refused here (no home).
   { method: 'POST', url: '/v1/keychain/peer/hello', credential: 'anyone', payload: {}, ok: 409 },
   { method: 'POST', url: '/v1/keychain/peer/enrol', credential: 'anyone', payload: {}, ok: 409 },
@@ -539,6 +547,14 @@ const ROUTES: readonly RouteRow[] = [
  * listed with the rest, their credentials checked on a server of their own below. */
 const DESTRUCTIVE: readonly RouteRow[] = [
   { method: 'DELETE', url: '/v1/licence', credential: 'owner', ok: 200 },
+  // Seals with the real KDF: on a server of its own, not among the hundreds of calls above.
+  {
+    method: 'POST',
+    url: '/v1/keychain/seal',
+    credential: 'admin',
+    payload: { passphrase: 'a passphrase of some length' },
+    ok: 200,
+  },
   // Once per install: the second call is 409 already_in_keychain.
   { method: 'POST', url: '/v1/keychain/home', credential: 'admin', payload: { label: 'routes' }, ok: 200 },
 ];
