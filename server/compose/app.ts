@@ -538,6 +538,7 @@ export async function buildApp(config: Config, options: AppOptions) {
 
   const liveHub = buildLiveHub(rt, options.liveStream);
   const keychain = buildKeychain(rt, log, { policy, branding }, options.keychain);
+  doctor.register(keychain.witnessCheck);
   const app = createHttpServer({ log, trustProxy: config.http.trustProxy });
   await app.register(swagger, {
     openapi: {

@@ -25,6 +25,7 @@ import {
 import type { Logger } from 'pino';
 import type { BrandingService } from '../branding/index.js';
 import type { PolicyService } from '../policy/index.js';
+import type { DoctorCheck } from '../doctor/index.js';
 import type { Runtime } from './runtime.js';
 
 const REFUSAL_EVERY_MS = 5 * 60_000;
@@ -102,6 +103,8 @@ export function buildKeychain(
     identity,
     licenceRefuses: () => licenceRefuses(rt),
     parts,
+    ledgerHead: () => rt.ledger.head(),
+    hashAt: (seq) => rt.ledgerStore.hashAt(seq),
   });
   const sealing = createSealing({ ...deps, identity, adapters, fips: config.fips });
   const sync = createMemberSync({
@@ -109,6 +112,8 @@ export function buildKeychain(
     identity,
     adapters,
     forget: (reason, informed) => keychain.forget(reason, informed),
+    ledgerHead: () => rt.ledger.head(),
+    hashAt: (seq) => rt.ledgerStore.hashAt(seq),
   });
   const health = createHealthWatch({ ...deps, self: identity.fingerprint });
   let join: JoinState | null = null;
@@ -219,9 +224,44 @@ export function buildKeychain(
     }
   }
 
+  /** Doctor, Keychain / witnesses: a peer caught with a ledger gone back or rewritten fails. */
+  const witnessCheck: DoctorCheck = {
+    area: 'Keychain',
+    name: 'Witnesses',
+    run() {
+      const st = rt.keychainStore.state();
+      if (st === null) return { status: 'ok', detail: 'this install is in no keychain', hint: '' };
+      const all = rt.keychainStore
+        .witnesses()
+        .filter((w) => w.fingerprint !== identity.fingerprint);
+      const caught = all.filter((w) => w.mismatch !== null);
+      const name = (fp: string) =>
+        `${rt.keychainStore.member(fp)?.label ?? 'an install'} (${fp.slice(0, 12)}…)`;
+      if (caught.length > 0)
+        return {
+          status: 'fail',
+          detail: caught
+            .map(
+              (w) => `${name(w.fingerprint)}: ${w.mismatch ?? ''} (caught ${w.mismatch_at ?? ''})`,
+            )
+            .join('; '),
+          hint: "that install's ledger was restored from an older copy or rewritten: find out why (backups, the host), verify its ledger, and remove it from the keychain if it cannot be trusted",
+        };
+      return {
+        status: 'ok',
+        detail:
+          all.length === 0
+            ? 'no peer witnessed yet (at the first pull)'
+            : `${String(all.length)} ${all.length === 1 ? 'peer' : 'peers'} witnessed, none went back: ${all.map((w) => `${name(w.fingerprint)} at seq ${String(w.seq)}`).join(', ')}`,
+        hint: '',
+      };
+    },
+  };
+
   return {
     keychain,
     identity,
+    witnessCheck,
     joinState: () => join,
     start(): void {
       const url = config.keychain.join;

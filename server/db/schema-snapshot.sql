@@ -305,6 +305,14 @@ CREATE TABLE keychain_state (
   since       TEXT NOT NULL,
   carried     TEXT NOT NULL DEFAULT '[]'  -- on a member: the parts its home carries (JSON)
 );
+CREATE TABLE keychain_witness (
+  fingerprint TEXT PRIMARY KEY,
+  seq         INTEGER NOT NULL,
+  hash        TEXT NOT NULL,
+  at          TEXT NOT NULL,
+  mismatch    TEXT,                -- what was caught, kept until the peer is removed
+  mismatch_at TEXT
+) WITHOUT ROWID;
 CREATE TABLE ledger (
   seq      INTEGER PRIMARY KEY,
   ts       TEXT    NOT NULL,

@@ -139,6 +139,13 @@ export const keychainEvents = {
     reason: Type.String(),
     via: Type.String(),
   }),
+  /** A peer's ledger went back, or was rewritten, against what it showed us before. */
+  'keychain.witness_mismatch': Type.Object({
+    fingerprint: Type.String(),
+    kind: Type.Union([Type.Literal('rolled_back'), Type.Literal('rewritten')]),
+    witnessed: Type.Object({ seq: Type.Integer(), hash: Type.String() }),
+    claimed: Type.Object({ seq: Type.Integer(), hash: Type.String() }),
+  }),
   'keychain.member_silent': Type.Object({ fingerprint: Type.String(), quiet_s: Type.Integer() }),
   'keychain.member_back': Type.Object({ fingerprint: Type.String(), quiet_s: Type.Integer() }),
   'keychain.member_gone': Type.Object({ fingerprint: Type.String(), quiet_s: Type.Integer() }),

@@ -5,7 +5,7 @@
 // oversized request, a site key used twice or guessed, and a flood of hellos.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,9 +45,10 @@ async function startInstall(
   name: string,
   machineId: string,
   extra: Record<string, string> = {},
+  existing?: string,
 ): Promise<Install> {
-  const dir = mkdtempSync(join(tmpdir(), `svc-kc-${name}-`));
-  temps.push(dir);
+  const dir = existing ?? mkdtempSync(join(tmpdir(), `svc-kc-${name}-`));
+  if (existing === undefined) temps.push(dir);
   writeFileSync(join(dir, 'machine-id'), `${machineId}\n`);
   const port = await freePort();
   const child = spawn(process.execPath, [SERVER], {
@@ -657,9 +658,56 @@ describe('a keychain of real installs on loopback', () => {
     }
   }, 60_000);
 
+  it('catches a member whose whole data folder was put back to an older copy (the witnesses)', async () => {
+    const made = await call(a, 'POST', '/v1/keychain/site-keys', { labels: ['dc-f'] });
+    const fKey = (made.body['keys'] as { key: string }[])[0]?.key ?? '';
+    keys.push({ id: splitKey(fKey).id, label: 'dc-f', key: fKey });
+    const env = { SVC_KEYCHAIN_JOIN: a.url, SVC_KEYCHAIN_SITE_KEY: fKey };
+    let f = await startInstall('dc-f', 'f6f6f6f6f6f6f6f6f6f6f6f6f6f6f6f6', env);
+    const fFp = await waitFor('F to enrol', async () => {
+      const v = await call(f, 'GET', '/v1/keychain');
+      return v.body['role'] === 'member' ? String(v.body['fingerprint']) : null;
+    });
+    expect((await call(f, 'POST', '/v1/keychain/pull')).status).toBe(200);
+    // A backup of the whole folder (database, checkpoint file, keys) while F is stopped.
+    await f.stop();
+    const backup = mkdtempSync(join(tmpdir(), 'svc-kc-f-backup-'));
+    temps.push(backup);
+    cpSync(f.dir, backup, { recursive: true });
+    f = await startInstall('dc-f', 'f6f6f6f6f6f6f6f6f6f6f6f6f6f6f6f6', env, f.dir);
+    for (let i = 0; i < 3; i++) {
+      const posted = await call(f, 'POST', '/v1/events', {
+        type: 'human.deploy',
+        actor: 'ci',
+        data: { service: 'pay', version: `1.0.${String(i)}` },
+      });
+      expect(posted.status).toBe(201);
+    }
+    expect((await call(f, 'POST', '/v1/keychain/pull')).status).toBe(200);
+    const clean = await call(a, 'GET', '/v1/doctor?fresh=1');
+    const witnessOk = (clean.body['checks'] as Json[]).find((c) => c['area'] === 'Keychain');
+    expect(witnessOk).toMatchObject({ status: 'ok' });
+    // Put the older copy back: F's own checks pass (its checkpoint file went back with it).
+    await f.stop();
+    rmSync(f.dir, { recursive: true, force: true });
+    cpSync(backup, f.dir, { recursive: true });
+    f = await startInstall('dc-f', 'f6f6f6f6f6f6f6f6f6f6f6f6f6f6f6f6', env, f.dir);
+    await call(f, 'POST', '/v1/keychain/pull');
+    expect(await ledgerText(a)).toMatch(
+      new RegExp(`keychain\\.witness_mismatch .*"fingerprint":"${fFp}".*"kind":"rolled_back"`),
+    );
+    const doctor = await call(a, 'GET', '/v1/doctor?fresh=1');
+    const caught = (doctor.body['checks'] as Json[]).find((c) => c['area'] === 'Keychain');
+    expect(caught).toMatchObject({ status: 'fail', check: 'Witnesses' });
+    expect(String(caught?.['detail'])).toContain('rolled_back');
+    await f.stop();
+  }, 90_000);
+
   it('keeps every secret out of every ledger and log', async () => {
     for (const i of installs) {
-      const text = `${await ledgerText(i)}\n${i.output()}`;
+      // A stopped install's log still counts; its ledger was read while it ran.
+      const running = i.child.exitCode === null && i.child.signalCode === null;
+      const text = `${running ? await ledgerText(i) : ''}\n${i.output()}`;
       for (const k of keys) {
         expect(text).not.toContain(splitKey(k.key).secret);
         expect(text).not.toContain(k.key);

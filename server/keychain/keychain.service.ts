@@ -16,6 +16,7 @@ import type { Actor } from '../shared/types.js';
 import { appendRecord, recordHash, type LogRecord } from './authority-log.js';
 import { healthOf, quietSeconds } from './health.js';
 import { CARRIED_PARTS, type CarriedPart, type createPartsHome } from './parts.js';
+import { isShowing, showing, witness } from './witness.js';
 import type { KeychainEvents } from './keychain.events.js';
 import {
   SITE_KEY_MAX_FAILURES,
@@ -62,6 +63,9 @@ interface Deps {
   readonly licenceRefuses: () => string | null;
   /** The home's carried parts (parts.ts). */
   readonly parts: ReturnType<typeof createPartsHome>;
+  /** This install's ledger head and its hash at a seq: what witnesses are shown. */
+  readonly ledgerHead: () => { seq: number; hash: Buffer | null };
+  readonly hashAt: (seq: number) => Buffer | null;
 }
 
 /** What a new site sends inside its sealed enrol body. */
@@ -119,6 +123,8 @@ export function createKeychainService({
   identity,
   licenceRefuses,
   parts,
+  ledgerHead,
+  hashAt,
 }: Deps) {
   const self = identity.fingerprint;
 
@@ -462,11 +468,29 @@ export function createKeychainService({
       return roster();
     },
 
-    /** A member's pull: it is heard (health), and gets the roster, the log and the parts. */
-    async pull(fp: string): Promise<Roster> {
-      store.heard(fp, clock.nowIso());
+    /**
+     * A member's pull: it is heard (health) and witnessed (its ledger head), and gets the
+     * roster, the log, the parts, and our own head for it to witness.
+     */
+    async pull(fp: string, body: unknown): Promise<Roster & { witness?: unknown }> {
+      const asked = body as { witness?: unknown; home_at?: unknown } | null;
+      const shown = isShowing(asked?.witness) ? asked.witness : null;
+      await writer.transact(() => {
+        store.heard(fp, clock.nowIso());
+        if (shown !== null) witness({ store, ledger, now: clock.nowIso() }, fp, shown);
+      });
       await parts.publish();
-      return roster();
+      const homeAt =
+        typeof asked?.home_at === 'number' && Number.isInteger(asked.home_at)
+          ? asked.home_at
+          : null;
+      return {
+        ...roster(),
+        witness: {
+          you: shown === null ? null : { seq: store.witness(fp)?.seq ?? shown.head.seq },
+          home: showing({ head: ledgerHead }, hashAt, homeAt),
+        },
+      };
     },
 
     /** POST /v1/keychain/members/remove (home): a signed tombstone; the install gets 403 from now on. */

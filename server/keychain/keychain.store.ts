@@ -30,6 +30,15 @@ export interface PartRow {
   readonly at: string;
 }
 
+export interface WitnessRow {
+  readonly fingerprint: string;
+  readonly seq: number;
+  readonly hash: string;
+  readonly at: string;
+  readonly mismatch: string | null;
+  readonly mismatch_at: string | null;
+}
+
 export interface MemberRow {
   readonly fingerprint: string;
   readonly label: string;
@@ -150,6 +159,19 @@ export function createKeychainStore(db: Database) {
   const putSealed = db.prepare<[string, string, number, string, string]>(
     'INSERT OR REPLACE INTO keychain_sealed (kind, keychain_id, content_version, sha256, at) VALUES (?, ?, ?, ?, ?)',
   );
+  const witness = db.prepare<[string], WitnessRow>(
+    'SELECT fingerprint, seq, hash, at, mismatch, mismatch_at FROM keychain_witness WHERE fingerprint = ?',
+  );
+  const witnesses = db.prepare<[], WitnessRow>(
+    'SELECT fingerprint, seq, hash, at, mismatch, mismatch_at FROM keychain_witness ORDER BY fingerprint',
+  );
+  const putWitness = db.prepare<[string, number, string, string]>(
+    `INSERT INTO keychain_witness (fingerprint, seq, hash, at) VALUES (?, ?, ?, ?)
+     ON CONFLICT (fingerprint) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, at = excluded.at`,
+  );
+  const markWitness = db.prepare<[string, string, string]>(
+    'UPDATE keychain_witness SET mismatch = ?, mismatch_at = ? WHERE fingerprint = ?',
+  );
   const addNonce = db.prepare<[string, string, number]>(
     'INSERT OR IGNORE INTO keychain_nonces (fingerprint, nonce, expires_at) VALUES (?, ?, ?)',
   );
@@ -192,6 +214,15 @@ export function createKeychainStore(db: Database) {
     /** The last sealed file made here, or applied here, for a keychain. */
     sealed: (kind: 'made' | 'applied', keychainId: string) => sealed.get(kind, keychainId) ?? null,
     part: (name: string): PartRow | null => part.get(name) ?? null,
+    witness: (fp: string): WitnessRow | null => witness.get(fp) ?? null,
+    witnesses: (): WitnessRow[] => witnesses.all(),
+    /** The head a peer showed (operational: a restored database must not erase the evidence elsewhere). */
+    witnessed(fp: string, seq: number, hash: string, at: string): void {
+      putWitness.run(fp, seq, hash, at);
+    },
+    mismatch(fp: string, what: string, at: string): void {
+      markWitness.run(what, at, fp);
+    },
     /** Records a verified request's nonce; false when it was seen before (a replay). */
     recordNonce(fp: string, nonce: string, expiresAtMs: number, nowMs: number): boolean {
       dropNonces.run(nowMs);
@@ -350,6 +381,7 @@ export function createKeychainStore(db: Database) {
         'keychain.join_failed',
         'keychain.part_rejected',
         'keychain.sealed_rejected',
+        'keychain.witness_mismatch',
       ],
     }),
   };

@@ -12,6 +12,7 @@ import type { Identity, Roster } from './keychain.service.js';
 import type { KeychainStore } from './keychain.store.js';
 import { callPeer } from './peer-client.js';
 import { applyParts, type PartAdapter, type PartOutcome } from './parts.js';
+import { isShowing, showing, witness } from './witness.js';
 
 export const PULL_EVERY_S = 30;
 
@@ -34,6 +35,8 @@ export function createMemberSync(deps: {
   adapters: readonly PartAdapter[];
   /** Out of the keychain (keychain.left): the home removed us, or we left. */
   forget: (reason: string, homeInformed: boolean) => Promise<unknown>;
+  ledgerHead: () => { seq: number; hash: Buffer | null };
+  hashAt: (seq: number) => Buffer | null;
 }) {
   const { store, ledger, writer, clock, identity, adapters } = deps;
   let last: PullResult | null = null;
@@ -49,7 +52,15 @@ export function createMemberSync(deps: {
     const answer = await callPeer(
       { url: home.address, fingerprint: home.fingerprint, key: homeKey },
       '/v1/keychain/peer/pull',
-      {},
+      {
+        // Our head, and our hash where the home saw us last; and where we saw the home last.
+        witness: showing(
+          { head: deps.ledgerHead },
+          deps.hashAt,
+          store.witness(identity.fingerprint)?.seq ?? null,
+        ),
+        home_at: store.witness(st.home_fp)?.seq ?? null,
+      },
       {
         signer: { fingerprint: identity.fingerprint, key: identity.key },
         keychainId: st.keychain_id,
@@ -109,8 +120,15 @@ export function createMemberSync(deps: {
       roster.records.length !== known.length ||
       canonicalJson(roster.members) !== canonicalJson(members) ||
       canonicalJson(roster.carried) !== st.carried;
+    const seen = (answer.body as { witness?: { you?: { seq?: unknown } | null; home?: unknown } })
+      .witness;
     await writer.transact(() => {
       store.heard(st.home_fp, clock.nowIso());
+      if (isShowing(seen?.home))
+        witness({ store, ledger, now: clock.nowIso() }, st.home_fp, seen.home);
+      const you = seen?.you?.seq;
+      if (typeof you === 'number' && Number.isInteger(you))
+        store.witnessed(identity.fingerprint, you, '', clock.nowIso());
       if (changed)
         ledger.append({
           type: 'keychain.roster_synced',

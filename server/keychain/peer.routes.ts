@@ -272,7 +272,13 @@ export async function keychainPeerRoutes(app: FastifyInstance, opts: Options): P
       typeof req.headers['keychain-from'] === 'string' ? req.headers['keychain-from'] : null;
     const verified = verifyMember(req, st.keychain_id);
     if (!verified.ok) return refuseMember(req, reply, verified, keyid);
-    return answer(req, reply, 200, await keychain.pull(verified.keyid), verified.nonce);
+    return answer(
+      req,
+      reply,
+      200,
+      await keychain.pull(verified.keyid, jsonOf(req.body)),
+      verified.nonce,
+    );
   });
 
   // A member leaving: the home removes it from the roster (reason left).

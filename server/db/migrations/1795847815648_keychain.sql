@@ -86,3 +86,15 @@ CREATE TABLE keychain_sealed (
   at              TEXT NOT NULL,
   PRIMARY KEY (kind, keychain_id)
 ) WITHOUT ROWID;
+
+-- Witnesses: the ledger head each peer last showed us (on the home, each member's; on a
+-- member, the home's, and under its own fingerprint the seq the home holds of it). A peer
+-- whose ledger went back or was rewritten is caught against this; mismatch keeps the evidence.
+CREATE TABLE keychain_witness (
+  fingerprint TEXT PRIMARY KEY,
+  seq         INTEGER NOT NULL,
+  hash        TEXT NOT NULL,
+  at          TEXT NOT NULL,
+  mismatch    TEXT,                -- what was caught, kept until the peer is removed
+  mismatch_at TEXT
+) WITHOUT ROWID;
