@@ -55,6 +55,7 @@ function licenceRefuses(rt: Runtime): string | null {
 export function carrierOf(rt: Runtime, part: string): string | null {
   const st = rt.keychainStore.state();
   if (st?.role !== 'member' || !(JSON.parse(st.carried) as string[]).includes(part)) return null;
+  if ((JSON.parse(st.owned) as string[]).includes(part)) return null;
   const home = rt.keychainStore.member(st.home_fp);
   return `the home ${home?.label ?? 'install'} (${st.home_fp.slice(0, 12)}…)`;
 }

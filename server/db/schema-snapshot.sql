@@ -303,7 +303,9 @@ CREATE TABLE keychain_state (
   label       TEXT NOT NULL,        -- this install's own label in the roster
   via         TEXT NOT NULL,        -- genesis, or how it joined (site_key:<id>)
   since       TEXT NOT NULL,
-  carried     TEXT NOT NULL DEFAULT '[]'  -- on a member: the parts its home carries (JSON)
+  carried     TEXT NOT NULL DEFAULT '[]', -- on a member: the parts its home carries (JSON)
+  skip        TEXT NOT NULL DEFAULT '[]', -- on the home: parts it does not carry (scope)
+  owned       TEXT NOT NULL DEFAULT '[]'  -- on a member: parts it keeps its own copy of (own)
 );
 CREATE TABLE keychain_witness (
   fingerprint TEXT PRIMARY KEY,

@@ -458,6 +458,20 @@ const ROUTES: readonly RouteRow[] = [
     ok: 409,
   },
   { method: 'POST', url: '/v1/keychain/leave', credential: 'admin', ok: 409 },
+  {
+    method: 'POST',
+    url: '/v1/keychain/scope',
+    credential: 'admin',
+    payload: { skip: [] },
+    ok: 409,
+  },
+  {
+    method: 'POST',
+    url: '/v1/keychain/own',
+    credential: 'admin',
+    payload: { part: 'policy', own: true },
+    ok: 409,
+  },
   // A wrong passphrase: let in, and refused for the file (400 sealed_unreadable).
   {
     method: 'POST',
@@ -556,7 +570,13 @@ const DESTRUCTIVE: readonly RouteRow[] = [
     ok: 200,
   },
   // Once per install: the second call is 409 already_in_keychain.
-  { method: 'POST', url: '/v1/keychain/home', credential: 'admin', payload: { label: 'routes' }, ok: 200 },
+  {
+    method: 'POST',
+    url: '/v1/keychain/home',
+    credential: 'admin',
+    payload: { label: 'routes' },
+    ok: 200,
+  },
 ];
 
 const WRONG_TOKEN = 'not-a-token-of-this-install-0000000000';

@@ -79,6 +79,11 @@ export const keychainEvents = {
     members: Type.Array(Type.Object({ ...Member, role: Type.String() })),
     records: Type.Array(LogRecord),
   }),
+  /** On the home: the parts it does not carry (POST /v1/keychain/scope). */
+  'keychain.scope_changed': Type.Object({ skip: Type.Array(Type.String()) }),
+  /** On a member: it keeps its own copy of a part (own), or takes the home's again (released). */
+  'keychain.part_owned': Type.Object({ part: Type.String() }),
+  'keychain.part_released': Type.Object({ part: Type.String() }),
   /** On the home: a carried part changed, and members will get this version. */
   'keychain.part_published': Type.Object({
     part: Type.String(),

@@ -403,6 +403,51 @@ describe('a keychain of real installs on loopback', () => {
     expect((await call(a, 'PUT', '/v1/branding', { name: 'Acme Ops' })).status).toBe(200);
   }, 30_000);
 
+  it("lets the home skip a part and a member keep its own copy, then take the home's again", async () => {
+    const synced = async () => ((await ledgerText(b)).match(/keychain\.part_synced/g) ?? []).length;
+    // Pulling again changes nothing: no part is applied twice.
+    await call(b, 'POST', '/v1/keychain/pull');
+    const before = await synced();
+    await call(b, 'POST', '/v1/keychain/pull');
+    expect(await synced()).toBe(before);
+    // own: B keeps its branding while the home changes its own.
+    expect(
+      (await call(b, 'POST', '/v1/keychain/own', { part: 'branding', own: true })).body['owned'],
+    ).toEqual(['branding']);
+    expect((await call(b, 'PUT', '/v1/branding', { name: 'B own' })).status).toBe(200);
+    expect((await call(a, 'PUT', '/v1/branding', { name: 'Acme Ops' })).status).toBe(200);
+    await call(b, 'POST', '/v1/keychain/pull');
+    expect((await call(b, 'GET', '/v1/branding')).body).toMatchObject({ name: 'B own' });
+    // released: the home's version is taken at the next pull.
+    await call(b, 'POST', '/v1/keychain/own', { part: 'branding', own: false });
+    await call(b, 'POST', '/v1/keychain/pull');
+    expect((await call(b, 'GET', '/v1/branding')).body).toMatchObject({ name: 'Acme Ops' });
+    expect(
+      (await call(a, 'POST', '/v1/keychain/own', { part: 'policy', own: true })).body['error'],
+    ).toBe('not_member');
+    expect(await call(b, 'POST', '/v1/keychain/own', { part: 'colours', own: true })).toMatchObject(
+      { status: 400, body: { field: 'part' } },
+    );
+    // scope: the home stops carrying the policy; B may change it; carried again, B takes the home's.
+    expect(
+      (await call(a, 'POST', '/v1/keychain/scope', { skip: ['policy'] })).body['carried'],
+    ).toEqual(['branding']);
+    await call(b, 'POST', '/v1/keychain/pull');
+    expect((await call(b, 'GET', '/v1/keychain')).body['carried']).toEqual(['branding']);
+    expect(
+      (await call(b, 'PUT', '/v1/policy', { grouping: { window_s: 30, by: [] } })).status,
+    ).toBe(200);
+    await call(a, 'POST', '/v1/keychain/scope', { skip: [] });
+    await call(b, 'POST', '/v1/keychain/pull');
+    expect((await call(b, 'GET', '/v1/policy')).body['policy']).toMatchObject({
+      grouping: { window_s: 300 },
+    });
+    expect(await call(a, 'POST', '/v1/keychain/scope', { skip: ['nothing'] })).toMatchObject({
+      status: 400,
+      body: { field: 'skip' },
+    });
+  }, 30_000);
+
   it('refuses a used, a revoked and a guessed site key; five wrong secrets lock it', async () => {
     const h = await hello(a);
     const used = await send(

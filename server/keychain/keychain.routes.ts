@@ -12,6 +12,8 @@ import {
   RenameBody,
   KeychainView,
   RevokeBody,
+  OwnBody,
+  ScopeBody,
   SealBody,
   SealedAnswer,
   UnsealAnswer,
@@ -220,5 +222,31 @@ export const keychainRoutes: FastifyPluginAsyncTypebox<{
       config: kdfLimit,
     },
     async (req) => sealing.unseal(req.body.file, req.body.passphrase, actor(req).name, 'api'),
+  );
+  app.post(
+    '/keychain/scope',
+    {
+      schema: {
+        summary: 'The parts the home does not carry (home)',
+        tags: ['keychain'],
+        body: ScopeBody,
+        response: { 200: KeychainView, ...errorResponses },
+      },
+      onRequest: [app.requireRole('admin')],
+    },
+    async (req) => keychain.setScope(req.body.skip, actor(req)),
+  );
+  app.post(
+    '/keychain/own',
+    {
+      schema: {
+        summary: "Keep this member's own copy of a part, or take the home's again",
+        tags: ['keychain'],
+        body: OwnBody,
+        response: { 200: KeychainView, ...errorResponses },
+      },
+      onRequest: [app.requireRole('admin')],
+    },
+    async (req) => keychain.setOwn(req.body.part, req.body.own, actor(req)),
   );
 };

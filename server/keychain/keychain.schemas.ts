@@ -59,6 +59,8 @@ export const KeychainView = Type.Object({
   home_fp: Nullable(Type.String()),
   since: Nullable(Type.String()),
   carried: Type.Array(Type.String()),
+  skip: Type.Array(Type.String(), { description: 'on the home: parts it does not carry' }),
+  owned: Type.Array(Type.String(), { description: 'on a member: parts it keeps its own copy of' }),
   parts: Type.Array(Type.String()),
   members: Type.Array(
     Type.Object({
@@ -114,3 +116,13 @@ export const UnsealAnswer = Type.Object({
   content_version: Type.Integer(),
   skipped: Type.Union([Type.String(), Type.Null()]),
 });
+
+export const ScopeBody = Type.Object(
+  { skip: Type.Array(Type.String({ maxLength: 32 }), { maxItems: 16 }) },
+  { additionalProperties: false },
+);
+
+export const OwnBody = Type.Object(
+  { part: Type.String({ maxLength: 32 }), own: Type.Boolean() },
+  { additionalProperties: false },
+);

@@ -15,7 +15,7 @@ import {
 import type { Actor } from '../shared/types.js';
 import { appendRecord, recordHash, type LogRecord } from './authority-log.js';
 import { healthOf, quietSeconds } from './health.js';
-import { CARRIED_PARTS, type CarriedPart, type createPartsHome } from './parts.js';
+import { homeCarries, type CarriedPart, type createPartsHome } from './parts.js';
 import { isShowing, showing, witness } from './witness.js';
 import type { KeychainEvents } from './keychain.events.js';
 import {
@@ -199,7 +199,7 @@ export function createKeychainService({
         address: m.address,
       })),
       records: store.log(),
-      carried: [...CARRIED_PARTS],
+      carried: homeCarries(st),
       parts: parts.list(st),
     };
   }
@@ -225,8 +225,10 @@ export function createKeychainService({
           st === null
             ? []
             : st.role === 'home'
-              ? [...CARRIED_PARTS]
+              ? homeCarries(st)
               : (JSON.parse(st.carried) as string[]),
+        skip: st === null ? [] : (JSON.parse(st.skip) as string[]),
+        owned: st === null ? [] : (JSON.parse(st.owned) as string[]),
         parts: [...KEYCHAIN_PARTS],
         members: st === null ? [] : store.members().map((m) => memberView(m, contact, now)),
         site_keys:
@@ -575,6 +577,57 @@ export function createKeychainService({
           type: 'keychain.left',
           actor: 'system',
           data: { keychain_id: st.keychain_id, reason, home_informed: homeInformed },
+        });
+      });
+      return this.view();
+    },
+
+    /** POST /v1/keychain/scope (home): the parts it does not carry to its members. */
+    async setScope(skip: readonly string[], actor: Actor) {
+      const unknown = skip.filter((p) => !(KEYCHAIN_PARTS as readonly string[]).includes(p));
+      if (unknown.length > 0)
+        throw new InvalidInputError(
+          'invalid_input',
+          `skip names parts that do not exist: ${unknown.join(', ')}; parts are ${KEYCHAIN_PARTS.join(', ')}`,
+          {
+            field: 'skip',
+          },
+        );
+      await writer.transact(() => {
+        requireHome();
+        ledger.append({
+          type: 'keychain.scope_changed',
+          actor: actor.name,
+          data: { skip: [...new Set(skip)].sort() },
+        });
+      });
+      return this.view();
+    },
+
+    /** POST /v1/keychain/own (member): keep its own copy of a part, or take the home's again. */
+    async setOwn(part: string, own: boolean, actor: Actor) {
+      if (!(KEYCHAIN_PARTS as readonly string[]).includes(part))
+        throw new InvalidInputError(
+          'invalid_input',
+          `part must be one of ${KEYCHAIN_PARTS.join(', ')}`,
+          { field: 'part' },
+        );
+      await writer.transact(() => {
+        const st = store.state();
+        if (st?.role !== 'member')
+          throw new ConflictError(
+            'not_member',
+            'only a member keeps its own copy of a part (the home owns them all)',
+            {
+              why: st === null ? 'no keychain' : 'home',
+            },
+          );
+        const owned = (JSON.parse(st.owned) as string[]).includes(part);
+        if (owned === own) return;
+        ledger.append({
+          type: own ? 'keychain.part_owned' : 'keychain.part_released',
+          actor: actor.name,
+          data: { part },
         });
       });
       return this.view();

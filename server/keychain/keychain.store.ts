@@ -20,6 +20,9 @@ export interface StateRow {
   readonly since: string;
   /** JSON array: on a member, the parts its home carries. */
   readonly carried: string;
+  /** JSON arrays: on the home, the parts it does not carry; on a member, those it keeps its own. */
+  readonly skip: string;
+  readonly owned: string;
 }
 
 export interface PartRow {
@@ -73,12 +76,15 @@ export const SITE_KEY_MAX_FAILURES = 5;
 
 export function createKeychainStore(db: Database) {
   const state = db.prepare<[], StateRow>(
-    'SELECT keychain_id, role, epoch, home_fp, label, via, since, carried FROM keychain_state WHERE id = 1',
+    'SELECT keychain_id, role, epoch, home_fp, label, via, since, carried, skip, owned FROM keychain_state WHERE id = 1',
   );
-  const putState = db.prepare<StateRow>(
+  const putState = db.prepare<Omit<StateRow, 'skip' | 'owned'>>(
     `INSERT OR REPLACE INTO keychain_state (id, keychain_id, role, epoch, home_fp, label, via, since, carried)
      VALUES (1, @keychain_id, @role, @epoch, @home_fp, @label, @via, @since, @carried)`,
   );
+  const setSkip = db.prepare<[string]>('UPDATE keychain_state SET skip = ? WHERE id = 1');
+  const setOwned = db.prepare<[string]>('UPDATE keychain_state SET owned = ? WHERE id = 1');
+  const dropPart = db.prepare<[string]>('DELETE FROM keychain_parts WHERE part = ?');
   const setCarried = db.prepare<[string]>('UPDATE keychain_state SET carried = ? WHERE id = 1');
   const parts = db.prepare<[], PartRow>(
     'SELECT part, version, sha256, epoch, at FROM keychain_parts ORDER BY part',
@@ -330,6 +336,21 @@ export function createKeychainStore(db: Database) {
             d.records,
             e.ts,
           );
+        },
+        'keychain.scope_changed': (d) => {
+          setSkip.run(JSON.stringify(d.skip));
+        },
+        'keychain.part_owned': (d) => {
+          const owned = new Set(JSON.parse(state.get()?.owned ?? '[]') as string[]).add(d.part);
+          setOwned.run(JSON.stringify([...owned].sort()));
+        },
+        'keychain.part_released': (d) => {
+          const owned = (JSON.parse(state.get()?.owned ?? '[]') as string[]).filter(
+            (p) => p !== d.part,
+          );
+          setOwned.run(JSON.stringify(owned));
+          // The home's version is taken again at the next pull, whatever its number.
+          dropPart.run(d.part);
         },
         'keychain.part_published': (d, e) => {
           putPart.run({

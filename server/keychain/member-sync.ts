@@ -145,7 +145,11 @@ export function createMemberSync(deps: {
     const parts = await applyParts(
       { store, ledger, writer, adapters, homeKey, homeFp: home.fingerprint },
       now,
-      roster.parts.filter((p) => roster.carried.includes(p.part)),
+      // A part this member keeps its own copy of is left alone.
+      roster.parts.filter(
+        (p) =>
+          roster.carried.includes(p.part) && !(JSON.parse(now.owned) as string[]).includes(p.part),
+      ),
     );
     return (last = { ok: true, changed, parts });
   }

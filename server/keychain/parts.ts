@@ -13,6 +13,12 @@ import type { KeychainStore, StateRow } from './keychain.store.js';
 /** The parts the keychain carries today; the others stay each install's own. */
 export const CARRIED_PARTS = ['policy', 'branding'] as const;
 
+/** What a home carries: what this version can carry, less the parts its scope skips. */
+export function homeCarries(st: StateRow): string[] {
+  const skip = JSON.parse(st.skip) as string[];
+  return CARRIED_PARTS.filter((p) => !skip.includes(p));
+}
+
 /** A domain's side of a carried part. */
 export interface PartAdapter {
   readonly part: (typeof CARRIED_PARTS)[number];
@@ -78,7 +84,8 @@ export function createPartsHome(deps: Deps & { readonly key: KeyObject }) {
       await writer.transact(() => {
         const st = store.state();
         if (st?.role !== 'home') return;
-        for (const a of adapters) {
+        const carried = homeCarries(st);
+        for (const a of adapters.filter((x) => carried.includes(x.part))) {
           const sha256 = partHash(a.document());
           const last = store.part(a.part);
           if (last?.sha256 === sha256) continue;
@@ -93,7 +100,8 @@ export function createPartsHome(deps: Deps & { readonly key: KeyObject }) {
     /** The parts as published, each with its signed manifest (one changed since is left for the next round). */
     list(st: StateRow): CarriedPart[] {
       const out: CarriedPart[] = [];
-      for (const a of adapters) {
+      const carried = homeCarries(st);
+      for (const a of adapters.filter((x) => carried.includes(x.part))) {
         const last = store.part(a.part);
         const doc = a.document();
         if (last === null || partHash(doc) !== last.sha256) continue;
@@ -142,13 +150,24 @@ export async function applyParts(
         });
         return { part: p.part, applied: false, reason };
       };
-      if (local !== null && p.version === local.version && p.sha256 === local.sha256)
+      // Nothing new, and nothing changed here meanwhile (a part carried again after a scope
+      // change or a release is taken again at the same version).
+      if (
+        local !== null &&
+        p.version === local.version &&
+        p.sha256 === local.sha256 &&
+        partHash(adapter.document()) === p.sha256
+      )
         return { part: p.part, applied: false };
       if (!signed) return reject('bad_sig');
       if (partHash(p.doc) !== p.sha256) return reject('hash');
       // The fencing check, inside the applying transaction.
       if (now === null || p.epoch < now.epoch) return reject('stale_epoch');
-      if (local !== null && p.version <= local.version) return reject('rollback');
+      if (
+        local !== null &&
+        (p.version < local.version || (p.version === local.version && p.sha256 !== local.sha256))
+      )
+        return reject('rollback');
       try {
         adapter.apply(p.doc, `keychain:${homeFp}`);
       } catch (err) {
