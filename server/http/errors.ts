@@ -2,7 +2,8 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { NotOperatingError, ServiceError, type ErrorKind } from '../shared/errors.js';
 import { pathOnly } from '../shared/url.js';
 
-const statusOf: Record<ErrorKind, number> = {
+/** The HTTP status of each kind of ServiceError. */
+export const statusOf: Record<ErrorKind, number> = {
   invalid_input: 400,
   unauthenticated: 401,
   forbidden: 403,

@@ -159,6 +159,30 @@ export function createKeychainService({
     return log[log.length - 1] ?? null;
   }
 
+  /** The next authority-log record of this home's keychain, signed by it. */
+  function nextRecord(
+    st: { keychain_id: string; epoch: number },
+    type: string,
+    body: Record<string, unknown>,
+  ): LogRecord {
+    return appendRecord(
+      headRecord(),
+      { keychain_id: st.keychain_id, epoch: st.epoch, type, body },
+      { fp: self, key: identity.key },
+      clock.nowIso(),
+    );
+  }
+
+  /** A roster entry that is there (not removed), or 404 naming the fingerprint. */
+  function presentMember(fp: string): MemberRow {
+    const m = store.member(fp);
+    if (m === null || m.removed_at !== null)
+      throw new NotFoundError('not_found', `no member ${fp} in this keychain`, {
+        field: 'fingerprint',
+      });
+    return m;
+  }
+
   function siteKeyStatus(k: ReturnType<KeychainStore['siteKeys']>[number], now: number): string {
     if (k.used_at !== null) return 'used';
     if (k.revoked_at !== null) return k.revoked_reason === 'locked' ? 'locked' : 'revoked';
@@ -431,24 +455,14 @@ export function createKeychainService({
           actor: `peer:${fp}`,
           data: { id: k.id, fingerprint: fp },
         });
-        const record = appendRecord(
-          headRecord(),
-          {
-            keychain_id: st.keychain_id,
-            epoch: st.epoch,
-            type: 'member_add',
-            body: {
-              fp,
-              sig_pub: req.sig_pub,
-              kx_pub: req.kx_pub,
-              label: req.label,
-              address,
-              via: `site_key:${k.id}`,
-            },
-          },
-          { fp: self, key: identity.key },
-          clock.nowIso(),
-        );
+        const record = nextRecord(st, 'member_add', {
+          fp,
+          sig_pub: req.sig_pub,
+          kx_pub: req.kx_pub,
+          label: req.label,
+          address,
+          via: `site_key:${k.id}`,
+        });
         ledger.append({
           type: 'keychain.member_added',
           actor: `peer:${fp}`,
@@ -499,28 +513,14 @@ export function createKeychainService({
     async removeMember(fp: string, actor: Actor, reason = 'removed') {
       await writer.transact(() => {
         const st = requireHome();
-        const m = store.member(fp);
-        if (m === null || m.removed_at !== null)
-          throw new NotFoundError('not_found', `no member ${fp} in this keychain`, {
-            field: 'fingerprint',
-          });
+        const m = presentMember(fp);
         if (m.role === 'home')
           throw new ConflictError(
             'cannot_remove_home',
             'the home cannot remove itself: hand over first',
             { why: 'home' },
           );
-        const record = appendRecord(
-          headRecord(),
-          {
-            keychain_id: st.keychain_id,
-            epoch: st.epoch,
-            type: 'member_remove',
-            body: { fp, reason },
-          },
-          { fp: self, key: identity.key },
-          clock.nowIso(),
-        );
+        const record = nextRecord(st, 'member_remove', { fp, reason });
         ledger.append({
           type: 'keychain.member_removed',
           actor: actor.name,
@@ -535,22 +535,8 @@ export function createKeychainService({
       await writer.transact(() => {
         const st = requireHome();
         const target = fp ?? self;
-        const m = store.member(target);
-        if (m === null || m.removed_at !== null)
-          throw new NotFoundError('not_found', `no member ${target} in this keychain`, {
-            field: 'fingerprint',
-          });
-        const record = appendRecord(
-          headRecord(),
-          {
-            keychain_id: st.keychain_id,
-            epoch: st.epoch,
-            type: 'rename',
-            body: { fp: target, label },
-          },
-          { fp: self, key: identity.key },
-          clock.nowIso(),
-        );
+        presentMember(target);
+        const record = nextRecord(st, 'rename', { fp: target, label });
         ledger.append({
           type: 'keychain.member_renamed',
           actor: actor.name,

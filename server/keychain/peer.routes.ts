@@ -7,9 +7,15 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { KeyObject } from 'node:crypto';
 import type { Clock } from '../shared/clock.js';
+import { statusOf } from '../http/errors.js';
 import { ServiceError } from '../shared/errors.js';
 import { fingerprintOfSigPub, importSigPub } from './authority-log.js';
-import { signResponse, verifyRequest, type VerifyFailure } from './crypto/peer-signature.js';
+import {
+  signResponse,
+  verifyRequest,
+  type VerifiedRequest,
+  type VerifyFailure,
+} from './crypto/peer-signature.js';
 import { openSealed, sealTo, importAgreementPublic, SealedBoxError } from './crypto/sealed-box.js';
 import type { EnrolRequest, KeychainService } from './keychain.service.js';
 import type { KeychainStore } from './keychain.store.js';
@@ -54,6 +60,9 @@ function jsonOf(body: unknown): Record<string, unknown> | null {
     return null;
   }
 }
+
+const NOT_HOME = { ok: false, notHome: true } as const;
+type NotHome = typeof NOT_HOME;
 
 export async function keychainPeerRoutes(app: FastifyInstance, opts: Options): Promise<void> {
   const { keychain, store, clock, identity } = opts;
@@ -122,19 +131,10 @@ export async function keychainPeerRoutes(app: FastifyInstance, opts: Options): P
   /** A refusal of the service (a used site key …), signed like any answer. */
   function answerError(req: FastifyRequest, reply: FastifyReply, err: unknown, nonce: string) {
     if (!(err instanceof ServiceError)) throw err;
-    const status = {
-      invalid_input: 400,
-      unauthenticated: 401,
-      forbidden: 403,
-      not_found: 404,
-      conflict: 409,
-      not_operating: 503,
-      unavailable: 503,
-    }[err.kind];
     return answer(
       req,
       reply,
-      status,
+      statusOf[err.kind],
       { ...err.details, error: err.code, message: err.message },
       nonce,
     );
@@ -146,6 +146,13 @@ export async function keychainPeerRoutes(app: FastifyInstance, opts: Options): P
     if (m?.removed_at != null) return { refused: 'removed' as const };
     const key = m === null || m.role !== 'member' ? null : importSigPub(m.sig_pub);
     return key === null ? { refused: 'unknown' as const } : { key };
+  }
+
+  /** A member's signed call to this home: verified, or why not (409 when this is no home). */
+  function homeVerifiesMember(req: FastifyRequest): VerifiedRequest | VerifyFailure | NotHome {
+    const st = store.state();
+    if (st?.role !== 'home') return NOT_HOME;
+    return verifyMember(req, st.keychain_id);
   }
 
   function verifyMember(req: FastifyRequest, keychainId: string) {
@@ -167,12 +174,13 @@ export async function keychainPeerRoutes(app: FastifyInstance, opts: Options): P
    * A removed member is told so in an answer signed by the home (bound to its request's
    * nonce), so that it can believe it and stop; every other refusal goes unsigned.
    */
-  function refuseMember(
-    req: FastifyRequest,
-    reply: FastifyReply,
-    f: VerifyFailure,
-    keyid: string | null,
-  ) {
+  function refuseMember(req: FastifyRequest, reply: FastifyReply, f: VerifyFailure | NotHome) {
+    if ('notHome' in f)
+      return reply
+        .code(409)
+        .send({ error: 'not_home', message: 'this install is not a keychain home' });
+    const keyid =
+      typeof req.headers['keychain-from'] === 'string' ? req.headers['keychain-from'] : null;
     if (f.code !== 'member_removed') return refuse(req, reply, f, keyid);
     opts.onRefused({ code: f.code, address: req.ip, path: req.url, keyid });
     const nonce =
@@ -263,15 +271,8 @@ export async function keychainPeerRoutes(app: FastifyInstance, opts: Options): P
   });
 
   app.post('/keychain/peer/pull', { config: member }, async (req, reply) => {
-    const st = store.state();
-    if (st?.role !== 'home')
-      return reply
-        .code(409)
-        .send({ error: 'not_home', message: 'this install is not a keychain home' });
-    const keyid =
-      typeof req.headers['keychain-from'] === 'string' ? req.headers['keychain-from'] : null;
-    const verified = verifyMember(req, st.keychain_id);
-    if (!verified.ok) return refuseMember(req, reply, verified, keyid);
+    const verified = homeVerifiesMember(req);
+    if (!verified.ok) return refuseMember(req, reply, verified);
     return answer(
       req,
       reply,
@@ -283,15 +284,8 @@ export async function keychainPeerRoutes(app: FastifyInstance, opts: Options): P
 
   // A member leaving: the home removes it from the roster (reason left).
   app.post('/keychain/peer/leave', { config: member }, async (req, reply) => {
-    const st = store.state();
-    if (st?.role !== 'home')
-      return reply
-        .code(409)
-        .send({ error: 'not_home', message: 'this install is not a keychain home' });
-    const keyid =
-      typeof req.headers['keychain-from'] === 'string' ? req.headers['keychain-from'] : null;
-    const verified = verifyMember(req, st.keychain_id);
-    if (!verified.ok) return refuseMember(req, reply, verified, keyid);
+    const verified = homeVerifiesMember(req);
+    if (!verified.ok) return refuseMember(req, reply, verified);
     try {
       await keychain.removeMember(verified.keyid, { name: `peer:${verified.keyid}` }, 'left');
       return answer(req, reply, 200, { left: true }, verified.nonce);
