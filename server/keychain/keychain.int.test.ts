@@ -3,243 +3,38 @@
 // SVC_KEYCHAIN_JOIN + SVC_KEYCHAIN_SITE_KEY, a site whose key pins another home, and the
 // peer endpoints under attack: a replayed, an altered, a late, a misaddressed and an
 // oversized request, a site key used twice or guessed, and a flood of hellos.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keyFingerprint } from '../ledger/index.js';
-import { childEnv, freePort, requireBundle, ROOT, SERVER } from '../testing/processes.js';
-import { ADMIN_TOKEN, testEnv } from '../testing/test-server.js';
-import { exportSigPub, importSigPub } from './authority-log.js';
-import { signRequest, verifyResponse } from './crypto/peer-signature.js';
+import { requireBundle } from '../testing/processes.js';
 import {
-  exportAgreementPublic,
-  importAgreementPublic,
-  openSealed,
-  sealTo,
-} from './crypto/sealed-box.js';
-import type { Hello } from './keychain.service.js';
-import { aadFor, ENROL_AAD, PEER_BODY_LIMIT, ROSTER_AAD } from './peer.routes.js';
+  call,
+  craftedSite,
+  enrolRequest,
+  freshAddress,
+  hello,
+  installs,
+  ledgerText,
+  send,
+  splitKey,
+  startInstall,
+  stopAll,
+  temps,
+  waitFor,
+  type Install,
+  type Json,
+} from '../testing/keychain/installs.js';
+import { importSigPub } from './authority-log.js';
+import { signRequest, verifyResponse } from './crypto/peer-signature.js';
+import { openSealed } from './crypto/sealed-box.js';
+import { aadFor, PEER_BODY_LIMIT, ROSTER_AAD } from './peer.routes.js';
 
 requireBundle();
 
-type Json = Record<string, unknown>;
-
-interface Install {
-  readonly name: string;
-  readonly dir: string;
-  readonly url: string;
-  readonly output: () => string;
-  readonly child: ChildProcess;
-  stop(): Promise<void>;
-}
-
-const installs: Install[] = [];
-const temps: string[] = [];
-
-async function startInstall(
-  name: string,
-  machineId: string,
-  extra: Record<string, string> = {},
-  existing?: string,
-): Promise<Install> {
-  const dir = existing ?? mkdtempSync(join(tmpdir(), `svc-kc-${name}-`));
-  if (existing === undefined) temps.push(dir);
-  writeFileSync(join(dir, 'machine-id'), `${machineId}\n`);
-  const port = await freePort();
-  const child = spawn(process.execPath, [SERVER], {
-    env: childEnv(
-      testEnv(dir, join(dir, 'machine-id'), {
-        SVC_PORT: String(port),
-        SVC_BIND: '127.0.0.1',
-        SVC_INSTANCE: name,
-        SVC_LOG_LEVEL: 'info',
-        ...extra,
-      }),
-    ),
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
-  const url = `http://127.0.0.1:${String(port)}`;
-  const until = Date.now() + 30_000;
-  for (;;) {
-    const up = await fetch(`${url}/health`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (up) break;
-    if (Date.now() > until || child.exitCode !== null)
-      throw new Error(`${name} did not start:\n${output}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  const install: Install = {
-    name,
-    dir,
-    url,
-    output: () => output,
-    child,
-    async stop() {
-      if (child.exitCode !== null) return;
-      const gone = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await gone;
-    },
-  };
-  installs.push(install);
-  return install;
-}
-
-async function call(i: Install, method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown) {
-  const res = await fetch(`${i.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${ADMIN_TOKEN}`,
-      ...(body !== undefined && { 'content-type': 'application/json' }),
-    },
-    ...(body !== undefined && { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, body: (await res.json().catch(() => ({}))) as Json };
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | null>, ms = 20_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const got = await probe();
-    if (got !== null) return got;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** A new site made by hand: its keys, and enrol calls crafted exactly as join.ts makes them. */
-function craftedSite() {
-  const sig = generateKeyPairSync('ed25519');
-  const kx = generateKeyPairSync('x25519');
-  return {
-    fp: keyFingerprint(sig.publicKey),
-    sigKey: sig.privateKey,
-    sigPub: exportSigPub(sig.publicKey),
-    kxKey: kx.privateKey,
-    kxPub: exportAgreementPublic(kx.privateKey),
-  };
-}
-type Site = ReturnType<typeof craftedSite>;
-
-async function hello(home: Install): Promise<Hello> {
-  const res = await send(home, '/v1/keychain/peer/hello', { body: Buffer.from('{}'), headers: {} });
-  expect(res.status).toBe(200);
-  return res.body as unknown as Hello;
-}
-
-function enrolRequest(
-  h: Hello,
-  site: Site,
-  key: { id: string; secret: string },
-  options: { createdAt?: number; to?: string; body?: Buffer } = {},
-) {
-  const sealed = sealTo(
-    importAgreementPublic(h.home_kx_pub),
-    Buffer.from(
-      JSON.stringify({
-        key_id: key.id,
-        secret: key.secret,
-        sig_pub: site.sigPub,
-        kx_pub: site.kxPub,
-        label: 'crafted',
-        address: null,
-      }),
-    ),
-    aadFor(ENROL_AAD, h.keychain_id, h.home_fp),
-  );
-  const body = options.body ?? Buffer.from(JSON.stringify({ sig_pub: site.sigPub, sealed }));
-  const headers = signRequest({
-    method: 'POST',
-    path: '/v1/keychain/peer/enrol',
-    query: '',
-    body,
-    keychainId: h.keychain_id,
-    from: site.fp,
-    to: options.to ?? h.home_fp,
-    epoch: h.epoch,
-    head: h.head,
-    key: site.sigKey,
-    keyid: site.fp,
-    now: options.createdAt ?? Date.now(),
-  });
-  return { body, headers };
-}
-
-// Each crafted call comes from an address of its own in 127/8 (Linux answers the whole
-// block on loopback), so that the per-address throttle weighs only on the test about it.
-let nextAddress = 10;
-const freshAddress = (): string => `127.0.0.${String(nextAddress++)}`;
-
-function send(
-  home: Install,
-  path: string,
-  req: { body: Buffer; headers: Record<string, string> },
-  from = freshAddress(),
-): Promise<{ status: number; raw: Buffer; headers: Record<string, string>; body: Json }> {
-  return new Promise((resolve, reject) => {
-    const r = request(
-      `${home.url}${path}`,
-      {
-        method: 'POST',
-        localAddress: from,
-        headers: {
-          ...req.headers,
-          'content-type': 'application/json',
-          'content-length': String(req.body.length),
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const raw = Buffer.concat(chunks);
-          const headers: Record<string, string> = {};
-          for (const [k, v] of Object.entries(res.headers))
-            if (typeof v === 'string') headers[k] = v;
-          let body: Json = {};
-          try {
-            body = JSON.parse(raw.toString() || '{}') as Json;
-          } catch {
-            body = { raw: raw.toString() };
-          }
-          resolve({ status: res.statusCode ?? 0, raw, headers, body });
-        });
-      },
-    );
-    r.on('error', reject);
-    r.end(req.body);
-  });
-}
-
-function splitKey(text: string): { id: string; secret: string; homeFp: string } {
-  const [, id = '', secret = '', homeFp = ''] = text.split('.');
-  return { id, secret, homeFp };
-}
-
-/** Every event of an install's ledger as `type data` lines, read through GET /v1/ledger. */
-async function ledgerText(i: Install): Promise<string> {
-  const lines: string[] = [];
-  let after = 0;
-  for (;;) {
-    const page = await call(i, 'GET', `/v1/ledger?order=asc&limit=2000&after_seq=${String(after)}`);
-    const events = page.body['events'] as { seq: number; type: string; data: unknown }[];
-    for (const e of events) lines.push(`${e.type} ${JSON.stringify(e.data)}`);
-    if (page.body['more'] !== true || events.length === 0) return lines.join('\n');
-    after = events[events.length - 1]?.seq ?? after;
-  }
-}
-
+/** Nonces the home keeps (read from its file: the table is this domain's). */
 function nonceCount(i: Install): number {
   const db = new Database(join(i.dir, 'data', 'svc.db'), { readonly: true });
   try {
@@ -250,8 +45,7 @@ function nonceCount(i: Install): number {
 }
 
 afterAll(async () => {
-  await Promise.all(installs.map((i) => i.stop()));
-  for (const t of temps) rmSync(t, { recursive: true, force: true });
+  await stopAll();
 });
 
 describe('a keychain of real installs on loopback', () => {
