@@ -14,30 +14,14 @@ import {
 } from '../shared/errors.js';
 import type { Actor } from '../shared/types.js';
 import { appendRecord, recordHash, type LogRecord } from './authority-log.js';
-import { healthOf, quietSeconds } from './health.js';
-import { homeCarries, type CarriedPart, type createPartsHome } from './parts.js';
+import { homeCarries, KEYCHAIN_PARTS, type CarriedPart, type createPartsHome } from './parts.js';
+export { KEYCHAIN_PARTS } from './parts.js';
+import { keychainView } from './keychain-view.js';
 import { isShowing, showing, witness } from './witness.js';
 import type { KeychainEvents } from './keychain.events.js';
-import {
-  SITE_KEY_MAX_FAILURES,
-  type KeychainRole,
-  type KeychainStore,
-  type MemberRow,
-} from './keychain.store.js';
+import { SITE_KEY_MAX_FAILURES, type KeychainStore, type MemberRow } from './keychain.store.js';
 import { newSiteKey, secretMatches, secretHash } from './site-key.js';
 import { sign } from 'node:crypto';
-
-/** The parts a keychain can carry (spec: licence, connections, mail, signin, people, policy, branding, numbers). */
-export const KEYCHAIN_PARTS = [
-  'licence',
-  'connections',
-  'mail',
-  'signin',
-  'people',
-  'policy',
-  'branding',
-  'numbers',
-] as const;
 
 /** Site keys live at most a week (kubeadm's lesson: never "no expiry"). */
 export const SITE_KEY_HOURS = { min: 1, max: 168 } as const;
@@ -183,30 +167,6 @@ export function createKeychainService({
     return m;
   }
 
-  function siteKeyStatus(k: ReturnType<KeychainStore['siteKeys']>[number], now: number): string {
-    if (k.used_at !== null) return 'used';
-    if (k.revoked_at !== null) return k.revoked_reason === 'locked' ? 'locked' : 'revoked';
-    if (Date.parse(k.expires_at) <= now) return 'expired';
-    return 'open';
-  }
-
-  function memberView(m: MemberRow, contact: Map<string, string>, now: number) {
-    const heard = m.fingerprint === self ? null : (contact.get(m.fingerprint) ?? null);
-    const quiet = m.fingerprint === self ? 0 : quietSeconds(heard ?? m.added_at, now);
-    return {
-      label: m.label,
-      fingerprint: m.fingerprint,
-      fp_short: m.fingerprint.slice(0, 12),
-      role: m.role,
-      this: m.fingerprint === self,
-      health: m.fingerprint === self ? 'ok' : healthOf(quiet),
-      quiet_s: quiet,
-      via: m.via,
-      address: m.address,
-      added_at: m.added_at,
-    };
-  }
-
   function roster(): Roster {
     const st = requireHome();
     return {
@@ -230,47 +190,7 @@ export function createKeychainService({
 
   return {
     /** GET /v1/keychain. */
-    view() {
-      const now = clock.now();
-      const st = store.state();
-      const contact = store.contact();
-      const role: KeychainRole | 'none' = st?.role ?? 'none';
-      return {
-        role,
-        fingerprint: self,
-        keychain_id: st?.keychain_id ?? null,
-        label: store.member(self)?.label ?? st?.label ?? null,
-        epoch: st?.epoch ?? null,
-        head: store.head()?.hash ?? null,
-        home_fp: st?.home_fp ?? null,
-        since: st?.since ?? null,
-        // The home carries what this version can carry; a member, what its home says it does.
-        carried:
-          st === null
-            ? []
-            : st.role === 'home'
-              ? homeCarries(st)
-              : (JSON.parse(st.carried) as string[]),
-        skip: st === null ? [] : (JSON.parse(st.skip) as string[]),
-        owned: st === null ? [] : (JSON.parse(st.owned) as string[]),
-        parts: [...KEYCHAIN_PARTS],
-        members: st === null ? [] : store.members().map((m) => memberView(m, contact, now)),
-        site_keys:
-          st?.role !== 'home'
-            ? []
-            : store.siteKeys().map((k) => ({
-                id: k.id,
-                label: k.label,
-                purpose: k.purpose,
-                licence: k.licence === 1,
-                status: siteKeyStatus(k, now),
-                created_at: k.created_at,
-                expires_at: k.expires_at,
-                used_by: k.used_by_fp,
-                failed_attempts: k.failed_attempts,
-              })),
-      };
-    },
+    view: () => keychainView(store, clock.now(), self),
 
     /** POST /v1/keychain/home: this install becomes the home of a new keychain (epoch 1). */
     async makeHome(label: string, actor: Actor) {

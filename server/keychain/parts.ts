@@ -10,6 +10,18 @@ import { canonicalJson } from '../shared/canonical-json.js';
 import type { KeychainEvents } from './keychain.events.js';
 import type { KeychainStore, StateRow } from './keychain.store.js';
 
+/** The parts a keychain can carry (spec: licence, connections, mail, signin, people, policy, branding, numbers). */
+export const KEYCHAIN_PARTS = [
+  'licence',
+  'connections',
+  'mail',
+  'signin',
+  'people',
+  'policy',
+  'branding',
+  'numbers',
+] as const;
+
 /** The parts the keychain carries today; the others stay each install's own. */
 export const CARRIED_PARTS = ['policy', 'branding'] as const;
 
