@@ -271,6 +271,7 @@ describe('GET /v1/status, /v1/doctor, /metrics, /v1/openapi.json', () => {
         'Approvals/lab auto-approver',
         'Policy/fix mode, raising autonomy',
         'Diagnosis/accuracy',
+        'Keychain/Witnesses',
       ]);
       const worst = report.checks.reduce<DoctorCheckBody['status']>(
         (w, c) => (rank[c.status] > rank[w] ? c.status : w),
