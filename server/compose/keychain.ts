@@ -138,7 +138,12 @@ export function buildKeychain(
         rt.ledger.append({
           type: 'keychain.peer_auth_failed',
           actor: 'system',
-          data: { ...f, path: f.path.slice(0, 200) },
+          data: {
+            code: f.code,
+            address: f.address.slice(0, 100),
+            path: f.path.slice(0, 200),
+            keyid: f.keyid === null ? null : f.keyid.slice(0, 64),
+          },
         }),
       )
       .catch((err: unknown) => {

@@ -16,7 +16,7 @@ import type { KeychainEvents } from './keychain.events.js';
 import type { Hello, Identity, Roster } from './keychain.service.js';
 import { helloText } from './keychain.service.js';
 import type { KeychainStore } from './keychain.store.js';
-import { callPeer } from './peer-client.js';
+import { callPeer, readCapped } from './peer-client.js';
 import { aadFor, ENROL_AAD, ROSTER_AAD } from './peer.routes.js';
 import { parseSiteKey } from './site-key.js';
 
@@ -116,6 +116,7 @@ export async function attemptJoin(deps: JoinDeps): Promise<Attempt> {
       headers: { 'content-type': 'application/json' },
       body: '{}',
       signal: AbortSignal.timeout(15_000),
+      redirect: 'manual',
     });
   } catch (err) {
     const cause = (err as Error).cause;
@@ -124,7 +125,9 @@ export async function attemptJoin(deps: JoinDeps): Promise<Attempt> {
       why: `the home cannot be reached: ${cause instanceof Error ? cause.message : (err as Error).message}`,
     };
   }
-  const hello: unknown = await res.json().catch(() => null);
+  const hello: unknown = await readCapped(res, 64 * 1024)
+    .then((b) => JSON.parse(b.toString('utf8')) as unknown)
+    .catch(() => null);
   if (res.status === 429 || res.status >= 500 || res.status === 409 || res.status === 404)
     return {
       kind: 'retry',

@@ -29,8 +29,8 @@ import {
 } from '../testing/keychain/installs.js';
 import { importSigPub } from './authority-log.js';
 import { signRequest, verifyResponse } from './crypto/peer-signature.js';
-import { openSealed } from './crypto/sealed-box.js';
-import { aadFor, PEER_BODY_LIMIT, ROSTER_AAD } from './peer.routes.js';
+import { importAgreementPublic, openSealed, sealTo } from './crypto/sealed-box.js';
+import { aadFor, ENROL_AAD, PEER_BODY_LIMIT, ROSTER_AAD } from './peer.routes.js';
 
 requireBundle();
 
@@ -432,6 +432,36 @@ describe('a keychain of real installs on loopback', () => {
     expect(
       (await call(b, 'PUT', '/v1/policy', { grouping: { window_s: 60, by: [] } })).status,
     ).toBe(200);
+    // Restarted with its old key still set, it is refused (not quietly taken back) and stops.
+    await b.stop();
+    b = await startInstall(
+      'dc-b',
+      'b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2',
+      { SVC_KEYCHAIN_JOIN: a.url, SVC_KEYCHAIN_SITE_KEY: keys[0]?.key ?? '' },
+      b.dir,
+    );
+    await waitFor('B to be refused', async () =>
+      (await ledgerText(b)).match(/keychain\.join_failed .*removed/) !== null ? true : null,
+    );
+    expect((await call(b, 'GET', '/v1/keychain')).body['role']).toBe('none');
+    // A new site key brings it back, a member again.
+    const again = await call(a, 'POST', '/v1/keychain/site-keys', { labels: ['dc-b again'] });
+    const bKey2 = (again.body['keys'] as { key: string }[])[0]?.key ?? '';
+    keys.push({ id: splitKey(bKey2).id, label: 'dc-b again', key: bKey2 });
+    await b.stop();
+    b = await startInstall(
+      'dc-b',
+      'b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2',
+      { SVC_KEYCHAIN_JOIN: a.url, SVC_KEYCHAIN_SITE_KEY: bKey2 },
+      b.dir,
+    );
+    await waitFor('B to be back', async () =>
+      (await call(b, 'GET', '/v1/keychain')).body['role'] === 'member' ? true : null,
+    );
+    const back = ((await call(a, 'GET', '/v1/keychain')).body['members'] as Json[]).find(
+      (m) => m['fingerprint'] === bFp,
+    );
+    expect(back).toMatchObject({ health: 'ok', via: `site_key:${splitKey(bKey2).id}` });
   }, 60_000);
 
   it('seals the parts into a file that sets up a new site once per version, never going back', async () => {
@@ -581,5 +611,61 @@ describe('a keychain of real installs on loopback', () => {
         expect(res.status).toBeLessThan(500);
       }
     }
+    // No body at all, with or without a content type.
+    for (const path of [
+      '/v1/keychain/peer/pull',
+      '/v1/keychain/peer/leave',
+      '/v1/keychain/peer/enrol',
+    ]) {
+      const res = await fetch(`${a.url}${path}`, { method: 'POST' });
+      expect(res.status, path).toBeGreaterThanOrEqual(400);
+      expect(res.status, path).toBeLessThan(500);
+    }
+    // A signed enrol whose sealed part opens to JSON null (the home's agreement key is public).
+    const h = await hello(a);
+    const site = craftedSite();
+    const sealedNull = sealTo(
+      importAgreementPublic(h.home_kx_pub),
+      Buffer.from('null'),
+      aadFor(ENROL_AAD, h.keychain_id, h.home_fp),
+    );
+    const req = enrolRequest(
+      h,
+      site,
+      { id: 'AAAAAAAA', secret: 'A'.repeat(32) },
+      {
+        body: Buffer.from(JSON.stringify({ sig_pub: site.sigPub, sealed: sealedNull })),
+      },
+    );
+    expect(await send(a, '/v1/keychain/peer/enrol', req)).toMatchObject({
+      status: 400,
+      body: { error: 'enrol_unreadable' },
+    });
+  });
+
+  it('does not let made-up key ids fill the ledger', async () => {
+    const count = async (type: string) =>
+      ((await ledgerText(a)).match(new RegExp(`^${type} `, 'gm')) ?? []).length;
+    const rejected = await count('keychain\\.site_key_rejected');
+    const failed = await count('keychain\\.peer_auth_failed');
+    const h = await hello(a);
+    const from = freshAddress();
+    for (let i = 0; i < 5; i++) {
+      const id = randomBytes(5)
+        .toString('hex')
+        .toUpperCase()
+        .replace(/[^A-Z2-7]/g, 'A')
+        .slice(0, 8)
+        .padEnd(8, 'A');
+      const res = await send(
+        a,
+        '/v1/keychain/peer/enrol',
+        enrolRequest(h, craftedSite(), { id, secret: 'A'.repeat(32) }),
+        from,
+      );
+      expect(res).toMatchObject({ status: 401, body: { error: 'site_key_unknown' } });
+    }
+    expect(await count('keychain\\.site_key_rejected')).toBe(rejected);
+    expect(await count('keychain\\.peer_auth_failed')).toBe(failed + 1);
   });
 });

@@ -220,6 +220,8 @@ export const keychainRoutes: FastifyPluginAsyncTypebox<{
       },
       onRequest: [app.requireRole('admin')],
       config: kdfLimit,
+      // A file carries the branding's logos: more than the API's usual body limit.
+      bodyLimit: 10 * 1024 * 1024,
     },
     async (req) => sealing.unseal(req.body.file, req.body.passphrase, actor(req).name, 'api'),
   );

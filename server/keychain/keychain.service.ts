@@ -8,6 +8,7 @@ import type { Clock } from '../shared/clock.js';
 import { canonicalJson } from '../shared/canonical-json.js';
 import {
   ConflictError,
+  ForbiddenError,
   InvalidInputError,
   NotFoundError,
   UnauthenticatedError,
@@ -317,88 +318,102 @@ export function createKeychainService({
      */
     async enrol(fp: string, req: EnrolRequest, address: string | null): Promise<Roster> {
       // Refusals are recorded (wrong secrets count toward the lock), so they commit too.
-      const refusal = await writer.transact((): ConflictError | UnauthenticatedError | null => {
-        const st = requireHome();
-        const k = store.siteKey(req.key_id);
-        const reject = (reason: string) =>
-          ledger.append({
-            type: 'keychain.site_key_rejected',
-            actor: `peer:${fp}`,
-            data: { id: req.key_id, reason, fingerprint: fp, address },
-          });
-        if (k === null) {
-          reject('unknown_key');
-          return new UnauthenticatedError(
-            'site_key_rejected',
-            'the site key is not one this home issued',
-          );
-        }
-        if (k.used_at !== null && k.used_by_fp === fp && secretMatches(req.secret, k.secret_hash))
-          return null; // a retry by the install that used it: the same success again
-        if (k.used_at !== null) {
-          reject('used');
-          return new ConflictError('site_key_used', `site key ${k.id} was already used`, {
-            why: 'used',
-          });
-        }
-        if (k.revoked_at !== null) {
-          reject(k.revoked_reason === 'locked' ? 'locked' : 'revoked');
-          return new ConflictError('site_key_revoked', `site key ${k.id} was revoked`, {
-            why: k.revoked_reason ?? 'revoked',
-          });
-        }
-        if (Date.parse(k.expires_at) <= clock.now()) {
-          reject('expired');
-          return new ConflictError(
-            'site_key_expired',
-            `site key ${k.id} expired at ${k.expires_at}`,
-            { why: 'expired' },
-          );
-        }
-        if (!secretMatches(req.secret, k.secret_hash)) {
-          reject('wrong_secret');
-          if (k.failed_attempts + 1 >= SITE_KEY_MAX_FAILURES)
+      const refusal = await writer.transact(
+        (): ConflictError | UnauthenticatedError | ForbiddenError | null => {
+          const st = requireHome();
+          const k = store.siteKey(req.key_id);
+          const reject = (reason: string) =>
             ledger.append({
-              type: 'keychain.site_key_locked',
-              actor: 'system',
-              data: { id: k.id },
+              type: 'keychain.site_key_rejected',
+              actor: `peer:${fp}`,
+              data: { id: req.key_id, reason, fingerprint: fp, address },
             });
-          return new UnauthenticatedError('site_key_rejected', 'the site key secret is wrong');
-        }
-        const known = store.member(fp);
-        if (known !== null)
-          return new ConflictError('already_member', `${fp} is already in this keychain`, {
-            why: 'member',
+          // An unknown key id is not recorded here (a stranger could fill the ledger with
+          // made-up ids): the route counts it with the other refused calls, per address.
+          if (k === null)
+            return new UnauthenticatedError(
+              'site_key_unknown',
+              'the site key is not one this home issued',
+            );
+          const known = store.member(fp);
+          if (
+            k.used_at !== null &&
+            k.used_by_fp === fp &&
+            secretMatches(req.secret, k.secret_hash)
+          ) {
+            // A retry by the install that used it gets the same success again, unless it was
+            // removed or left since: then it is told so, and only a new key brings it back.
+            if (known?.removed_at != null)
+              return new ForbiddenError(
+                'member_removed',
+                'this install was removed from the keychain: enrol again with a new site key',
+              );
+            return null;
+          }
+          if (k.used_at !== null) {
+            reject('used');
+            return new ConflictError('site_key_used', `site key ${k.id} was already used`, {
+              why: 'used',
+            });
+          }
+          if (k.revoked_at !== null) {
+            reject(k.revoked_reason === 'locked' ? 'locked' : 'revoked');
+            return new ConflictError('site_key_revoked', `site key ${k.id} was revoked`, {
+              why: k.revoked_reason ?? 'revoked',
+            });
+          }
+          if (Date.parse(k.expires_at) <= clock.now()) {
+            reject('expired');
+            return new ConflictError(
+              'site_key_expired',
+              `site key ${k.id} expired at ${k.expires_at}`,
+              { why: 'expired' },
+            );
+          }
+          if (!secretMatches(req.secret, k.secret_hash)) {
+            reject('wrong_secret');
+            if (k.failed_attempts + 1 >= SITE_KEY_MAX_FAILURES)
+              ledger.append({
+                type: 'keychain.site_key_locked',
+                actor: 'system',
+                data: { id: k.id },
+              });
+            return new UnauthenticatedError('site_key_rejected', 'the site key secret is wrong');
+          }
+          if (known !== null && known.removed_at === null)
+            return new ConflictError('already_member', `${fp} is already in this keychain`, {
+              why: 'member',
+            });
+          ledger.append({
+            type: 'keychain.site_key_used',
+            actor: `peer:${fp}`,
+            data: { id: k.id, fingerprint: fp },
           });
-        ledger.append({
-          type: 'keychain.site_key_used',
-          actor: `peer:${fp}`,
-          data: { id: k.id, fingerprint: fp },
-        });
-        const record = nextRecord(st, 'member_add', {
-          fp,
-          sig_pub: req.sig_pub,
-          kx_pub: req.kx_pub,
-          label: req.label,
-          address,
-          via: `site_key:${k.id}`,
-        });
-        ledger.append({
-          type: 'keychain.member_added',
-          actor: `peer:${fp}`,
-          data: {
-            fingerprint: fp,
-            label: req.label,
+          const record = nextRecord(st, 'member_add', {
+            fp,
             sig_pub: req.sig_pub,
             kx_pub: req.kx_pub,
+            label: req.label,
             address,
             via: `site_key:${k.id}`,
-            record,
-          },
-        });
-        store.heard(fp, clock.nowIso());
-        return null;
-      });
+          });
+          ledger.append({
+            type: 'keychain.member_added',
+            actor: `peer:${fp}`,
+            data: {
+              fingerprint: fp,
+              label: req.label,
+              sig_pub: req.sig_pub,
+              kx_pub: req.kx_pub,
+              address,
+              via: `site_key:${k.id}`,
+              record,
+            },
+          });
+          store.heard(fp, clock.nowIso());
+          return null;
+        },
+      );
       if (refusal !== null) throw refusal;
       await parts.publish();
       return roster();
@@ -441,6 +456,7 @@ export function createKeychainService({
             { why: 'home' },
           );
         const record = nextRecord(st, 'member_remove', { fp, reason });
+        store.dropWitness(fp);
         ledger.append({
           type: 'keychain.member_removed',
           actor: actor.name,

@@ -125,7 +125,7 @@ export function createKeychainStore(db: Database) {
      VALUES (@fingerprint, @label, @role, @sig_pub, @kx_pub, @address, @via, @added_at)
      ON CONFLICT (fingerprint) DO UPDATE SET label = excluded.label, role = excluded.role,
        sig_pub = excluded.sig_pub, kx_pub = excluded.kx_pub, address = excluded.address,
-       via = excluded.via`,
+       via = excluded.via, removed_at = NULL, health = 'ok'`,
   );
   const dropMembers = db.prepare<[]>('DELETE FROM keychain_members');
   const setHealth = db.prepare<[MemberHealth, string]>(
@@ -175,6 +175,7 @@ export function createKeychainStore(db: Database) {
     `INSERT INTO keychain_witness (fingerprint, seq, hash, at) VALUES (?, ?, ?, ?)
      ON CONFLICT (fingerprint) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, at = excluded.at`,
   );
+  const dropWitness = db.prepare<[string]>('DELETE FROM keychain_witness WHERE fingerprint = ?');
   const markWitness = db.prepare<[string, string, string]>(
     'UPDATE keychain_witness SET mismatch = ?, mismatch_at = ? WHERE fingerprint = ?',
   );
@@ -225,6 +226,10 @@ export function createKeychainStore(db: Database) {
     /** The head a peer showed (operational: a restored database must not erase the evidence elsewhere). */
     witnessed(fp: string, seq: number, hash: string, at: string): void {
       putWitness.run(fp, seq, hash, at);
+    },
+    /** Forget what a removed peer showed: a new membership starts its witness afresh. */
+    dropWitness(fp: string): void {
+      dropWitness.run(fp);
     },
     mismatch(fp: string, what: string, at: string): void {
       markWitness.run(what, at, fp);

@@ -41,7 +41,19 @@ export function createMemberSync(deps: {
   const { store, ledger, writer, clock, identity, adapters } = deps;
   let last: PullResult | null = null;
 
-  async function pull(): Promise<PullResult> {
+  // Refusals recorded since start: a part refused at every pull is recorded once.
+  const refused = new Set<string>();
+  let inflight: Promise<PullResult> | null = null;
+
+  /** One pull at a time: a timed pull and one asked for never overlap (witnesses, log order). */
+  function pull(): Promise<PullResult> {
+    inflight ??= pullOnce().finally(() => {
+      inflight = null;
+    });
+    return inflight;
+  }
+
+  async function pullOnce(): Promise<PullResult> {
     const st = store.state();
     if (st?.role !== 'member')
       return (last = { ok: false, why: 'this install is not a keychain member' });
@@ -143,7 +155,7 @@ export function createMemberSync(deps: {
     });
     const now = store.state() ?? st;
     const parts = await applyParts(
-      { store, ledger, writer, adapters, homeKey, homeFp: home.fingerprint },
+      { store, ledger, writer, adapters, homeKey, homeFp: home.fingerprint, refused },
       now,
       // A part this member keeps its own copy of is left alone.
       roster.parts.filter(

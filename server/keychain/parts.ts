@@ -136,7 +136,12 @@ export type PartOutcome = { part: string; applied: boolean; reason?: string };
  * its own (a refused part leaves the others). Returns what happened to each.
  */
 export async function applyParts(
-  deps: Deps & { readonly homeKey: KeyObject; readonly homeFp: string },
+  deps: Deps & {
+    readonly homeKey: KeyObject;
+    readonly homeFp: string;
+    /** Refusals already recorded (part, version, reason): the same one is not recorded again. */
+    readonly refused?: Set<string>;
+  },
   st: StateRow,
   parts: readonly CarriedPart[],
 ): Promise<PartOutcome[]> {
@@ -155,11 +160,15 @@ export async function applyParts(
       const now = store.state();
       const local = store.part(p.part);
       const reject = (reason: string): PartOutcome => {
-        ledger.append({
-          type: 'keychain.part_rejected',
-          actor: 'system',
-          data: { part: p.part, version: p.version, reason },
-        });
+        const key = `${p.part} ${String(p.version)} ${reason}`;
+        if (deps.refused?.has(key) !== true) {
+          deps.refused?.add(key);
+          ledger.append({
+            type: 'keychain.part_rejected',
+            actor: 'system',
+            data: { part: p.part, version: p.version, reason },
+          });
+        }
         return { part: p.part, applied: false, reason };
       };
       // Nothing new, and nothing changed here meanwhile (a part carried again after a scope

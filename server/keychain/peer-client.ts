@@ -28,6 +28,23 @@ export type PeerAnswer =
   | { readonly kind: 'unreachable' | 'unverified'; readonly why: string; readonly status?: number };
 
 const TIMEOUT_MS = 15_000;
+/** A roster with its parts (logos included) stays well under this. */
+const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
+
+/** The answer's body, refused past `cap` bytes rather than held in memory whole. */
+export async function readCapped(res: Response, cap: number): Promise<Buffer> {
+  const declared = Number(res.headers.get('content-length') ?? NaN);
+  if (declared > cap) throw new Error(`the answer is larger than ${String(cap)} bytes`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  if (res.body === null) return Buffer.alloc(0);
+  for await (const chunk of res.body) {
+    size += (chunk as Uint8Array).length;
+    if (size > cap) throw new Error(`the answer is larger than ${String(cap)} bytes`);
+    chunks.push(Buffer.from(chunk as Uint8Array));
+  }
+  return Buffer.concat(chunks);
+}
 
 function retryAfter(value: string | null): number | null {
   if (value === null) return null;
@@ -64,8 +81,10 @@ export async function callPeer(
       headers: { ...headers, 'content-type': 'application/json' },
       body,
       signal: AbortSignal.timeout(TIMEOUT_MS),
+      // A redirect would carry the signed request elsewhere: only the pinned address answers.
+      redirect: 'manual',
     });
-    raw = Buffer.from(await res.arrayBuffer());
+    raw = await readCapped(res, MAX_ANSWER_BYTES);
   } catch (err) {
     return {
       kind: 'unreachable',

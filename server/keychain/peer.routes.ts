@@ -49,6 +49,13 @@ interface Options {
   }) => void;
 }
 
+/** The body as sent; a request without one has none (not undefined). */
+function rawBody(req: FastifyRequest): Buffer {
+  return Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+}
+
+const KEY_ID = /^[A-Z2-7]{8}$/;
+
 function jsonOf(body: unknown): Record<string, unknown> | null {
   if (!Buffer.isBuffer(body)) return null;
   try {
@@ -161,7 +168,7 @@ export async function keychainPeerRoutes(app: FastifyInstance, opts: Options): P
       path: req.url.split('?')[0] ?? req.url,
       query: req.url.includes('?') ? req.url.slice(req.url.indexOf('?')) : '',
       headers: req.headers,
-      body: req.body as Buffer,
+      body: rawBody(req),
       now: clock.now(),
       expect: { keychainId, to: identity.fingerprint },
       publicKeyFor: memberKey,
@@ -207,7 +214,7 @@ export async function keychainPeerRoutes(app: FastifyInstance, opts: Options): P
       path: req.url.split('?')[0] ?? req.url,
       query: req.url.includes('?') ? req.url.slice(req.url.indexOf('?')) : '',
       headers: req.headers,
-      body: req.body as Buffer,
+      body: rawBody(req),
       now: clock.now(),
       expect: { keychainId: st.keychain_id, to: identity.fingerprint },
       // Self-signed: the new site proves it holds the key it asks to be pinned with.
@@ -225,9 +232,14 @@ export async function keychainPeerRoutes(app: FastifyInstance, opts: Options): P
         parsed?.['sealed'],
         aadFor(ENROL_AAD, st.keychain_id, identity.fingerprint),
       );
-      enrol = JSON.parse(plain.toString('utf8')) as EnrolRequest;
+      const opened: unknown = JSON.parse(plain.toString('utf8'));
+      if (typeof opened !== 'object' || opened === null || Array.isArray(opened))
+        throw new SealedBoxError();
+      enrol = opened as EnrolRequest;
       if (
         typeof enrol.key_id !== 'string' ||
+        !KEY_ID.test(enrol.key_id) ||
+        typeof enrol.kx_pub !== 'string' ||
         typeof enrol.secret !== 'string' ||
         enrol.sig_pub !== sigPub
       )
@@ -256,7 +268,7 @@ export async function keychainPeerRoutes(app: FastifyInstance, opts: Options): P
       const roster = await keychain.enrol(
         verified.keyid,
         { ...enrol, label },
-        typeof enrol.address === 'string' ? enrol.address : null,
+        typeof enrol.address === 'string' ? enrol.address.slice(0, 255) : null,
       );
       // The roster holds no secret today, but parts will: it always travels sealed.
       const box = sealTo(
@@ -266,6 +278,9 @@ export async function keychainPeerRoutes(app: FastifyInstance, opts: Options): P
       );
       return answer(req, reply, 200, { sealed: box }, verified.nonce);
     } catch (err) {
+      // Made-up key ids are counted with the other refusals (aggregated per address).
+      if (err instanceof ServiceError && err.code === 'site_key_unknown')
+        opts.onRefused({ code: err.code, address: req.ip, path: req.url, keyid: verified.keyid });
       return answerError(req, reply, err, verified.nonce);
     }
   });

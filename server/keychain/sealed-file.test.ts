@@ -72,6 +72,26 @@ describe('sealed keychain files', () => {
     );
   }, 20_000);
 
+  it('refuses header fields of the wrong type or size before decoding anything', async () => {
+    const file = await sealFile(PLAIN, 'correct horse battery', META, true);
+    const [magic, header = '', body = ''] = file.split('\n');
+    const h = JSON.parse(header) as Record<string, unknown>;
+    for (const bad of [
+      { salt: { length: 3e8 } },
+      { salt: 'AAAA' },
+      { nonce: 7 },
+      { parts: 'policy' },
+      { content_version: 0 },
+    ]) {
+      const line = JSON.stringify({ ...h, ...bad });
+      const t0 = performance.now();
+      expect(
+        await code(openFile(`${magic}\n${line}\n${body}\n`, 'correct horse battery', true)),
+      ).toBe('sealed_unreadable');
+      expect(performance.now() - t0).toBeLessThan(200);
+    }
+  });
+
   it('names a file of another version, and one that is no sealed file at all', () => {
     expect(() => readHeader('svc-keychain-sealed/v9\n{}\n', false)).toThrow(/cannot read/);
     try {

@@ -254,6 +254,35 @@ export function readHeader(
       'sealed_unsupported_version',
       'the file names a cipher this install does not know',
     );
+  // Every field of the right type and exact size before anything is decoded or derived.
+  const b64 = (v: unknown, bytes: number): boolean =>
+    typeof v === 'string' &&
+    v.length === Math.ceil(bytes / 3) * 4 &&
+    /^[A-Za-z0-9+/]+={0,2}$/.test(v) &&
+    Buffer.from(v, 'base64').length === bytes;
+  const fieldsHold =
+    b64(h.salt, 32) &&
+    b64(h.wrap_nonce, 12) &&
+    b64(h.wrapped_key, 48) &&
+    b64(h.nonce, 12) &&
+    typeof h.keychain_id === 'string' &&
+    h.keychain_id.length <= 200 &&
+    typeof h.source_fp === 'string' &&
+    h.source_fp.length <= 64 &&
+    Number.isInteger(h.epoch) &&
+    Number.isInteger(h.content_version) &&
+    h.content_version >= 1 &&
+    typeof h.created_at === 'string' &&
+    Array.isArray(h.parts) &&
+    h.parts.length <= 16 &&
+    h.parts.every((p) => typeof p === 'string' && p.length <= 32);
+  if (!fieldsHold)
+    throw new SealedFileError(
+      'sealed_unreadable',
+      'the header does not hold the fields of a sealed keychain file',
+    );
+  if (body.length > MAX_FILE_BYTES || !/^[A-Za-z0-9+/]*={0,2}$/.test(body))
+    throw new SealedFileError('sealed_unreadable', 'the body is not base64');
   if (fips && h.aead !== 'aes-256-gcm')
     throw new SealedFileError(
       'sealed_kdf_unavailable_in_fips',

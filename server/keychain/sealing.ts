@@ -61,64 +61,73 @@ export function createSealing(deps: {
       );
   }
 
+  async function sealOnce(passphrase: string, actor: string) {
+    const st = store.state();
+    const keychainId = st?.keychain_id ?? standalone(identity.fingerprint);
+    const parts = Object.fromEntries(adapters.map((a) => [a.part, a.document()]));
+    const contentVersion = (store.sealed('made', keychainId)?.content_version ?? 0) + 1;
+    const manifest = {
+      keychain_id: keychainId,
+      source_fp: identity.fingerprint,
+      content_version: contentVersion,
+      parts: Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, partHash(v)])),
+    };
+    const sig = sign(
+      null,
+      Buffer.from(MANIFEST_TAG + canonicalJson(manifest)),
+      identity.key,
+    ).toString('base64url');
+    let file: string;
+    try {
+      file = await sealFile(
+        Buffer.from(canonicalJson({ parts, manifest, sig }), 'utf8'),
+        passphrase,
+        {
+          keychain_id: keychainId,
+          source_fp: identity.fingerprint,
+          epoch: st?.epoch ?? 0,
+          content_version: contentVersion,
+          parts: Object.keys(parts),
+          created_at: clock.nowIso(),
+        },
+        fips,
+      );
+    } catch (err) {
+      throw asServiceError(err);
+    }
+    const sha256 = hash('sha256', file, 'hex');
+    await writer.transact(() =>
+      ledger.append({
+        type: 'keychain.sealed',
+        actor,
+        data: {
+          keychain_id: keychainId,
+          content_version: contentVersion,
+          sha256,
+          kdf: fips ? 'pbkdf2-sha256' : 'scrypt',
+          parts: Object.keys(parts),
+        },
+      }),
+    );
+    return {
+      file,
+      keychain_id: keychainId,
+      content_version: contentVersion,
+      parts: Object.keys(parts),
+      sha256,
+    };
+  }
+
+  let sealing: Promise<unknown> = Promise.resolve();
+
   return {
     /** A sealed file of every part this install can carry, as it holds them now. */
-    async seal(passphrase: string, actor: string) {
+    seal(passphrase: string, actor: string) {
       checkPassphrase(passphrase);
-      const st = store.state();
-      const keychainId = st?.keychain_id ?? standalone(identity.fingerprint);
-      const parts = Object.fromEntries(adapters.map((a) => [a.part, a.document()]));
-      const contentVersion = (store.sealed('made', keychainId)?.content_version ?? 0) + 1;
-      const manifest = {
-        keychain_id: keychainId,
-        source_fp: identity.fingerprint,
-        content_version: contentVersion,
-        parts: Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, partHash(v)])),
-      };
-      const sig = sign(
-        null,
-        Buffer.from(MANIFEST_TAG + canonicalJson(manifest)),
-        identity.key,
-      ).toString('base64url');
-      let file: string;
-      try {
-        file = await sealFile(
-          Buffer.from(canonicalJson({ parts, manifest, sig }), 'utf8'),
-          passphrase,
-          {
-            keychain_id: keychainId,
-            source_fp: identity.fingerprint,
-            epoch: st?.epoch ?? 0,
-            content_version: contentVersion,
-            parts: Object.keys(parts),
-            created_at: clock.nowIso(),
-          },
-          fips,
-        );
-      } catch (err) {
-        throw asServiceError(err);
-      }
-      const sha256 = hash('sha256', file, 'hex');
-      await writer.transact(() =>
-        ledger.append({
-          type: 'keychain.sealed',
-          actor,
-          data: {
-            keychain_id: keychainId,
-            content_version: contentVersion,
-            sha256,
-            kdf: fips ? 'pbkdf2-sha256' : 'scrypt',
-            parts: Object.keys(parts),
-          },
-        }),
-      );
-      return {
-        file,
-        keychain_id: keychainId,
-        content_version: contentVersion,
-        parts: Object.keys(parts),
-        sha256,
-      };
+      // One at a time: each file takes the next content version, never a shared one.
+      const next = sealing.then(() => sealOnce(passphrase, actor));
+      sealing = next.catch(() => undefined);
+      return next;
     },
 
     /** Opens a sealed file and applies it, once per version. */
@@ -151,6 +160,21 @@ export function createSealing(deps: {
         });
       }
       const { header } = opened;
+      if (
+        typeof payload !== 'object' ||
+        payload === null ||
+        typeof payload.parts !== 'object' ||
+        payload.parts === null ||
+        typeof payload.manifest !== 'object' ||
+        payload.manifest === null ||
+        typeof payload.manifest.parts !== 'object' ||
+        typeof payload.sig !== 'string'
+      )
+        throw new InvalidInputError(
+          'sealed_unreadable',
+          'the sealed content is not a keychain file',
+          { field: 'file' },
+        );
       const m = payload.manifest;
       // Possession of the passphrase is the authority; a source this install pins must also have signed.
       const pinned = store.member(header.source_fp);
@@ -202,7 +226,12 @@ export function createSealing(deps: {
             return { rollback: last.content_version };
           }
           const st = store.state();
-          const carried = st?.role === 'member' ? (JSON.parse(st.carried) as string[]) : [];
+          const owned = st === null ? [] : (JSON.parse(st.owned) as string[]);
+          // Parts the home carries here are the home's; a part this member owns is its own.
+          const carried =
+            st?.role === 'member'
+              ? (JSON.parse(st.carried) as string[]).filter((p) => !owned.includes(p))
+              : [];
           const applied: string[] = [];
           const left: string[] = [];
           for (const a of adapters) {

@@ -64,7 +64,13 @@ export function witness(
     else if (shown.head.seq === before.seq && shown.head.hash !== before.hash) kind = 'rewritten';
   }
   if (kind === null) {
-    store.witnessed(fp, shown.head.seq, shown.head.hash, now);
+    // The new head is kept only once the peer has shown its hash at exactly the seq we
+    // hold: a peer choosing to show another seq (or none) cannot move our evidence on.
+    const proven =
+      before === null ||
+      (shown.at !== null && shown.at.seq === before.seq && shown.at.hash === before.hash) ||
+      (shown.head.seq === before.seq && shown.head.hash === before.hash);
+    if (proven) store.witnessed(fp, shown.head.seq, shown.head.hash, now);
     return null;
   }
   if (before?.mismatch === null) {
