@@ -37,6 +37,10 @@ const PolicyPage = lazy(() => import('./pages/policy.js').then((m) => ({ default
 const LicencePage = lazy(() =>
   import('./pages/licence.js').then((m) => ({ default: m.LicencePage })),
 );
+// The Keychain page (issue 20): opened to set up sites and seal files, rarely otherwise.
+const KeychainPage = lazy(() =>
+  import('./pages/keychain.js').then((m) => ({ default: m.KeychainPage })),
+);
 // The page of a channel's approve/deny link: no sign-in, the signed token is the credential.
 const ApprovalLinkPage = lazy(() =>
   import('./pages/approval-link.js').then((m) => ({ default: m.ApprovalLinkPage })),
@@ -66,6 +70,7 @@ const PAGES = [
   { path: '/people', title: 'People' },
   { path: '/status', title: 'Status' },
   { path: '/licence', title: 'Licence' },
+  { path: '/keychain', title: 'Keychain' },
   { path: '/settings', title: 'Settings' },
 ] as const;
 
@@ -225,6 +230,12 @@ function Page({ path }: { path: string }) {
         }
       >
         <EstatePage />
+      </Suspense>
+    );
+  if (path === '/keychain')
+    return (
+      <Suspense fallback={<Loading title="Keychain" />}>
+        <KeychainPage />
       </Suspense>
     );
   if (path === '/audit') return <AuditPage />;

@@ -62,6 +62,8 @@ export function useLive(enabled: boolean) {
     void qc.invalidateQueries({ queryKey: ['policy'] });
     // Installs asked, vouched and removed are licence events.
     void qc.invalidateQueries({ queryKey: ['licence'] });
+    // Members added, removed, renamed, heard again; site keys made and used: keychain events.
+    void qc.invalidateQueries({ queryKey: ['keychain'] });
   }, [seq, qc]);
   return live;
 }
