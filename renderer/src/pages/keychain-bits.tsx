@@ -1,0 +1,136 @@
+// Small pieces of the Keychain page: a Copy button, a fingerprint grouped in fours, the
+// health and site-key badges (colour, shape and word), and the line that says which role a
+// disabled control needs.
+import { Fragment, useId, useState, type ReactNode } from 'react';
+import {
+  fingerprintGroups,
+  HEALTH_WORDS,
+  SITE_KEY_WORDS,
+  type MemberHealth,
+  type SiteKeyStatus,
+} from './keychain-queries.js';
+
+/** Put `text` on the clipboard; outside a secure context, through a selected hidden textarea. */
+async function copyText(text: string): Promise<boolean> {
+  if (typeof navigator.clipboard !== 'undefined') {
+    try {
+      await navigator.clipboard.writeText(text);
+      return true;
+    } catch {
+      // denied (a headless browser, a policy): the old way below
+    }
+  }
+  const area = document.createElement('textarea');
+  area.value = text;
+  area.setAttribute('readonly', '');
+  area.className = 'visually-hidden';
+  document.body.appendChild(area);
+  area.select();
+  try {
+    return document.execCommand('copy');
+  } finally {
+    area.remove();
+  }
+}
+
+/** A Copy button that says what happened: copied, or select the text yourself. */
+export function CopyButton({
+  text,
+  what,
+  label = 'Copy',
+}: {
+  text: string;
+  what: string;
+  label?: string;
+}) {
+  const [said, setSaid] = useState<string | null>(null);
+  return (
+    <span className="copy">
+      <button
+        type="button"
+        className="quiet"
+        aria-label={`Copy ${what}`}
+        onClick={() => {
+          void copyText(text).then((ok) => {
+            setSaid(ok ? 'Copied.' : 'Could not copy: select the text and press Ctrl+C (⌘C).');
+          });
+        }}
+      >
+        {label}
+      </button>
+      {said !== null && (
+        <span className={said === 'Copied.' ? 'ok' : 'hint'} role="status">
+          {' '}
+          {said}
+        </span>
+      )}
+    </span>
+  );
+}
+
+/** The whole fingerprint in groups of four (breaking only between groups), and a Copy. */
+export function Fingerprint({ fp, copy = true }: { fp: string; copy?: boolean }) {
+  const groups = fingerprintGroups(fp);
+  return (
+    <span className="fingerprint">
+      <code title={fp}>
+        {groups.map((g, i) => (
+          <Fragment key={i}>
+            {i > 0 && (
+              <>
+                -<wbr />
+              </>
+            )}
+            {g}
+          </Fragment>
+        ))}
+      </code>
+      {copy && <CopyButton text={fp} what={`fingerprint ${fp}`} />}
+    </span>
+  );
+}
+
+export function HealthBadge({ health, quiet }: { health: string; quiet: string }) {
+  const h = HEALTH_WORDS[health as MemberHealth] ?? { glyph: '?', words: health, tone: 'warn' };
+  return (
+    <span className={`badge ${h.tone}`} title={quiet}>
+      {h.glyph} {h.words}
+    </span>
+  );
+}
+
+export function SiteKeyBadge({ status }: { status: string }) {
+  const s = SITE_KEY_WORDS[status as SiteKeyStatus] ?? {
+    glyph: '?',
+    words: status,
+    tone: 'warn',
+    meaning: status,
+  };
+  return (
+    <span className={`badge ${s.tone}`} title={s.meaning}>
+      {s.glyph} {s.words}
+    </span>
+  );
+}
+
+/** Why a control is disabled, beside it: the role it needs, or the place it is done. */
+export function Why({ why }: { why: string | null }) {
+  if (why === null) return null;
+  return <p className="hint why">{why}</p>;
+}
+
+/** The reason an admin-only control is off for `role`, or null when it is on. */
+export function adminWhy(admin: boolean, role: string | undefined, doing: string): string | null {
+  return admin ? null : `${doing} needs the admin role; you are signed in as ${role ?? 'unknown'}.`;
+}
+
+/** A label and its control joined by id (a control inside its label would be named by its value). */
+export function Field({ label, children }: { label: string; children: (id: string) => ReactNode }) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      {children(id)}
+    </div>
+  );
+}

@@ -1,0 +1,192 @@
+// The keychain (docs/keychain.md): the wire shapes of GET /v1/keychain and its actions, their
+// calls and query key, and the words the Keychain page puts on roles, health, site-key status,
+// parts and refusals. Site keys and sealed files are answers of actions (mutations), never
+// queries: a key is shown once and must not outlive the page in a cache.
+import { ApiError, call } from '../api.js';
+
+export const keychainKeys = {
+  all: ['keychain'] as const,
+};
+
+export type KeychainRole = 'none' | 'home' | 'member';
+export type MemberHealth = 'ok' | 'silent' | 'gone';
+export type SiteKeyStatus = 'open' | 'used' | 'expired' | 'revoked' | 'locked';
+
+export interface KeychainMember {
+  label: string;
+  fingerprint: string;
+  fp_short: string;
+  role: string;
+  this: boolean;
+  health: string;
+  quiet_s: number;
+  via: string;
+  address: string | null;
+  added_at: string;
+}
+
+export interface SiteKeyRow {
+  id: string;
+  label: string;
+  purpose: string;
+  licence: boolean;
+  status: string;
+  created_at: string;
+  expires_at: string;
+  used_by: string | null;
+  failed_attempts: number;
+}
+
+/** GET /v1/keychain (viewer), and the answer of every action that changes it. */
+export interface KeychainView {
+  role: KeychainRole;
+  fingerprint: string;
+  keychain_id: string | null;
+  label: string | null;
+  epoch: number | null;
+  head: string | null;
+  home_fp: string | null;
+  since: string | null;
+  carried: string[];
+  /** On the home: the parts it does not carry. */
+  skip?: string[];
+  /** On a member: the parts it keeps its own copy of. */
+  owned?: string[];
+  parts: string[];
+  members: KeychainMember[];
+  site_keys: SiteKeyRow[];
+}
+
+export interface SiteKeysInput {
+  labels: string[];
+  purpose?: string;
+  licence?: boolean;
+  hours?: number;
+}
+
+/** POST /v1/keychain/site-keys: each key shown once, usable once. */
+export interface SiteKeysCreated {
+  keys: { id: string; label: string; key: string; expires_at: string }[];
+}
+
+export interface SealedAnswer {
+  file: string;
+  keychain_id: string;
+  content_version: number;
+  parts: string[];
+  sha256: string;
+}
+
+export interface UnsealAnswer {
+  applied: string[];
+  left: string[];
+  content_version: number;
+  skipped: string | null;
+}
+
+export const keychainApi = {
+  view: () => call<KeychainView>('GET', '/v1/keychain'),
+  makeHome: (label: string) => call<KeychainView>('POST', '/v1/keychain/home', { label }),
+  createSiteKeys: (body: SiteKeysInput) =>
+    call<SiteKeysCreated>('POST', '/v1/keychain/site-keys', body),
+  revoke: (id: string) => call<KeychainView>('POST', '/v1/keychain/site-keys/revoke', { id }),
+  removeMember: (fingerprint: string) =>
+    call<KeychainView>('POST', '/v1/keychain/members/remove', { fingerprint }),
+  rename: (label: string, fingerprint?: string) =>
+    call<KeychainView>('POST', '/v1/keychain/rename', {
+      label,
+      ...(fingerprint !== undefined && { fingerprint }),
+    }),
+  pull: () => call<KeychainView>('POST', '/v1/keychain/pull', {}),
+  leave: () => call<KeychainView>('POST', '/v1/keychain/leave', {}),
+  seal: (passphrase: string) => call<SealedAnswer>('POST', '/v1/keychain/seal', { passphrase }),
+  unseal: (file: string, passphrase: string) =>
+    call<UnsealAnswer>('POST', '/v1/keychain/unseal', { file, passphrase }),
+};
+
+/** The server's minimum for a sealed file's passphrase (server/keychain/sealed-file.ts). */
+export const MIN_PASSPHRASE = 12;
+/** What POST /v1/keychain/unseal takes at most. */
+export const MAX_SEALED = 8 * 1024 * 1024;
+
+/** The home's label, from the roster (the member whose fingerprint is the home's). */
+export function homeLabel(v: KeychainView): string {
+  const home = v.members.find((m) => m.fingerprint === v.home_fp || m.role === 'home');
+  return home?.label ?? 'the home';
+}
+
+/** A fingerprint in groups of four for reading: ABCD-EFGH-… (the API takes it whole). */
+export const fingerprintGroups = (fp: string): string[] => fp.match(/.{1,4}/g) ?? [fp];
+
+/** Health as colour, shape and word: never colour alone. */
+export const HEALTH_WORDS: Record<MemberHealth, { glyph: string; words: string; tone: string }> = {
+  ok: { glyph: '●', words: 'ok', tone: 'ok' },
+  silent: { glyph: '▲', words: 'silent', tone: 'warn' },
+  gone: { glyph: '✕', words: 'gone', tone: 'fail' },
+};
+
+export const SITE_KEY_WORDS: Record<
+  SiteKeyStatus,
+  { glyph: string; words: string; tone: string; meaning: string }
+> = {
+  open: {
+    glyph: '○',
+    words: 'open',
+    tone: 'ok',
+    meaning: 'not used yet: a new site can join with it',
+  },
+  used: { glyph: '✓', words: 'used', tone: '', meaning: 'a site joined with it' },
+  expired: { glyph: '⌛', words: 'expired', tone: 'warn', meaning: 'its time ran out unused' },
+  revoked: { glyph: '✕', words: 'revoked', tone: 'warn', meaning: 'revoked before it was used' },
+  locked: { glyph: '■', words: 'locked', tone: 'fail', meaning: 'five wrong secrets locked it' },
+};
+
+/** "quiet for 4 min": how long since the home last heard a member, coarse on purpose. */
+export function quietText(seconds: number): string {
+  if (seconds < 60) return 'heard in the last minute';
+  const min = Math.floor(seconds / 60);
+  if (min < 60) return `quiet for ${String(min)} min`;
+  const h = Math.floor(min / 60);
+  if (h < 48) return `quiet for ${String(h)} h`;
+  return `quiet for ${String(Math.floor(h / 24))} days`;
+}
+
+/** How a member came in: "site key ABCD1234", "genesis", "pairing". */
+export function viaText(via: string): string {
+  if (via.startsWith('site_key:')) return `site key ${via.slice('site_key:'.length)}`;
+  if (via === 'genesis') return 'made the home';
+  if (via === 'roster') return 'the home’s roster';
+  return via.replace(/_/g, ' ');
+}
+
+export const PART_WORDS: Record<string, string> = {
+  licence: 'Licence',
+  connections: 'Connections',
+  mail: 'Mail',
+  signin: 'Sign-in',
+  people: 'People',
+  policy: 'Policy',
+  branding: 'Branding',
+  numbers: 'Numbers',
+};
+
+/** The sealed-file refusals in plain words (docs/keychain.md, "The sealed file"). */
+const SEALED_WORDS: Record<string, string> = {
+  sealed_unreadable:
+    'The file could not be opened: the passphrase is wrong, or the file was changed or damaged. Nothing was applied.',
+  sealed_rollback:
+    'This file is older than one already applied here, so it was refused. Nothing was applied.',
+  sealed_params_out_of_range:
+    'This file asks for key-stretching settings outside the safe range, so it was not opened. Seal it again with this version.',
+  sealed_kdf_unavailable_in_fips:
+    'This install runs in FIPS mode and cannot open a file sealed with scrypt. Seal it again on a FIPS install.',
+  sealed_busy: 'The install is busy opening other sealed files. Try again in a moment.',
+};
+
+/** A sealed-file refusal in words, or null for the others (shown as the server says them). */
+export function sealedWords(err: unknown): string | null {
+  if (!(err instanceof ApiError)) return null;
+  const words = SEALED_WORDS[err.code];
+  if (words === undefined) return null;
+  return err.code === 'sealed_rollback' ? `${words} (${err.message})` : words;
+}
