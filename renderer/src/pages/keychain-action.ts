@@ -1,10 +1,9 @@
-// One action of the Keychain page on TanStack Query's useMutation: busy while it runs, the
-// last error until the next run or a reset. An answer that is the keychain view replaces the
-// cached one at once; the view is asked again after every success either way, with the status
-// (a member's carried parts change what other pages may do).
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { keys } from '../queries.js';
+// The Keychain page's forms run through the shared page action. An answer that is the
+// keychain view replaces the cached one at once, before the view and the status are asked
+// again (a member's carried parts change what other pages may do).
+import { useQueryClient } from '@tanstack/react-query';
 import { keychainKeys, type KeychainView } from './keychain-queries.js';
+import { usePageAction } from './page-action.js';
 
 export interface KeychainAction {
   readonly busy: boolean;
@@ -16,24 +15,14 @@ export interface KeychainAction {
 
 export function useKeychainAction(): KeychainAction {
   const qc = useQueryClient();
-  const m = useMutation({
-    mutationFn: (job: () => Promise<KeychainView>) => job(),
-    // Nothing here is secret, but nothing needs keeping once the form is gone either.
-    gcTime: 0,
-    onSuccess: async (view) => {
-      qc.setQueryData(keychainKeys.all, view);
-      await qc.invalidateQueries({ queryKey: keychainKeys.all });
-      await qc.invalidateQueries({ queryKey: keys.status });
-    },
-  });
+  const action = usePageAction(keychainKeys.all);
   return {
-    busy: m.isPending,
-    error: m.error,
-    reset: () => {
-      m.reset();
-    },
+    ...action,
     run: (work, then) => {
-      m.mutate(work, { onSuccess: (view) => then?.(view) });
+      action.run(work, (view) => {
+        qc.setQueryData(keychainKeys.all, view);
+        then?.(view);
+      });
     },
   };
 }
