@@ -37,16 +37,26 @@ export function prepareApp(o: AppOptions): UnitFiles {
     `LAB_APP_DB_PASSWORD_FILE=${q(o.passwordFile)}`,
   ].join(' ');
   // setsid -f: the app outlives the gate's ssh session; `exec` keeps the pid in the pidfile.
+  // "Started" means this very process listens on its own address (as systemd's notify would):
+  // another process on the port, or an app that died at start, fails the start with its log.
+  const at = `${o.address}:${String(o.port)}`;
   const start = [
+    `if [ -s ${pidfile} ] && kill -0 "$(cat ${pidfile})" 2>/dev/null; then exit 0; fi`,
+    `rm -f ${pidfile}`,
     `export ${env}`,
     `setsid -f sh -c 'echo $$ > ${pidfile}; exec ${process.execPath} --max-old-space-size=${String(APP_HEAP_MB)} ${APP_SERVER} >> ${log} 2>&1' < /dev/null > /dev/null 2>&1`,
-    // Wait until it listens, so "started" means answering (as systemd's notify would).
     'i=0',
-    `while [ $i -lt 100 ]; do`,
-    `  ss -Htln 'sport = :${String(o.port)}' | grep -q . && exit 0`,
+    `while [ $i -lt 150 ]; do`,
+    `  if [ -s ${pidfile} ]; then`,
+    `    pid=$(cat ${pidfile})`,
+    `    ss -Htlnp src ${at} | grep -q "pid=$pid," && exit 0`,
+    `    if ! kill -0 "$pid" 2>/dev/null; then`,
+    `      echo "app exited at start; its log ends:" >&2; tail -n 5 ${log} >&2; exit 1`,
+    '    fi',
+    '  fi',
     '  i=$((i + 1)); sleep 0.1',
     'done',
-    `echo "app did not listen on port ${String(o.port)} within 10 s" >&2`,
+    `echo "app did not listen on ${at} within 15 s" >&2`,
     'exit 1',
   ].join('\n');
   const stop = `[ -r ${pidfile} ] || exit 0\nkill -TERM "$(cat ${pidfile})" 2>/dev/null || true`;

@@ -1,6 +1,6 @@
 // The means the lab's faults use: hogs run detached, a volume or log filled, PostgreSQL
 // changed as its superuser, a certificate reissued, nginx frozen, an alert posted.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import {
   closeSync,
   existsSync,
@@ -39,6 +39,17 @@ export async function killHog(pid: number | undefined): Promise<void> {
   if (pid === undefined || !alive(pid)) return;
   process.kill(pid, 'SIGKILL');
   for (let i = 0; i < 50 && alive(pid); i += 1) await sleep(100);
+}
+
+/** Waits (up to `ms`) until nothing listens on `address:port`; throws naming who still does. */
+export async function portLetGo(address: string, port: number, ms = 10_000): Promise<void> {
+  const listener = () =>
+    execFileSync('ss', ['-Htlnp', 'src', `${address}:${String(port)}`], {
+      encoding: 'utf8',
+    }).trim();
+  for (const deadline = Date.now() + ms; listener() !== ''; await sleep(100))
+    if (Date.now() > deadline)
+      throw new Error(`${address}:${String(port)} is still taken: ${listener()}`);
 }
 
 /** Room left on the app volume: without a mount, up to its nominal size (the textfile metric). */

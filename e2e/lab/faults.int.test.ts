@@ -138,7 +138,11 @@ describe('every fault of our own', () => {
         },
         30_000,
       ).catch((err: unknown) => {
-        throw new Error(`${(err as Error).message}: ${left}`);
+        // What the app said since the fault tells a slow machine's race from a broken heal.
+        const said = appLogSince(logFrom).split('\n').slice(-15).join('\n');
+        throw new Error(
+          `${(err as Error).message}: ${left}\nthe app's log since the fault:\n${said}`,
+        );
       });
     },
     150_000,

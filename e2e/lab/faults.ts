@@ -28,6 +28,7 @@ import {
   fillVolume,
   holdConnections,
   killHog,
+  portLetGo,
   postAlert,
   reissueCert,
   setAppPassword,
@@ -383,6 +384,7 @@ async function healOne(s: LabState, name: FaultName, active: Active | undefined)
       return;
     case 'port-in-use':
       await killHog(active?.pid);
+      await portLetGo(s.hosts.app.address, s.app.port);
       await startUnit(s.app.unit);
       return;
     case 'red-herring-config':
