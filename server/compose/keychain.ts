@@ -11,6 +11,8 @@ import {
   createHealthWatch,
   createKeychainService,
   createMemberSync,
+  createPairingHome,
+  createPairingJoiner,
   createPartsHome,
   createSealing,
   type PartAdapter,
@@ -30,11 +32,13 @@ import type { Runtime } from './runtime.js';
 
 const REFUSAL_EVERY_MS = 5 * 60_000;
 const HEALTH_EVERY_MS = 30_000;
+const PAIRING_POLL_MS = 3_000;
 
 export interface KeychainOptions {
   /** Tests shorten the member's pull and the health watch. */
   readonly pullEveryMs?: number;
   readonly healthEveryMs?: number;
+  readonly pairingPollMs?: number;
 }
 
 /** The trial, and licences whose features include the keychain (Enterprise, Strategic). */
@@ -46,6 +50,15 @@ function licenceRefuses(rt: Runtime): string | null {
   return rt.licence.current()?.licence.features.keychain === true
     ? null
     : 'the licence does not include the keychain (Enterprise and Strategic do)';
+}
+
+/** Why the licence has no install seat left for a paired member, or null when it has one. */
+function noSeat(rt: Runtime): string | null {
+  const v = rt.licence.view();
+  if (v === null) return 'no licence is installed';
+  if (v.install_limit !== null && v.installs >= v.install_limit)
+    return `all ${String(v.install_limit)} installs of the licence are in use`;
+  return null;
 }
 
 /**
@@ -117,6 +130,18 @@ export function buildKeychain(
     hashAt: (seq) => rt.ledgerStore.hashAt(seq),
   });
   const health = createHealthWatch({ ...deps, self: identity.fingerprint });
+  const pairingDeps = { ...deps, pairing: rt.keychainStore.pairing, identity };
+  const pairingHome = createPairingHome({ ...pairingDeps, keychain, noSeat: () => noSeat(rt) });
+  const joiner = createPairingJoiner({
+    ...pairingDeps,
+    agreementKey,
+    onMember: () => {
+      log.info('keychain: paired with the home');
+      sync.pull().catch((err: unknown) => {
+        log.warn({ err }, 'keychain: the first pull from the home failed');
+      });
+    },
+  });
   let join: JoinState | null = null;
   let stopped = false;
   const timers: NodeJS.Timeout[] = [];
@@ -291,8 +316,14 @@ export function buildKeychain(
           log.warn({ err }, 'keychain: the health watch failed');
         });
       }, options.healthEveryMs ?? HEALTH_EVERY_MS);
-      for (const t of [pull, watch]) t.unref();
-      timers.push(pull, watch);
+      // A joining install asks its home how its pairing stands while one is open.
+      const pairingPoll = setInterval(() => {
+        joiner.poll().catch((err: unknown) => {
+          log.warn({ err }, 'keychain: asking the home about pairing failed');
+        });
+      }, options.pairingPollMs ?? PAIRING_POLL_MS);
+      for (const t of [pull, watch, pairingPoll]) t.unref();
+      timers.push(pull, watch, pairingPoll);
     },
     stop(): void {
       stopped = true;
@@ -305,9 +336,12 @@ export function buildKeychain(
         health: () => health.check(),
         leave: () => sync.leave(),
         sealing,
+        pairing: pairingHome,
+        joiner,
       });
       await v1.register(keychainPeerRoutes, {
         keychain,
+        pairing: pairingHome,
         store: rt.keychainStore,
         clock: rt.clock,
         identity,

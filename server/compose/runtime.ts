@@ -276,6 +276,8 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     log,
     servicesUsed: () => coverage.used(),
     installsUsed: () => exchange.installsUsed(),
+    // Members paired into this home's keychain and approved hold seats too (joins/approve).
+    keychainSeats: () => keychainStore.seats(),
   });
   const coverage: Coverage = createCoverage({
     store: coverageStore,

@@ -12,6 +12,7 @@ CREATE INDEX incidents_status ON incidents (status, t_open);
 CREATE INDEX investigations_request ON investigations (request_id) WHERE request_id IS NOT NULL;
 CREATE INDEX investigations_status ON investigations (status) WHERE status IN ('running', 'waiting');
 CREATE INDEX keychain_nonces_expiry ON keychain_nonces (expires_at);
+CREATE INDEX keychain_pairing_window ON keychain_pairing (window_id);
 CREATE INDEX ledger_actor ON ledger (actor);
 CREATE INDEX ledger_category ON ledger (category);
 CREATE INDEX ledger_trace ON ledger (trace_id) WHERE trace_id IS NOT NULL;
@@ -257,12 +258,33 @@ CREATE TABLE keychain_members (
   added_at    TEXT NOT NULL,
   health      TEXT NOT NULL DEFAULT 'ok' CHECK (health IN ('ok', 'silent', 'gone')),
   removed_at  TEXT                  -- a tombstone: the install gets 403 member_removed
-) WITHOUT ROWID;
+, licensed INTEGER NOT NULL DEFAULT 1) WITHOUT ROWID;
 CREATE TABLE keychain_nonces (
   fingerprint TEXT NOT NULL,
   nonce       TEXT NOT NULL,
   expires_at  INTEGER NOT NULL,     -- ms since the epoch
   PRIMARY KEY (fingerprint, nonce)
+) WITHOUT ROWID;
+CREATE TABLE keychain_pairing (
+  request_id   TEXT PRIMARY KEY,
+  side         TEXT NOT NULL CHECK (side IN ('home', 'joiner')),
+  window_id    TEXT,                 -- on the home
+  keychain_id  TEXT NOT NULL,
+  peer_fp      TEXT NOT NULL,        -- the other side: the joiner on the home, the home on it
+  peer_sig_pub TEXT NOT NULL,
+  peer_kx_pub  TEXT NOT NULL,
+  peer_label   TEXT NOT NULL,
+  own_label    TEXT,                 -- on the joiner: the label it asked to be known by
+  address      TEXT,                 -- on the joiner: the home's URL; on the home: the joiner's
+  commit_hash  TEXT NOT NULL,
+  home_nonce   TEXT,                 -- on the home from the start; on the joiner once revealed
+  joiner_nonce TEXT,
+  state        TEXT NOT NULL CHECK (state IN ('open', 'added', 'failed', 'cancelled')),
+  reason       TEXT,
+  home_confirmed   INTEGER NOT NULL DEFAULT 0,
+  joiner_confirmed INTEGER NOT NULL DEFAULT 0,
+  created_at   TEXT NOT NULL,
+  expires_at   TEXT NOT NULL
 ) WITHOUT ROWID;
 CREATE TABLE keychain_parts (
   part    TEXT PRIMARY KEY,
@@ -307,6 +329,13 @@ CREATE TABLE keychain_state (
   skip        TEXT NOT NULL DEFAULT '[]', -- on the home: parts it does not carry (scope)
   owned       TEXT NOT NULL DEFAULT '[]'  -- on a member: parts it keeps its own copy of (own)
 );
+CREATE TABLE keychain_windows (
+  id         TEXT PRIMARY KEY,
+  opened_at  TEXT NOT NULL,
+  expires_at TEXT NOT NULL,
+  failures   INTEGER NOT NULL DEFAULT 0,  -- requests ended by a wrong code: three close it
+  closed_at  TEXT
+) WITHOUT ROWID;
 CREATE TABLE keychain_witness (
   fingerprint TEXT PRIMARY KEY,
   seq         INTEGER NOT NULL,

@@ -472,6 +472,37 @@ const ROUTES: readonly RouteRow[] = [
     payload: { part: 'policy', own: true },
     ok: 409,
   },
+  { method: 'POST', url: '/v1/keychain/window', credential: 'admin', ok: 409 },
+  // Nothing answers at the discard port: let in, and 409 home_unreachable.
+  {
+    method: 'POST',
+    url: '/v1/keychain/join',
+    credential: 'admin',
+    payload: { address: 'http://127.0.0.1:9', label: 'routes' },
+    ok: 409,
+  },
+  {
+    method: 'POST',
+    url: '/v1/keychain/join/confirm',
+    credential: 'admin',
+    payload: { code: '123456' },
+    ok: 409,
+  },
+  { method: 'POST', url: '/v1/keychain/join/cancel', credential: 'admin', ok: 200 },
+  {
+    method: 'POST',
+    url: '/v1/keychain/members/confirm',
+    credential: 'admin',
+    payload: { fingerprint: 'A'.repeat(52), code: '123456' },
+    ok: 409,
+  },
+  {
+    method: 'POST',
+    url: '/v1/keychain/joins/approve',
+    credential: 'admin',
+    payload: { request: 'pr_routes' },
+    ok: 409,
+  },
   // A wrong passphrase: let in, and refused for the file (400 sealed_unreadable).
   {
     method: 'POST',
@@ -485,6 +516,13 @@ const ROUTES: readonly RouteRow[] = [
   { method: 'POST', url: '/v1/keychain/peer/enrol', credential: 'anyone', payload: {}, ok: 409 },
   { method: 'POST', url: '/v1/keychain/peer/pull', credential: 'anyone', payload: {}, ok: 409 },
   { method: 'POST', url: '/v1/keychain/peer/leave', credential: 'anyone', payload: {}, ok: 409 },
+  ...['hello', 'nonce', 'confirm', 'status', 'abort'].map((p) => ({
+    method: 'POST' as const,
+    url: `/v1/keychain/peer/join/${p}`,
+    credential: 'anyone' as const,
+    payload: {},
+    ok: 409,
+  })),
   {
     method: 'PUT',
     url: '/v1/impact',

@@ -15,3 +15,5 @@ export { exportSigPub } from './authority-log.js';
 export { exportAgreementPublic } from './crypto/sealed-box.js';
 export { createPartsHome, CARRIED_PARTS, type PartAdapter } from './parts.js';
 export { createSealing, type Sealing } from './sealing.js';
+export { createPairingHome, type PairingHome } from './pairing.js';
+export { createPairingJoiner, type PairingJoiner } from './pairing-joiner.js';

@@ -17,7 +17,7 @@ import type { Hello, Identity, Roster } from './keychain.service.js';
 import { helloText } from './keychain.service.js';
 import type { KeychainStore } from './keychain.store.js';
 import { callPeer, readCapped } from './peer-client.js';
-import { aadFor, ENROL_AAD, ROSTER_AAD } from './peer.routes.js';
+import { aadFor, ENROL_AAD, ROSTER_AAD } from './peer-aad.js';
 import { parseSiteKey } from './site-key.js';
 
 export const JOIN_RETRY_S = 30;
@@ -109,52 +109,22 @@ export async function attemptJoin(deps: JoinDeps): Promise<Attempt> {
   if ('error' in key) return { kind: 'fatal', why: key.error, reason: 'bad_site_key' };
   if (deps.store.state() !== null) return { kind: 'enrolled' };
 
-  let res: Response;
-  try {
-    res = await fetch(new URL('/v1/keychain/peer/hello', deps.url), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{}',
-      signal: AbortSignal.timeout(15_000),
-      redirect: 'manual',
-    });
-  } catch (err) {
-    const cause = (err as Error).cause;
+  const asked = await askHello(deps.url);
+  if ('forged' in asked)
+    return {
+      kind: 'fatal',
+      reason: 'pin_mismatch',
+      why: `${asked.why}: possible impersonation, not retried`,
+    };
+  if ('why' in asked)
     return {
       kind: 'retry',
-      why: `the home cannot be reached: ${cause instanceof Error ? cause.message : (err as Error).message}`,
+      why: asked.why,
+      ...(asked.afterS !== undefined && { afterS: asked.afterS }),
     };
-  }
-  const hello: unknown = await readCapped(res, 64 * 1024)
-    .then((b) => JSON.parse(b.toString('utf8')) as unknown)
-    .catch(() => null);
-  if (res.status === 429 || res.status >= 500 || res.status === 409 || res.status === 404)
-    return {
-      kind: 'retry',
-      why: `the home answered ${String(res.status)}${res.status === 409 ? ' (not a keychain home yet)' : ''}`,
-      ...(res.headers.get('retry-after') !== null && {
-        afterS: Number(res.headers.get('retry-after')) || 0,
-      }),
-    };
-  if (!res.ok || !isHello(hello))
-    return { kind: 'retry', why: `the home answered ${String(res.status)} without a hello` };
-
-  // The pin: the home must be the one the key names, proven by its own signature.
-  const homeKey = importSigPub(hello.home_sig_pub);
-  const { sig, ...signed } = hello;
-  let signatureGood = false;
-  try {
-    signatureGood =
-      homeKey !== null && verify(null, helloText(signed), homeKey, Buffer.from(sig, 'base64url'));
-  } catch {
-    signatureGood = false;
-  }
-  if (
-    hello.home_fp !== key.homeFp ||
-    fingerprintOfSigPub(hello.home_sig_pub) !== key.homeFp ||
-    !signatureGood ||
-    homeKey === null
-  )
+  const { hello, homeKey } = asked;
+  // The pin: the home must be the one the key names (askHello checked its own signature).
+  if (hello.home_fp !== key.homeFp)
     return {
       kind: 'fatal',
       reason: 'pin_mismatch',
@@ -208,30 +178,105 @@ export async function attemptJoin(deps: JoinDeps): Promise<Attempt> {
       why: `the home refused the site key: ${body?.message ?? String(answer.status)}`,
     };
 
+  const kept = await keepRoster(deps, body?.sealed, {
+    keychainId: hello.keychain_id,
+    homeFp: key.homeFp,
+    via: `site_key:${key.id}`,
+  });
+  if (kept !== null) return kept;
+  return { kind: 'enrolled' };
+}
+
+/** The home's hello, its signature checked against the key it names; or why to try again. */
+export async function askHello(
+  url: string,
+): Promise<
+  | { hello: Hello; homeKey: KeyObject }
+  | { why: string; afterS?: number }
+  | { forged: true; why: string }
+> {
+  let res: Response;
+  try {
+    res = await fetch(new URL('/v1/keychain/peer/hello', url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+      signal: AbortSignal.timeout(15_000),
+      redirect: 'manual',
+    });
+  } catch (err) {
+    const cause = (err as Error).cause;
+    return {
+      why: `the home cannot be reached: ${cause instanceof Error ? cause.message : (err as Error).message}`,
+    };
+  }
+  const hello: unknown = await readCapped(res, 64 * 1024)
+    .then((b) => JSON.parse(b.toString('utf8')) as unknown)
+    .catch(() => null);
+  if (res.status === 429 || res.status >= 500 || res.status === 409 || res.status === 404)
+    return {
+      why: `the home answered ${String(res.status)}${res.status === 409 ? ' (not a keychain home yet)' : ''}`,
+      ...(res.headers.get('retry-after') !== null && {
+        afterS: Number(res.headers.get('retry-after')) || 0,
+      }),
+    };
+  if (!res.ok || !isHello(hello))
+    return { why: `the home answered ${String(res.status)} without a hello` };
+  const homeKey = importSigPub(hello.home_sig_pub);
+  const { sig, ...signed } = hello;
+  let signatureGood = false;
+  try {
+    signatureGood =
+      homeKey !== null && verify(null, helloText(signed), homeKey, Buffer.from(sig, 'base64url'));
+  } catch {
+    signatureGood = false;
+  }
+  if (
+    homeKey === null ||
+    !signatureGood ||
+    fingerprintOfSigPub(hello.home_sig_pub) !== hello.home_fp
+  )
+    return { forged: true, why: `the install at ${url} answered a hello it did not sign itself` };
+  return { hello, homeKey };
+}
+
+type RosterDeps = Pick<
+  JoinDeps,
+  'store' | 'ledger' | 'writer' | 'clock' | 'agreementKey' | 'identity' | 'label' | 'url'
+>;
+
+/**
+ * The roster a home answered a new member (sealed to us): opened, its log checked, and kept
+ * as our enrolment; null when kept, else why not (a retry, or fatal when the log is bad).
+ */
+export async function keepRoster(
+  deps: RosterDeps,
+  sealed: unknown,
+  expect: { keychainId: string; homeFp: string; via: string },
+): Promise<Attempt | null> {
   let roster: Roster;
   try {
     roster = JSON.parse(
       openSealed(
         deps.agreementKey,
-        body?.sealed,
-        aadFor(ROSTER_AAD, hello.keychain_id, deps.identity.fingerprint),
+        sealed,
+        aadFor(ROSTER_AAD, expect.keychainId, deps.identity.fingerprint),
       ).toString('utf8'),
     ) as Roster;
   } catch {
     return { kind: 'retry', why: 'the roster the home answered could not be opened' };
   }
-  const logProblem = checkLog(roster.records, hello.keychain_id);
+  const logProblem = checkLog(roster.records, expect.keychainId);
   if (
     logProblem !== null ||
-    roster.home_fp !== key.homeFp ||
-    roster.keychain_id !== hello.keychain_id
+    roster.home_fp !== expect.homeFp ||
+    roster.keychain_id !== expect.keychainId
   )
     return {
       kind: 'fatal',
       reason: 'bad_roster',
       why: `the home's authority log does not hold: ${logProblem ?? 'another home or keychain'}`,
     };
-
   await deps.writer.transact(() => {
     if (deps.store.state() !== null) return;
     deps.ledger.append({
@@ -241,7 +286,7 @@ export async function attemptJoin(deps: JoinDeps): Promise<Attempt> {
         keychain_id: roster.keychain_id,
         home_fp: roster.home_fp,
         epoch: roster.epoch,
-        via: `site_key:${key.id}`,
+        via: expect.via,
         label: deps.label,
         carried: roster.carried,
         // The home's own entry has no address: we reach it where we joined it.
@@ -253,5 +298,5 @@ export async function attemptJoin(deps: JoinDeps): Promise<Attempt> {
     });
     deps.store.heard(roster.home_fp, deps.clock.nowIso());
   });
-  return { kind: 'enrolled' };
+  return null;
 }

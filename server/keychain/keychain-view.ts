@@ -26,6 +26,7 @@ export function keychainView(store: KeychainStore, now: number, self: string) {
       via: m.via,
       address: m.address,
       added_at: m.added_at,
+      licensed: m.licensed === 1,
     };
   }
 

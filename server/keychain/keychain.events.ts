@@ -60,7 +60,47 @@ export const keychainEvents = {
     ...Member,
     via: Type.String(),
     record: LogRecord,
+    /** Whether it holds a licence seat (absent: yes); one paired by code waits for approval. */
+    licensed: Type.Optional(Type.Boolean()),
   }),
+  /** On the home: pairing by code open for 10 minutes (design §2.4). */
+  'keychain.window_opened': Type.Object({ window_id: Type.String(), expires_at: Type.String() }),
+  /** On the home: no more join requests in this window (three wrong codes). */
+  'keychain.window_closed': Type.Object({ window_id: Type.String(), reason: Type.String() }),
+  /** On the home: an install asked to join; the code both sides show comes from this request. */
+  'keychain.join_requested': Type.Object({
+    request_id: Type.String(),
+    window_id: Type.String(),
+    fingerprint: Type.String(),
+    label: Type.String(),
+    address: Type.Union([Type.String(), Type.Null()]),
+  }),
+  /** On the joining install: it asked a home to pair; the home's fingerprint is compared by people. */
+  'keychain.join_started': Type.Object({
+    request_id: Type.String(),
+    home_fp: Type.String(),
+    home_label: Type.String(),
+    address: Type.String(),
+  }),
+  /** A code typed on one side did not match: the request ends (one guess per request). */
+  'keychain.join_code_failed': Type.Object({
+    request_id: Type.String(),
+    side: Type.String({ description: 'home or joiner: where the wrong code was typed' }),
+    fingerprint: Type.String({ description: 'the other side' }),
+  }),
+  'keychain.join_confirmed': Type.Object({
+    request_id: Type.String(),
+    side: Type.String(),
+    fingerprint: Type.String(),
+  }),
+  /** Cancelled on the joining install, or ended by the other side or by expiry. */
+  'keychain.join_cancelled': Type.Object({
+    request_id: Type.String(),
+    side: Type.String(),
+    reason: Type.String(),
+  }),
+  /** On the home: a paired member given a licence seat (joins/approve). */
+  'keychain.join_approved': Type.Object({ request: Type.String(), fingerprint: Type.String() }),
   /** On the new site: it enrolled with the home and pins what the home answered. */
   'keychain.enrolled': Type.Object({
     keychain_id: Type.String(),

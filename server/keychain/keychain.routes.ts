@@ -6,6 +6,9 @@ import { ConflictError } from '../shared/errors.js';
 import type { Sealing } from './sealing.js';
 import type { KeychainService } from './keychain.service.js';
 import type { PullResult } from './member-sync.js';
+import type { PairingJoiner } from './pairing-joiner.js';
+import type { PairingHome } from './pairing.js';
+import { pairingRoutes } from './pairing.routes.js';
 import {
   HomeBody,
   MemberBody,
@@ -31,7 +34,12 @@ export const keychainRoutes: FastifyPluginAsyncTypebox<{
   /** A member leaving its keychain. */
   leave: () => Promise<{ homeInformed: boolean }>;
   sealing: Sealing;
-}> = async (app, { keychain, pull, health, leave, sealing }) => {
+  pairing: PairingHome;
+  joiner: PairingJoiner;
+}> = async (app, { keychain, pull, health, leave, sealing, pairing, joiner }) => {
+  /** What every keychain route answers: the view with pairing as each side sees it. */
+  const view = () => ({ ...keychain.view(), pairing: pairing.view(), joining: joiner.view() });
+  await app.register(pairingRoutes, { pairing, joiner, view });
   // Sealing and opening run a KDF of a second or so: five a minute per person (design §2.10).
   await app.register(rateLimit, {
     global: false,
@@ -63,7 +71,7 @@ export const keychainRoutes: FastifyPluginAsyncTypebox<{
       },
       onRequest: [app.requireRole('viewer')],
     },
-    async () => keychain.view(),
+    async () => view(),
   );
   app.post(
     '/keychain/home',
@@ -76,7 +84,10 @@ export const keychainRoutes: FastifyPluginAsyncTypebox<{
       },
       onRequest: [app.requireRole('admin')],
     },
-    async (req) => keychain.makeHome(req.body.label.trim(), actor(req)),
+    async (req) => {
+      await keychain.makeHome(req.body.label.trim(), actor(req));
+      return view();
+    },
   );
   app.post(
     '/keychain/site-keys',
@@ -109,7 +120,10 @@ export const keychainRoutes: FastifyPluginAsyncTypebox<{
       },
       onRequest: [app.requireRole('admin')],
     },
-    async (req) => keychain.revokeSiteKey(req.body.id, actor(req)),
+    async (req) => {
+      await keychain.revokeSiteKey(req.body.id, actor(req));
+      return view();
+    },
   );
   app.post(
     '/keychain/pull',
@@ -135,7 +149,7 @@ export const keychainRoutes: FastifyPluginAsyncTypebox<{
             why: result.why,
           });
       }
-      return keychain.view();
+      return view();
     },
   );
   app.post(
@@ -149,7 +163,10 @@ export const keychainRoutes: FastifyPluginAsyncTypebox<{
       },
       onRequest: [app.requireRole('admin')],
     },
-    async (req) => keychain.removeMember(req.body.fingerprint, actor(req)),
+    async (req) => {
+      await keychain.removeMember(req.body.fingerprint, actor(req));
+      return view();
+    },
   );
   app.post(
     '/keychain/rename',
@@ -162,7 +179,10 @@ export const keychainRoutes: FastifyPluginAsyncTypebox<{
       },
       onRequest: [app.requireRole('admin')],
     },
-    async (req) => keychain.rename(req.body.label.trim(), req.body.fingerprint ?? null, actor(req)),
+    async (req) => {
+      await keychain.rename(req.body.label.trim(), req.body.fingerprint ?? null, actor(req));
+      return view();
+    },
   );
   app.post(
     '/keychain/leave',
@@ -189,7 +209,7 @@ export const keychainRoutes: FastifyPluginAsyncTypebox<{
           },
         );
       await leave();
-      return keychain.view();
+      return view();
     },
   );
   app.post(
@@ -236,7 +256,10 @@ export const keychainRoutes: FastifyPluginAsyncTypebox<{
       },
       onRequest: [app.requireRole('admin')],
     },
-    async (req) => keychain.setScope(req.body.skip, actor(req)),
+    async (req) => {
+      await keychain.setScope(req.body.skip, actor(req));
+      return view();
+    },
   );
   app.post(
     '/keychain/own',
@@ -249,6 +272,9 @@ export const keychainRoutes: FastifyPluginAsyncTypebox<{
       },
       onRequest: [app.requireRole('admin')],
     },
-    async (req) => keychain.setOwn(req.body.part, req.body.own, actor(req)),
+    async (req) => {
+      await keychain.setOwn(req.body.part, req.body.own, actor(req));
+      return view();
+    },
   );
 };

@@ -74,6 +74,9 @@ export const KeychainView = Type.Object({
       via: Type.String(),
       address: Nullable(Type.String()),
       added_at: Type.String(),
+      licensed: Type.Boolean({
+        description: 'holds a licence seat (one paired by code waits for joins/approve)',
+      }),
     }),
   ),
   site_keys: Type.Array(
@@ -89,7 +92,88 @@ export const KeychainView = Type.Object({
       failed_attempts: Type.Integer(),
     }),
   ),
+  pairing: Nullable(
+    Type.Object(
+      {
+        window: Nullable(
+          Type.Object({ id: Type.String(), open: Type.Boolean(), expires_at: Type.String() }),
+        ),
+        requests: Type.Array(
+          Type.Object({
+            request_id: Type.String(),
+            fingerprint: Type.String(),
+            fp_short: Type.String(),
+            label: Type.String(),
+            address: Nullable(Type.String()),
+            state: Type.String({ description: 'open, added, failed, cancelled or expired' }),
+            code: Nullable(
+              Type.String({ description: 'six digits: type it on the joining install' }),
+            ),
+            home_confirmed: Type.Boolean(),
+            joiner_confirmed: Type.Boolean(),
+            expires_at: Type.String(),
+          }),
+        ),
+      },
+      { description: 'on the home: the pairing window and the installs asking to join' },
+    ),
+  ),
+  joining: Nullable(
+    Type.Object(
+      {
+        request_id: Type.String(),
+        state: Type.String(),
+        reason: Nullable(Type.String()),
+        code: Nullable(Type.String({ description: 'six digits: type it on the home' })),
+        home: Type.Object({
+          fingerprint: Type.String(),
+          fp_short: Type.String(),
+          label: Type.String(),
+        }),
+        address: Nullable(Type.String()),
+        confirmed: Type.Boolean({ description: "the home's code was typed here" }),
+        expires_at: Type.String(),
+      },
+      { description: 'on an install pairing with a home: its request and the code' },
+    ),
+  ),
 });
+
+const Code = Type.String({
+  pattern: '^[0-9 -]{6,9}$',
+  description: 'the six digits the other install shows',
+});
+
+export const JoinBody = Type.Object(
+  {
+    address: Type.String({
+      minLength: 8,
+      maxLength: 255,
+      pattern: '^https?://',
+      description: "the home's URL, http(s)://host:port",
+    }),
+    label: Label,
+  },
+  { additionalProperties: false },
+);
+
+export const CodeBody = Type.Object({ code: Code }, { additionalProperties: false });
+
+export const MemberCodeBody = Type.Object(
+  { fingerprint: Fingerprint, code: Code },
+  { additionalProperties: false },
+);
+
+export const ApproveBody = Type.Object(
+  {
+    request: Type.String({
+      minLength: 1,
+      maxLength: 32,
+      description: 'the pairing request id (pr_…), or the id of the site key it joined with',
+    }),
+  },
+  { additionalProperties: false },
+);
 
 const Passphrase = Type.String({ minLength: 1, maxLength: 1024 });
 

@@ -168,6 +168,42 @@ export function createKeychainService({
     return m;
   }
 
+  /**
+   * Adds an install to the roster and the log (inside the caller's writer job): enrolled with
+   * a site key, or paired by code. `licensed` is whether it holds a licence seat already.
+   */
+  function admit(
+    st: { keychain_id: string; epoch: number },
+    fp: string,
+    m: { sig_pub: string; kx_pub: string; label: string; address: string | null },
+    via: string,
+    licensed: boolean,
+  ): void {
+    const record = nextRecord(st, 'member_add', {
+      fp,
+      sig_pub: m.sig_pub,
+      kx_pub: m.kx_pub,
+      label: m.label,
+      address: m.address,
+      via,
+    });
+    ledger.append({
+      type: 'keychain.member_added',
+      actor: `peer:${fp}`,
+      data: {
+        fingerprint: fp,
+        label: m.label,
+        sig_pub: m.sig_pub,
+        kx_pub: m.kx_pub,
+        address: m.address,
+        via,
+        record,
+        licensed,
+      },
+    });
+    store.heard(fp, clock.nowIso());
+  }
+
   function roster(): Roster {
     const st = requireHome();
     return {
@@ -389,28 +425,7 @@ export function createKeychainService({
             actor: `peer:${fp}`,
             data: { id: k.id, fingerprint: fp },
           });
-          const record = nextRecord(st, 'member_add', {
-            fp,
-            sig_pub: req.sig_pub,
-            kx_pub: req.kx_pub,
-            label: req.label,
-            address,
-            via: `site_key:${k.id}`,
-          });
-          ledger.append({
-            type: 'keychain.member_added',
-            actor: `peer:${fp}`,
-            data: {
-              fingerprint: fp,
-              label: req.label,
-              sig_pub: req.sig_pub,
-              kx_pub: req.kx_pub,
-              address,
-              via: `site_key:${k.id}`,
-              record,
-            },
-          });
-          store.heard(fp, clock.nowIso());
+          admit(st, fp, { ...req, address }, `site_key:${k.id}`, k.licence === 1);
           return null;
         },
       );
@@ -554,6 +569,17 @@ export function createKeychainService({
       });
       return this.view();
     },
+
+    /** Adds a paired install (pairing.ts, inside its writer job). */
+    admit: (fp: string, m: Parameters<typeof admit>[2], via: string, licensed: boolean) => {
+      admit(requireHome(), fp, m, via, licensed);
+    },
+    /** What a new member is answered once it is in: the roster, the log and the parts. */
+    async rosterForNewMember(): Promise<Roster> {
+      await parts.publish();
+      return roster();
+    },
+    requireHome,
 
     /** The hash a member's log head must have to be in step with ours. */
     headHash: (): string | null => {

@@ -6,6 +6,7 @@ import { projectionOf } from '../ledger/index.js';
 import { canonicalJson } from '../shared/canonical-json.js';
 import type { KeychainEvents } from './keychain.events.js';
 import { recordHash, type LogRecord } from './authority-log.js';
+import { createPairingStore } from './pairing.store.js';
 
 export type KeychainRole = 'home' | 'member';
 export type MemberHealth = 'ok' | 'silent' | 'gone';
@@ -53,6 +54,8 @@ export interface MemberRow {
   readonly added_at: string;
   readonly health: MemberHealth;
   readonly removed_at: string | null;
+  /** 1 when it holds a licence seat (the home always does). */
+  readonly licensed: number;
 }
 
 export interface SiteKeyRow {
@@ -100,13 +103,13 @@ export function createKeychainStore(db: Database) {
     'UPDATE keychain_state SET epoch = max(epoch, ?) WHERE id = 1',
   );
   const members = db.prepare<[], MemberRow>(
-    `SELECT fingerprint, label, role, sig_pub, kx_pub, address, via, added_at, health, removed_at
-     FROM keychain_members WHERE removed_at IS NULL ORDER BY role = 'member', added_at, fingerprint`,
+    `SELECT fingerprint, label, role, sig_pub, kx_pub, address, via, added_at, health, removed_at,
+       licensed FROM keychain_members WHERE removed_at IS NULL ORDER BY role = 'member', added_at, fingerprint`,
   );
   // Removed members too: their tombstone answers 403 member_removed.
   const member = db.prepare<[string], MemberRow>(
-    `SELECT fingerprint, label, role, sig_pub, kx_pub, address, via, added_at, health, removed_at
-     FROM keychain_members WHERE fingerprint = ?`,
+    `SELECT fingerprint, label, role, sig_pub, kx_pub, address, via, added_at, health, removed_at,
+       licensed FROM keychain_members WHERE fingerprint = ?`,
   );
   const removeMember = db.prepare<[string, string]>(
     'UPDATE keychain_members SET removed_at = ? WHERE fingerprint = ?',
@@ -121,11 +124,18 @@ export function createKeychainStore(db: Database) {
     db.prepare<[]>('DELETE FROM keychain_parts'),
   ];
   const putMember = db.prepare<Omit<MemberRow, 'health' | 'removed_at'>>(
-    `INSERT INTO keychain_members (fingerprint, label, role, sig_pub, kx_pub, address, via, added_at)
-     VALUES (@fingerprint, @label, @role, @sig_pub, @kx_pub, @address, @via, @added_at)
+    `INSERT INTO keychain_members (fingerprint, label, role, sig_pub, kx_pub, address, via, added_at, licensed)
+     VALUES (@fingerprint, @label, @role, @sig_pub, @kx_pub, @address, @via, @added_at, @licensed)
      ON CONFLICT (fingerprint) DO UPDATE SET label = excluded.label, role = excluded.role,
        sig_pub = excluded.sig_pub, kx_pub = excluded.kx_pub, address = excluded.address,
-       via = excluded.via, removed_at = NULL, health = 'ok'`,
+       via = excluded.via, removed_at = NULL, health = 'ok', licensed = excluded.licensed`,
+  );
+  const setLicensed = db.prepare<[string]>(
+    'UPDATE keychain_members SET licensed = 1 WHERE fingerprint = ?',
+  );
+  const seats = db.prepare<[], { n: number }>(
+    `SELECT count(*) AS n FROM keychain_members
+     WHERE role = 'member' AND removed_at IS NULL AND licensed = 1`,
   );
   const dropMembers = db.prepare<[]>('DELETE FROM keychain_members');
   const setHealth = db.prepare<[MemberHealth, string]>(
@@ -197,19 +207,22 @@ export function createKeychainStore(db: Database) {
   }
 
   function replaceRoster(
-    list: readonly (Omit<MemberRow, 'health' | 'via' | 'added_at' | 'removed_at'> & {
+    list: readonly (Omit<MemberRow, 'health' | 'via' | 'added_at' | 'removed_at' | 'licensed'> & {
       via?: string;
     })[],
     records: readonly LogRecord[],
     at: string,
   ): void {
     dropMembers.run();
-    for (const m of list) putMember.run({ ...m, via: m.via ?? 'roster', added_at: at });
+    for (const m of list)
+      putMember.run({ ...m, via: m.via ?? 'roster', added_at: at, licensed: 1 });
     dropLog.run();
     for (const r of records) putLog(r);
   }
 
   return {
+    /** Pairing's own operational tables (pairing.store.ts). */
+    pairing: createPairingStore(db),
     state: (): StateRow | null => state.get() ?? null,
     members: (): MemberRow[] => members.all(),
     member: (fp: string): MemberRow | null => member.get(fp) ?? null,
@@ -240,6 +253,8 @@ export function createKeychainStore(db: Database) {
       return addNonce.run(fp, nonce, expiresAtMs).changes === 1;
     },
     nonceCount: (): number => countNonces.get()?.n ?? 0,
+    /** Members (not the home) holding a licence seat through this keychain. */
+    seats: (): number => seats.get()?.n ?? 0,
     heard(fp: string, at: string): void {
       heard.run(fp, at);
     },
@@ -276,6 +291,7 @@ export function createKeychainStore(db: Database) {
             address: d.address,
             via: 'genesis',
             added_at: e.ts,
+            licensed: 1,
           });
           putLog(d.record);
         },
@@ -313,8 +329,12 @@ export function createKeychainStore(db: Database) {
             address: d.address,
             via: d.via,
             added_at: e.ts,
+            licensed: d.licensed === false ? 0 : 1,
           });
           putLog(d.record);
+        },
+        'keychain.join_approved': (d) => {
+          setLicensed.run(d.fingerprint);
         },
         'keychain.enrolled': (d, e) => {
           putState.run({
@@ -408,6 +428,13 @@ export function createKeychainStore(db: Database) {
         'keychain.part_rejected',
         'keychain.sealed_rejected',
         'keychain.witness_mismatch',
+        'keychain.window_opened',
+        'keychain.window_closed',
+        'keychain.join_requested',
+        'keychain.join_started',
+        'keychain.join_code_failed',
+        'keychain.join_confirmed',
+        'keychain.join_cancelled',
       ],
     }),
   };

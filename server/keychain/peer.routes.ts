@@ -19,6 +19,9 @@ import {
 import { openSealed, sealTo, importAgreementPublic, SealedBoxError } from './crypto/sealed-box.js';
 import type { EnrolRequest, KeychainService } from './keychain.service.js';
 import type { KeychainStore } from './keychain.store.js';
+import { aadFor, ENROL_AAD, ROSTER_AAD } from './peer-aad.js';
+import { joinRoutes } from './peer-join.routes.js';
+import type { PairingHome } from './pairing.js';
 
 /** The specification's limit on a peer request body. */
 export const PEER_BODY_LIMIT = 64 * 1024;
@@ -26,16 +29,11 @@ export const PEER_BODY_LIMIT = 64 * 1024;
 export const PRE_AUTH_PER_MINUTE = 10;
 export const MEMBER_PER_MINUTE = 120;
 
-export const ENROL_AAD = 'svc-keychain/enrol/v1';
-export const ROSTER_AAD = 'svc-keychain/roster/v1';
-
-/** Additional data binding a sealed body to its purpose, keychain and recipient. */
-export function aadFor(purpose: string, keychainId: string, recipientFp: string): Buffer {
-  return Buffer.from(`${purpose}\0${keychainId}\0${recipientFp}`, 'utf8');
-}
+export { aadFor, ENROL_AAD, ROSTER_AAD } from './peer-aad.js';
 
 interface Options {
   readonly keychain: KeychainService;
+  readonly pairing: PairingHome;
   readonly store: KeychainStore;
   readonly clock: Clock;
   readonly identity: { fingerprint: string; key: KeyObject };
@@ -195,6 +193,25 @@ export async function keychainPeerRoutes(app: FastifyInstance, opts: Options): P
     return answer(req, reply, 403, { error: f.code, message: f.message }, nonce);
   }
 
+  /** A request signed by the key it names itself (an install not in the roster yet). */
+  function verifySelfSigned(req: FastifyRequest, keychainId: string, sigPub: string | null) {
+    const fp = sigPub === null ? null : fingerprintOfSigPub(sigPub);
+    const sigKey = sigPub === null ? null : importSigPub(sigPub);
+    return verifyRequest({
+      method: req.method,
+      path: req.url.split('?')[0] ?? req.url,
+      query: req.url.includes('?') ? req.url.slice(req.url.indexOf('?')) : '',
+      headers: req.headers,
+      body: rawBody(req),
+      now: clock.now(),
+      expect: { keychainId, to: identity.fingerprint },
+      publicKeyFor: (keyid: string) =>
+        keyid === fp && sigKey !== null ? { key: sigKey } : { refused: 'unknown' as const },
+      recordNonce: (keyid: string, nonce: string, expiresAt: number) =>
+        store.recordNonce(keyid, nonce, expiresAt, clock.now()),
+    });
+  }
+
   app.post('/keychain/peer/hello', { config: preAuth }, async () => keychain.hello());
 
   app.post('/keychain/peer/enrol', { config: preAuth }, async (req, reply) => {
@@ -208,21 +225,8 @@ export async function keychainPeerRoutes(app: FastifyInstance, opts: Options): P
     const parsed = jsonOf(req.body);
     const sigPub = typeof parsed?.['sig_pub'] === 'string' ? parsed['sig_pub'] : '';
     const fp = fingerprintOfSigPub(sigPub);
-    const sigKey = importSigPub(sigPub);
-    const verified = verifyRequest({
-      method: req.method,
-      path: req.url.split('?')[0] ?? req.url,
-      query: req.url.includes('?') ? req.url.slice(req.url.indexOf('?')) : '',
-      headers: req.headers,
-      body: rawBody(req),
-      now: clock.now(),
-      expect: { keychainId: st.keychain_id, to: identity.fingerprint },
-      // Self-signed: the new site proves it holds the key it asks to be pinned with.
-      publicKeyFor: (keyid: string) =>
-        keyid === fp && sigKey !== null ? { key: sigKey } : { refused: 'unknown' as const },
-      recordNonce: (keyid: string, nonce: string, expiresAt: number) =>
-        store.recordNonce(keyid, nonce, expiresAt, clock.now()),
-    });
+    // Self-signed: the new site proves it holds the key it asks to be pinned with.
+    const verified = verifySelfSigned(req, st.keychain_id, sigPub);
     if (!verified.ok) return refuse(req, reply, verified, fp);
     let enrol: EnrolRequest;
     let kx: KeyObject;
@@ -283,6 +287,17 @@ export async function keychainPeerRoutes(app: FastifyInstance, opts: Options): P
         opts.onRefused({ code: err.code, address: req.ip, path: req.url, keyid: verified.keyid });
       return answerError(req, reply, err, verified.nonce);
     }
+  });
+
+  await joinRoutes(app, {
+    pairing: opts.pairing,
+    store,
+    limits: { preAuth, member },
+    verifySelfSigned,
+    refuse,
+    answer,
+    answerError,
+    jsonOf,
   });
 
   app.post('/keychain/peer/pull', { config: member }, async (req, reply) => {

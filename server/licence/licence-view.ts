@@ -76,6 +76,8 @@ interface ViewDeps {
   readonly servicesUsed?: () => number;
   /** the seats in use: the licence's installs and the grants issued here (the exchange) */
   readonly installsUsed?: () => number;
+  /** the seats keychain members approved on this home hold */
+  readonly keychainSeats?: () => number;
   /** effective time, ms */
   readonly now: () => number;
   /** the signed licence in force, or null */
@@ -152,7 +154,10 @@ export function createLicenceViews(deps: ViewDeps) {
         services: l.limits.services,
         services_used: deps.servicesUsed?.() ?? null,
         // An install running under a grant holds a seat of its own beside the licence's.
-        installs: (deps.installsUsed?.() ?? l.installs.length) + (vouchedFor(l) === null ? 0 : 1),
+        installs:
+          (deps.installsUsed?.() ?? l.installs.length) +
+          (vouchedFor(l) === null ? 0 : 1) +
+          (deps.keychainSeats?.() ?? 0),
         install_limit: l.limits.installs,
         started_at: l.not_before,
         expires_at: l.expires_at,
@@ -197,7 +202,7 @@ export function createLicenceViews(deps: ViewDeps) {
       source: redeemed ? 'redeem' : 'trial_local',
       services: row.services,
       services_used: deps.servicesUsed?.() ?? null,
-      installs: 1,
+      installs: 1 + (deps.keychainSeats?.() ?? 0),
       install_limit: row.install_limit,
       started_at: row.started_at,
       expires_at: row.expires_at,

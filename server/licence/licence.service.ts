@@ -69,6 +69,8 @@ interface Deps {
   readonly servicesUsed?: () => number;
   /** the seats in use (the exchange: the licence's installs and grants issued here) */
   readonly installsUsed?: () => number;
+  /** the seats keychain members approved on this home hold (keychain joins/approve) */
+  readonly keychainSeats?: () => number;
 }
 
 export interface InstallOptions {
@@ -134,6 +136,7 @@ export function createLicenceService(deps: Deps) {
     fingerprint: deps.fingerprint,
     ...(deps.servicesUsed !== undefined && { servicesUsed: deps.servicesUsed }),
     ...(deps.installsUsed !== undefined && { installsUsed: deps.installsUsed }),
+    ...(deps.keychainSeats !== undefined && { keychainSeats: deps.keychainSeats }),
     now: () => time.now(),
     active: () => active,
     mountedFile: () => (mountedSeen !== null ? settings.licenceFile : null),
