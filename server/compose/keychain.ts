@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { loadOrCreateAgreementKey } from '../ledger/index.js';
 import {
   attemptJoin,
+  createHandover,
   createHealthWatch,
   createKeychainService,
   createMemberSync,
@@ -121,8 +122,10 @@ export function buildKeychain(
     hashAt: (seq) => rt.ledgerStore.hashAt(seq),
   });
   const sealing = createSealing({ ...deps, identity, adapters, fips: config.fips });
+  const handover = createHandover({ ...deps, identity, publish: () => parts.publish() });
   const sync = createMemberSync({
     ...deps,
+    handover,
     identity,
     adapters,
     forget: (reason, informed) => keychain.forget(reason, informed),
@@ -134,6 +137,7 @@ export function buildKeychain(
   const pairingHome = createPairingHome({ ...pairingDeps, keychain, noSeat: () => noSeat(rt) });
   const joiner = createPairingJoiner({
     ...pairingDeps,
+    address: config.http.consoleUrl,
     agreementKey,
     onMember: () => {
       log.info('keychain: paired with the home');
@@ -184,7 +188,8 @@ export function buildKeychain(
           url,
           siteKey,
           label: config.instance,
-          address: null,
+          // Where the keychain reaches this install (a handover makes it the home).
+          address: config.http.consoleUrl,
           identity,
           agreementKey,
         }),
@@ -338,10 +343,12 @@ export function buildKeychain(
         sealing,
         pairing: pairingHome,
         joiner,
+        handover,
       });
       await v1.register(keychainPeerRoutes, {
         keychain,
         pairing: pairingHome,
+        handover,
         store: rt.keychainStore,
         clock: rt.clock,
         identity,

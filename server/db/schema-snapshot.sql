@@ -240,6 +240,18 @@ CREATE TABLE keychain_contact (
   fingerprint TEXT PRIMARY KEY,
   heard_at    TEXT NOT NULL
 ) WITHOUT ROWID;
+CREATE TABLE keychain_handover (
+  offer_id   TEXT PRIMARY KEY,
+  to_fp      TEXT NOT NULL,
+  epoch      INTEGER NOT NULL,
+  prev       TEXT NOT NULL,
+  code       TEXT NOT NULL,
+  state      TEXT NOT NULL CHECK (state IN ('open', 'accepted', 'cancelled')),
+  reason     TEXT,
+  record     TEXT,
+  created_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL
+) WITHOUT ROWID;
 CREATE TABLE keychain_log (
   seq    INTEGER PRIMARY KEY,
   epoch  INTEGER NOT NULL,

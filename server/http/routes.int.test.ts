@@ -503,6 +503,21 @@ const ROUTES: readonly RouteRow[] = [
     payload: { request: 'pr_routes' },
     ok: 409,
   },
+  {
+    method: 'POST',
+    url: '/v1/keychain/handover',
+    credential: 'admin',
+    payload: { fingerprint: 'A'.repeat(52) },
+    ok: 409,
+  },
+  { method: 'POST', url: '/v1/keychain/handover/cancel', credential: 'admin', ok: 409 },
+  {
+    method: 'POST',
+    url: '/v1/keychain/handover/accept',
+    credential: 'admin',
+    payload: { code: '123456' },
+    ok: 409,
+  },
   // A wrong passphrase: let in, and refused for the file (400 sealed_unreadable).
   {
     method: 'POST',
@@ -516,6 +531,13 @@ const ROUTES: readonly RouteRow[] = [
   { method: 'POST', url: '/v1/keychain/peer/enrol', credential: 'anyone', payload: {}, ok: 409 },
   { method: 'POST', url: '/v1/keychain/peer/pull', credential: 'anyone', payload: {}, ok: 409 },
   { method: 'POST', url: '/v1/keychain/peer/leave', credential: 'anyone', payload: {}, ok: 409 },
+  {
+    method: 'POST',
+    url: '/v1/keychain/peer/handover/accept',
+    credential: 'anyone',
+    payload: {},
+    ok: 409,
+  },
   ...['hello', 'nonce', 'confirm', 'status', 'abort'].map((p) => ({
     method: 'POST' as const,
     url: `/v1/keychain/peer/join/${p}`,

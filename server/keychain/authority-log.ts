@@ -80,15 +80,42 @@ export function appendRecord(
   return { ...unsigned, sigs: [{ fp: signer.fp, sig }] };
 }
 
+const ACCEPT_TAG = 'svc-keychain/handover-accept/v1\n';
+
+/** What a member signs to accept a handover (design §2.7): the offer it takes, bound to the log. */
+export function acceptText(a: {
+  keychain_id: string;
+  offer_id: string;
+  from: string;
+  to: string;
+  epoch: number;
+  prev: string;
+}): Buffer {
+  return Buffer.from(ACCEPT_TAG + canonicalJson(a), 'utf8');
+}
+
+function verifies(text: Buffer, key: KeyObject | null, sig: string | undefined): boolean {
+  if (key === null || sig === undefined) return false;
+  try {
+    return verify(null, text, key, Buffer.from(sig, 'base64url'));
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Checks a whole log as a member receives it: the genesis names the home whose key signs
- * it, each record follows the one before (seq and prev), stays in one keychain, and is
- * signed by the home in force at that point. Returns why not, or null when it holds.
+ * it, each record follows the one before (seq and prev), stays in one keychain and epoch, and
+ * is signed by the home in force at that point. A handover moves the home to a member on
+ * the roster at the next epoch, signed by the old home and accepted by the new one. Returns
+ * why not, or null when it holds.
  */
 export function checkLog(records: readonly LogRecord[], keychainId: string): string | null {
   let homeKey: KeyObject | null = null;
   let homeFp: string | null = null;
+  let epoch = 1;
   let prev: LogRecord | null = null;
+  const roster = new Map<string, KeyObject | null>();
   for (const r of records) {
     if (r.keychain_id !== keychainId) return `record ${String(r.seq)} is of another keychain`;
     if (r.seq !== (prev === null ? 1 : prev.seq + 1))
@@ -102,18 +129,56 @@ export function checkLog(records: readonly LogRecord[], keychainId: string): str
       homeFp = homeKey === null ? null : keyFingerprint(homeKey);
       if (homeFp === null || homeFp !== r.body['home_fp'])
         return 'the genesis does not name the key that signs it';
+      roster.set(homeFp, homeKey);
     }
-    const by = r.sigs.find((s) => s.fp === homeFp);
-    if (homeKey === null || by === undefined)
+    const moves = r.type === 'handover';
+    if (r.epoch !== (moves ? epoch + 1 : epoch))
+      return `record ${String(r.seq)} is at epoch ${String(r.epoch)}, not ${String(moves ? epoch + 1 : epoch)}`;
+    if (!verifies(signedText(r), homeKey, r.sigs.find((s) => s.fp === homeFp)?.sig))
       return `record ${String(r.seq)} is not signed by the home`;
-    let good = false;
-    try {
-      good = verify(null, signedText(r), homeKey, Buffer.from(by.sig, 'base64url'));
-    } catch {
-      good = false;
+    const fp = typeof r.body['fp'] === 'string' ? r.body['fp'] : '';
+    if (r.type === 'member_add')
+      roster.set(fp, importSigPub(typeof r.body['sig_pub'] === 'string' ? r.body['sig_pub'] : ''));
+    if (r.type === 'member_remove') roster.delete(fp);
+    if (moves) {
+      const to = typeof r.body['to'] === 'string' ? r.body['to'] : '';
+      const toKey = roster.get(to) ?? null;
+      const accepted = acceptText({
+        keychain_id: keychainId,
+        offer_id: String(r.body['offer_id']),
+        from: homeFp ?? '',
+        to,
+        epoch: r.epoch,
+        prev: r.prev ?? '',
+      });
+      if (r.body['from'] !== homeFp || to === homeFp || toKey === null)
+        return `record ${String(r.seq)} hands the home to an install not on the roster`;
+      if (
+        !verifies(
+          accepted,
+          toKey,
+          typeof r.body['accept_sig'] === 'string' ? r.body['accept_sig'] : undefined,
+        )
+      )
+        return `record ${String(r.seq)} was not accepted by the new home`;
+      homeKey = toKey;
+      homeFp = to;
+      epoch = r.epoch;
     }
-    if (!good) return `record ${String(r.seq)} has a signature that does not verify`;
     prev = r;
   }
   return prev === null ? 'the log is empty' : null;
+}
+
+/** The home a checked log ends with, and its epoch (the genesis's, or the last handover's). */
+export function homeOfLog(records: readonly LogRecord[]): { home_fp: string; epoch: number } {
+  const genesis = records[0]?.body['home_fp'];
+  let home = typeof genesis === 'string' ? genesis : '';
+  let epoch = records[0]?.epoch ?? 1;
+  for (const r of records)
+    if (r.type === 'handover') {
+      home = typeof r.body['to'] === 'string' ? r.body['to'] : home;
+      epoch = r.epoch;
+    }
+  return { home_fp: home, epoch };
 }

@@ -17,3 +17,4 @@ export { createPartsHome, CARRIED_PARTS, type PartAdapter } from './parts.js';
 export { createSealing, type Sealing } from './sealing.js';
 export { createPairingHome, type PairingHome } from './pairing.js';
 export { createPairingJoiner, type PairingJoiner } from './pairing-joiner.js';
+export { createHandover, type Handover } from './handover.js';

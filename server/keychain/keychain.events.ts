@@ -99,6 +99,32 @@ export const keychainEvents = {
     side: Type.String(),
     reason: Type.String(),
   }),
+  /** On the home: the home offered to a member (the code is shown there, never recorded). */
+  'keychain.handover_offered': Type.Object({
+    offer_id: Type.String(),
+    to: Type.String(),
+    epoch: Type.Integer(),
+    expires_at: Type.String(),
+  }),
+  /** On the home: an offer withdrawn, voided by a wrong code, or replaced. */
+  'keychain.handover_cancelled': Type.Object({ offer_id: Type.String(), reason: Type.String() }),
+  /** On the old home: the member accepted; this install is now a member of it. */
+  'keychain.home_handed_over': Type.Object({
+    offer_id: Type.String(),
+    to: Type.String(),
+    epoch: Type.Integer(),
+    record: LogRecord,
+  }),
+  /** On the new home and on every member following it: the home moved (handover). */
+  'keychain.home_changed': Type.Object({
+    home_fp: Type.String(),
+    epoch: Type.Integer(),
+    role: Type.Union([Type.Literal('home'), Type.Literal('member')]),
+    members: Type.Array(Type.Object({ ...Member, role: Type.String() })),
+    records: Type.Array(LogRecord),
+    /** On the new home: the parts the old home did not carry. */
+    skip: Type.Array(Type.String()),
+  }),
   /** On the home: a paired member given a licence seat (joins/approve). */
   'keychain.join_approved': Type.Object({ request: Type.String(), fingerprint: Type.String() }),
   /** On the new site: it enrolled with the home and pins what the home answered. */

@@ -9,6 +9,7 @@ import type { PullResult } from './member-sync.js';
 import type { PairingJoiner } from './pairing-joiner.js';
 import type { PairingHome } from './pairing.js';
 import { pairingRoutes } from './pairing.routes.js';
+import type { Handover } from './handover.js';
 import {
   HomeBody,
   MemberBody,
@@ -36,10 +37,24 @@ export const keychainRoutes: FastifyPluginAsyncTypebox<{
   sealing: Sealing;
   pairing: PairingHome;
   joiner: PairingJoiner;
-}> = async (app, { keychain, pull, health, leave, sealing, pairing, joiner }) => {
-  /** What every keychain route answers: the view with pairing as each side sees it. */
-  const view = () => ({ ...keychain.view(), pairing: pairing.view(), joining: joiner.view() });
-  await app.register(pairingRoutes, { pairing, joiner, view });
+  handover: Handover;
+}> = async (app, { keychain, pull, health, leave, sealing, pairing, joiner, handover }) => {
+  /** What every keychain route answers: the view with pairing and handover as each side sees them. */
+  const view = () => ({
+    ...keychain.view(),
+    pairing: pairing.view(),
+    joining: joiner.view(),
+    handover: handover.view(),
+  });
+  await app.register(pairingRoutes, {
+    pairing,
+    joiner,
+    handover,
+    view,
+    pull: async () => {
+      await pull();
+    },
+  });
   // Sealing and opening run a KDF of a second or so: five a minute per person (design §2.10).
   await app.register(rateLimit, {
     global: false,

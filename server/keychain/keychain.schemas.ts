@@ -118,6 +118,23 @@ export const KeychainView = Type.Object({
       { description: 'on the home: the pairing window and the installs asking to join' },
     ),
   ),
+  handover: Nullable(
+    Type.Object(
+      {
+        offer_id: Type.String(),
+        to: Type.String({ description: 'the member the home is offered to' }),
+        state: Type.String({
+          description: 'open, accepted, cancelled or expired; offered on the member',
+        }),
+        reason: Nullable(Type.String()),
+        code: Nullable(
+          Type.String({ description: 'on the home, while open: type it on the member' }),
+        ),
+        expires_at: Type.String(),
+      },
+      { description: 'a handover offered by the home, as each side sees it' },
+    ),
+  ),
   joining: Nullable(
     Type.Object(
       {

@@ -99,6 +99,12 @@ export function createKeychainStore(db: Database) {
     `INSERT OR REPLACE INTO keychain_parts (part, version, sha256, epoch, at)
      VALUES (@part, @version, @sha256, @epoch, @at)`,
   );
+  const moveHome = db.prepare<[string, number, string]>(
+    'UPDATE keychain_state SET role = ?, epoch = ?, home_fp = ? WHERE id = 1',
+  );
+  const setRole = db.prepare<[string, string]>(
+    'UPDATE keychain_members SET role = ? WHERE fingerprint = ?',
+  );
   const setEpoch = db.prepare<[number]>(
     'UPDATE keychain_state SET epoch = max(epoch, ?) WHERE id = 1',
   );
@@ -333,6 +339,26 @@ export function createKeychainStore(db: Database) {
           });
           putLog(d.record);
         },
+        'keychain.home_handed_over': (d) => {
+          const before = state.get()?.home_fp;
+          moveHome.run('member', d.epoch, d.to);
+          if (before !== undefined) setRole.run('member', before);
+          setRole.run('home', d.to);
+          putLog(d.record);
+        },
+        'keychain.home_changed': (d, e) => {
+          moveHome.run(d.role, d.epoch, d.home_fp);
+          if (d.role === 'home') {
+            setSkip.run(JSON.stringify(d.skip));
+            // A home carries by its scope; owned copies are a member's notion.
+            setOwned.run('[]');
+          }
+          replaceRoster(
+            d.members.map((m) => ({ ...m, role: m.role === 'home' ? 'home' : 'member' })),
+            d.records,
+            e.ts,
+          );
+        },
         'keychain.join_approved': (d) => {
           setLicensed.run(d.fingerprint);
         },
@@ -435,6 +461,8 @@ export function createKeychainStore(db: Database) {
         'keychain.join_code_failed',
         'keychain.join_confirmed',
         'keychain.join_cancelled',
+        'keychain.handover_offered',
+        'keychain.handover_cancelled',
       ],
     }),
   };

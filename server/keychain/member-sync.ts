@@ -13,6 +13,7 @@ import type { KeychainStore } from './keychain.store.js';
 import { callPeer } from './peer-client.js';
 import { applyParts, type PartAdapter, type PartOutcome } from './parts.js';
 import { isShowing, showing, witness } from './witness.js';
+import type { Handover, Moved } from './handover.js';
 
 export const PULL_EVERY_S = 30;
 
@@ -37,6 +38,8 @@ export function createMemberSync(deps: {
   forget: (reason: string, homeInformed: boolean) => Promise<unknown>;
   ledgerHead: () => { seq: number; hash: Buffer | null };
   hashAt: (seq: number) => Buffer | null;
+  /** Handover (handover.ts): the offer a pull answer carries, and a home that moved. */
+  handover: Pick<Handover, 'saw' | 'follow'>;
 }) {
   const { store, ledger, writer, clock, identity, adapters } = deps;
   let last: PullResult | null = null;
@@ -92,6 +95,12 @@ export function createMemberSync(deps: {
         why: 'the home removed this install from the keychain',
       });
     }
+    if (answer.status === 409 && refusal?.error === 'home_moved') {
+      // Signed by the home we pin: it handed the home over; follow, then pull from the new one.
+      const why = await deps.handover.follow(answer.body as Moved);
+      if (why !== null) return (last = { ok: false, status: 409, why: `the home moved: ${why}` });
+      return pullOnce();
+    }
     if (answer.status !== 200) {
       const body = answer.body as { message?: string } | null;
       return (last = {
@@ -100,7 +109,8 @@ export function createMemberSync(deps: {
         why: body?.message ?? `the home answered ${String(answer.status)}`,
       });
     }
-    const answered = answer.body as Roster;
+    const answered = answer.body as Roster & { handover?: unknown };
+    deps.handover.saw(answered.handover);
     // The home's entry carries no address of its own: keep the one we reach it at.
     const roster: Roster = {
       ...answered,

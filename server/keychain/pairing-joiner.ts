@@ -27,6 +27,8 @@ interface Deps {
   readonly clock: Clock;
   readonly identity: Identity;
   readonly agreementKey: KeyObject;
+  /** Where the keychain reaches this install (SVC_CONSOLE_URL), or null. */
+  readonly address: string | null;
   /** After the roster is kept: the first pull, for the parts. */
   readonly onMember: () => void;
 }
@@ -155,7 +157,7 @@ export function createPairingJoiner(deps: Deps) {
       const asks = await callPeer(
         target,
         '/v1/keychain/peer/join/hello',
-        { sig_pub: identity.sigPub, kx_pub: identity.kxPub, label },
+        { sig_pub: identity.sigPub, kx_pub: identity.kxPub, label, address: deps.address },
         ctx,
       );
       if (asks.kind !== 'answered') throw unreachable(asks);

@@ -7,19 +7,24 @@ import { errorResponses } from '../http/common.schemas.js';
 import {
   ApproveBody,
   CodeBody,
+  MemberBody,
   JoinBody,
   KeychainView,
   MemberCodeBody,
 } from './keychain.schemas.js';
 import type { PairingJoiner } from './pairing-joiner.js';
 import type { PairingHome } from './pairing.js';
+import type { Handover } from './handover.js';
 
 export const pairingRoutes: FastifyPluginAsyncTypebox<{
   pairing: PairingHome;
   joiner: PairingJoiner;
+  handover: Handover;
   /** The whole view (keychain.routes.ts), after the change. */
   view: () => Static<typeof KeychainView>;
-}> = async (app, { pairing, joiner, view }) => {
+  /** A member's pull now (to learn of an offer before accepting it). */
+  pull: () => Promise<void>;
+}> = async (app, { pairing, joiner, handover, view, pull }) => {
   const actor = (req: { principal: Parameters<typeof actorOf>[0] | null }) => {
     if (req.principal === null) throw new Error('requireRole let an anonymous call through');
     return actorOf(req.principal);
@@ -105,6 +110,48 @@ export const pairingRoutes: FastifyPluginAsyncTypebox<{
     },
     async (req) => {
       await pairing.approve(req.body.request, actor(req));
+      return view();
+    },
+  );
+  app.post(
+    '/keychain/handover',
+    {
+      schema: {
+        ...common,
+        summary: 'Offer the home to a member: a six-digit code is shown here, typed there',
+        body: MemberBody,
+      },
+      onRequest: admin,
+    },
+    async (req, reply) => {
+      void reply.header('cache-control', 'no-store');
+      await handover.offer(req.body.fingerprint, actor(req));
+      return view();
+    },
+  );
+  app.post(
+    '/keychain/handover/cancel',
+    {
+      schema: { ...common, summary: 'Withdraw the handover offered (home; before it is accepted)' },
+      onRequest: admin,
+    },
+    async (req) => {
+      await handover.cancel(actor(req));
+      return view();
+    },
+  );
+  app.post(
+    '/keychain/handover/accept',
+    {
+      schema: {
+        ...common,
+        summary: 'Accept the home on this member with the code the home shows',
+        body: CodeBody,
+      },
+      onRequest: admin,
+    },
+    async (req) => {
+      await handover.accept(req.body.code, pull, actor(req));
       return view();
     },
   );

@@ -1,6 +1,7 @@
-// Pairing's operational tables (keychain_windows, keychain_pairing): short-lived, holding the
-// nonces a code comes from, so written here directly rather than projected from the ledger;
-// the service appends a keychain.* event beside every change.
+// Pairing's and handover's operational tables (keychain_windows, keychain_pairing,
+// keychain_handover): short-lived, holding the nonces and codes people compare, so written
+// here directly rather than projected from the ledger; the services append a keychain.*
+// event beside every change.
 import type { Database } from 'better-sqlite3';
 
 export interface WindowRow {
@@ -35,7 +36,34 @@ export interface PairingRow {
   readonly expires_at: string;
 }
 
+export interface OfferRow {
+  readonly offer_id: string;
+  readonly to_fp: string;
+  readonly epoch: number;
+  readonly prev: string;
+  readonly code: string;
+  readonly state: 'open' | 'accepted' | 'cancelled';
+  readonly reason: string | null;
+  /** the handover record (canonical JSON) once accepted */
+  readonly record: string | null;
+  readonly created_at: string;
+  readonly expires_at: string;
+}
+
 export function createPairingStore(db: Database) {
+  const putOffer = db.prepare<Omit<OfferRow, 'state' | 'reason' | 'record'>>(
+    `INSERT INTO keychain_handover (offer_id, to_fp, epoch, prev, code, state, created_at, expires_at)
+     VALUES (@offer_id, @to_fp, @epoch, @prev, @code, 'open', @created_at, @expires_at)`,
+  );
+  const offer = db.prepare<[string], OfferRow>(
+    'SELECT * FROM keychain_handover WHERE offer_id = ?',
+  );
+  const latestOffer = db.prepare<[], OfferRow>(
+    'SELECT * FROM keychain_handover ORDER BY created_at DESC, offer_id DESC LIMIT 1',
+  );
+  const endOffer = db.prepare<[string, string | null, string | null, string]>(
+    "UPDATE keychain_handover SET state = ?, reason = ?, record = ? WHERE offer_id = ? AND state = 'open'",
+  );
   const openWindow = db.prepare<[string, string, string]>(
     'INSERT INTO keychain_windows (id, opened_at, expires_at) VALUES (?, ?, ?)',
   );
@@ -85,6 +113,20 @@ export function createPairingStore(db: Database) {
   const pruneWindows = db.prepare<[string]>('DELETE FROM keychain_windows WHERE expires_at < ?');
 
   return {
+    putOffer(row: Omit<OfferRow, 'state' | 'reason' | 'record'>): void {
+      putOffer.run(row);
+    },
+    offer: (id: string): OfferRow | null => offer.get(id) ?? null,
+    latestOffer: (): OfferRow | null => latestOffer.get() ?? null,
+    /** Ends an open offer: accepted (with its record) or cancelled; false when it had ended. */
+    endOffer(
+      id: string,
+      state: 'accepted' | 'cancelled',
+      reason: string | null,
+      record: string | null,
+    ): boolean {
+      return endOffer.run(state, reason, record, id).changes === 1;
+    },
     openWindow(id: string, openedAt: string, expiresAt: string): void {
       openWindow.run(id, openedAt, expiresAt);
     },

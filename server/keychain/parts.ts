@@ -100,7 +100,8 @@ export function createPartsHome(deps: Deps & { readonly key: KeyObject }) {
         for (const a of adapters.filter((x) => carried.includes(x.part))) {
           const sha256 = partHash(a.document());
           const last = store.part(a.part);
-          if (last?.sha256 === sha256) continue;
+          // A new epoch (a new home) publishes every part again, under its own signature.
+          if (last?.sha256 === sha256 && last.epoch === st.epoch) continue;
           ledger.append({
             type: 'keychain.part_published',
             actor: 'system',

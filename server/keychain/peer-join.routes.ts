@@ -119,7 +119,11 @@ export async function joinRoutes(app: FastifyInstance, o: JoinRouteOptions): Pro
           typeof label === 'string' && label.trim() !== ''
             ? label.trim().slice(0, 64)
             : `site ${verified.keyid.slice(0, 8)}`,
-        address: req.ip,
+        // The URL it gives (its SVC_CONSOLE_URL), else the address it called from.
+        address:
+          typeof body?.['address'] === 'string' && /^https?:\/\/\S{1,240}$/.test(body['address'])
+            ? body['address']
+            : req.ip,
       });
       return o.answer(req, reply, 200, made, verified.nonce);
     } catch (err) {

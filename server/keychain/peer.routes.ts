@@ -22,6 +22,7 @@ import type { KeychainStore } from './keychain.store.js';
 import { aadFor, ENROL_AAD, ROSTER_AAD } from './peer-aad.js';
 import { joinRoutes } from './peer-join.routes.js';
 import type { PairingHome } from './pairing.js';
+import type { Handover } from './handover.js';
 
 /** The specification's limit on a peer request body. */
 export const PEER_BODY_LIMIT = 64 * 1024;
@@ -34,6 +35,7 @@ export { aadFor, ENROL_AAD, ROSTER_AAD } from './peer-aad.js';
 interface Options {
   readonly keychain: KeychainService;
   readonly pairing: PairingHome;
+  readonly handover: Handover;
   readonly store: KeychainStore;
   readonly clock: Clock;
   readonly identity: { fingerprint: string; key: KeyObject };
@@ -180,10 +182,23 @@ export async function keychainPeerRoutes(app: FastifyInstance, opts: Options): P
    * nonce), so that it can believe it and stop; every other refusal goes unsigned.
    */
   function refuseMember(req: FastifyRequest, reply: FastifyReply, f: VerifyFailure | NotHome) {
-    if ('notHome' in f)
+    if ('notHome' in f) {
+      // A former home tells its members where the home went, signed, so they can follow.
+      const moved = opts.handover.movedAnswer();
+      const st = store.state();
+      const asked = moved === null || st === null ? null : verifyMember(req, st.keychain_id);
+      if (moved !== null && asked?.ok === true)
+        return answer(
+          req,
+          reply,
+          409,
+          { error: 'home_moved', message: 'the home moved to another install', ...moved },
+          asked.nonce,
+        );
       return reply
         .code(409)
         .send({ error: 'not_home', message: 'this install is not a keychain home' });
+    }
     const keyid =
       typeof req.headers['keychain-from'] === 'string' ? req.headers['keychain-from'] : null;
     if (f.code !== 'member_removed') return refuse(req, reply, f, keyid);
@@ -307,9 +322,31 @@ export async function keychainPeerRoutes(app: FastifyInstance, opts: Options): P
       req,
       reply,
       200,
-      await keychain.pull(verified.keyid, jsonOf(req.body)),
+      {
+        ...(await keychain.pull(verified.keyid, jsonOf(req.body))),
+        handover: opts.handover.offerFor(verified.keyid),
+      },
       verified.nonce,
     );
+  });
+
+  // A member accepting the home's offer; asked again after the home handed over (a lost answer).
+  app.post('/keychain/peer/handover/accept', { config: member }, async (req, reply) => {
+    const st = store.state();
+    if (st === null) return refuseMember(req, reply, NOT_HOME);
+    const verified = verifyMember(req, st.keychain_id);
+    if (!verified.ok) return refuseMember(req, reply, verified);
+    try {
+      return answer(
+        req,
+        reply,
+        200,
+        await opts.handover.accepted(verified.keyid, jsonOf(req.body)),
+        verified.nonce,
+      );
+    } catch (err) {
+      return answerError(req, reply, err, verified.nonce);
+    }
   });
 
   // A member leaving: the home removes it from the roster (reason left).

@@ -34,3 +34,18 @@ CREATE INDEX keychain_pairing_window ON keychain_pairing (window_id);
 
 -- A member paired by code holds no licence seat until an admin approves it (joins/approve).
 ALTER TABLE keychain_members ADD COLUMN licensed INTEGER NOT NULL DEFAULT 1;
+
+-- Handover offers on the home (design §2.7): the six digits shown here and typed on the
+-- member never go into a ledger; the record, once accepted, is answered again to a retry.
+CREATE TABLE keychain_handover (
+  offer_id   TEXT PRIMARY KEY,
+  to_fp      TEXT NOT NULL,
+  epoch      INTEGER NOT NULL,
+  prev       TEXT NOT NULL,
+  code       TEXT NOT NULL,
+  state      TEXT NOT NULL CHECK (state IN ('open', 'accepted', 'cancelled')),
+  reason     TEXT,
+  record     TEXT,
+  created_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL
+) WITHOUT ROWID;

@@ -51,6 +51,8 @@ export async function startInstall(
         SVC_PORT: String(port),
         SVC_BIND: '127.0.0.1',
         SVC_INSTANCE: name,
+        // Where the other installs reach this one (its roster address).
+        SVC_CONSOLE_URL: `http://127.0.0.1:${String(port)}`,
         SVC_LOG_LEVEL: 'info',
         ...extra,
       }),
