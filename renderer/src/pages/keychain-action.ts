@@ -1,6 +1,7 @@
 // The Keychain page's forms run through the shared page action. An answer that is the
 // keychain view replaces the cached one at once, before the view and the status are asked
-// again (a member's carried parts change what other pages may do).
+// again (a member's carried parts change what other pages may do). A refusal asks for the
+// view again too: a wrong pairing code refused ends the request, and the page shows it ended.
 import { useQueryClient } from '@tanstack/react-query';
 import { keychainKeys, type KeychainView } from './keychain-queries.js';
 import { usePageAction } from './page-action.js';
@@ -19,10 +20,20 @@ export function useKeychainAction(): KeychainAction {
   return {
     ...action,
     run: (work, then) => {
-      action.run(work, (view) => {
-        qc.setQueryData(keychainKeys.all, view);
-        then?.(view);
-      });
+      action.run(
+        async () => {
+          try {
+            return await work();
+          } catch (err) {
+            void qc.invalidateQueries({ queryKey: keychainKeys.all });
+            throw err;
+          }
+        },
+        (view) => {
+          qc.setQueryData(keychainKeys.all, view);
+          then?.(view);
+        },
+      );
     },
   };
 }

@@ -1,7 +1,8 @@
 // The members of the keychain as this install knows them: label, role, health (as the home
 // hears them), fingerprint, how each came in and when. On the home, each row can be renamed,
 // and a member removed after a confirmation naming it and its full fingerprint; a member
-// shows the roster only and says where it is changed.
+// without a licence seat (paired by code, or a site key made without one) is marked
+// unlicensed, with Approve seat. A member shows the roster only and says where it is changed.
 import { useState } from 'react';
 import { Time } from '../parts.js';
 import { Refusal } from './http.js';
@@ -11,6 +12,7 @@ import {
   homeLabel,
   keychainApi,
   quietText,
+  seatRequest,
   viaText,
   type KeychainMember,
   type KeychainView,
@@ -98,25 +100,64 @@ function RemoveConfirm({ member, onDone }: { member: KeychainMember; onDone: () 
   );
 }
 
+function ApproveSeat({
+  m,
+  request,
+  why,
+}: {
+  m: KeychainMember;
+  request: string;
+  why: string | null;
+}) {
+  const action = useKeychainAction();
+  return (
+    <>
+      <button
+        type="button"
+        className="primary"
+        disabled={why !== null || action.busy}
+        title={why ?? `Give ${m.label} a seat on the licence`}
+        onClick={() => {
+          action.run(() => keychainApi.approveSeat(request));
+        }}
+      >
+        Approve seat
+      </button>
+      <Refusal error={action.error} />
+    </>
+  );
+}
+
 function MemberRow({
   m,
   isHome,
   editWhy,
+  seatWhy,
 }: {
   m: KeychainMember;
   isHome: boolean;
   editWhy: string | null;
+  seatWhy: string | null;
 }) {
   const [open, setOpen] = useState<'rename' | 'remove' | null>(null);
   const close = () => {
     setOpen(null);
   };
+  const request = m.licensed ? null : seatRequest(m.via);
   return (
     <>
       <tr>
         <td data-label="Label">
           <strong>{m.label}</strong>
           {m.this && <span className="muted"> (this install)</span>}
+          {!m.licensed && (
+            <>
+              {' '}
+              <span className="badge warn" title="holds no licence seat until a seat is approved">
+                ◇ unlicensed
+              </span>
+            </>
+          )}
         </td>
         <td data-label="Role">{m.role === 'home' ? '⌂ home' : 'member'}</td>
         <td data-label="Health">
@@ -142,6 +183,11 @@ function MemberRow({
         </td>
         {isHome && (
           <td data-label="Change" className="row-actions">
+            {request !== null && (
+              <>
+                <ApproveSeat m={m} request={request} why={seatWhy} />{' '}
+              </>
+            )}
             <button
               type="button"
               disabled={editWhy !== null}
@@ -194,6 +240,8 @@ export function MembersSection({
 }) {
   const isHome = view.role === 'home';
   const editWhy = adminWhy(admin, role, 'Renaming and removing members');
+  const seatWhy = adminWhy(admin, role, 'Approving a licence seat');
+  const unlicensed = view.members.some((m) => !m.licensed);
   return (
     <section aria-labelledby="kc-members-heading">
       <h2 id="kc-members-heading">
@@ -203,6 +251,8 @@ export function MembersSection({
         <p className="hint">
           Health is how this home hears each member: silent after 3 minutes without a call, gone
           after a day. Nothing is removed by itself.
+          {unlicensed &&
+            ' A member marked unlicensed holds no licence seat until Approve seat gives it one.'}
         </p>
       ) : (
         <p className="hint">
@@ -224,7 +274,13 @@ export function MembersSection({
         </thead>
         <tbody>
           {view.members.map((m) => (
-            <MemberRow key={m.fingerprint} m={m} isHome={isHome} editWhy={editWhy} />
+            <MemberRow
+              key={m.fingerprint}
+              m={m}
+              isHome={isHome}
+              editWhy={editWhy}
+              seatWhy={seatWhy}
+            />
           ))}
         </tbody>
       </table>

@@ -23,6 +23,44 @@ export interface KeychainMember {
   via: string;
   address: string | null;
   added_at: string;
+  /** Holds a licence seat; one paired by code (or with a site key without one) waits for Approve seat. */
+  licensed: boolean;
+}
+
+export type PairingState = 'open' | 'added' | 'failed' | 'cancelled' | 'expired';
+
+/** On the home: an install asking to pair, with the code this home shows for it. */
+export interface PairingRequest {
+  request_id: string;
+  fingerprint: string;
+  fp_short: string;
+  label: string;
+  address: string | null;
+  state: string;
+  /** Six digits, once the install has given its part; null before, and once it ended. */
+  code: string | null;
+  home_confirmed: boolean;
+  joiner_confirmed: boolean;
+  expires_at: string;
+}
+
+/** On the home: the pairing window (null before the first) and the requests in it. */
+export interface PairingView {
+  window: { id: string; open: boolean; expires_at: string } | null;
+  requests: PairingRequest[];
+}
+
+/** On an install asking a home to pair: its request (the latest), with the code it shows. */
+export interface JoiningView {
+  request_id: string;
+  state: string;
+  reason: string | null;
+  code: string | null;
+  home: { fingerprint: string; fp_short: string; label: string };
+  address: string | null;
+  /** The home's code was typed here. */
+  confirmed: boolean;
+  expires_at: string;
 }
 
 export interface SiteKeyRow {
@@ -55,6 +93,10 @@ export interface KeychainView {
   parts: string[];
   members: KeychainMember[];
   site_keys: SiteKeyRow[];
+  /** On the home: pairing by code; null elsewhere. */
+  pairing: PairingView | null;
+  /** On an install that asked a home to pair; null when it never did. */
+  joining: JoiningView | null;
 }
 
 export interface SiteKeysInput {
@@ -98,11 +140,43 @@ export const keychainApi = {
       ...(fingerprint !== undefined && { fingerprint }),
     }),
   pull: () => call<KeychainView>('POST', '/v1/keychain/pull', {}),
+  openWindow: () => call<KeychainView>('POST', '/v1/keychain/window', {}),
+  join: (address: string, label: string) =>
+    call<KeychainView>('POST', '/v1/keychain/join', { address, label }),
+  joinConfirm: (code: string) => call<KeychainView>('POST', '/v1/keychain/join/confirm', { code }),
+  joinCancel: () => call<KeychainView>('POST', '/v1/keychain/join/cancel', {}),
+  confirmMember: (fingerprint: string, code: string) =>
+    call<KeychainView>('POST', '/v1/keychain/members/confirm', { fingerprint, code }),
+  approveSeat: (request: string) =>
+    call<KeychainView>('POST', '/v1/keychain/joins/approve', { request }),
   leave: () => call<KeychainView>('POST', '/v1/keychain/leave', {}),
   seal: (passphrase: string) => call<SealedAnswer>('POST', '/v1/keychain/seal', { passphrase }),
   unseal: (file: string, passphrase: string) =>
     call<UnsealAnswer>('POST', '/v1/keychain/unseal', { file, passphrase }),
 };
+
+/** While a pairing is under way here, the view is asked for every 2 s instead of every 15. */
+export function pairingUnderWay(v: KeychainView | undefined): boolean {
+  if (v === undefined) return false;
+  if (v.joining?.state === 'open') return true;
+  const p = v.pairing;
+  return p !== null && (p.window?.open === true || p.requests.some((r) => r.state === 'open'));
+}
+
+/** The six digits of a typed code ("123456", "123 456" or "123-456"), or null. */
+export function codeDigits(typed: string): string | null {
+  const digits = typed.replace(/[\s-]/g, '');
+  return /^\d{6}$/.test(digits) ? digits : null;
+}
+
+/** A code in two groups of three, for reading aloud and comparing: ["123", "456"]. */
+export const codeGroups = (code: string): [string, string] => [code.slice(0, 3), code.slice(3)];
+
+/** The request a seat is approved by: the part after `pairing:` or `site_key:`, or null. */
+export function seatRequest(via: string): string | null {
+  const m = /^(?:pairing|site_key):(.+)$/.exec(via);
+  return m?.[1] ?? null;
+}
 
 /** The server's minimum for a sealed file's passphrase (server/keychain/sealed-file.ts). */
 export const MIN_PASSPHRASE = 12;
@@ -151,9 +225,10 @@ export function quietText(seconds: number): string {
   return `quiet for ${String(Math.floor(h / 24))} days`;
 }
 
-/** How a member came in: "site key ABCD1234", "genesis", "pairing". */
+/** How a member came in: "site key ABCD1234", "paired by code", "made the home". */
 export function viaText(via: string): string {
   if (via.startsWith('site_key:')) return `site key ${via.slice('site_key:'.length)}`;
+  if (via.startsWith('pairing:')) return 'paired by code';
   if (via === 'genesis') return 'made the home';
   if (via === 'roster') return 'the home’s roster';
   return via.replace(/_/g, ' ');

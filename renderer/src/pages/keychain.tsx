@@ -1,9 +1,10 @@
 // The Keychain page (docs/keychain.md): this install's place (home, member of <home>, or in no
-// keychain) with its full fingerprint, the keychain id and epoch; making it a home, Sync now,
-// leaving; the members with their health (keychain-members.tsx); the parts and who changes
-// them; site keys and how a new site joins (keychain-site-keys.tsx); the sealed file
-// (keychain-sealed.tsx). Home-only controls are not shown on a member, which says where they
-// are; a control the signed-in role may not use is disabled with the role it needs.
+// keychain) with its full fingerprint, the keychain id and epoch; making it a home or joining
+// a home by code, Sync now, leaving; pairing by code on the home (keychain-pairing.tsx); the
+// members with their health (keychain-members.tsx); the parts and who changes them; site keys
+// and how a new site joins (keychain-site-keys.tsx); the sealed file (keychain-sealed.tsx).
+// Home-only controls are not shown on a member, which says where they are; a control the
+// signed-in role may not use is disabled with the role it needs.
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, roleAtLeast } from '../api.js';
@@ -13,10 +14,12 @@ import { Refusal } from './http.js';
 import { useKeychainAction } from './keychain-action.js';
 import { adminWhy, CopyButton, Field, Fingerprint, Why } from './keychain-bits.js';
 import { MembersSection } from './keychain-members.js';
+import { JoinByCodeSection, PairingSection } from './keychain-pairing.js';
 import {
   homeLabel,
   keychainApi,
   keychainKeys,
+  pairingUnderWay,
   PART_WORDS,
   type KeychainView,
 } from './keychain-queries.js';
@@ -25,6 +28,12 @@ import { SiteKeysSection } from './keychain-site-keys.js';
 
 /** Health changes without a ledger event until a member turns silent: ask again now and then. */
 const REFRESH_MS = 15_000;
+/**
+ * While a pairing is under way: the joining install learns from its home (asked every 3 s)
+ * when both codes were typed, and a home learns a joiner's part of the code without a ledger
+ * event, so both pages look again every 2 s.
+ */
+const PAIRING_MS = 2_000;
 
 function RoleLine({ view }: { view: KeychainView }) {
   if (view.role === 'home')
@@ -150,8 +159,9 @@ function MakeHome({ why }: { why: string | null }) {
         <Refusal error={action.error} />
       </form>
       <p className="hint">
-        To join a keychain that exists already, make a site key on its home&apos;s Keychain page and
-        start this install with <code>SVC_KEYCHAIN_JOIN</code> (the home&apos;s address) and{' '}
+        To join a keychain that exists already, pair with its home by code (Join a home by code), or
+        make a site key on its home&apos;s Keychain page and start this install with{' '}
+        <code>SVC_KEYCHAIN_JOIN</code> (the home&apos;s address) and{' '}
         <code>SVC_KEYCHAIN_SITE_KEY</code> (or <code>SVC_KEYCHAIN_SITE_KEY_FILE</code>).
       </p>
     </section>
@@ -319,7 +329,7 @@ export function KeychainPage() {
   const kc = useQuery({
     queryKey: keychainKeys.all,
     queryFn: keychainApi.view,
-    refetchInterval: REFRESH_MS,
+    refetchInterval: (q) => (pairingUnderWay(q.state.data) ? PAIRING_MS : REFRESH_MS),
     placeholderData: keepPreviousData,
   });
   const v = kc.data;
@@ -338,9 +348,17 @@ export function KeychainPage() {
           <RoleLine view={v} />
           <Facts view={v} />
           {v.role === 'none' ? (
-            <MakeHome why={adminWhy(admin, role, 'Making this install the home')} />
+            <div className="kc-start">
+              {v.joining?.state !== 'open' && (
+                <MakeHome why={adminWhy(admin, role, 'Making this install the home')} />
+              )}
+              <JoinByCodeSection view={v} why={adminWhy(admin, role, 'Pairing with a home')} />
+            </div>
           ) : (
             <SyncControls view={v} why={adminWhy(admin, role, 'Syncing and leaving')} />
+          )}
+          {v.role === 'home' && (
+            <PairingSection view={v} why={adminWhy(admin, role, 'Pairing installs')} />
           )}
           {v.role !== 'none' && <MembersSection view={v} admin={admin} role={role} />}
           <PartsSection view={v} />
