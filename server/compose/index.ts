@@ -7,6 +7,7 @@ export { buildApp, type AppOptions, type BuiltApp } from './app.js';
 export { createRuntime, type Runtime, type RuntimeOptions } from './runtime.js';
 export { createCoreDoctor } from './doctor.js';
 export { type LiveStreamOptions } from './live.js';
+export { type KeychainOptions } from './keychain.js';
 export { buildToolConnectors, buildToolDoctor, buildToolEngine, buildToolEstate } from './tools.js';
 export { EPISODE_INPUTS, EVENT_CATALOGUES, eventCatalogue } from './event-catalogue.js';
 export { eventsMarkdown } from './events-doc.js';

@@ -9,6 +9,9 @@ import { loadOrCreateAgreementKey } from '../ledger/index.js';
 import {
   attemptJoin,
   createHandover,
+  createTakeover,
+  TAKEOVER_SILENCE_MS,
+  HOME_ALIVE_MS,
   createHealthWatch,
   createKeychainService,
   createMemberSync,
@@ -40,6 +43,10 @@ export interface KeychainOptions {
   readonly pullEveryMs?: number;
   readonly healthEveryMs?: number;
   readonly pairingPollMs?: number;
+  /** The home silence a take-over needs (15 minutes; tests shorten it). */
+  readonly takeoverSilenceMs?: number;
+  /** How lately a member must have heard its home to refuse a take-over (3 minutes). */
+  readonly homeAliveMs?: number;
 }
 
 /** The trial, and licences whose features include the keychain (Enterprise, Strategic). */
@@ -133,6 +140,21 @@ export function buildKeychain(
     hashAt: (seq) => rt.ledgerStore.hashAt(seq),
   });
   const health = createHealthWatch({ ...deps, self: identity.fingerprint });
+  const takeover = createTakeover({
+    ...deps,
+    identity,
+    handover,
+    silence: () => sync.silence(),
+    silenceMs: options.takeoverSilenceMs ?? TAKEOVER_SILENCE_MS,
+    homeAliveMs: options.homeAliveMs ?? HOME_ALIVE_MS,
+    publish: () => parts.publish(),
+  });
+  /** The home's health watch, and whether a member now follows a newer home (take-over). */
+  const checkHome = async (onlySilent: boolean): Promise<number> => {
+    const n = await health.check();
+    await takeover.askMembers(onlySilent);
+    return n;
+  };
   const pairingDeps = { ...deps, pairing: rt.keychainStore.pairing, identity };
   const pairingHome = createPairingHome({ ...pairingDeps, keychain, noSeat: () => noSeat(rt) });
   const joiner = createPairingJoiner({
@@ -317,7 +339,7 @@ export function buildKeychain(
         options.pullEveryMs ?? PULL_EVERY_S * 1000,
       );
       const watch = setInterval(() => {
-        health.check().catch((err: unknown) => {
+        checkHome(true).catch((err: unknown) => {
           log.warn({ err }, 'keychain: the health watch failed');
         });
       }, options.healthEveryMs ?? HEALTH_EVERY_MS);
@@ -338,17 +360,19 @@ export function buildKeychain(
       await v1.register(keychainRoutes, {
         keychain,
         pull: () => sync.pull(),
-        health: () => health.check(),
+        health: () => checkHome(false),
         leave: () => sync.leave(),
         sealing,
         pairing: pairingHome,
         joiner,
         handover,
+        takeover,
       });
       await v1.register(keychainPeerRoutes, {
         keychain,
         pairing: pairingHome,
         handover,
+        takeover,
         store: rt.keychainStore,
         clock: rt.clock,
         identity,

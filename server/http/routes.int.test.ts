@@ -511,6 +511,7 @@ const ROUTES: readonly RouteRow[] = [
     ok: 409,
   },
   { method: 'POST', url: '/v1/keychain/handover/cancel', credential: 'admin', ok: 409 },
+  { method: 'POST', url: '/v1/keychain/take-over', credential: 'owner', payload: {}, ok: 409 },
   {
     method: 'POST',
     url: '/v1/keychain/handover/accept',
@@ -531,6 +532,8 @@ const ROUTES: readonly RouteRow[] = [
   { method: 'POST', url: '/v1/keychain/peer/enrol', credential: 'anyone', payload: {}, ok: 409 },
   { method: 'POST', url: '/v1/keychain/peer/pull', credential: 'anyone', payload: {}, ok: 409 },
   { method: 'POST', url: '/v1/keychain/peer/leave', credential: 'anyone', payload: {}, ok: 409 },
+  { method: 'POST', url: '/v1/keychain/peer/takeover', credential: 'anyone', payload: {}, ok: 409 },
+  { method: 'POST', url: '/v1/keychain/peer/epoch', credential: 'anyone', payload: {}, ok: 409 },
   {
     method: 'POST',
     url: '/v1/keychain/peer/handover/accept',

@@ -131,9 +131,23 @@ export function checkLog(records: readonly LogRecord[], keychainId: string): str
         return 'the genesis does not name the key that signs it';
       roster.set(homeFp, homeKey);
     }
-    const moves = r.type === 'handover';
+    const moves = r.type === 'handover' || r.type === 'takeover';
     if (r.epoch !== (moves ? epoch + 1 : epoch))
       return `record ${String(r.seq)} is at epoch ${String(r.epoch)}, not ${String(moves ? epoch + 1 : epoch)}`;
+    if (r.type === 'takeover') {
+      // Made by a member on the roster that claims the home of a silent one (design §2.7).
+      const to = typeof r.body['to'] === 'string' ? r.body['to'] : '';
+      const toKey = roster.get(to) ?? null;
+      if (r.body['from'] !== homeFp || to === homeFp || toKey === null)
+        return `record ${String(r.seq)} claims the home for an install not on the roster`;
+      if (!verifies(signedText(r), toKey, r.sigs.find((s) => s.fp === to)?.sig))
+        return `record ${String(r.seq)} is not signed by the install that claims the home`;
+      homeKey = toKey;
+      homeFp = to;
+      epoch = r.epoch;
+      prev = r;
+      continue;
+    }
     if (!verifies(signedText(r), homeKey, r.sigs.find((s) => s.fp === homeFp)?.sig))
       return `record ${String(r.seq)} is not signed by the home`;
     const fp = typeof r.body['fp'] === 'string' ? r.body['fp'] : '';
@@ -170,13 +184,13 @@ export function checkLog(records: readonly LogRecord[], keychainId: string): str
   return prev === null ? 'the log is empty' : null;
 }
 
-/** The home a checked log ends with, and its epoch (the genesis's, or the last handover's). */
+/** The home a checked log ends with, and its epoch (the genesis's, or the last handover's or take-over's). */
 export function homeOfLog(records: readonly LogRecord[]): { home_fp: string; epoch: number } {
   const genesis = records[0]?.body['home_fp'];
   let home = typeof genesis === 'string' ? genesis : '';
   let epoch = records[0]?.epoch ?? 1;
   for (const r of records)
-    if (r.type === 'handover') {
+    if (r.type === 'handover' || r.type === 'takeover') {
       home = typeof r.body['to'] === 'string' ? r.body['to'] : home;
       epoch = r.epoch;
     }

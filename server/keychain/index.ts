@@ -18,3 +18,4 @@ export { createSealing, type Sealing } from './sealing.js';
 export { createPairingHome, type PairingHome } from './pairing.js';
 export { createPairingJoiner, type PairingJoiner } from './pairing-joiner.js';
 export { createHandover, type Handover } from './handover.js';
+export { createTakeover, HOME_ALIVE_MS, TAKEOVER_SILENCE_MS, type Takeover } from './takeover.js';

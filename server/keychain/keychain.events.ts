@@ -125,6 +125,28 @@ export const keychainEvents = {
     /** On the new home: the parts the old home did not carry. */
     skip: Type.Array(Type.String()),
   }),
+  /** On the member that took over as home (its owner asked; `force` when no member confirmed). */
+  'keychain.took_over': Type.Object({
+    from: Type.String(),
+    epoch: Type.Integer(),
+    accepted: Type.Integer({ description: 'members that accepted the claim' }),
+    force: Type.Boolean(),
+    record: LogRecord,
+  }),
+  /** A take-over refused: by a member that heard the home lately, or not confirmed by any. */
+  'keychain.takeover_rejected': Type.Object({
+    claimant: Type.String(),
+    reason: Type.String(),
+    by: Type.Union([Type.String(), Type.Null()]),
+  }),
+  /** On a returning home: a valid take-over of it was shown; it is a member now. */
+  'keychain.home_superseded': Type.Object({
+    by: Type.String(),
+    epoch: Type.Integer(),
+    told_by: Type.String(),
+  }),
+  /** On a returning home: a take-over that does not hold was shown (possible attack). */
+  'keychain.takeover_invalid': Type.Object({ told_by: Type.String(), why: Type.String() }),
   /** On the home: a paired member given a licence seat (joins/approve). */
   'keychain.join_approved': Type.Object({ request: Type.String(), fingerprint: Type.String() }),
   /** On the new site: it enrolled with the home and pins what the home answered. */

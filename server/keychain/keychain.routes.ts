@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorResponses } from '../http/common.schemas.js';
 import { actorOf } from '../http/auth.js';
 import rateLimit from '@fastify/rate-limit';
-import { ConflictError } from '../shared/errors.js';
+import { ConflictError, InvalidInputError } from '../shared/errors.js';
 import type { Sealing } from './sealing.js';
 import type { KeychainService } from './keychain.service.js';
 import type { PullResult } from './member-sync.js';
@@ -10,6 +10,7 @@ import type { PairingJoiner } from './pairing-joiner.js';
 import type { PairingHome } from './pairing.js';
 import { pairingRoutes } from './pairing.routes.js';
 import type { Handover } from './handover.js';
+import type { Takeover } from './takeover.js';
 import {
   HomeBody,
   MemberBody,
@@ -38,7 +39,11 @@ export const keychainRoutes: FastifyPluginAsyncTypebox<{
   pairing: PairingHome;
   joiner: PairingJoiner;
   handover: Handover;
-}> = async (app, { keychain, pull, health, leave, sealing, pairing, joiner, handover }) => {
+  takeover: Takeover;
+}> = async (
+  app,
+  { keychain, pull, health, leave, sealing, pairing, joiner, handover, takeover },
+) => {
   /** What every keychain route answers: the view with pairing and handover as each side sees them. */
   const view = () => ({
     ...keychain.view(),
@@ -46,6 +51,32 @@ export const keychainRoutes: FastifyPluginAsyncTypebox<{
     joining: joiner.view(),
     handover: handover.view(),
   });
+  app.post(
+    '/keychain/take-over',
+    {
+      schema: {
+        summary: 'Take over as home after 15 minutes of home silence seen by this member (owner)',
+        tags: ['keychain'],
+        // No body, or {force}: a body is optional here, so it is checked by hand.
+        response: { 200: KeychainView, ...errorResponses },
+      },
+      onRequest: [app.requireRole('owner')],
+    },
+    async (req) => {
+      const body = req.body as { force?: unknown } | null | undefined;
+      const bad =
+        body != null &&
+        (typeof body !== 'object' ||
+          Object.keys(body).some((k) => k !== 'force') ||
+          (body.force !== undefined && typeof body.force !== 'boolean'));
+      if (bad)
+        throw new InvalidInputError('invalid_input', 'the body is {force: boolean} or nothing', {
+          field: 'force',
+        });
+      await takeover.claim(body?.force === true, actor(req));
+      return view();
+    },
+  );
   await app.register(pairingRoutes, {
     pairing,
     joiner,

@@ -463,6 +463,10 @@ export function createKeychainStore(db: Database) {
         'keychain.join_cancelled',
         'keychain.handover_offered',
         'keychain.handover_cancelled',
+        'keychain.took_over',
+        'keychain.takeover_rejected',
+        'keychain.home_superseded',
+        'keychain.takeover_invalid',
       ],
     }),
   };

@@ -43,6 +43,10 @@ export function createMemberSync(deps: {
 }) {
   const { store, ledger, writer, clock, identity, adapters } = deps;
   let last: PullResult | null = null;
+  // Home silence as this process saw it (take-over): since the first failed pull after the
+  // last answer, and how many failed; time this install was down is not counted.
+  let silentSince: number | null = null;
+  let failures = 0;
 
   // Refusals recorded since start: a part refused at every pull is recorded once.
   const refused = new Set<string>();
@@ -50,9 +54,22 @@ export function createMemberSync(deps: {
 
   /** One pull at a time: a timed pull and one asked for never overlap (witnesses, log order). */
   function pull(): Promise<PullResult> {
-    inflight ??= pullOnce().finally(() => {
-      inflight = null;
-    });
+    inflight ??= pullOnce()
+      .then((r) => {
+        // An answer of any kind is the home alive; no answer (or a 5xx) is silence.
+        const heard = r.ok || (r.status !== undefined && r.status < 500);
+        if (heard) {
+          silentSince = null;
+          failures = 0;
+        } else if (store.state()?.role === 'member') {
+          silentSince ??= clock.now();
+          failures += 1;
+        }
+        return r;
+      })
+      .finally(() => {
+        inflight = null;
+      });
     return inflight;
   }
 
@@ -201,6 +218,11 @@ export function createMemberSync(deps: {
     return { homeInformed: informed };
   }
 
-  return { pull, leave, last: (): PullResult | null => last };
+  return {
+    pull,
+    leave,
+    last: (): PullResult | null => last,
+    silence: () => ({ since: silentSince, failures }),
+  };
 }
 export type MemberSync = ReturnType<typeof createMemberSync>;

@@ -23,6 +23,7 @@ import { aadFor, ENROL_AAD, ROSTER_AAD } from './peer-aad.js';
 import { joinRoutes } from './peer-join.routes.js';
 import type { PairingHome } from './pairing.js';
 import type { Handover } from './handover.js';
+import type { Takeover } from './takeover.js';
 
 /** The specification's limit on a peer request body. */
 export const PEER_BODY_LIMIT = 64 * 1024;
@@ -36,6 +37,7 @@ interface Options {
   readonly keychain: KeychainService;
   readonly pairing: PairingHome;
   readonly handover: Handover;
+  readonly takeover: Takeover;
   readonly store: KeychainStore;
   readonly clock: Clock;
   readonly identity: { fingerprint: string; key: KeyObject };
@@ -328,6 +330,60 @@ export async function keychainPeerRoutes(app: FastifyInstance, opts: Options): P
       },
       verified.nonce,
     );
+  });
+
+  // Another member claims the home of a silent one (take-over).
+  app.post('/keychain/peer/takeover', { config: member }, async (req, reply) => {
+    const st = store.state();
+    if (st === null) return refuseMember(req, reply, NOT_HOME);
+    const verified = verifyMember(req, st.keychain_id);
+    if (!verified.ok) return refuseMember(req, reply, verified);
+    try {
+      return answer(
+        req,
+        reply,
+        200,
+        await opts.takeover.received(verified.keyid, jsonOf(req.body)),
+        verified.nonce,
+      );
+    } catch (err) {
+      return answerError(req, reply, err, verified.nonce);
+    }
+  });
+
+  // A home asking which epoch we follow: told stale_epoch, with the log, when it was replaced.
+  app.post('/keychain/peer/epoch', { config: member }, async (req, reply) => {
+    const st = store.state();
+    if (st === null) return refuseMember(req, reply, NOT_HOME);
+    const verified = verifyRequest({
+      method: req.method,
+      path: req.url.split('?')[0] ?? req.url,
+      query: '',
+      headers: req.headers,
+      body: rawBody(req),
+      now: clock.now(),
+      expect: { keychainId: st.keychain_id, to: identity.fingerprint },
+      // Any install on our roster, the old home above all.
+      publicKeyFor: (id: string) => {
+        const m = store.member(id);
+        const key = m === null || m.removed_at !== null ? null : importSigPub(m.sig_pub);
+        return key === null ? { refused: 'unknown' as const } : { key };
+      },
+      recordNonce: (id: string, nonce: string, expiresAt: number) =>
+        store.recordNonce(id, nonce, expiresAt, clock.now()),
+    });
+    if (!verified.ok) return refuseMember(req, reply, verified);
+    const theirs = jsonOf(req.body)?.['epoch'];
+    const said = opts.takeover.epochAnswer(typeof theirs === 'number' ? theirs : 0);
+    return said.stale
+      ? answer(
+          req,
+          reply,
+          409,
+          { error: 'stale_epoch', message: 'a newer home holds the keychain', ...said.moved },
+          verified.nonce,
+        )
+      : answer(req, reply, 200, { epoch: said.epoch }, verified.nonce);
   });
 
   // A member accepting the home's offer; asked again after the home handed over (a lost answer).

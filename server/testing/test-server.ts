@@ -3,7 +3,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildApp, type BuiltApp, type LiveStreamOptions } from '../compose/index.js';
+import {
+  buildApp,
+  type BuiltApp,
+  type KeychainOptions,
+  type LiveStreamOptions,
+} from '../compose/index.js';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
 import type { Clock } from '../shared/clock.js';
@@ -56,6 +61,8 @@ export async function buildTestServer(
     delayMs?: number;
     dir?: string;
     liveStream?: LiveStreamOptions;
+    /** the keychain's timers and thresholds, shortened */
+    keychain?: KeychainOptions;
   } = {},
 ): Promise<TestServer> {
   const made =
@@ -69,6 +76,7 @@ export async function buildTestServer(
     ...(options.clock && { clock: options.clock }),
     wrongCredentialDelayMs: options.delayMs ?? 500,
     ...(options.liveStream && { liveStream: options.liveStream }),
+    ...(options.keychain && { keychain: options.keychain }),
     env,
   });
   let stopped = false;

@@ -82,7 +82,8 @@ export async function startInstall(
     output: () => output,
     child,
     async stop() {
-      if (child.exitCode !== null) return;
+      // Ended already (a test's kill -9 sets signalCode, not exitCode).
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const gone = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
       await gone;

@@ -1,0 +1,150 @@
+// Take-over with a fencing epoch: the home A is a real process (dist/server.mjs), killed with
+// SIGKILL; members M and R run in this process on real ports with the thresholds shortened
+// (silence 2 s instead of 15 minutes, "home alive" 4 s instead of 3 minutes), so the rules
+// are the real ones on a shorter clock. M may not take over while the home answers, nor
+// before it has itself seen the silence; R refuses while it heard the home lately; then M
+// takes over at epoch 2 and R follows it. A, started again on its own data, still thinks it
+// is the home at epoch 1: asking its members, it is shown the take-over, checks it and steps
+// down, and from then on follows M like any member.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, requireBundle } from '../testing/processes.js';
+import {
+  call,
+  ledgerText,
+  startInstall,
+  stopAll,
+  waitFor,
+  type Install,
+} from '../testing/keychain/installs.js';
+import { asAdmin, buildTestServer, type TestServer } from '../testing/test-server.js';
+
+requireBundle();
+
+type Json = Record<string, unknown>;
+
+const servers: TestServer[] = [];
+afterAll(async () => {
+  for (const s of servers) await s.cleanup();
+  await stopAll();
+});
+
+/** A member in this process, listening on a real port, with the keychain's clocks shortened. */
+async function inProcessMember(name: string, home: string, key: string): Promise<TestServer> {
+  const port = await freePort();
+  const s = await buildTestServer({
+    env: {
+      SVC_INSTANCE: name,
+      SVC_KEYCHAIN_JOIN: home,
+      SVC_KEYCHAIN_SITE_KEY: key,
+      SVC_CONSOLE_URL: `http://127.0.0.1:${String(port)}`,
+    },
+    delayMs: 0,
+    keychain: { pullEveryMs: 250, takeoverSilenceMs: 2000, homeAliveMs: 4000 },
+  });
+  servers.push(s);
+  await s.app.listen({ port, host: '127.0.0.1' });
+  return s;
+}
+
+async function api(s: TestServer, method: 'GET' | 'POST' | 'PUT', url: string, payload?: Json) {
+  const res = await s.app.inject({
+    method,
+    url,
+    headers: asAdmin(),
+    ...(payload !== undefined && { payload }),
+  });
+  return { status: res.statusCode, body: res.json<Json>() };
+}
+
+const events = (s: TestServer, type: string) =>
+  s.runtime.reader.list({ type, order: 'asc' }).events.map((e) => e.data as Json);
+
+describe('taking over from a lost home', () => {
+  let a: Install;
+  let m: TestServer;
+  let r: TestServer;
+  let aFp: string;
+  let mFp: string;
+
+  beforeAll(async () => {
+    a = await startInstall('to-a', 'd1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1');
+    aFp = String(
+      (await call(a, 'POST', '/v1/keychain/home', { label: 'DC A' })).body['fingerprint'],
+    );
+    expect((await call(a, 'PUT', '/v1/policy', { grouping: { window_s: 210, by: ['alertname'] } })).status).toBe(200); // prettier-ignore
+    const keys = (await call(a, 'POST', '/v1/keychain/site-keys', { labels: ['m', 'r'] })).body[
+      'keys'
+    ] as { key: string }[];
+    m = await inProcessMember('to-m', a.url, keys[0]?.key ?? '');
+    r = await inProcessMember('to-r', a.url, keys[1]?.key ?? '');
+    for (const s of [m, r])
+      await waitFor('a member', async () =>
+        (await api(s, 'GET', '/v1/keychain')).body['role'] === 'member' ? true : null,
+      );
+    mFp = String((await api(m, 'GET', '/v1/keychain')).body['fingerprint']);
+  }, 90_000);
+
+  it('is refused while the home answers', async () => {
+    const refused = await api(m, 'POST', '/v1/keychain/take-over', {});
+    expect(refused.status).toBe(409);
+    expect(refused.body['error']).toBe('home_not_silent');
+    expect(String(refused.body['message'])).toContain('down does not count');
+    const onHome = await call(a, 'POST', '/v1/keychain/take-over');
+    expect(onHome.status).toBe(409);
+    expect(onHome.body['error']).toBe('not_member');
+  });
+
+  it('after kill -9 of the home: refused by a member that heard it lately, then taken at epoch 2', async () => {
+    a.child.kill('SIGKILL');
+    await new Promise((res) => a.child.once('exit', res));
+    // M has seen 2 s of silence, but R heard the home less than 4 s ago.
+    await waitFor('M to see the silence', async () => {
+      const tried = await api(m, 'POST', '/v1/keychain/take-over', {});
+      return tried.body['error'] === 'home_not_silent' ? null : tried;
+    }).then((tried) => {
+      expect(tried.status).toBe(409);
+      expect(tried.body['error']).toBe('home_alive');
+    });
+    expect(events(r, 'keychain.takeover_rejected')).toEqual([
+      expect.objectContaining({ claimant: mFp, reason: 'home_alive' }),
+    ]);
+    expect((await api(m, 'GET', '/v1/keychain')).body).toMatchObject({ role: 'member', epoch: 1 });
+
+    const taken = await waitFor(
+      'R to stop vouching for the home',
+      async () => {
+        const tried = await api(m, 'POST', '/v1/keychain/take-over', {});
+        return tried.status === 200 ? tried : null;
+      },
+      15_000,
+    );
+    expect(taken.body).toMatchObject({ role: 'home', home_fp: mFp, epoch: 2 });
+    expect(events(m, 'keychain.took_over')).toEqual([
+      expect.objectContaining({ from: aFp, epoch: 2, accepted: 1, force: false }),
+    ]);
+    const follower = (await api(r, 'GET', '/v1/keychain')).body;
+    expect(follower).toMatchObject({ role: 'member', home_fp: mFp, epoch: 2 });
+    expect(follower['head']).toBe(taken.body['head']);
+    // The new home carries on what the old one carried.
+    expect((await api(m, 'PUT', '/v1/policy', { grouping: { window_s: 420, by: ['alertname'] } })).status).toBe(200); // prettier-ignore
+    expect((await api(r, 'POST', '/v1/keychain/pull')).status).toBe(200);
+    expect(JSON.stringify((await api(r, 'GET', '/v1/policy')).body)).toContain('420');
+  }, 60_000);
+
+  it('makes the old home step down when it comes back, and follow the new one', async () => {
+    a = await startInstall('to-a', 'd1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1', {}, a.dir);
+    expect((await call(a, 'GET', '/v1/keychain')).body).toMatchObject({ role: 'home', epoch: 1 });
+    // Sync now on a home asks its members which epoch they follow.
+    await call(a, 'POST', '/v1/keychain/pull');
+    const after = (await call(a, 'GET', '/v1/keychain')).body;
+    expect(after).toMatchObject({ role: 'member', home_fp: mFp, epoch: 2 });
+    expect(await ledgerText(a)).toMatch(/keychain\.home_superseded .*"epoch":2/);
+    // It can no longer act as a home, and it takes the new home's parts.
+    const keys = await call(a, 'POST', '/v1/keychain/site-keys', { labels: ['x'] });
+    expect(keys.body['error']).toBe('not_home');
+    expect((await call(a, 'POST', '/v1/keychain/pull')).status).toBe(200);
+    expect(JSON.stringify((await call(a, 'GET', '/v1/policy')).body)).toContain('420');
+    const roster = (await api(m, 'GET', '/v1/keychain')).body['members'] as Json[];
+    expect(roster.find((x) => x['fingerprint'] === aFp)).toMatchObject({ role: 'member' });
+  }, 60_000);
+});

@@ -1,0 +1,259 @@
+// Taking over as home when the home is lost (design/keychain.md §2.7): the owner on a member
+// that has itself seen the home fail to answer for 15 minutes claims the home at the next
+// epoch, signing a takeover record; every other member it can reach accepts only when it has
+// not heard the home for 3 minutes itself (else 409 home_alive). The claim is made only when
+// one member accepts, none other exists, or the owner forces it. A home that comes back asks
+// its members which epoch they are at; shown a valid take-over extending its own log it steps
+// down (keychain.home_superseded), shown one that does not it refuses and says so
+// (keychain.takeover_invalid). No member ever applies anything from a lower epoch.
+import type { Writer } from '../db/writer.js';
+import type { DomainLedger } from '../ledger/index.js';
+import type { Clock } from '../shared/clock.js';
+import { ConflictError } from '../shared/errors.js';
+import type { Actor } from '../shared/types.js';
+import {
+  appendRecord,
+  checkLog,
+  homeOfLog,
+  importSigPub,
+  recordHash,
+  type LogRecord,
+} from './authority-log.js';
+import type { Handover, Moved } from './handover.js';
+import type { KeychainEvents } from './keychain.events.js';
+import type { Identity } from './keychain.service.js';
+import type { KeychainStore, MemberRow } from './keychain.store.js';
+import { KEYCHAIN_PARTS } from './parts.js';
+import { callPeer } from './peer-client.js';
+
+/** Home silence a member must have seen itself before its owner may take over. */
+export const TAKEOVER_SILENCE_MS = 15 * 60_000;
+/** Failed pulls within that silence, so that one clock jump alone cannot make it. */
+export const TAKEOVER_MIN_FAILURES = 3;
+/** A member that heard the home this recently refuses a take-over. */
+export const HOME_ALIVE_MS = 180_000;
+
+interface Deps {
+  readonly store: KeychainStore;
+  readonly ledger: DomainLedger<KeychainEvents>;
+  readonly writer: Writer;
+  readonly clock: Clock;
+  readonly identity: Identity;
+  readonly handover: Pick<Handover, 'follow'>;
+  /** Since when this process has seen the home fail to answer, and how many pulls failed. */
+  readonly silence: () => { since: number | null; failures: number };
+  readonly silenceMs: number;
+  readonly homeAliveMs: number;
+  readonly publish: () => Promise<void>;
+}
+
+const extendsLog = (known: readonly LogRecord[], next: readonly LogRecord[]) =>
+  next.length >= known.length &&
+  known.every((r, i) => next[i] !== undefined && recordHash(next[i]) === recordHash(r));
+
+export function createTakeover(deps: Deps) {
+  const { store, ledger, writer, clock, identity } = deps;
+  const self = identity.fingerprint;
+  const signer = { fingerprint: self, key: identity.key };
+
+  function movedFor(records: LogRecord[]): Moved {
+    const home = homeOfLog(records);
+    const st = store.state();
+    return {
+      home_fp: home.home_fp,
+      epoch: home.epoch,
+      records,
+      members: store.members().map((m) => ({
+        fingerprint: m.fingerprint,
+        label: m.label,
+        role: m.role,
+        sig_pub: m.sig_pub,
+        kx_pub: m.kx_pub,
+        address: m.address,
+      })),
+      // A new home by take-over carries what the old one carried to it.
+      skip:
+        st === null
+          ? []
+          : KEYCHAIN_PARTS.filter((p) => !(JSON.parse(st.carried) as string[]).includes(p)),
+    };
+  }
+
+  function call(m: MemberRow, path: string, payload: unknown) {
+    const key = importSigPub(m.sig_pub);
+    const st = store.state();
+    if (key === null || m.address === null || st === null) return null;
+    return callPeer({ url: m.address, fingerprint: m.fingerprint, key }, path, payload, {
+      signer,
+      keychainId: st.keychain_id,
+      epoch: st.epoch,
+      head: store.head()?.hash ?? '',
+      now: clock.now(),
+    });
+  }
+
+  return {
+    /** POST /v1/keychain/take-over (owner, on a member). */
+    async claim(force: boolean, actor: Actor) {
+      const st = store.state();
+      if (st?.role !== 'member')
+        throw new ConflictError('not_member', 'only a member can take over as home', {
+          why: st === null ? 'no keychain' : 'home',
+        });
+      const s = deps.silence();
+      const silentMs = s.since === null ? 0 : clock.now() - s.since;
+      if (silentMs < deps.silenceMs || s.failures < TAKEOVER_MIN_FAILURES)
+        throw new ConflictError(
+          'home_not_silent',
+          `the home has failed to answer this install for ${String(Math.floor(silentMs / 1000))} s (${String(s.failures)} pulls); a take-over needs ${String(Math.round(deps.silenceMs / 60_000))} minutes of silence seen here, and time this install was down does not count`,
+          { why: 'silence' },
+        );
+      const log = store.log();
+      const record = appendRecord(
+        log.at(-1) ?? null,
+        {
+          keychain_id: st.keychain_id,
+          epoch: st.epoch + 1,
+          type: 'takeover',
+          body: {
+            from: st.home_fp,
+            to: self,
+            home_silent_since: new Date(s.since ?? clock.now()).toISOString(),
+          },
+        },
+        { fp: self, key: identity.key },
+        clock.nowIso(),
+      );
+      const records = [...log, record];
+      const problem = checkLog(records, st.keychain_id);
+      if (problem !== null) throw new Error(`a take-over record that does not hold: ${problem}`);
+      const others = store
+        .members()
+        .filter((m) => m.fingerprint !== self && m.fingerprint !== st.home_fp);
+      const answers = await Promise.all(
+        others.map(async (m) => (await call(m, '/v1/keychain/peer/takeover', { records })) ?? null),
+      );
+      const said = (status: number) =>
+        answers.filter((a) => a?.kind === 'answered' && a.status === status).length;
+      const accepted = said(200);
+      const alive = answers.filter(
+        (a) =>
+          a?.kind === 'answered' && (a.body as { error?: string } | null)?.error === 'home_alive',
+      ).length;
+      if (accepted === 0 && others.length > 0 && !force) {
+        await writer.transact(() =>
+          ledger.append({
+            type: 'keychain.takeover_rejected',
+            actor: actor.name,
+            data: { claimant: self, reason: alive > 0 ? 'home_alive' : 'unconfirmed', by: null },
+          }),
+        );
+        throw new ConflictError(
+          alive > 0 ? 'home_alive' : 'takeover_unconfirmed',
+          alive > 0
+            ? `${String(alive)} member(s) heard the home within 3 minutes: it is not lost`
+            : 'no other member could confirm the home is lost; pass force to take over anyway',
+          { why: alive > 0 ? 'home_alive' : 'unconfirmed' },
+        );
+      }
+      const why = await deps.handover.follow(movedFor(records), actor.name);
+      if (why !== null) throw new Error(`the take-over could not be kept: ${why}`);
+      await writer.transact(() =>
+        ledger.append({
+          type: 'keychain.took_over',
+          actor: actor.name,
+          data: { from: st.home_fp, epoch: record.epoch, accepted, force, record },
+        }),
+      );
+      await deps.publish();
+    },
+
+    /** /peer/takeover on a member: another member claims the home. */
+    async received(fromFp: string, body: Record<string, unknown> | null) {
+      const st = store.state();
+      const records = Array.isArray(body?.['records']) ? (body['records'] as LogRecord[]) : [];
+      const last = records.at(-1);
+      if (st?.role !== 'member' || last === undefined)
+        throw new ConflictError('not_member', 'this install follows no home', { why: 'role' });
+      const problem =
+        checkLog(records, st.keychain_id) ??
+        (records.length === store.log().length + 1 && extendsLog(store.log(), records)
+          ? null
+          : 'the claim does not follow our log by one record') ??
+        (last.type === 'takeover' && last.body['to'] === fromFp && last.epoch === st.epoch + 1
+          ? null
+          : 'the last record is not this install’s take-over at the next epoch');
+      if (problem !== null) throw new ConflictError('takeover_invalid', problem, { why: 'chain' });
+      const heard = store.contact().get(st.home_fp);
+      if (heard !== undefined && clock.now() - Date.parse(heard) < deps.homeAliveMs) {
+        await writer.transact(() =>
+          ledger.append({
+            type: 'keychain.takeover_rejected',
+            actor: `peer:${fromFp}`,
+            data: { claimant: fromFp, reason: 'home_alive', by: self },
+          }),
+        );
+        throw new ConflictError('home_alive', 'this member heard the home within 3 minutes', {
+          why: 'home_alive',
+        });
+      }
+      const why = await deps.handover.follow(movedFor(records), `peer:${fromFp}`);
+      if (why !== null) throw new ConflictError('takeover_invalid', why, { why: 'chain' });
+      return { accepted: true };
+    },
+
+    /** /peer/epoch on a member: a home asking whether it is still the home. */
+    epochAnswer(
+      theirEpoch: number,
+    ): { stale: false; epoch: number } | { stale: true; moved: Moved } {
+      const st = store.state();
+      if (st === null || theirEpoch >= st.epoch) return { stale: false, epoch: st?.epoch ?? 0 };
+      return { stale: true, moved: movedFor(store.log()) };
+    },
+
+    /**
+     * On a home: ask members (the silent ones, or all) which epoch they follow. Shown a valid
+     * take-over of this home it steps down; shown one that does not hold it says so.
+     */
+    async askMembers(onlySilent: boolean): Promise<void> {
+      const st = store.state();
+      if (st?.role !== 'home') return;
+      const contact = store.contact();
+      const asked = store
+        .members()
+        .filter((m) => m.fingerprint !== self)
+        .filter((m) => {
+          const heard = contact.get(m.fingerprint);
+          return (
+            !onlySilent ||
+            heard === undefined ||
+            clock.now() - Date.parse(heard) >= deps.homeAliveMs
+          );
+        });
+      for (const m of asked) {
+        const answer = await call(m, '/v1/keychain/peer/epoch', { epoch: st.epoch });
+        if (answer?.kind !== 'answered' || answer.status !== 409) continue;
+        const moved = answer.body as (Moved & { error?: string }) | null;
+        if (moved?.error !== 'stale_epoch' || !Array.isArray(moved.records)) continue;
+        const why = await deps.handover.follow(moved);
+        await writer.transact(() =>
+          ledger.append(
+            why === null
+              ? {
+                  type: 'keychain.home_superseded',
+                  actor: 'system',
+                  data: { by: moved.home_fp, epoch: moved.epoch, told_by: m.fingerprint },
+                }
+              : {
+                  type: 'keychain.takeover_invalid',
+                  actor: 'system',
+                  data: { told_by: m.fingerprint, why },
+                },
+          ),
+        );
+        if (why === null) return;
+      }
+    },
+  };
+}
+export type Takeover = ReturnType<typeof createTakeover>;
