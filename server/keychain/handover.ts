@@ -93,17 +93,6 @@ export function createHandover(deps: Deps) {
   const open = (o: OfferRow | null): o is OfferRow =>
     o !== null && o.state === 'open' && Date.parse(o.expires_at) > clock.now();
 
-  function roster(): RosterEntry[] {
-    return store.members().map((m) => ({
-      fingerprint: m.fingerprint,
-      label: m.label,
-      role: m.role,
-      sig_pub: m.sig_pub,
-      kx_pub: m.kx_pub,
-      address: m.address,
-    }));
-  }
-
   function moved(): Moved {
     const st = store.state();
     const log = store.log();
@@ -112,7 +101,7 @@ export function createHandover(deps: Deps) {
       home_fp: home.home_fp,
       epoch: home.epoch,
       records: log,
-      members: roster(),
+      members: store.rosterEntries(),
       skip: st === null ? [] : (JSON.parse(st.skip) as string[]),
     };
   }

@@ -231,6 +231,16 @@ export function createKeychainStore(db: Database) {
     pairing: createPairingStore(db),
     state: (): StateRow | null => state.get() ?? null,
     members: (): MemberRow[] => members.all(),
+    /** The roster as installs send it to each other (no health, no local columns). */
+    rosterEntries: () =>
+      members.all().map((m) => ({
+        fingerprint: m.fingerprint,
+        label: m.label,
+        role: m.role,
+        sig_pub: m.sig_pub,
+        kx_pub: m.kx_pub,
+        address: m.address,
+      })),
     member: (fp: string): MemberRow | null => member.get(fp) ?? null,
     siteKeys: (): SiteKeyRow[] => siteKeys.all(),
     siteKey: (id: string): SiteKeyRow | null => siteKey.get(id) ?? null,

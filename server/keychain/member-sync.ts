@@ -146,14 +146,7 @@ export function createMemberSync(deps: {
           : (checkLog(roster.records, st.keychain_id) ??
             (extendsLog(known, roster.records) ? null : 'the log does not extend ours'));
     if (problem !== null) return (last = { ok: false, why: problem });
-    const members = store.members().map((m) => ({
-      fingerprint: m.fingerprint,
-      label: m.label,
-      role: m.role,
-      sig_pub: m.sig_pub,
-      kx_pub: m.kx_pub,
-      address: m.address,
-    }));
+    const members = store.rosterEntries();
     const changed =
       roster.epoch !== st.epoch ||
       roster.records.length !== known.length ||

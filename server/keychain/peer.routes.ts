@@ -332,24 +332,27 @@ export async function keychainPeerRoutes(app: FastifyInstance, opts: Options): P
     );
   });
 
+  /** A call from a member on our roster (home or not), answered by `act` or its refusal. */
+  const fromMember =
+    (act: (fp: string, body: Record<string, unknown> | null) => Promise<unknown>) =>
+    async (req: FastifyRequest, reply: FastifyReply) => {
+      const st = store.state();
+      if (st === null) return refuseMember(req, reply, NOT_HOME);
+      const verified = verifyMember(req, st.keychain_id);
+      if (!verified.ok) return refuseMember(req, reply, verified);
+      try {
+        return answer(req, reply, 200, await act(verified.keyid, jsonOf(req.body)), verified.nonce);
+      } catch (err) {
+        return answerError(req, reply, err, verified.nonce);
+      }
+    };
+
   // Another member claims the home of a silent one (take-over).
-  app.post('/keychain/peer/takeover', { config: member }, async (req, reply) => {
-    const st = store.state();
-    if (st === null) return refuseMember(req, reply, NOT_HOME);
-    const verified = verifyMember(req, st.keychain_id);
-    if (!verified.ok) return refuseMember(req, reply, verified);
-    try {
-      return answer(
-        req,
-        reply,
-        200,
-        await opts.takeover.received(verified.keyid, jsonOf(req.body)),
-        verified.nonce,
-      );
-    } catch (err) {
-      return answerError(req, reply, err, verified.nonce);
-    }
-  });
+  app.post(
+    '/keychain/peer/takeover',
+    { config: member },
+    fromMember((fp, body) => opts.takeover.received(fp, body)),
+  );
 
   // A home asking which epoch we follow: told stale_epoch, with the log, when it was replaced.
   app.post('/keychain/peer/epoch', { config: member }, async (req, reply) => {
@@ -387,23 +390,11 @@ export async function keychainPeerRoutes(app: FastifyInstance, opts: Options): P
   });
 
   // A member accepting the home's offer; asked again after the home handed over (a lost answer).
-  app.post('/keychain/peer/handover/accept', { config: member }, async (req, reply) => {
-    const st = store.state();
-    if (st === null) return refuseMember(req, reply, NOT_HOME);
-    const verified = verifyMember(req, st.keychain_id);
-    if (!verified.ok) return refuseMember(req, reply, verified);
-    try {
-      return answer(
-        req,
-        reply,
-        200,
-        await opts.handover.accepted(verified.keyid, jsonOf(req.body)),
-        verified.nonce,
-      );
-    } catch (err) {
-      return answerError(req, reply, err, verified.nonce);
-    }
-  });
+  app.post(
+    '/keychain/peer/handover/accept',
+    { config: member },
+    fromMember((fp, body) => opts.handover.accepted(fp, body)),
+  );
 
   // A member leaving: the home removes it from the roster (reason left).
   app.post('/keychain/peer/leave', { config: member }, async (req, reply) => {

@@ -63,14 +63,7 @@ export function createTakeover(deps: Deps) {
       home_fp: home.home_fp,
       epoch: home.epoch,
       records,
-      members: store.members().map((m) => ({
-        fingerprint: m.fingerprint,
-        label: m.label,
-        role: m.role,
-        sig_pub: m.sig_pub,
-        kx_pub: m.kx_pub,
-        address: m.address,
-      })),
+      members: store.rosterEntries(),
       // A new home by take-over carries what the old one carried to it.
       skip:
         st === null
