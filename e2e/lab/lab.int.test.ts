@@ -163,7 +163,9 @@ describe('the lab', () => {
             ? undefined
             : true;
         },
-        60_000,
+        // The 15 s error-rate window, Alertmanager's resolve and the episode's close: well
+        // under a minute idle, longer on a loaded CI machine.
+        120_000,
       );
       const from = await lastSeq();
       await inject(lab.state, fault);
@@ -200,7 +202,7 @@ describe('the lab', () => {
       expect(resolved.trace_id).toBe(fired.trace_id);
       expect(unitsUp(lab.state)).toEqual({ nginx: true, app: true, postgresql: true });
     },
-    210_000,
+    270_000,
   );
   /** A command through a lab host's gate, over ssh with the service's own key for that host. */
   async function gateOn(h: 'app' | 'db', command: string) {
