@@ -196,3 +196,51 @@ export function homeOfLog(records: readonly LogRecord[]): { home_fp: string; epo
     }
   return { home_fp: home, epoch };
 }
+
+/** A roster entry as the log itself vouches for it. */
+export interface LoggedMember {
+  readonly fingerprint: string;
+  readonly label: string;
+  readonly role: 'home' | 'member';
+  readonly sig_pub: string;
+  readonly kx_pub: string;
+  readonly address: string | null;
+}
+
+/**
+ * The roster a checked log makes: the genesis and every member_add, less those removed,
+ * with renames, and the home its last handover or take-over names. Keys come from the log
+ * alone, so a peer's word can change no one's key.
+ */
+export function rosterOfLog(records: readonly LogRecord[]): LoggedMember[] {
+  const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+  const roster = new Map<string, Omit<LoggedMember, 'role'>>();
+  for (const r of records) {
+    const b = r.body;
+    if (r.type === 'genesis')
+      roster.set(str(b['home_fp']), {
+        fingerprint: str(b['home_fp']),
+        label: str(b['label']),
+        sig_pub: str(b['sig_pub']),
+        kx_pub: str(b['kx_pub']),
+        address: null,
+      });
+    if (r.type === 'member_add')
+      roster.set(str(b['fp']), {
+        fingerprint: str(b['fp']),
+        label: str(b['label']),
+        sig_pub: str(b['sig_pub']),
+        kx_pub: str(b['kx_pub']),
+        address: typeof b['address'] === 'string' ? b['address'] : null,
+      });
+    if (r.type === 'member_remove') roster.delete(str(b['fp']));
+    const renamed = roster.get(str(b['fp']));
+    if (r.type === 'rename' && renamed !== undefined)
+      roster.set(renamed.fingerprint, { ...renamed, label: str(b['label']) });
+  }
+  const home = homeOfLog(records).home_fp;
+  return [...roster.values()].map((m) => ({
+    ...m,
+    role: m.fingerprint === home ? 'home' : 'member',
+  }));
+}

@@ -20,6 +20,7 @@ import {
   homeOfLog,
   importSigPub,
   recordHash,
+  rosterOfLog,
   type LogRecord,
 } from './authority-log.js';
 import type { KeychainEvents } from './keychain.events.js';
@@ -243,7 +244,8 @@ export function createHandover(deps: Deps) {
     /** On a former home: what a member still asking it is told (home_moved). */
     movedAnswer(): Moved | null {
       const st = store.state();
-      if (st?.role !== 'member' || !store.log().some((r) => r.type === 'handover')) return null;
+      const moves = (r: LogRecord) => r.type === 'handover' || r.type === 'takeover';
+      if (st?.role !== 'member' || !store.log().some(moves)) return null;
       return moved();
     },
 
@@ -320,21 +322,37 @@ export function createHandover(deps: Deps) {
      * extends ours, and ends with a handover at a higher epoch.
      */
     async follow(m: Moved, actor = 'system'): Promise<string | null> {
-      const st = store.state();
-      if (st === null || !Array.isArray(m.records)) return 'not in a keychain';
-      const known = store.log();
-      const problem =
-        checkLog(m.records, st.keychain_id) ??
-        (known.every(
-          (r, i) => m.records[i] !== undefined && recordHash(m.records[i]) === recordHash(r),
-        )
-          ? null
-          : 'the log does not extend ours');
-      if (problem !== null) return problem;
-      const home = homeOfLog(m.records);
-      if (home.epoch <= st.epoch)
-        return `the home is at epoch ${String(home.epoch)}, not above ours`;
-      await writer.transact(() => {
+      if (!Array.isArray(m.records)) return 'no log';
+      // Checked and kept in one writer job: nothing lands between the check and the write.
+      return writer.transact(() => {
+        const st = store.state();
+        if (st === null) return 'not in a keychain';
+        const known = store.log();
+        const problem =
+          checkLog(m.records, st.keychain_id) ??
+          (known.every(
+            (r, i) => m.records[i] !== undefined && recordHash(m.records[i]) === recordHash(r),
+          )
+            ? null
+            : 'the log does not extend ours');
+        if (problem !== null) return problem;
+        const home = homeOfLog(m.records);
+        if (home.epoch <= st.epoch)
+          return `the home is at epoch ${String(home.epoch)}, not above ours`;
+        // Keys and roles from the checked log; only addresses the log lacks from the answer
+        // and from what we knew (the home's own entry carries none).
+        const said = new Map(
+          (Array.isArray(m.members) ? m.members : []).map((x) => [x.fingerprint, x.address]),
+        );
+        const members = rosterOfLog(m.records).map((x) => ({
+          ...x,
+          address:
+            x.address ??
+            store.member(x.fingerprint)?.address ??
+            (typeof said.get(x.fingerprint) === 'string'
+              ? (said.get(x.fingerprint) ?? null)
+              : null),
+        }));
         ledger.append({
           type: 'keychain.home_changed',
           actor,
@@ -342,17 +360,14 @@ export function createHandover(deps: Deps) {
             home_fp: home.home_fp,
             epoch: home.epoch,
             role: home.home_fp === self ? 'home' : 'member',
-            members: m.members.map((x) => ({
-              ...x,
-              role: x.fingerprint === home.home_fp ? 'home' : 'member',
-            })),
+            members,
             records: m.records,
             skip: Array.isArray(m.skip) ? m.skip.filter((p) => typeof p === 'string') : [],
           },
         });
         store.heard(home.home_fp, clock.nowIso());
+        return null;
       });
-      return null;
     },
 
     /** What GET /v1/keychain shows: the offer made here (with its code), or the one seen. */

@@ -3,6 +3,7 @@ import { errorResponses } from '../http/common.schemas.js';
 import { actorOf } from '../http/auth.js';
 import rateLimit from '@fastify/rate-limit';
 import { ConflictError, InvalidInputError } from '../shared/errors.js';
+import { roleAtLeast } from '../shared/roles.js';
 import type { Sealing } from './sealing.js';
 import type { KeychainService } from './keychain.service.js';
 import type { PullResult } from './member-sync.js';
@@ -117,7 +118,22 @@ export const keychainRoutes: FastifyPluginAsyncTypebox<{
       },
       onRequest: [app.requireRole('viewer')],
     },
-    async () => view(),
+    async (req, reply) => {
+      // The pairing and handover codes are for those who type them: admins, never cached.
+      void reply.header('cache-control', 'no-store');
+      const v = view();
+      const role = req.principal?.role ?? null;
+      if (role !== null && roleAtLeast(role, 'admin')) return v;
+      return {
+        ...v,
+        pairing:
+          v.pairing === null
+            ? null
+            : { ...v.pairing, requests: v.pairing.requests.map((r) => ({ ...r, code: null })) },
+        joining: v.joining === null ? null : { ...v.joining, code: null },
+        handover: v.handover === null ? null : { ...v.handover, code: null },
+      };
+    },
   );
   app.post(
     '/keychain/home',

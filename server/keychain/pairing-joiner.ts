@@ -113,6 +113,10 @@ export function createPairingJoiner(deps: Deps) {
 
   /** What the home said of our request: kept as a member, ended, or still open. */
   async function settle(r: PairingRow, s: Status): Promise<string> {
+    // Only once our own admin typed the home's code: a home (or anyone between) saying
+    // "added" before that is not believed.
+    const now = pairing.get(r.request_id);
+    if (s.state === 'added' && now?.joiner_confirmed !== 1) return 'open';
     if (s.state === 'added') {
       const kept = await keepRoster(
         { ...deps, label: r.own_label ?? 'member', url: r.address ?? '' },

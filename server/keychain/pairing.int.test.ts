@@ -327,5 +327,54 @@ describe('pairing with a six-digit code', () => {
     });
     expect(stranger.status).toBe(401);
     expect(await requestOf(a, requestId)).toMatchObject({ state: 'open' });
+
+    // Asking again and again (cancelling each) to fish for a code: ten requests a window.
+    const ask = async () => {
+      const s = craftedSite();
+      const body = Buffer.from(JSON.stringify({ sig_pub: s.sigPub, kx_pub: s.kxPub, label: 'x' }));
+      const headers = signRequest({
+        method: 'POST',
+        path: '/v1/keychain/peer/join/hello',
+        query: '',
+        body,
+        keychainId: h.keychain_id,
+        from: s.fp,
+        to: h.home_fp,
+        epoch: 0,
+        head: '',
+        key: s.sigKey,
+        keyid: s.fp,
+        now: Date.now(),
+      });
+      const made = await send(a, '/v1/keychain/peer/join/hello', { body, headers });
+      if (made.status !== 200) return made;
+      const abortBody = Buffer.from(
+        JSON.stringify({ request_id: made.body['request_id'], reason: 'cancelled' }),
+      );
+      const aborted = await send(a, '/v1/keychain/peer/join/abort', {
+        body: abortBody,
+        headers: signRequest({
+          method: 'POST',
+          path: '/v1/keychain/peer/join/abort',
+          query: '',
+          body: abortBody,
+          keychainId: h.keychain_id,
+          from: s.fp,
+          to: h.home_fp,
+          epoch: 0,
+          head: '',
+          key: s.sigKey,
+          keyid: s.fp,
+          now: Date.now(),
+        }),
+      });
+      expect(aborted.status).toBe(200);
+      return made;
+    };
+    // This window holds one request already (above): nine more, then refused.
+    for (let i = 0; i < 9; i += 1) expect((await ask()).status).toBe(200);
+    const refused = await ask();
+    expect(refused.status).toBe(409);
+    expect(refused.body['error']).toBe('window_full');
   });
 });

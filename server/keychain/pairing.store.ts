@@ -94,6 +94,9 @@ export function createPairingStore(db: Database) {
   const inWindow = db.prepare<[string], { n: number }>(
     "SELECT count(*) AS n FROM keychain_pairing WHERE window_id = ? AND state = 'open'",
   );
+  const allInWindow = db.prepare<[string], { n: number }>(
+    'SELECT count(*) AS n FROM keychain_pairing WHERE window_id = ?',
+  );
   const setNonces = db.prepare<[string, string, string]>(
     'UPDATE keychain_pairing SET home_nonce = ?, joiner_nonce = ? WHERE request_id = ?',
   );
@@ -144,6 +147,7 @@ export function createPairingStore(db: Database) {
     get: (requestId: string): PairingRow | null => get.get(requestId) ?? null,
     list: (side: 'home' | 'joiner'): PairingRow[] => bySide.all(side),
     openInWindow: (windowId: string): number => inWindow.get(windowId)?.n ?? 0,
+    requestsInWindow: (windowId: string): number => allInWindow.get(windowId)?.n ?? 0,
     setNonces(requestId: string, homeNonce: string, joinerNonce: string): void {
       setNonces.run(homeNonce, joinerNonce, requestId);
     },

@@ -19,6 +19,12 @@ import type { PairingRow, PairingStore } from './pairing.store.js';
 export const WINDOW_MINUTES = 10;
 /** At most this many requests waiting in one window (design §2.4). */
 export const WINDOW_MAX_OPEN = 5;
+/**
+ * At most this many requests in one window, ended ones included: someone between two
+ * installs who learnt the joiner's code cannot ask again and again (cancelling each) until
+ * the home shows the same digits.
+ */
+export const WINDOW_MAX_REQUESTS = 10;
 /** Requests ended by a wrong code before the window closes. */
 export const WINDOW_MAX_FAILURES = 3;
 
@@ -122,6 +128,14 @@ export function createPairingHome(deps: Deps) {
     const w = pairing.window(r.window_id);
     if (w === null || w.failures < WINDOW_MAX_FAILURES || w.closed_at !== null) return;
     pairing.closeWindow(w.id, clock.nowIso());
+    // Its requests still open end with it: none can be confirmed after the third wrong code.
+    for (const open of pairing.list('home'))
+      if (open.window_id === w.id && pairing.end(open.request_id, 'cancelled', 'window closed'))
+        ledger.append({
+          type: 'keychain.join_cancelled',
+          actor: 'system',
+          data: { request_id: open.request_id, side: 'home', reason: 'window closed' },
+        });
     ledger.append({
       type: 'keychain.window_closed',
       actor: 'system',
@@ -172,7 +186,10 @@ export function createPairingHome(deps: Deps) {
             'pairing is not open on the home: an admin there opens it (POST /v1/keychain/window)',
             { why: 'closed' },
           );
-        if (pairing.openInWindow(w.id) >= WINDOW_MAX_OPEN)
+        if (
+          pairing.openInWindow(w.id) >= WINDOW_MAX_OPEN ||
+          pairing.requestsInWindow(w.id) >= WINDOW_MAX_REQUESTS
+        )
           throw new ConflictError('window_full', 'too many installs are pairing now: try later', {
             why: 'full',
           });

@@ -138,7 +138,12 @@ describe('taking over from a lost home', () => {
     await call(a, 'POST', '/v1/keychain/pull');
     const after = (await call(a, 'GET', '/v1/keychain')).body;
     expect(after).toMatchObject({ role: 'member', home_fp: mFp, epoch: 2 });
-    expect(await ledgerText(a)).toMatch(/keychain\.home_superseded .*"epoch":2/);
+    // Told by R, which accepted the claim: the claimant's own word is not enough while
+    // another member exists (M is asked first, as it joined first).
+    const rFp = String((await api(r, 'GET', '/v1/keychain')).body['fingerprint']);
+    expect(await ledgerText(a)).toMatch(
+      new RegExp(`keychain\\.home_superseded .*"epoch":2.*"told_by":"${rFp}"`),
+    );
     // It can no longer act as a home, and it takes the new home's parts.
     const keys = await call(a, 'POST', '/v1/keychain/site-keys', { labels: ['x'] });
     expect(keys.body['error']).toBe('not_home');

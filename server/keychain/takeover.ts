@@ -133,20 +133,30 @@ export function createTakeover(deps: Deps) {
         (a) =>
           a?.kind === 'answered' && (a.body as { error?: string } | null)?.error === 'home_alive',
       ).length;
-      if (accepted === 0 && others.length > 0 && !force) {
+      // force stands in for a confirmation no one could give, never against a member that
+      // heard the home lately; and the home must still be silent after the round.
+      const stillSilent = deps.silence().since !== null;
+      if (alive > 0 || !stillSilent || (accepted === 0 && others.length > 0 && !force)) {
         await writer.transact(() =>
           ledger.append({
             type: 'keychain.takeover_rejected',
             actor: actor.name,
-            data: { claimant: self, reason: alive > 0 ? 'home_alive' : 'unconfirmed', by: null },
+            data: {
+              claimant: self,
+              reason: alive > 0 || !stillSilent ? 'home_alive' : 'unconfirmed',
+              by: null,
+            },
           }),
         );
+        const homeAlive = alive > 0 || !stillSilent;
         throw new ConflictError(
-          alive > 0 ? 'home_alive' : 'takeover_unconfirmed',
+          homeAlive ? 'home_alive' : 'takeover_unconfirmed',
           alive > 0
             ? `${String(alive)} member(s) heard the home within 3 minutes: it is not lost`
-            : 'no other member could confirm the home is lost; pass force to take over anyway',
-          { why: alive > 0 ? 'home_alive' : 'unconfirmed' },
+            : !stillSilent
+              ? 'the home answered this install again: it is not lost'
+              : 'no other member could confirm the home is lost; pass force to take over anyway',
+          { why: homeAlive ? 'home_alive' : 'unconfirmed' },
         );
       }
       const why = await deps.handover.follow(movedFor(records), actor.name);
@@ -228,6 +238,15 @@ export function createTakeover(deps: Deps) {
         if (answer?.kind !== 'answered' || answer.status !== 409) continue;
         const moved = answer.body as (Moved & { error?: string }) | null;
         if (moved?.error !== 'stale_epoch' || !Array.isArray(moved.records)) continue;
+        // A take-over is believed from a member other than the one that claims the home (it
+        // accepted the claim), or from the claimant alone when no other member exists: one
+        // member cannot unseat a home by itself.
+        const claim = moved.records.slice(store.log().length).find((x) => x.type === 'takeover')
+          ?.body['to'];
+        const othersExist = store
+          .members()
+          .some((x) => x.fingerprint !== self && x.fingerprint !== claim);
+        if (claim === m.fingerprint && othersExist) continue;
         const why = await deps.handover.follow(moved);
         await writer.transact(() =>
           ledger.append(
