@@ -124,6 +124,11 @@ export function adminWhy(admin: boolean, role: string | undefined, doing: string
   return admin ? null : `${doing} needs the admin role; you are signed in as ${role ?? 'unknown'}.`;
 }
 
+/** The reason an owner-only control (taking over as home) is off for `role`, or null. */
+export function ownerWhy(owner: boolean, role: string | undefined, doing: string): string | null {
+  return owner ? null : `${doing} needs the owner role; you are signed in as ${role ?? 'unknown'}.`;
+}
+
 /** A label and its control joined by id (a control inside its label would be named by its value). */
 export function Field({ label, children }: { label: string; children: (id: string) => ReactNode }) {
   const id = useId();

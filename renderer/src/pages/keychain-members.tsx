@@ -2,12 +2,15 @@
 // hears them), fingerprint, how each came in and when. On the home, each row can be renamed,
 // and a member removed after a confirmation naming it and its full fingerprint; a member
 // without a licence seat (paired by code, or a site key made without one) is marked
-// unlicensed, with Approve seat. A member shows the roster only and says where it is changed.
+// unlicensed, with Approve seat; the home is handed over to a member from its row, after a
+// confirmation (keychain-handover.tsx). A member shows the roster only and says where it is
+// changed.
 import { useState } from 'react';
 import { Time } from '../parts.js';
 import { Refusal } from './http.js';
 import { useKeychainAction } from './keychain-action.js';
 import { adminWhy, CopyButton, Fingerprint, HealthBadge, Why } from './keychain-bits.js';
+import { HandOverConfirm } from './keychain-handover.js';
 import {
   homeLabel,
   keychainApi,
@@ -129,17 +132,21 @@ function ApproveSeat({
 }
 
 function MemberRow({
+  view,
   m,
   isHome,
   editWhy,
   seatWhy,
+  handWhy,
 }: {
+  view: KeychainView;
   m: KeychainMember;
   isHome: boolean;
   editWhy: string | null;
   seatWhy: string | null;
+  handWhy: string | null;
 }) {
-  const [open, setOpen] = useState<'rename' | 'remove' | null>(null);
+  const [open, setOpen] = useState<'rename' | 'remove' | 'handover' | null>(null);
   const close = () => {
     setOpen(null);
   };
@@ -211,6 +218,21 @@ function MemberRow({
                 Remove…
               </button>
             )}
+            {m.role !== 'home' && (
+              <>
+                {' '}
+                <button
+                  type="button"
+                  disabled={handWhy !== null}
+                  title={handWhy ?? `Make ${m.label} the home; this install becomes its member`}
+                  onClick={() => {
+                    setOpen('handover');
+                  }}
+                >
+                  Hand the home over…
+                </button>
+              </>
+            )}
           </td>
         )}
       </tr>
@@ -219,8 +241,10 @@ function MemberRow({
           <td colSpan={7}>
             {open === 'rename' ? (
               <RenameForm member={m} onDone={close} />
-            ) : (
+            ) : open === 'remove' ? (
               <RemoveConfirm member={m} onDone={close} />
+            ) : (
+              <HandOverConfirm view={view} member={m} onDone={close} />
             )}
           </td>
         </tr>
@@ -241,6 +265,7 @@ export function MembersSection({
   const isHome = view.role === 'home';
   const editWhy = adminWhy(admin, role, 'Renaming and removing members');
   const seatWhy = adminWhy(admin, role, 'Approving a licence seat');
+  const handWhy = adminWhy(admin, role, 'Handing the home over');
   const unlicensed = view.members.some((m) => !m.licensed);
   return (
     <section aria-labelledby="kc-members-heading">
@@ -276,15 +301,18 @@ export function MembersSection({
           {view.members.map((m) => (
             <MemberRow
               key={m.fingerprint}
+              view={view}
               m={m}
               isHome={isHome}
               editWhy={editWhy}
               seatWhy={seatWhy}
+              handWhy={handWhy}
             />
           ))}
         </tbody>
       </table>
       {isHome && <Why why={editWhy} />}
+      {isHome && view.members.length > 1 && <Why why={handWhy} />}
     </section>
   );
 }

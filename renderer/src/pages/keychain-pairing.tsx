@@ -22,7 +22,7 @@ import {
 } from './keychain-queries.js';
 
 /** The six digits, large and monospaced, in two groups of three. */
-function CodeDigits({ code, label }: { code: string; label: string }) {
+export function CodeDigits({ code, label }: { code: string; label: string }) {
   const [first, second] = codeGroups(code);
   return (
     <p className="kc-code" aria-label={label}>
@@ -32,7 +32,7 @@ function CodeDigits({ code, label }: { code: string; label: string }) {
 }
 
 /** A field for the code the other side shows: six digits, with or without a space. */
-function CodeForm({
+export function CodeForm({
   name,
   field,
   submit,
@@ -95,14 +95,14 @@ function CodeForm({
 const origin = (): string => window.location.origin;
 
 /** A state as glyph, word and colour (never colour alone), with what it means. */
-interface StateWords {
+export interface StateWords {
   glyph: string;
   word: string;
   tone: string;
   meaning: string;
 }
 
-function StateBadge({ s }: { s: StateWords }) {
+export function StateBadge({ s }: { s: StateWords }) {
   return (
     <span className={`badge ${s.tone}`}>
       {s.glyph} {s.word}

@@ -75,6 +75,24 @@ export interface SiteKeyRow {
   failed_attempts: number;
 }
 
+export type HandoverState = 'open' | 'accepted' | 'cancelled' | 'expired' | 'offered';
+
+/**
+ * A handover of the home to a member (docs/keychain.md). On the home: the latest offer, with
+ * the six digits while it is open. On the member offered to: `offered` (or `expired`), without
+ * the code, which is typed here from the home's page.
+ */
+export interface HandoverView {
+  offer_id: string;
+  /** The fingerprint of the member the home is offered to. */
+  to: string;
+  state: string;
+  /** Why a cancelled offer ended: `wrong code`, `cancelled` (withdrawn) or `replaced`. */
+  reason: string | null;
+  code: string | null;
+  expires_at: string;
+}
+
 /** GET /v1/keychain (viewer), and the answer of every action that changes it. */
 export interface KeychainView {
   role: KeychainRole;
@@ -97,6 +115,8 @@ export interface KeychainView {
   pairing: PairingView | null;
   /** On an install that asked a home to pair; null when it never did. */
   joining: JoiningView | null;
+  /** A handover offered by the home, as each side sees it; null when none. */
+  handover: HandoverView | null;
 }
 
 export interface SiteKeysInput {
@@ -150,6 +170,13 @@ export const keychainApi = {
   approveSeat: (request: string) =>
     call<KeychainView>('POST', '/v1/keychain/joins/approve', { request }),
   leave: () => call<KeychainView>('POST', '/v1/keychain/leave', {}),
+  offerHandover: (fingerprint: string) =>
+    call<KeychainView>('POST', '/v1/keychain/handover', { fingerprint }),
+  cancelHandover: () => call<KeychainView>('POST', '/v1/keychain/handover/cancel', {}),
+  acceptHandover: (code: string) =>
+    call<KeychainView>('POST', '/v1/keychain/handover/accept', { code }),
+  takeOver: (force: boolean) =>
+    call<KeychainView>('POST', '/v1/keychain/take-over', force ? { force: true } : {}),
   seal: (passphrase: string) => call<SealedAnswer>('POST', '/v1/keychain/seal', { passphrase }),
   unseal: (file: string, passphrase: string) =>
     call<UnsealAnswer>('POST', '/v1/keychain/unseal', { file, passphrase }),
@@ -161,6 +188,15 @@ export function pairingUnderWay(v: KeychainView | undefined): boolean {
   if (v.joining?.state === 'open') return true;
   const p = v.pairing;
   return p !== null && (p.window?.open === true || p.requests.some((r) => r.state === 'open'));
+}
+
+/**
+ * While a handover is open on the home (the member accepts without a ledger event here) or
+ * offered to this member, the view is asked for every 2 s too.
+ */
+export function handoverUnderWay(v: KeychainView | undefined): boolean {
+  const h = v?.handover;
+  return h != null && (h.state === 'open' || h.state === 'offered');
 }
 
 /** The six digits of a typed code ("123456", "123 456" or "123-456"), or null. */

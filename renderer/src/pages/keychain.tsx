@@ -2,7 +2,8 @@
 // keychain) with its full fingerprint, the keychain id and epoch; making it a home or joining
 // a home by code, Sync now, leaving; pairing by code on the home (keychain-pairing.tsx); the
 // members with their health (keychain-members.tsx); the parts and who changes them; site keys
-// and how a new site joins (keychain-site-keys.tsx); the sealed file (keychain-sealed.tsx).
+// and how a new site joins (keychain-site-keys.tsx); the sealed file (keychain-sealed.tsx);
+// handing the home to a member, and taking over as home on a member (keychain-handover.tsx).
 // Home-only controls are not shown on a member, which says where they are; a control the
 // signed-in role may not use is disabled with the role it needs.
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
@@ -12,10 +13,12 @@ import { ErrorNote, Time } from '../parts.js';
 import { keys } from '../queries.js';
 import { Refusal } from './http.js';
 import { useKeychainAction } from './keychain-action.js';
-import { adminWhy, CopyButton, Field, Fingerprint, Why } from './keychain-bits.js';
+import { adminWhy, CopyButton, Field, Fingerprint, ownerWhy, Why } from './keychain-bits.js';
+import { HandoverSection, OfferSection, TakeOverSection } from './keychain-handover.js';
 import { MembersSection } from './keychain-members.js';
 import { JoinByCodeSection, PairingSection } from './keychain-pairing.js';
 import {
+  handoverUnderWay,
   homeLabel,
   keychainApi,
   keychainKeys,
@@ -31,7 +34,8 @@ const REFRESH_MS = 15_000;
 /**
  * While a pairing is under way: the joining install learns from its home (asked every 3 s)
  * when both codes were typed, and a home learns a joiner's part of the code without a ledger
- * event, so both pages look again every 2 s.
+ * event, so both pages look again every 2 s. So does a home whose handover is open, and a
+ * member offered the home.
  */
 const PAIRING_MS = 2_000;
 
@@ -329,7 +333,8 @@ export function KeychainPage() {
   const kc = useQuery({
     queryKey: keychainKeys.all,
     queryFn: keychainApi.view,
-    refetchInterval: (q) => (pairingUnderWay(q.state.data) ? PAIRING_MS : REFRESH_MS),
+    refetchInterval: (q) =>
+      pairingUnderWay(q.state.data) || handoverUnderWay(q.state.data) ? PAIRING_MS : REFRESH_MS,
     placeholderData: keepPreviousData,
   });
   const v = kc.data;
@@ -359,6 +364,18 @@ export function KeychainPage() {
           )}
           {v.role === 'home' && (
             <PairingSection view={v} why={adminWhy(admin, role, 'Pairing installs')} />
+          )}
+          {v.role === 'home' && (
+            <HandoverSection view={v} why={adminWhy(admin, role, 'Withdrawing the handover')} />
+          )}
+          {v.role === 'member' && (
+            <>
+              <OfferSection view={v} why={adminWhy(admin, role, 'Accepting the home')} />
+              <TakeOverSection
+                view={v}
+                why={ownerWhy(roleAtLeast(role, 'owner'), role, 'Taking over as home')}
+              />
+            </>
           )}
           {v.role !== 'none' && <MembersSection view={v} admin={admin} role={role} />}
           <PartsSection view={v} />
