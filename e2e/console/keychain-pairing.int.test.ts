@@ -234,6 +234,21 @@ describe('pairing by code on the Keychain page', () => {
     expect(await card(pageA, 'DC B').textContent()).toContain('— type it on DC B');
     const api = await view(b);
     expect(api.joining?.code).toBe(onB);
+    // The codes are for admins: the viewer's page (the first test) gets them as null.
+    const peek = await person(a, `peek@lab.test`, 'Pia Peek', 'viewer');
+    const seen = await httpAt<{ pairing: { requests: { code: string | null }[] } }>(
+      a.url,
+      peek,
+      'GET',
+      '/v1/keychain',
+    );
+    expect(seen.status).toBe(200);
+    expect(seen.body.pairing.requests.map((r) => r.code)).toEqual(
+      seen.body.pairing.requests.map(() => null),
+    );
+    expect(seen.body.pairing.requests.length).toBeGreaterThan(0);
+    await viewerA.reload();
+    await card(viewerA, 'DC B').getByText('The six digits are shown to admins only.').waitFor();
     await shoot(pageA, '73-keychain-pairing-code-home');
     await shoot(pageB, '74-keychain-pairing-code-joiner');
     await fitsPhone(pageA);

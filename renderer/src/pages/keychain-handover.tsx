@@ -85,6 +85,14 @@ export function HandOverConfirm({
 
 /** An offer that ended, as the home tells it. */
 function endedWords(h: HandoverView, label: string): StateWords {
+  // Open, but the server shows the code to admins only.
+  if (h.state === 'open')
+    return {
+      glyph: '…',
+      word: 'offered',
+      tone: '',
+      meaning: `The home is offered to ${label}; its code is shown to admins only.`,
+    };
   if (h.state === 'accepted')
     return {
       glyph: '✓',

@@ -196,7 +196,9 @@ function RequestCard({
       </p>
       {r.code === null ? (
         <p className="muted">
-          Waiting for {r.label} to give its part of the code: it shows here in a moment.
+          {why !== null
+            ? 'The six digits are shown to admins only.'
+            : `Waiting for ${r.label} to give its part of the code: it shows here in a moment.`}
         </p>
       ) : (
         <>
@@ -220,7 +222,8 @@ function RequestCard({
             : `○ ${r.label}’s code is not typed here yet`}
         </li>
       </ul>
-      {r.code !== null && !r.home_confirmed && (
+      {/* A viewer gets no code from the server, but sees the form disabled with why. */}
+      {(r.code !== null || why !== null) && !r.home_confirmed && (
         <CodeForm
           name={`Type the code ${r.label} shows`}
           field={`Code shown on ${r.label}`}
