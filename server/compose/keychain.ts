@@ -149,11 +149,20 @@ export function buildKeychain(
     homeAliveMs: options.homeAliveMs ?? HOME_ALIVE_MS,
     publish: () => parts.publish(),
   });
-  /** The home's health watch, and whether a member now follows a newer home (take-over). */
-  const checkHome = async (onlySilent: boolean): Promise<number> => {
-    const n = await health.check();
-    await takeover.askMembers(onlySilent);
-    return n;
+  /**
+   * The home's health watch, and whether a member now follows a newer home (take-over). One
+   * round at a time: asking offline members can outlast the 30 s between rounds.
+   */
+  let round: Promise<number> | null = null;
+  const checkHome = (onlySilent: boolean): Promise<number> => {
+    round ??= (async () => {
+      const n = await health.check();
+      await takeover.askMembers(onlySilent);
+      return n;
+    })().finally(() => {
+      round = null;
+    });
+    return round;
   };
   const pairingDeps = { ...deps, pairing: rt.keychainStore.pairing, identity };
   const pairingHome = createPairingHome({ ...pairingDeps, keychain, noSeat: () => noSeat(rt) });
