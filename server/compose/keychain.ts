@@ -371,6 +371,7 @@ export function buildKeychain(
         pull: () => sync.pull(),
         health: () => checkHome(false),
         leave: () => sync.leave(),
+        renameSelf: (label) => sync.renameSelf(label),
         sealing,
         pairing: pairingHome,
         joiner,

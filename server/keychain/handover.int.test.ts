@@ -63,6 +63,19 @@ describe('handing the home over', () => {
     for (const i of [b, c]) expect((await call(i, 'POST', '/v1/keychain/pull')).status).toBe(200);
   }, 90_000);
 
+  it('lets a member rename only itself, through its home', async () => {
+    const cFp = String((await view(c))['fingerprint']);
+    const renamed = await call(c, 'POST', '/v1/keychain/rename', { label: 'DC C east' });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body['label']).toBe('DC C east');
+    const onHome = (await view(a))['members'] as Json[];
+    expect(onHome.find((m) => m['fingerprint'] === cFp)?.['label']).toBe('DC C east');
+    expect(await ledgerText(a)).toMatch(/keychain\.member_renamed .*"label":"DC C east"/);
+    const other = await call(c, 'POST', '/v1/keychain/rename', { label: 'x', fingerprint: bFp });
+    expect(other.status).toBe(409);
+    expect(other.body['error']).toBe('not_home');
+  });
+
   it('offers the home to a member only, with a code shown on the home alone', async () => {
     const toSelf = await call(a, 'POST', '/v1/keychain/handover', { fingerprint: aFp });
     expect(toSelf.status).toBe(404);

@@ -389,9 +389,13 @@ describe('a keychain of real installs on loopback', () => {
     ).toBe(200);
     await call(b, 'POST', '/v1/keychain/pull');
     expect((await call(b, 'GET', '/v1/keychain')).body['label']).toBe('DC B (Frankfurt)');
-    expect((await call(b, 'POST', '/v1/keychain/rename', { label: 'x' })).body['error']).toBe(
-      'not_home',
-    );
+    // A member renames only itself (through the home: handover.int.test.ts).
+    const homeFp = String((await call(a, 'GET', '/v1/keychain')).body['fingerprint']);
+    expect(
+      (await call(b, 'POST', '/v1/keychain/rename', { label: 'x', fingerprint: homeFp })).body[
+        'error'
+      ],
+    ).toBe('not_home');
 
     // D joins with a new key, then leaves: the home is told and lists it no more.
     const made = await call(a, 'POST', '/v1/keychain/site-keys', { labels: ['dc-d'] });

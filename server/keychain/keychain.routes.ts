@@ -36,6 +36,8 @@ export const keychainRoutes: FastifyPluginAsyncTypebox<{
   health: () => Promise<number>;
   /** A member leaving its keychain. */
   leave: () => Promise<{ homeInformed: boolean }>;
+  /** A member renaming itself through its home: why not, or null. */
+  renameSelf: (label: string) => Promise<string | null>;
   sealing: Sealing;
   pairing: PairingHome;
   joiner: PairingJoiner;
@@ -43,7 +45,7 @@ export const keychainRoutes: FastifyPluginAsyncTypebox<{
   takeover: Takeover;
 }> = async (
   app,
-  { keychain, pull, health, leave, sealing, pairing, joiner, handover, takeover },
+  { keychain, pull, health, leave, renameSelf, sealing, pairing, joiner, handover, takeover },
 ) => {
   /** What every keychain route answers: the view with pairing and handover as each side sees them. */
   const view = () => ({
@@ -234,7 +236,8 @@ export const keychainRoutes: FastifyPluginAsyncTypebox<{
     '/keychain/rename',
     {
       schema: {
-        summary: 'Rename a member, or the home itself without a fingerprint (home)',
+        summary:
+          'Rename a member, or the home itself without a fingerprint (home); a member renames itself through its home',
         tags: ['keychain'],
         body: RenameBody,
         response: { 200: KeychainView, ...errorResponses },
@@ -242,7 +245,27 @@ export const keychainRoutes: FastifyPluginAsyncTypebox<{
       onRequest: [app.requireRole('admin')],
     },
     async (req) => {
-      await keychain.rename(req.body.label.trim(), req.body.fingerprint ?? null, actor(req));
+      const v = keychain.view();
+      const label = req.body.label.trim();
+      // A member renames only itself, and through its home, whose log holds the labels.
+      if (v.role === 'member') {
+        if (req.body.fingerprint !== undefined && req.body.fingerprint !== v.fingerprint)
+          throw new ConflictError(
+            'not_home',
+            'a member renames only itself; the home renames the others',
+            {
+              why: 'member',
+              home_fp: v.home_fp ?? '',
+            },
+          );
+        const why = await renameSelf(label);
+        if (why !== null)
+          throw new ConflictError('rename_failed', `the home did not take the new name: ${why}`, {
+            why,
+          });
+        return view();
+      }
+      await keychain.rename(label, req.body.fingerprint ?? null, actor(req));
       return view();
     },
   );

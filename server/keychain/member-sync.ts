@@ -186,34 +186,55 @@ export function createMemberSync(deps: {
     return (last = { ok: true, changed, parts });
   }
 
-  /** POST /v1/keychain/leave on a member: tell the home (when it answers), then leave. */
-  async function leave(): Promise<{ homeInformed: boolean }> {
+  /** A signed call from this member to its home, or null when the roster gives no way there. */
+  function callHome(path: string, payload: unknown) {
     const st = store.state();
     const home = st === null ? null : store.member(st.home_fp);
     const homeKey = home === null ? null : importSigPub(home.sig_pub);
-    let informed = false;
-    if (st?.role === 'member' && home?.address != null && homeKey !== null) {
-      const answer = await callPeer(
-        { url: home.address, fingerprint: home.fingerprint, key: homeKey },
-        '/v1/keychain/peer/leave',
-        {},
-        {
-          signer: { fingerprint: identity.fingerprint, key: identity.key },
-          keychainId: st.keychain_id,
-          epoch: st.epoch,
-          head: store.head()?.hash ?? '',
-          now: clock.now(),
-        },
-      );
-      informed = answer.kind === 'answered' && answer.status === 200;
-    }
+    if (st?.role !== 'member' || home?.address == null || homeKey === null) return null;
+    return callPeer(
+      { url: home.address, fingerprint: home.fingerprint, key: homeKey },
+      path,
+      payload,
+      {
+        signer: { fingerprint: identity.fingerprint, key: identity.key },
+        keychainId: st.keychain_id,
+        epoch: st.epoch,
+        head: store.head()?.hash ?? '',
+        now: clock.now(),
+      },
+    );
+  }
+
+  /** POST /v1/keychain/leave on a member: tell the home (when it answers), then leave. */
+  async function leave(): Promise<{ homeInformed: boolean }> {
+    const answer = await callHome('/v1/keychain/peer/leave', {});
+    const informed = answer?.kind === 'answered' && answer.status === 200;
     await deps.forget(informed ? 'left' : 'left (home not informed)', informed);
     return { homeInformed: informed };
+  }
+
+  /**
+   * POST /v1/keychain/rename on a member: only itself, through the home (whose log holds
+   * labels); learnt back at once by a pull. Why not, or null when renamed.
+   */
+  async function renameSelf(label: string): Promise<string | null> {
+    const answer = await callHome('/v1/keychain/peer/rename', { label });
+    if (answer === null) return 'the roster holds no address for the home';
+    if (answer.kind !== 'answered') return `the home cannot be reached: ${answer.why}`;
+    if (answer.status !== 200)
+      return (
+        (answer.body as { message?: string } | null)?.message ??
+        `the home answered ${String(answer.status)}`
+      );
+    await pull();
+    return null;
   }
 
   return {
     pull,
     leave,
+    renameSelf,
     last: (): PullResult | null => last,
     silence: () => ({ since: silentSince, failures }),
   };

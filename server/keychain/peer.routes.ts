@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { KeyObject } from 'node:crypto';
 import type { Clock } from '../shared/clock.js';
 import { statusOf } from '../http/errors.js';
-import { ServiceError } from '../shared/errors.js';
+import { InvalidInputError, ServiceError } from '../shared/errors.js';
 import { fingerprintOfSigPub, importSigPub } from './authority-log.js';
 import {
   signResponse,
@@ -395,6 +395,23 @@ export async function keychainPeerRoutes(app: FastifyInstance, opts: Options): P
     { config: member },
     fromMember((fp, body) => opts.handover.accepted(fp, body)),
   );
+
+  // A member renaming itself (only itself): a signed rename record on the home.
+  app.post('/keychain/peer/rename', { config: member }, async (req, reply) => {
+    const verified = homeVerifiesMember(req);
+    if (!verified.ok) return refuseMember(req, reply, verified);
+    const label = jsonOf(req.body)?.['label'];
+    try {
+      if (typeof label !== 'string' || label.trim() === '' || label.trim().length > 64)
+        throw new InvalidInputError('invalid_input', 'label is 1 to 64 characters', {
+          field: 'label',
+        });
+      await keychain.rename(label.trim(), verified.keyid, { name: `peer:${verified.keyid}` });
+      return answer(req, reply, 200, { renamed: true }, verified.nonce);
+    } catch (err) {
+      return answerError(req, reply, err, verified.nonce);
+    }
+  });
 
   // A member leaving: the home removes it from the roster (reason left).
   app.post('/keychain/peer/leave', { config: member }, async (req, reply) => {
