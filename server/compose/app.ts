@@ -252,6 +252,7 @@ export async function buildApp(config: Config, options: AppOptions) {
     store: rt.impactStore,
     ledger: rt.ledger,
     writer: rt.writer,
+    carriedBy: () => carrierOf(rt, 'numbers'),
   });
   const branding = createBrandingService({
     store: rt.brandingStore,
@@ -287,6 +288,7 @@ export async function buildApp(config: Config, options: AppOptions) {
     env: options.env ?? {},
     log,
     environment: environmentMail(config.mail, options.env ?? {}, config.instance),
+    carriedBy: () => carrierOf(rt, 'mail'),
   });
   // One guard for every sign-in method: failures per address and per account add up.
   const signInGuard = createSignInGuard({
@@ -537,7 +539,12 @@ export async function buildApp(config: Config, options: AppOptions) {
   poller.start();
 
   const liveHub = buildLiveHub(rt, options.liveStream);
-  const keychain = buildKeychain(rt, log, { policy, branding }, options.keychain);
+  const keychain = buildKeychain(
+    rt,
+    log,
+    { policy, branding, numbers: impact, mail },
+    options.keychain,
+  );
   doctor.register(keychain.witnessCheck);
   const app = createHttpServer({ log, trustProxy: config.http.trustProxy });
   await app.register(swagger, {

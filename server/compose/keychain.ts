@@ -18,6 +18,7 @@ import {
   createPairingHome,
   createPairingJoiner,
   createPartsHome,
+  derivePartKey,
   createSealing,
   type PartAdapter,
   exportAgreementPublic,
@@ -81,10 +82,33 @@ export function carrierOf(rt: Runtime, part: string): string | null {
   return `the home ${home?.label ?? 'install'} (${st.home_fp.slice(0, 12)}…)`;
 }
 
+/** A domain's side of a carried part: its document, and taking the home's. */
+interface CarriedDomain {
+  document(): unknown;
+  applyCarried(doc: unknown, actor: string): void;
+}
+
 /** The domains whose documents the keychain carries. */
 export interface CarriedDomains {
   readonly policy: Pick<PolicyService, 'document' | 'applyCarried'>;
   readonly branding: Pick<BrandingService, 'document' | 'applyCarried'>;
+  /** The impact figures. */
+  readonly numbers: CarriedDomain;
+  readonly mail: CarriedDomain;
+}
+
+function carried(part: PartAdapter['part'], domain: CarriedDomain): PartAdapter {
+  return {
+    part,
+    // Policy and branding answer {doc, sha256}; the others their document itself.
+    document: () => {
+      const d = domain.document();
+      return part === 'policy' || part === 'branding' ? (d as { doc: unknown }).doc : d;
+    },
+    apply: (doc, actor) => {
+      domain.applyCarried(doc, actor);
+    },
+  };
 }
 
 export function buildKeychain(
@@ -104,22 +128,17 @@ export function buildKeychain(
   };
   const deps = { store: rt.keychainStore, ledger: rt.ledger, writer: rt.writer, clock: rt.clock };
   const adapters: PartAdapter[] = [
-    {
-      part: 'policy',
-      document: () => domains.policy.document().doc,
-      apply: (doc, actor) => {
-        domains.policy.applyCarried(doc, actor);
-      },
-    },
-    {
-      part: 'branding',
-      document: () => domains.branding.document().doc,
-      apply: (doc, actor) => {
-        domains.branding.applyCarried(doc, actor);
-      },
-    },
+    carried('policy', domains.policy),
+    carried('branding', domains.branding),
+    carried('numbers', domains.numbers),
+    carried('mail', domains.mail),
   ];
-  const parts = createPartsHome({ ...deps, adapters, key: identity.key });
+  const parts = createPartsHome({
+    ...deps,
+    adapters,
+    key: identity.key,
+    partKey: (keychainId) => derivePartKey(agreementKey, keychainId),
+  });
   const keychain = createKeychainService({
     ...deps,
     identity,
@@ -132,6 +151,7 @@ export function buildKeychain(
   const handover = createHandover({ ...deps, identity, publish: () => parts.publish() });
   const sync = createMemberSync({
     ...deps,
+    agreementKey,
     handover,
     identity,
     adapters,

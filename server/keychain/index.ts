@@ -13,7 +13,7 @@ export { createMemberSync, PULL_EVERY_S } from './member-sync.js';
 export { createHealthWatch } from './health.js';
 export { exportSigPub } from './authority-log.js';
 export { exportAgreementPublic } from './crypto/sealed-box.js';
-export { createPartsHome, CARRIED_PARTS, type PartAdapter } from './parts.js';
+export { createPartsHome, CARRIED_PARTS, derivePartKey, type PartAdapter } from './parts.js';
 export { createSealing, type Sealing } from './sealing.js';
 export { createPairingHome, type PairingHome } from './pairing.js';
 export { createPairingJoiner, type PairingJoiner } from './pairing-joiner.js';

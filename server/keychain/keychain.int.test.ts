@@ -3,7 +3,7 @@
 // SVC_KEYCHAIN_JOIN + SVC_KEYCHAIN_SITE_KEY, a site whose key pins another home, and the
 // peer endpoints under attack: a replayed, an altered, a late, a misaddressed and an
 // oversized request, a site key used twice or guessed, and a flood of hellos.
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,9 +30,12 @@ import {
 import { importSigPub } from './authority-log.js';
 import { signRequest, verifyResponse } from './crypto/peer-signature.js';
 import { importAgreementPublic, openSealed, sealTo } from './crypto/sealed-box.js';
-import { aadFor, ENROL_AAD, PEER_BODY_LIMIT, ROSTER_AAD } from './peer.routes.js';
+import { aadFor, ENROL_AAD, PARTS_AAD, PEER_BODY_LIMIT, ROSTER_AAD } from './peer.routes.js';
 
 requireBundle();
+
+/** A mail password the home carries to its members: it must never show anywhere else. */
+const MAIL_PASSWORD = `smtp-${randomBytes(9).toString('base64url')}`;
 
 /** Nonces the home keeps (read from its file: the table is this domain's). */
 function nonceCount(i: Install): number {
@@ -172,7 +175,7 @@ describe('a keychain of real installs on loopback', () => {
     expect((await call(a, 'PUT', '/v1/branding', { name: 'Acme Operations' })).status).toBe(200);
     const pulled = await call(b, 'POST', '/v1/keychain/pull');
     expect(pulled.status).toBe(200);
-    expect(pulled.body['carried']).toEqual(['policy', 'branding']);
+    expect(pulled.body['carried']).toEqual(['policy', 'branding', 'numbers', 'mail']);
     const bPolicy = await call(b, 'GET', '/v1/policy');
     expect(bPolicy.body['policy']).toMatchObject({
       grouping: { window_s: 240, by: ['alertname', 'dc'] },
@@ -195,6 +198,60 @@ describe('a keychain of real installs on loopback', () => {
     expect(await ledgerText(b)).toMatch(/policy\.set .*/);
     // The home itself stays free to change what it carries.
     expect((await call(a, 'PUT', '/v1/branding', { name: 'Acme Ops' })).status).toBe(200);
+  }, 30_000);
+
+  it('carries the impact figures and the mail settings, the password sealed to the member alone', async () => {
+    const figures = {
+      currency: 'EUR',
+      engineer_hour: 95,
+      triage_min: 12,
+      fix_min: 30,
+      manual_resolve_min: 55,
+      downtime_hour: 4000,
+      callout: 150,
+      annual_cost: 20000,
+    };
+    expect((await call(a, 'PUT', '/v1/impact', figures)).status).toBe(200);
+    const mail = {
+      transport: 'smtp',
+      smtp: {
+        host: 'mail.example.net',
+        port: 587,
+        security: 'starttls',
+        username: 'svc',
+        password: { value: MAIL_PASSWORD },
+        from: 'Incidents <incidents@example.net>',
+      },
+      timeout_s: 20,
+    };
+    expect((await call(a, 'PUT', '/v1/settings/mail', mail)).status).toBe(200);
+    // What travels between the two is sealed: the answer to a pull never holds the password.
+    const pulled = await call(b, 'POST', '/v1/keychain/pull');
+    expect(pulled.status).toBe(200);
+    expect(JSON.stringify(pulled.body)).not.toContain(MAIL_PASSWORD);
+    expect((await call(b, 'GET', '/v1/impact')).body['figures']).toEqual(figures);
+    const bMail = await call(b, 'GET', '/v1/settings/mail');
+    expect(bMail.body).toMatchObject({
+      configured: true,
+      settings: { transport: 'smtp', smtp: { host: 'mail.example.net', username: 'svc' } },
+    });
+    expect(JSON.stringify(bMail.body)).not.toContain(MAIL_PASSWORD);
+    // The member keeps the password in its own secret file (0600), as if typed in there.
+    const file = join(b.dir, 'data', 'secrets', 'mail-smtp-password');
+    expect(readFileSync(file, 'utf8')).toBe(MAIL_PASSWORD);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect((await call(b, 'PUT', '/v1/impact', { ...figures, callout: 1 })).body).toMatchObject({
+      error: 'keychain_managed',
+    });
+    expect((await call(b, 'PUT', '/v1/settings/mail', mail)).body).toMatchObject({
+      error: 'keychain_managed',
+    });
+    // A new password on the home reaches the member at its next pull.
+    const rotated = { ...mail, smtp: { ...mail.smtp, password: { value: `${MAIL_PASSWORD}-2` } } };
+    expect((await call(a, 'PUT', '/v1/settings/mail', rotated)).status).toBe(200);
+    await call(b, 'POST', '/v1/keychain/pull');
+    expect(readFileSync(file, 'utf8')).toBe(`${MAIL_PASSWORD}-2`);
+    expect(await ledgerText(b)).toMatch(/keychain\.part_synced .*"part":"mail".*"version":2/);
   }, 30_000);
 
   it("lets the home skip a part and a member keep its own copy, then take the home's again", async () => {
@@ -225,9 +282,13 @@ describe('a keychain of real installs on loopback', () => {
     // scope: the home stops carrying the policy; B may change it; carried again, B takes the home's.
     expect(
       (await call(a, 'POST', '/v1/keychain/scope', { skip: ['policy'] })).body['carried'],
-    ).toEqual(['branding']);
+    ).toEqual(['branding', 'numbers', 'mail']);
     await call(b, 'POST', '/v1/keychain/pull');
-    expect((await call(b, 'GET', '/v1/keychain')).body['carried']).toEqual(['branding']);
+    expect((await call(b, 'GET', '/v1/keychain')).body['carried']).toEqual([
+      'branding',
+      'numbers',
+      'mail',
+    ]);
     expect(
       (await call(b, 'PUT', '/v1/policy', { grouping: { window_s: 30, by: [] } })).status,
     ).toBe(200);
@@ -310,6 +371,39 @@ describe('a keychain of real installs on loopback', () => {
     });
     const retry = await send(a, '/v1/keychain/peer/enrol', enrolRequest(h, site, spare));
     expect(retry.status).toBe(200);
+    // A pull: each part's manifest in the clear, the documents (the mail password among
+    // them) only in the box sealed to this member.
+    const body = Buffer.from('{}');
+    const pulled = await send(a, '/v1/keychain/peer/pull', {
+      body,
+      headers: signRequest({
+        method: 'POST',
+        path: '/v1/keychain/peer/pull',
+        query: '',
+        body,
+        keychainId: h.keychain_id,
+        from: site.fp,
+        to: h.home_fp,
+        epoch: h.epoch,
+        head: h.head,
+        key: site.sigKey,
+        keyid: site.fp,
+        now: Date.now(),
+      }),
+    });
+    expect(pulled.status).toBe(200);
+    expect(pulled.raw.toString()).not.toContain(MAIL_PASSWORD);
+    const manifests = pulled.body['parts'] as Json[];
+    expect(manifests.map((p) => p['part'])).toContain('mail');
+    expect(manifests.every((p) => !('doc' in p))).toBe(true);
+    const opened = JSON.parse(
+      openSealed(
+        site.kxKey,
+        pulled.body['sealed_parts'],
+        aadFor(PARTS_AAD, h.keychain_id, site.fp),
+      ).toString(),
+    ) as { docs: { mail: { smtp: { password: unknown } } } };
+    expect(opened.docs.mail.smtp.password).toEqual({ value: `${MAIL_PASSWORD}-2` });
   }, 30_000);
 
   it('refuses an altered, a late, a misaddressed, an oversized and an unknown peer request', async () => {
@@ -472,7 +566,10 @@ describe('a keychain of real installs on loopback', () => {
     const passphrase = 'a long sealed passphrase';
     const first = await call(a, 'POST', '/v1/keychain/seal', { passphrase });
     expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ content_version: 1, parts: ['policy', 'branding'] });
+    expect(first.body).toMatchObject({
+      content_version: 1,
+      parts: ['policy', 'branding', 'numbers', 'mail'],
+    });
     const fileV1 = String(first.body['file']);
     expect(fileV1).not.toContain('Acme');
     const dir = mkdtempSync(join(tmpdir(), 'svc-kc-sealed-'));
@@ -489,6 +586,11 @@ describe('a keychain of real installs on loopback', () => {
     const aPolicy = (await call(a, 'GET', '/v1/policy')).body['policy'];
     expect((await call(e, 'GET', '/v1/policy')).body['policy']).toEqual(aPolicy);
     expect((await call(e, 'GET', '/v1/branding')).body).toMatchObject({ name: 'Acme Ops' });
+    // The mail password travelled inside the file, and is E's own secret file now.
+    expect(readFileSync(join(e.dir, 'data', 'secrets', 'mail-smtp-password'), 'utf8')).toBe(
+      `${MAIL_PASSWORD}-2`,
+    );
+    expect(fileV1).not.toContain(MAIL_PASSWORD);
     // The same file again is skipped; a newer one applies; the older one is then refused.
     expect(
       await call(e, 'POST', '/v1/keychain/unseal', { file: fileV1, passphrase }),
@@ -504,7 +606,7 @@ describe('a keychain of real installs on loopback', () => {
       await call(e, 'POST', '/v1/keychain/unseal', { file: fileV2, passphrase }),
     ).toMatchObject({
       status: 200,
-      body: { applied: ['policy', 'branding'], content_version: 2 },
+      body: { applied: ['policy', 'branding', 'numbers', 'mail'], content_version: 2 },
     });
     expect((await call(e, 'GET', '/v1/branding')).body).toMatchObject({ name: 'Acme Ops 2' });
     expect(
@@ -585,6 +687,7 @@ describe('a keychain of real installs on loopback', () => {
         expect(text).not.toContain(splitKey(k.key).secret);
         expect(text).not.toContain(k.key);
       }
+      expect(text).not.toContain(MAIL_PASSWORD);
     }
   });
 

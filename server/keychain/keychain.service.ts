@@ -15,6 +15,7 @@ import {
 } from '../shared/errors.js';
 import type { Actor } from '../shared/types.js';
 import { appendRecord, recordHash, type LogRecord } from './authority-log.js';
+import type { SealedBox } from './crypto/sealed-box.js';
 import { homeCarries, KEYCHAIN_PARTS, type CarriedPart, type createPartsHome } from './parts.js';
 export { KEYCHAIN_PARTS } from './parts.js';
 import { keychainView } from './keychain-view.js';
@@ -78,9 +79,10 @@ export interface Roster {
     address: string | null;
   }[];
   readonly records: LogRecord[];
-  /** The parts the home carries, and their signed documents. */
+  /** The parts the home carries, their signed manifests, and their documents sealed to the member. */
   readonly carried: string[];
   readonly parts: CarriedPart[];
+  readonly sealed_parts: SealedBox | null;
 }
 
 /** The signed answer to /peer/hello: who the home is, for a new site to check its pin. */
@@ -204,8 +206,10 @@ export function createKeychainService({
     store.heard(fp, clock.nowIso());
   }
 
-  function roster(): Roster {
+  /** The roster, with the parts sealed to `forFp` (none for a new member: its first pull brings them). */
+  function roster(forFp: string | null): Roster {
     const st = requireHome();
+    const carriedParts = forFp === null ? { parts: [], sealed_parts: null } : parts.list(st, forFp);
     return {
       keychain_id: st.keychain_id,
       epoch: st.epoch,
@@ -214,7 +218,7 @@ export function createKeychainService({
       members: store.rosterEntries(),
       records: store.log(),
       carried: homeCarries(st),
-      parts: parts.list(st),
+      ...carriedParts,
     };
   }
 
@@ -423,8 +427,7 @@ export function createKeychainService({
         },
       );
       if (refusal !== null) throw refusal;
-      await parts.publish();
-      return roster();
+      return roster(null);
     },
 
     /**
@@ -444,7 +447,7 @@ export function createKeychainService({
           ? asked.home_at
           : null;
       return {
-        ...roster(),
+        ...roster(fp),
         witness: {
           you: shown === null ? null : { seq: store.witness(fp)?.seq ?? shown.head.seq },
           home: showing({ head: ledgerHead }, hashAt, homeAt),
@@ -568,9 +571,8 @@ export function createKeychainService({
       admit(requireHome(), fp, m, via, licensed);
     },
     /** What a new member is answered once it is in: the roster, the log and the parts. */
-    async rosterForNewMember(): Promise<Roster> {
-      await parts.publish();
-      return roster();
+    rosterForNewMember(): Roster {
+      return roster(null);
     },
     requireHome,
 

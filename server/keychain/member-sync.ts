@@ -2,6 +2,7 @@
 // POST /v1/keychain/pull. The home hears the member (its health), the member learns the
 // roster and the authority log, kept only when the log holds and follows what it already
 // has at the same or a higher epoch.
+import type { KeyObject } from 'node:crypto';
 import type { Writer } from '../db/writer.js';
 import type { DomainLedger } from '../ledger/index.js';
 import type { Clock } from '../shared/clock.js';
@@ -11,7 +12,7 @@ import type { KeychainEvents } from './keychain.events.js';
 import type { Identity, Roster } from './keychain.service.js';
 import type { KeychainStore } from './keychain.store.js';
 import { callPeer } from './peer-client.js';
-import { applyParts, type PartAdapter, type PartOutcome } from './parts.js';
+import { applyParts, openPartDocs, type PartAdapter, type PartOutcome } from './parts.js';
 import { isShowing, showing, witness } from './witness.js';
 import type { Handover, Moved } from './handover.js';
 
@@ -33,6 +34,8 @@ export function createMemberSync(deps: {
   writer: Writer;
   clock: Clock;
   identity: Identity;
+  /** This install's agreement key: the parts come sealed to it. */
+  agreementKey: KeyObject;
   adapters: readonly PartAdapter[];
   /** Out of the keychain (keychain.left): the home removed us, or we left. */
   forget: (reason: string, homeInformed: boolean) => Promise<unknown>;
@@ -174,6 +177,11 @@ export function createMemberSync(deps: {
         });
     });
     const now = store.state() ?? st;
+    const opened = openPartDocs(
+      st.keychain_id,
+      { fp: identity.fingerprint, agreementKey: deps.agreementKey },
+      answered.sealed_parts,
+    );
     const parts = await applyParts(
       { store, ledger, writer, adapters, homeKey, homeFp: home.fingerprint, refused },
       now,
@@ -182,6 +190,7 @@ export function createMemberSync(deps: {
         (p) =>
           roster.carried.includes(p.part) && !(JSON.parse(now.owned) as string[]).includes(p.part),
       ),
+      opened,
     );
     return (last = { ok: true, changed, parts });
   }

@@ -144,7 +144,7 @@ export function createPairingHome(deps: Deps) {
   }
 
   async function statusOf(r: PairingRow): Promise<JoinStatus> {
-    if (r.state === 'added') return { state: 'added', roster: await keychain.rosterForNewMember() };
+    if (r.state === 'added') return { state: 'added', roster: keychain.rosterForNewMember() };
     if (r.state !== 'open') return { state: r.state, reason: r.reason ?? r.state };
     if (expired(r, clock.now())) return { state: 'expired', reason: 'the pairing window closed' };
     return {

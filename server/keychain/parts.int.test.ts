@@ -1,38 +1,52 @@
 // A member applying carried parts from a home that misbehaves: a stand-in home on loopback
 // (a plain HTTP server that signs its answers as a home does) hands the member (the real
-// service, in-process) good, forged, altered, older and stale parts. Only the good ones are
-// applied; each refusal is recorded with its reason, and the member's own writes to a
-// carried part answer 409 keychain_managed.
-import { generateKeyPairSync } from 'node:crypto';
+// service, in-process) good, forged, altered, older, stale and unreadable parts. Only the
+// good ones are applied; each refusal is recorded with its reason, and the member's own
+// writes to a carried part answer 409 keychain_managed.
+import { createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keyFingerprint } from '../ledger/index.js';
+import { keyFingerprint, loadOrCreateAgreementKey } from '../ledger/index.js';
 import { asAdmin, buildTestServer, type TestServer } from '../testing/test-server.js';
 import { appendRecord, exportSigPub, type LogRecord } from './authority-log.js';
 import { signResponse } from './crypto/peer-signature.js';
 import { exportAgreementPublic, generateAgreementKey } from './crypto/sealed-box.js';
-import { partHash, signedPart, type CarriedPart } from './parts.js';
+import { partDigest, sealPartDocs, signedPart, type CarriedPart } from './parts.js';
 
 const KC = 'kc_partstestpartstestpartste';
 const home = generateKeyPairSync('ed25519');
 const HOME_FP = keyFingerprint(home.publicKey);
 const forger = generateKeyPairSync('ed25519');
+const PART_KEY = randomBytes(32);
+
+/** A part as the stand-in offers it: the signed manifest, and the document sealed beside it. */
+interface Offered {
+  readonly manifest: CarriedPart;
+  readonly doc: unknown;
+  /** Seal the documents to this key instead of the member's. */
+  readonly sealTo?: KeyObject;
+}
 
 describe('a member applying carried parts', () => {
   let member: TestServer;
   let stand: Server;
   let genesis: LogRecord;
-  let parts: CarriedPart[] = [];
+  let parts: Offered[] = [];
+  let memberKx: KeyObject;
 
   const policyPart = (
     version: number,
     doc: unknown,
-    over: Partial<CarriedPart> = {},
     key = home.privateKey,
-  ) => ({
-    ...signedPart(KC, { part: 'policy', version, sha256: partHash(doc), epoch: 1 }, doc, key),
-    ...over,
+    epoch = 1,
+  ): Offered => ({
+    manifest: signedPart(
+      KC,
+      { part: 'policy', version, sha256: partDigest(PART_KEY, doc), epoch },
+      key,
+    ),
+    doc,
   });
 
   beforeAll(async () => {
@@ -54,6 +68,7 @@ describe('a member applying carried parts', () => {
     );
     member = await buildTestServer();
     const memberFp = member.runtime.keyFingerprint;
+    memberKx = createPublicKey(loadOrCreateAgreementKey(member.runtime.config.dataDir, false));
     stand = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
@@ -77,7 +92,15 @@ describe('a member applying carried parts', () => {
           ],
           records: [genesis],
           carried: ['policy', 'branding'],
-          parts,
+          parts: parts.map((o) => o.manifest),
+          sealed_parts: sealPartDocs(
+            KC,
+            { fp: memberFp, kx: parts[0]?.sealTo ?? memberKx },
+            {
+              key: PART_KEY.toString('base64url'),
+              docs: Object.fromEntries(parts.map((o) => [o.manifest.part, o.doc])),
+            },
+          ),
         };
         const body = Buffer.from(JSON.stringify(roster));
         const headers = signResponse({
@@ -157,22 +180,17 @@ describe('a member applying carried parts', () => {
     expect(own.json<{ message: string }>().message).toContain('Stand-in home');
   });
 
-  it('refuses a forged, an altered, an older, a stale and an invalid part, keeping what it has', async () => {
+  it('refuses a forged, an altered, an older, a stale, an unreadable and an invalid part, keeping what it has', async () => {
     const v2 = { grouping: { window_s: 900, by: ['alertname'] } };
-    const cases: [CarriedPart, string][] = [
-      [policyPart(2, v2, {}, forger.privateKey), 'bad_sig'],
+    const cases: [Offered, string][] = [
+      [policyPart(2, v2, forger.privateKey), 'bad_sig'],
       [{ ...policyPart(2, v2), doc: { grouping: { window_s: 1, by: [] } } }, 'hash'],
       [policyPart(1, { grouping: { window_s: 5, by: [] } }), 'rollback'],
+      [policyPart(3, v2, home.privateKey, 0), 'stale_epoch'],
+      // Sealed to someone else: the member cannot open it, and says so.
       [
-        {
-          ...signedPart(
-            KC,
-            { part: 'policy', version: 3, sha256: partHash(v2), epoch: 0 },
-            v2,
-            home.privateKey,
-          ),
-        },
-        'stale_epoch',
+        { ...policyPart(5, v2), sealTo: createPublicKey(generateAgreementKey(false).privateKey) },
+        'unreadable',
       ],
     ];
     for (const [part, reason] of cases) {

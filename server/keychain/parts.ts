@@ -1,12 +1,19 @@
 // Carried parts (design/keychain.md §2.5): the home publishes each part it carries as a
 // whole document with a version that only grows, and signs a manifest of it (keychain,
-// part, version, hash, epoch); a member applies a part only when the signature and the hash
-// hold, the epoch is not below its own and the version is above the one it has, all in the
-// one transaction that applies it. No merging: the whole part is the unit.
-import { hash, sign, verify, type KeyObject } from 'node:crypto';
+// part, version, digest, epoch); a member applies a part only when the signature and the
+// digest hold, the epoch is not below its own and the version is above the one it has, all
+// in the one transaction that applies it. No merging: the whole part is the unit.
+//
+// Documents hold secrets (a mail password, a connection's token), so they travel sealed to
+// the member's agreement key, and the digest is keyed (HMAC with the home's part key, which
+// travels in the same box): the ledgers record digests, and a plain hash of a document with
+// a weak password in it would let anyone who reads a ledger test guesses against it.
+import { createHmac, hash, hkdfSync, sign, verify, type KeyObject } from 'node:crypto';
 import type { Writer } from '../db/writer.js';
 import type { DomainLedger } from '../ledger/index.js';
 import { canonicalJson } from '../shared/canonical-json.js';
+import { importAgreementPublic, openSealed, sealTo, type SealedBox } from './crypto/sealed-box.js';
+import { aadFor, PARTS_AAD } from './peer-aad.js';
 import type { KeychainEvents } from './keychain.events.js';
 import type { KeychainStore, StateRow } from './keychain.store.js';
 
@@ -23,7 +30,7 @@ export const KEYCHAIN_PARTS = [
 ] as const;
 
 /** The parts the keychain carries today; the others stay each install's own. */
-export const CARRIED_PARTS = ['policy', 'branding'] as const;
+export const CARRIED_PARTS = ['policy', 'branding', 'numbers', 'mail'] as const;
 
 /** What a home carries: what this version can carry, less the parts its scope skips. */
 export function homeCarries(st: StateRow): string[] {
@@ -36,27 +43,53 @@ export interface PartAdapter {
   readonly part: (typeof CARRIED_PARTS)[number];
   /** The document in force here. */
   document(): unknown;
-  /** Inside a writer job: apply a document the home carried; throws, writing nothing, when it cannot. */
+  /**
+   * Inside a writer job: apply a document the home carried; throws, writing nothing, when
+   * it cannot (files a document carries, such as secrets, are written before it returns).
+   */
   apply(doc: unknown, actor: string): void;
 }
 
+/** A part's signed manifest, as it travels (the document travels sealed beside it). */
 export interface CarriedPart {
   readonly part: string;
   readonly version: number;
+  /** The keyed digest of the document (partDigest), hex. */
   readonly sha256: string;
   readonly epoch: number;
-  readonly doc: unknown;
-  /** The home's Ed25519 signature over the manifest, base64url. */
+  /** The home's signature over the manifest, base64url. */
   readonly sig: string;
 }
 
-const PART_TAG = 'svc-keychain/part/v1\n';
+/** What the box beside the manifests opens to: the part key and each part's document. */
+export interface PartDocs {
+  readonly key: string;
+  readonly docs: Record<string, unknown>;
+}
 
+const PART_TAG = 'svc-keychain/part/v1\n';
+const PART_KEY_INFO = 'svc-keychain/part-key/v1';
+
+/** A plain SHA-256 of a document (sealed files, whose manifest travels encrypted). */
 export function partHash(doc: unknown): string {
   return hash('sha256', canonicalJson(doc), 'hex');
 }
 
-function manifest(keychainId: string, p: Omit<CarriedPart, 'doc' | 'sig'>): Buffer {
+/** The keyed digest a manifest carries and the ledgers record. */
+export function partDigest(key: Buffer, doc: unknown): string {
+  return createHmac('sha256', key).update(canonicalJson(doc)).digest('hex');
+}
+
+/**
+ * The home's part key for a keychain: derived from its agreement private key, so it needs
+ * no storage of its own, and a new home (a new epoch) has a new one.
+ */
+export function derivePartKey(agreementKey: KeyObject, keychainId: string): Buffer {
+  const ikm = agreementKey.export({ type: 'pkcs8', format: 'der' });
+  return Buffer.from(hkdfSync('sha256', ikm, keychainId, PART_KEY_INFO, 32));
+}
+
+function manifest(keychainId: string, p: Omit<CarriedPart, 'sig'>): Buffer {
   return Buffer.from(
     PART_TAG +
       canonicalJson({
@@ -70,14 +103,46 @@ function manifest(keychainId: string, p: Omit<CarriedPart, 'doc' | 'sig'>): Buff
   );
 }
 
-/** A part as the home hands it out: the document with its manifest signed by `key`. */
+/** A part's manifest signed by `key`. */
 export function signedPart(
   keychainId: string,
-  p: Omit<CarriedPart, 'doc' | 'sig'>,
-  doc: unknown,
+  p: Omit<CarriedPart, 'sig'>,
   key: KeyObject,
 ): CarriedPart {
-  return { ...p, doc, sig: sign(null, manifest(keychainId, p), key).toString('base64url') };
+  return { ...p, sig: sign(null, manifest(keychainId, p), key).toString('base64url') };
+}
+
+/** The documents sealed to one member, bound to the keychain and to that member. */
+export function sealPartDocs(
+  keychainId: string,
+  recipient: { fp: string; kx: KeyObject },
+  docs: PartDocs,
+): SealedBox {
+  return sealTo(
+    recipient.kx,
+    Buffer.from(JSON.stringify(docs), 'utf8'),
+    aadFor(PARTS_AAD, keychainId, recipient.fp),
+  );
+}
+
+/** The member's side of sealPartDocs; null when the box does not open or holds no key. */
+export function openPartDocs(
+  keychainId: string,
+  self: { fp: string; agreementKey: KeyObject },
+  box: unknown,
+): { key: Buffer; docs: Record<string, unknown> } | null {
+  try {
+    const opened = JSON.parse(
+      openSealed(self.agreementKey, box, aadFor(PARTS_AAD, keychainId, self.fp)).toString('utf8'),
+    ) as Partial<PartDocs> | null;
+    const key = Buffer.from(String(opened?.key ?? ''), 'base64url');
+    const docs = opened?.docs;
+    if (key.length !== 32 || typeof docs !== 'object' || docs === null || Array.isArray(docs))
+      return null;
+    return { key, docs };
+  } catch {
+    return null;
+  }
 }
 
 interface Deps {
@@ -88,7 +153,13 @@ interface Deps {
 }
 
 /** The home's side: publish what changed, and hand members the signed parts. */
-export function createPartsHome(deps: Deps & { readonly key: KeyObject }) {
+export function createPartsHome(
+  deps: Deps & {
+    readonly key: KeyObject;
+    /** The part key of a keychain this install is the home of (derivePartKey). */
+    readonly partKey: (keychainId: string) => Buffer;
+  },
+) {
   const { store, ledger, writer, adapters, key } = deps;
   return {
     /** A new version of every carried part whose document changed since it was published. */
@@ -97,8 +168,9 @@ export function createPartsHome(deps: Deps & { readonly key: KeyObject }) {
         const st = store.state();
         if (st?.role !== 'home') return;
         const carried = homeCarries(st);
+        const partKey = deps.partKey(st.keychain_id);
         for (const a of adapters.filter((x) => carried.includes(x.part))) {
-          const sha256 = partHash(a.document());
+          const sha256 = partDigest(partKey, a.document());
           const last = store.part(a.part);
           // A new epoch (a new home) publishes every part again, under its own signature.
           if (last?.sha256 === sha256 && last.epoch === st.epoch) continue;
@@ -110,22 +182,38 @@ export function createPartsHome(deps: Deps & { readonly key: KeyObject }) {
         }
       });
     },
-    /** The parts as published, each with its signed manifest (one changed since is left for the next round). */
-    list(st: StateRow): CarriedPart[] {
+    /**
+     * The parts as published for one member: each signed manifest, and the documents sealed
+     * to that member's agreement key (a part changed since publishing is left for the next
+     * round). Nothing for a member whose agreement key is unknown.
+     */
+    list(
+      st: StateRow,
+      recipientFp: string,
+    ): { parts: CarriedPart[]; sealed_parts: SealedBox | null } {
+      const kxText = store.member(recipientFp)?.kx_pub;
+      if (kxText === undefined) return { parts: [], sealed_parts: null };
+      const partKey = deps.partKey(st.keychain_id);
       const out: CarriedPart[] = [];
+      const docs: Record<string, unknown> = {};
       const carried = homeCarries(st);
       for (const a of adapters.filter((x) => carried.includes(x.part))) {
         const last = store.part(a.part);
         const doc = a.document();
-        if (last === null || partHash(doc) !== last.sha256) continue;
+        if (last === null || partDigest(partKey, doc) !== last.sha256) continue;
         const p = { part: a.part, version: last.version, sha256: last.sha256, epoch: last.epoch };
-        out.push({
-          ...p,
-          doc,
-          sig: sign(null, manifest(st.keychain_id, p), key).toString('base64url'),
-        });
+        out.push(signedPart(st.keychain_id, p, key));
+        docs[a.part] = doc;
       }
-      return out;
+      const kx = importAgreementPublic(kxText);
+      return {
+        parts: out,
+        sealed_parts: sealPartDocs(
+          st.keychain_id,
+          { fp: recipientFp, kx },
+          { key: partKey.toString('base64url'), docs },
+        ),
+      };
     },
   };
 }
@@ -145,12 +233,15 @@ export async function applyParts(
   },
   st: StateRow,
   parts: readonly CarriedPart[],
+  /** The box beside the manifests, opened (openPartDocs); null when it did not open. */
+  opened: { key: Buffer; docs: Record<string, unknown> } | null,
 ): Promise<PartOutcome[]> {
   const { store, ledger, writer, adapters, homeKey, homeFp } = deps;
   const out: PartOutcome[] = [];
   for (const p of parts) {
     const adapter = adapters.find((a) => a.part === p.part);
     if (adapter === undefined) continue; // a part this version cannot carry yet
+    const doc = opened?.docs[p.part];
     let signed = false;
     try {
       signed = verify(null, manifest(st.keychain_id, p), homeKey, Buffer.from(p.sig, 'base64url'));
@@ -174,15 +265,16 @@ export async function applyParts(
       };
       // Nothing new, and nothing changed here meanwhile (a part carried again after a scope
       // change or a release is taken again at the same version).
+      if (opened === null || doc === undefined) return reject('unreadable');
       if (
         local !== null &&
         p.version === local.version &&
         p.sha256 === local.sha256 &&
-        partHash(adapter.document()) === p.sha256
+        partDigest(opened.key, adapter.document()) === p.sha256
       )
         return { part: p.part, applied: false };
       if (!signed) return reject('bad_sig');
-      if (partHash(p.doc) !== p.sha256) return reject('hash');
+      if (partDigest(opened.key, doc) !== p.sha256) return reject('hash');
       // The fencing check, inside the applying transaction.
       if (now === null || p.epoch < now.epoch) return reject('stale_epoch');
       if (
@@ -191,7 +283,7 @@ export async function applyParts(
       )
         return reject('rollback');
       try {
-        adapter.apply(p.doc, `keychain:${homeFp}`);
+        adapter.apply(doc, `keychain:${homeFp}`);
       } catch (err) {
         return reject((err as Error).message.slice(0, 200));
       }

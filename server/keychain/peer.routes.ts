@@ -31,7 +31,7 @@ export const PEER_BODY_LIMIT = 64 * 1024;
 export const PRE_AUTH_PER_MINUTE = 10;
 export const MEMBER_PER_MINUTE = 120;
 
-export { aadFor, ENROL_AAD, ROSTER_AAD } from './peer-aad.js';
+export { aadFor, ENROL_AAD, PARTS_AAD, ROSTER_AAD } from './peer-aad.js';
 
 interface Options {
   readonly keychain: KeychainService;

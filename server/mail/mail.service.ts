@@ -6,6 +6,7 @@ import type { DomainLedger } from '../ledger/index.js';
 import type { Clock } from '../shared/clock.js';
 import {
   NO_SECRET_DIRS,
+  readSecretFile,
   secretRefProblem,
   writeSecretFile,
   type SecretRefRules,
@@ -15,7 +16,13 @@ import type { Actor } from '../shared/types.js';
 import type { EnvironmentMail } from './mail.environment.js';
 import { mailSecretFile } from './mail.secrets.js';
 import { sendMail, type SendResult } from './mail.send.js';
-import { isAddress, maskSettings, parseMailSettings, type MailSettings } from './mail.settings.js';
+import {
+  isAddress,
+  maskSettings,
+  parseMailSettings,
+  type MailSettings,
+  type SecretRef,
+} from './mail.settings.js';
 import type { MailStore } from './mail.store.js';
 import type { MailEvents } from './mail.events.js';
 
@@ -39,7 +46,11 @@ export interface MailDeps {
   readonly log?: Pick<Logger, 'info' | 'warn'>;
   /** Mail set by SVC_MAIL_* / SVC_SMTP_* (environmentMail): wins over the stored settings. */
   readonly environment?: EnvironmentMail | null;
+  /** Where the settings are changed when a keychain home carries them here, or null. */
+  readonly carriedBy?: () => string | null;
 }
+
+const SECRET_SETTINGS = ['smtp.password', 'api.token'] as const;
 
 /** GET /v1/settings/mail. */
 export interface MailSettingsView {
@@ -63,6 +74,7 @@ export function createMailService({
   secretRefs,
   log,
   environment = null,
+  carriedBy,
 }: MailDeps) {
   const rules = secretRefs ?? NO_SECRET_DIRS;
   /** The first secret reference of `settings` that may not be used: its field and why. */
@@ -99,6 +111,42 @@ export function createMailService({
     return sendMail(using.settings, using.env, mail, () => clock.now());
   }
 
+  /** A PUT body checked (400 naming the field), its typed-in secrets written (0600). */
+  function checkAndWrite(given: unknown) {
+    const { settings, typed } = parseMailSettings(given, (s) => mailSecretFile(secretsDir, s));
+    const no = refused(settings);
+    if (no !== null)
+      throw new InvalidInputError('invalid_input', `${no.field}: ${no.why}`, { field: no.field });
+    const previous = store.get()?.settings ?? null;
+    for (const t of typed) writeSecretFile(mailSecretFile(secretsDir, t.setting), t.value);
+    return { settings, previous };
+  }
+
+  /** Inside a writer job: store the settings and record them, secrets masked. */
+  function record(settings: MailSettings, actor: string, via?: string): void {
+    store.put(settings, clock.nowIso());
+    ledger.append({
+      type: MAIL_SET,
+      actor,
+      data: { ...maskSettings(settings), ...(via !== undefined && { via }) },
+    });
+  }
+
+  /** Files this service wrote that the new settings no longer point at. */
+  function forgetUnused({ settings, previous }: ReturnType<typeof checkAndWrite>): void {
+    const used = new Set(
+      [settings.smtp?.password, settings.api?.token].map((r) =>
+        r !== undefined && 'file' in r ? r.file : null,
+      ),
+    );
+    for (const setting of SECRET_SETTINGS) {
+      const own = mailSecretFile(secretsDir, setting);
+      const was = setting === 'smtp.password' ? previous?.smtp?.password : previous?.api?.token;
+      if (was !== undefined && 'file' in was && was.file === own && !used.has(own))
+        rmSync(own, { force: true });
+    }
+  }
+
   function view(): MailSettingsView {
     if (environment !== null)
       return {
@@ -125,6 +173,13 @@ export function createMailService({
 
     /** PUT: validate (400 naming the field), write typed-in secrets (0600), store, record. */
     async set(given: unknown, actor: Actor): Promise<MailSettingsView> {
+      const carrier = carriedBy?.() ?? null;
+      if (carrier !== null)
+        throw new ConflictError(
+          'keychain_managed',
+          `the mail settings are carried by the keychain: change them on ${carrier}`,
+          { part: 'mail', why: `the keychain home ${carrier} carries the mail settings here` },
+        );
       if (environment !== null) {
         const names = environment.variables.join(', ');
         throw new ConflictError('mail_in_environment', `mail is set by ${names}`, {
@@ -132,36 +187,61 @@ export function createMailService({
           why: `mail is set by the environment (${names}); change those variables and restart`,
         });
       }
-      const { settings, typed } = parseMailSettings(given, (s) => mailSecretFile(secretsDir, s));
-      const no = refused(settings);
-      if (no !== null)
-        throw new InvalidInputError('invalid_input', `${no.field}: ${no.why}`, { field: no.field });
-      const previous = store.get()?.settings ?? null;
-      for (const t of typed) writeSecretFile(mailSecretFile(secretsDir, t.setting), t.value);
+      const checked = checkAndWrite(given);
       await writer.transact(() => {
-        store.put(settings, clock.nowIso());
-        ledger.append({
-          type: MAIL_SET,
-          actor: actor.name,
-          data: {
-            ...maskSettings(settings),
-            ...(actor.via !== undefined && { via: actor.via }),
-          },
-        });
+        record(checked.settings, actor.name, actor.via);
       });
-      // Files this service wrote that the new settings no longer point at.
-      const used = new Set(
-        [settings.smtp?.password, settings.api?.token].map((r) =>
-          r !== undefined && 'file' in r ? r.file : null,
-        ),
-      );
-      for (const setting of ['smtp.password', 'api.token'] as const) {
-        const own = mailSecretFile(secretsDir, setting);
-        const was = setting === 'smtp.password' ? previous?.smtp?.password : previous?.api?.token;
-        if (was !== undefined && 'file' in was && was.file === own && !used.has(own))
-          rmSync(own, { force: true });
-      }
+      forgetUnused(checked);
       return view();
+    },
+
+    /**
+     * The settings as a keychain home carries them (the "mail" part): a secret typed in here
+     * travels as its value (the part is sealed to each member), a reference as itself.
+     */
+    document(): unknown {
+      const stored = store.get()?.settings ?? null;
+      if (stored === null) return null;
+      const inline = (ref: SecretRef | undefined, setting: (typeof SECRET_SETTINGS)[number]) => {
+        if (
+          ref === undefined ||
+          !('file' in ref) ||
+          ref.file !== mailSecretFile(secretsDir, setting)
+        )
+          return ref;
+        try {
+          return { value: readSecretFile(ref.file).reveal() };
+        } catch {
+          return ref; // a lost file travels as the reference it is; members refuse it, saying why
+        }
+      };
+      return {
+        ...stored,
+        ...(stored.smtp !== undefined && {
+          smtp: { ...stored.smtp, password: inline(stored.smtp.password, 'smtp.password') },
+        }),
+        ...(stored.api !== undefined && {
+          api: { ...stored.api, token: inline(stored.api.token, 'api.token') },
+        }),
+      };
+    },
+
+    /**
+     * Inside a writer job: take the settings a keychain home carried (checked as a PUT is;
+     * typed-in secrets written to this install's own files). Refused while the environment
+     * sets mail here.
+     */
+    applyCarried(doc: unknown, actor: string): void {
+      if (environment !== null)
+        throw new Error(
+          `mail is set by the environment here (${environment.variables.join(', ')})`,
+        );
+      if (doc === null) return;
+      const checked = checkAndWrite(doc);
+      record(checked.settings, actor);
+      writer.afterCommit(() => {
+        forgetUnused(checked);
+      });
     },
 
     /** Send one mail with the stored settings; never throws, never reveals a secret. */
