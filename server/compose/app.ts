@@ -209,6 +209,7 @@ export async function buildApp(config: Config, options: AppOptions) {
       secretRefs: config.secretRefs,
       file: config.files.connectors,
       defaultConcurrency: config.connectorConcurrency,
+      carriedBy: () => carrierOf(rt, 'connections'),
     });
   } catch (err) {
     rt.close();
@@ -542,7 +543,7 @@ export async function buildApp(config: Config, options: AppOptions) {
   const keychain = buildKeychain(
     rt,
     log,
-    { policy, branding, numbers: impact, mail },
+    { policy, branding, numbers: impact, mail, connections: connectors },
     options.keychain,
   );
   doctor.register(keychain.witnessCheck);

@@ -95,6 +95,7 @@ export interface CarriedDomains {
   /** The impact figures. */
   readonly numbers: CarriedDomain;
   readonly mail: CarriedDomain;
+  readonly connections: CarriedDomain;
 }
 
 function carried(part: PartAdapter['part'], domain: CarriedDomain): PartAdapter {
@@ -128,10 +129,11 @@ export function buildKeychain(
   };
   const deps = { store: rt.keychainStore, ledger: rt.ledger, writer: rt.writer, clock: rt.clock };
   const adapters: PartAdapter[] = [
+    carried('connections', domains.connections),
+    carried('mail', domains.mail),
     carried('policy', domains.policy),
     carried('branding', domains.branding),
     carried('numbers', domains.numbers),
-    carried('mail', domains.mail),
   ];
   const parts = createPartsHome({
     ...deps,

@@ -2,6 +2,7 @@
 // once, at start; the API's changes answer 409), otherwise through PUT/DELETE, every change
 // a ledger event. The runtime is rebuilt after every change, without a restart.
 import { readFileSync } from 'node:fs';
+import { canonicalJson } from '../shared/canonical-json.js';
 import type { Logger } from 'pino';
 import type { Writer } from '../db/writer.js';
 import type { DomainLedger } from '../ledger/index.js';
@@ -13,12 +14,18 @@ import type { Registry } from './registry.js';
 import { createConnectorRuntime, type ConnectorEntry } from './runtime.js';
 import {
   NO_SECRET_DIRS,
+  readSecretFile,
   removeFiles,
   secretRefProblem,
   writeSecretFile,
   type SecretRefRules,
 } from '../secrets/index.js';
-import { secretFileOf, unusedSecretFiles } from './secret-files.js';
+import {
+  carriedSecretFileOf,
+  ownSecretFiles,
+  secretFileOf,
+  unusedSecretFiles,
+} from './secret-files.js';
 import {
   CONNECTOR_KEYPAIR,
   createKeypair,
@@ -56,6 +63,8 @@ export interface ConnectorsServiceDeps {
   readonly secretRefs?: SecretRefRules;
   /** config.files.connectors (SVC_CONNECTORS): manages the connectors when it exists. */
   readonly file: string;
+  /** Where connections are changed when a keychain home carries them here, or null. */
+  readonly carriedBy?: () => string | null;
   /** config.connectorConcurrency (SVC_CONNECTOR_CONCURRENCY). */
   readonly defaultConcurrency: number;
   readonly queueLimit?: number;
@@ -145,7 +154,7 @@ export function createConnectorsService(deps: ConnectorsServiceDeps) {
   const fromFile = readConnectorsFile(file, registry);
   const rules = deps.secretRefs ?? NO_SECRET_DIRS;
   const refProblem = (name: string, setting: string, ref: SecretRef): string | null =>
-    secretRefProblem(ref, secretFileOf(secretsDir, name, setting), rules);
+    secretRefProblem(ref, ownSecretFiles(secretsDir, name, setting), rules);
   const runtime = createConnectorRuntime({
     refProblem,
     registry,
@@ -165,11 +174,34 @@ export function createConnectorsService(deps: ConnectorsServiceDeps) {
   });
 
   function refuseInFile(): void {
+    const carrier = deps.carriedBy?.() ?? null;
+    if (carrier !== null)
+      throw new ConflictError(
+        'keychain_managed',
+        `connections are carried by the keychain: change them on ${carrier}`,
+        { part: 'connections', why: `the keychain home ${carrier} carries connections here` },
+      );
     if (fromFile !== null) {
       throw new ConflictError('connectors_in_file', `connectors are managed in ${file}`, {
         why: `connectors are managed in ${file}; edit that file and restart`,
       });
     }
+  }
+  /** A connector's document with the secrets this service wrote (typed in, key pairs) inlined. */
+  function withOwnSecrets(name: string, document: ConnectorDocument): ConnectorDocument {
+    const settings: Record<string, unknown> = {};
+    for (const [setting, v] of Object.entries(document.settings)) {
+      const f = (v as { file?: unknown } | null)?.file;
+      let value: unknown = v;
+      if (typeof f === 'string' && ownSecretFiles(secretsDir, name, setting).includes(f))
+        try {
+          value = { value: readSecretFile(f).reveal() };
+        } catch {
+          value = v; // a lost file travels as the reference it is; members refuse it, saying why
+        }
+      settings[setting] = value;
+    }
+    return { ...document, settings };
   }
   function checkName(name: string): void {
     if (!isConnectorName(name)) {
@@ -227,6 +259,60 @@ export function createConnectorsService(deps: ConnectorsServiceDeps) {
       const view = runtime.get(name);
       if (view === null) throw new Error(`connector ${name} missing after rebuild`);
       return view;
+    },
+    /**
+     * The connections as a keychain home carries them: every connector, a secret typed in
+     * here (or a key pair made here) as its value, since the part travels sealed to each
+     * member; a {file} or {env} reference as itself.
+     */
+    document(): { connectors: Record<string, unknown> } {
+      const entries = fromFile ?? store.all();
+      return {
+        connectors: Object.fromEntries(
+          entries.map((e) => [e.name, withOwnSecrets(e.name, e.document)]),
+        ),
+      };
+    },
+    /**
+     * Inside a writer job: take the connections a keychain home carried (each checked as a
+     * PUT is, all before anything is written): set what changed, remove what is gone.
+     */
+    applyCarried(doc: unknown, actor: string): void {
+      if (fromFile !== null) throw new Error(`connectors are managed in ${file} on this install`);
+      const given = isObject(doc) && isObject(doc['connectors']) ? doc['connectors'] : null;
+      if (given === null) throw new Error('the connections document has no connectors object');
+      const checked = Object.entries(given).map(([name, d]) => {
+        checkName(name);
+        return {
+          name,
+          checked: checkDocument(d, registry, {
+            allowValue: true,
+            fieldPrefix: `connectors.${name}.`,
+            refProblem: (setting, ref) => refProblem(name, setting, ref),
+          }),
+        };
+      });
+      // Secrets the home carried go to files of their own; the install's own secret files
+      // are left as they are, so what it had before (its documents are in its ledger) can
+      // be taken back after `own`.
+      for (const { name, checked: c } of checked) {
+        const settings: Record<string, unknown> = { ...c.document.settings };
+        for (const t of c.typed) {
+          const path = carriedSecretFileOf(secretsDir, name, t.setting);
+          writeSecretFile(path, t.value);
+          settings[t.setting] = { file: path };
+        }
+        const document: ConnectorDocument = { ...c.document, settings };
+        const previous = store.get(name);
+        if (previous !== null && canonicalJson(previous.document) === canonicalJson(document))
+          continue;
+        ledger.append({ type: CONNECTOR_SET, actor, data: { name, connector: document } });
+      }
+      for (const gone of store.all().filter((r) => !Object.hasOwn(given, r.name)))
+        ledger.append({ type: CONNECTOR_REMOVED, actor, data: { name: gone.name } });
+      writer.afterCommit(() => {
+        runtime.rebuild();
+      });
     },
     /** DELETE /v1/connectors/<name>: 404 when there is none. */
     async remove(name: string, actor: Actor): Promise<{ name: string; removed: true }> {

@@ -6,6 +6,20 @@ export const secretFileOf = (secretsDir: string, name: string, setting: string):
   join(secretsDir, `connector-${name}-${setting}`);
 
 /**
+ * The file a secret a keychain home carried for one connector's setting is written to: apart
+ * from the install's own, so that taking the home's connections never overwrites a secret
+ * typed in here.
+ */
+export const carriedSecretFileOf = (secretsDir: string, name: string, setting: string): string =>
+  join(secretsDir, `keychain-connector-${name}-${setting}`);
+
+/** The files a connector's setting may hold its secret in without a SVC_SECRETS_DIRS folder. */
+export const ownSecretFiles = (secretsDir: string, name: string, setting: string): string[] => [
+  secretFileOf(secretsDir, name, setting),
+  carriedSecretFileOf(secretsDir, name, setting),
+];
+
+/**
  * The files this service wrote for a connector (its typed-in secrets) that `next` no longer
  * points at: removed after a PUT replaced a typed-in secret by a reference, or after DELETE.
  * Files a person named in a {file} reference are never touched.

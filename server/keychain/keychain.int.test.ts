@@ -36,6 +36,7 @@ requireBundle();
 
 /** A mail password the home carries to its members: it must never show anywhere else. */
 const MAIL_PASSWORD = `smtp-${randomBytes(9).toString('base64url')}`;
+const CONNECTION_TOKEN = `bearer-${randomBytes(9).toString('base64url')}`;
 
 /** Nonces the home keeps (read from its file: the table is this domain's). */
 function nonceCount(i: Install): number {
@@ -175,7 +176,13 @@ describe('a keychain of real installs on loopback', () => {
     expect((await call(a, 'PUT', '/v1/branding', { name: 'Acme Operations' })).status).toBe(200);
     const pulled = await call(b, 'POST', '/v1/keychain/pull');
     expect(pulled.status).toBe(200);
-    expect(pulled.body['carried']).toEqual(['policy', 'branding', 'numbers', 'mail']);
+    expect(pulled.body['carried']).toEqual([
+      'connections',
+      'mail',
+      'policy',
+      'branding',
+      'numbers',
+    ]);
     const bPolicy = await call(b, 'GET', '/v1/policy');
     expect(bPolicy.body['policy']).toMatchObject({
       grouping: { window_s: 240, by: ['alertname', 'dc'] },
@@ -200,7 +207,7 @@ describe('a keychain of real installs on loopback', () => {
     expect((await call(a, 'PUT', '/v1/branding', { name: 'Acme Ops' })).status).toBe(200);
   }, 30_000);
 
-  it('carries the impact figures and the mail settings, the password sealed to the member alone', async () => {
+  it('carries connections, mail and the impact figures, their secrets sealed to the member alone', async () => {
     const figures = {
       currency: 'EUR',
       engineer_hour: 95,
@@ -236,8 +243,8 @@ describe('a keychain of real installs on loopback', () => {
       settings: { transport: 'smtp', smtp: { host: 'mail.example.net', username: 'svc' } },
     });
     expect(JSON.stringify(bMail.body)).not.toContain(MAIL_PASSWORD);
-    // The member keeps the password in its own secret file (0600), as if typed in there.
-    const file = join(b.dir, 'data', 'secrets', 'mail-smtp-password');
+    // The member keeps the password in a secret file of its own (0600), apart from any typed in there.
+    const file = join(b.dir, 'data', 'secrets', 'keychain-mail-smtp-password');
     expect(readFileSync(file, 'utf8')).toBe(MAIL_PASSWORD);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect((await call(b, 'PUT', '/v1/impact', { ...figures, callout: 1 })).body).toMatchObject({
@@ -252,6 +259,43 @@ describe('a keychain of real installs on loopback', () => {
     await call(b, 'POST', '/v1/keychain/pull');
     expect(readFileSync(file, 'utf8')).toBe(`${MAIL_PASSWORD}-2`);
     expect(await ledgerText(b)).toMatch(/keychain\.part_synced .*"part":"mail".*"version":2/);
+
+    // Connections: B keeps its own for a while (own), with a token typed in on B...
+    await call(b, 'POST', '/v1/keychain/own', { part: 'connections', own: true });
+    const mine = {
+      kind: 'prometheus',
+      settings: { url: 'http://127.0.0.1:9', bearer_token: { value: `${CONNECTION_TOKEN}-b` } },
+    };
+    expect((await call(b, 'PUT', '/v1/connectors/mine', mine)).status).toBe(200);
+    const prom = {
+      kind: 'prometheus',
+      settings: { url: 'http://127.0.0.1:9', bearer_token: { value: CONNECTION_TOKEN } },
+    };
+    expect((await call(a, 'PUT', '/v1/connectors/prom', prom)).status).toBe(200);
+    await call(b, 'POST', '/v1/keychain/pull');
+    const names = async () =>
+      ((await call(b, 'GET', '/v1/connectors')).body['connectors'] as Json[]).map((c) => c['name']);
+    expect(await names()).toEqual(['mine']);
+    // ...then takes the home's again: the home's connections, the token in a file of its own;
+    // B's typed-in token is left where it was.
+    await call(b, 'POST', '/v1/keychain/own', { part: 'connections', own: false });
+    expect((await call(b, 'POST', '/v1/keychain/pull')).status).toBe(200);
+    expect(await names()).toEqual(['prom']);
+    const secrets = join(b.dir, 'data', 'secrets');
+    expect(readFileSync(join(secrets, 'keychain-connector-prom-bearer_token'), 'utf8')).toBe(
+      CONNECTION_TOKEN,
+    );
+    expect(readFileSync(join(secrets, 'connector-mine-bearer_token'), 'utf8')).toBe(
+      `${CONNECTION_TOKEN}-b`,
+    );
+    expect(JSON.stringify((await call(b, 'GET', '/v1/connectors')).body)).not.toContain(
+      CONNECTION_TOKEN,
+    );
+    expect((await call(b, 'PUT', '/v1/connectors/mine', mine)).body).toMatchObject({
+      error: 'keychain_managed',
+    });
+    expect((await call(b, 'DELETE', '/v1/connectors/prom')).status).toBe(409);
+    expect(await ledgerText(b)).toMatch(/keychain\.part_synced .*"part":"connections"/);
   }, 30_000);
 
   it("lets the home skip a part and a member keep its own copy, then take the home's again", async () => {
@@ -282,12 +326,13 @@ describe('a keychain of real installs on loopback', () => {
     // scope: the home stops carrying the policy; B may change it; carried again, B takes the home's.
     expect(
       (await call(a, 'POST', '/v1/keychain/scope', { skip: ['policy'] })).body['carried'],
-    ).toEqual(['branding', 'numbers', 'mail']);
+    ).toEqual(['connections', 'mail', 'branding', 'numbers']);
     await call(b, 'POST', '/v1/keychain/pull');
     expect((await call(b, 'GET', '/v1/keychain')).body['carried']).toEqual([
+      'connections',
+      'mail',
       'branding',
       'numbers',
-      'mail',
     ]);
     expect(
       (await call(b, 'PUT', '/v1/policy', { grouping: { window_s: 30, by: [] } })).status,
@@ -568,7 +613,7 @@ describe('a keychain of real installs on loopback', () => {
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({
       content_version: 1,
-      parts: ['policy', 'branding', 'numbers', 'mail'],
+      parts: ['connections', 'mail', 'policy', 'branding', 'numbers'],
     });
     const fileV1 = String(first.body['file']);
     expect(fileV1).not.toContain('Acme');
@@ -587,9 +632,9 @@ describe('a keychain of real installs on loopback', () => {
     expect((await call(e, 'GET', '/v1/policy')).body['policy']).toEqual(aPolicy);
     expect((await call(e, 'GET', '/v1/branding')).body).toMatchObject({ name: 'Acme Ops' });
     // The mail password travelled inside the file, and is E's own secret file now.
-    expect(readFileSync(join(e.dir, 'data', 'secrets', 'mail-smtp-password'), 'utf8')).toBe(
-      `${MAIL_PASSWORD}-2`,
-    );
+    expect(
+      readFileSync(join(e.dir, 'data', 'secrets', 'keychain-mail-smtp-password'), 'utf8'),
+    ).toBe(`${MAIL_PASSWORD}-2`);
     expect(fileV1).not.toContain(MAIL_PASSWORD);
     // The same file again is skipped; a newer one applies; the older one is then refused.
     expect(
@@ -606,7 +651,10 @@ describe('a keychain of real installs on loopback', () => {
       await call(e, 'POST', '/v1/keychain/unseal', { file: fileV2, passphrase }),
     ).toMatchObject({
       status: 200,
-      body: { applied: ['policy', 'branding', 'numbers', 'mail'], content_version: 2 },
+      body: {
+        applied: ['connections', 'mail', 'policy', 'branding', 'numbers'],
+        content_version: 2,
+      },
     });
     expect((await call(e, 'GET', '/v1/branding')).body).toMatchObject({ name: 'Acme Ops 2' });
     expect(
@@ -688,6 +736,7 @@ describe('a keychain of real installs on loopback', () => {
         expect(text).not.toContain(k.key);
       }
       expect(text).not.toContain(MAIL_PASSWORD);
+      expect(text).not.toContain(CONNECTION_TOKEN);
     }
   });
 

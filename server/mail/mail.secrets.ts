@@ -9,6 +9,12 @@ import type { SecretRef, TypedSecret } from './mail.settings.js';
 export const mailSecretFile = (secretsDir: string, setting: TypedSecret['setting']): string =>
   join(secretsDir, `mail-${setting.replace('.', '-')}`);
 
+/** The file a mail secret a keychain home carried is written to (never the install's own). */
+export const carriedMailSecretFile = (
+  secretsDir: string,
+  setting: TypedSecret['setting'],
+): string => join(secretsDir, `keychain-mail-${setting.replace('.', '-')}`);
+
 /**
  * A reference's value, read as connectors read theirs; throws an Error naming the file or
  * variable (never the value).

@@ -14,7 +14,7 @@ import {
 import { ConflictError, InvalidInputError } from '../shared/errors.js';
 import type { Actor } from '../shared/types.js';
 import type { EnvironmentMail } from './mail.environment.js';
-import { mailSecretFile } from './mail.secrets.js';
+import { carriedMailSecretFile, mailSecretFile } from './mail.secrets.js';
 import { sendMail, type SendResult } from './mail.send.js';
 import {
   isAddress,
@@ -51,6 +51,7 @@ export interface MailDeps {
 }
 
 const SECRET_SETTINGS = ['smtp.password', 'api.token'] as const;
+type SecretSetting = (typeof SECRET_SETTINGS)[number];
 
 /** GET /v1/settings/mail. */
 export interface MailSettingsView {
@@ -77,6 +78,11 @@ export function createMailService({
   carriedBy,
 }: MailDeps) {
   const rules = secretRefs ?? NO_SECRET_DIRS;
+  /** The files a setting's secret may be in without a SVC_SECRETS_DIRS folder: typed in here, or carried. */
+  const ownFiles = (setting: SecretSetting): string[] => [
+    mailSecretFile(secretsDir, setting),
+    carriedMailSecretFile(secretsDir, setting),
+  ];
   /** The first secret reference of `settings` that may not be used: its field and why. */
   function refused(settings: MailSettings): { field: string; why: string } | null {
     const refs = [
@@ -85,7 +91,7 @@ export function createMailService({
     ] as const;
     for (const [field, ref] of refs) {
       if (ref === undefined) continue;
-      const why = secretRefProblem(ref, mailSecretFile(secretsDir, field), rules);
+      const why = secretRefProblem(ref, ownFiles(field), rules);
       if (why !== null) return { field, why };
     }
     return null;
@@ -112,13 +118,16 @@ export function createMailService({
   }
 
   /** A PUT body checked (400 naming the field), its typed-in secrets written (0600). */
-  function checkAndWrite(given: unknown) {
-    const { settings, typed } = parseMailSettings(given, (s) => mailSecretFile(secretsDir, s));
+  function checkAndWrite(
+    given: unknown,
+    fileFor = (setting: SecretSetting): string => mailSecretFile(secretsDir, setting),
+  ) {
+    const { settings, typed } = parseMailSettings(given, fileFor);
     const no = refused(settings);
     if (no !== null)
       throw new InvalidInputError('invalid_input', `${no.field}: ${no.why}`, { field: no.field });
     const previous = store.get()?.settings ?? null;
-    for (const t of typed) writeSecretFile(mailSecretFile(secretsDir, t.setting), t.value);
+    for (const t of typed) writeSecretFile(fileFor(t.setting), t.value);
     return { settings, previous };
   }
 
@@ -202,12 +211,8 @@ export function createMailService({
     document(): unknown {
       const stored = store.get()?.settings ?? null;
       if (stored === null) return null;
-      const inline = (ref: SecretRef | undefined, setting: (typeof SECRET_SETTINGS)[number]) => {
-        if (
-          ref === undefined ||
-          !('file' in ref) ||
-          ref.file !== mailSecretFile(secretsDir, setting)
-        )
+      const inline = (ref: SecretRef | undefined, setting: SecretSetting) => {
+        if (ref === undefined || !('file' in ref) || !ownFiles(setting).includes(ref.file))
           return ref;
         try {
           return { value: readSecretFile(ref.file).reveal() };
@@ -228,7 +233,7 @@ export function createMailService({
 
     /**
      * Inside a writer job: take the settings a keychain home carried (checked as a PUT is;
-     * typed-in secrets written to this install's own files). Refused while the environment
+     * secrets written to files of their own, apart from those typed in here). Refused while the environment
      * sets mail here.
      */
     applyCarried(doc: unknown, actor: string): void {
@@ -237,11 +242,9 @@ export function createMailService({
           `mail is set by the environment here (${environment.variables.join(', ')})`,
         );
       if (doc === null) return;
-      const checked = checkAndWrite(doc);
+      // The home's secrets go to files of their own: this install's own are left as they are.
+      const checked = checkAndWrite(doc, (setting) => carriedMailSecretFile(secretsDir, setting));
       record(checked.settings, actor);
-      writer.afterCommit(() => {
-        forgetUnused(checked);
-      });
     },
 
     /** Send one mail with the stored settings; never throws, never reveals a secret. */

@@ -41,7 +41,7 @@ function real(path: string): string {
  */
 export function secretRefProblem(
   ref: { readonly file?: string | undefined; readonly env?: string | undefined },
-  ownFile: string,
+  ownFile: string | readonly string[],
   rules: SecretRefRules,
 ): string | null {
   if (ref.env !== undefined) {
@@ -51,7 +51,8 @@ export function secretRefProblem(
   }
   if (ref.file === undefined) return null;
   const given = resolve(ref.file);
-  if (given === resolve(ownFile)) return null;
+  const owned = typeof ownFile === 'string' ? [ownFile] : ownFile;
+  if (owned.some((f) => given === resolve(f))) return null;
   const path = real(given);
   const own = rules.ownPaths.find((p) => within(p, given) || within(real(p), path));
   if (own !== undefined) {

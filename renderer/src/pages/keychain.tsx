@@ -133,9 +133,9 @@ function MakeHome({ why }: { why: string | null }) {
         }}
       >
         <p className="hint">
-          The home keeps the roster and carries its policy, branding, impact figures and mail
-          settings to every member. New sites join it with a site key made here. The licence must
-          include the keychain.
+          The home keeps the roster and carries its connections, mail settings, policy, branding and
+          impact figures to every member. New sites join it with a site key made here. The licence
+          must include the keychain.
         </p>
         <Field label="Label for this install (how members will name it)">
           {(id) => (

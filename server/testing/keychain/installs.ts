@@ -95,7 +95,7 @@ export async function startInstall(
 
 export async function call(
   i: Install,
-  method: 'GET' | 'POST' | 'PUT',
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
   path: string,
   body?: unknown,
 ) {
