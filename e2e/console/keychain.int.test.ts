@@ -300,6 +300,40 @@ describe('the Keychain page', () => {
     await fitsPhone(secondPage);
   });
 
+  it('lets an admin stop carrying a part on the home, and keep its own copy on the member', async () => {
+    if (secondPage === undefined) throw new Error('the member page is not open');
+    const homeParts = page.getByRole('list', { name: 'parts' });
+    await page.getByRole('button', { name: 'Stop carrying Branding' }).click();
+    await homeParts
+      .getByRole('listitem')
+      .filter({ hasText: 'Branding' })
+      .getByText('not carried: each member keeps its own')
+      .waitFor();
+    expect((await view(svc.url)).carried).not.toContain('branding');
+    await page.getByRole('button', { name: 'Carry Branding again' }).click();
+    await page.getByRole('button', { name: 'Stop carrying Branding' }).waitFor();
+    expect((await view(svc.url)).carried).toContain('branding');
+
+    const memberParts = secondPage.getByRole('list', { name: 'parts' });
+    await secondPage.getByRole('button', { name: 'Sync now' }).click();
+    await secondPage.getByRole('button', { name: 'Keep own Policy' }).click();
+    await memberParts
+      .getByRole('listitem')
+      .filter({ hasText: 'Policy' })
+      .getByText('this member keeps its own copy')
+      .waitFor();
+    expect((await view(second?.url ?? '')).owned).toEqual(['policy']);
+    await shoot(secondPage, '89-keychain-member-keeps-own');
+    await secondPage.getByRole('button', { name: 'Take the home’s Policy' }).click();
+    await memberParts
+      .getByRole('listitem')
+      .filter({ hasText: 'Policy' })
+      .getByText('changed on the home DC A')
+      .waitFor();
+    expect((await view(second?.url ?? '')).owned).toEqual([]);
+    await fitsPhone(secondPage);
+  });
+
   it('renames the member, then removes it after a confirmation naming it and its full fingerprint', async () => {
     const row = membersTable(page).getByRole('row').filter({ hasText: 'dc-b' }).first();
     await row.getByRole('button', { name: 'Rename…' }).click();
@@ -365,7 +399,9 @@ describe('the Keychain page', () => {
     expect(sealedFile.length).toBeGreaterThan(100);
     const done = form.getByRole('status', { name: 'sealed file' });
     await done.waitFor();
-    expect(await done.textContent()).toMatch(/Sealed version \d+ \(Policy, Branding\)/);
+    expect(await done.textContent()).toMatch(
+      /Sealed version \d+ \(Connections, Mail, Policy, Branding, Impact figures\)/,
+    );
     expect(await done.textContent()).toContain(file.suggestedFilename());
     // The passphrase is not kept after the call.
     expect(await form.getByLabel('Passphrase (at least 12 characters)').inputValue()).toBe('');
@@ -396,7 +432,9 @@ describe('the Keychain page', () => {
     const result = form.getByRole('status', { name: 'sealed file result' });
     await result.waitFor();
     expect(await result.textContent()).toMatch(/Version \d+ opened/);
-    expect(await result.textContent()).toContain('AppliedPolicy, Branding');
+    expect(await result.textContent()).toContain(
+      'AppliedConnections, Mail, Policy, Branding, Impact figures',
+    );
     expect(await form.getByLabel('Passphrase of the file').inputValue()).toBe('');
     await shoot(p, '68-keychain-unsealed');
     await fitsPhone(p);
@@ -413,6 +451,7 @@ describe('the Keychain page', () => {
     await roleLine(viewer).getByText('⌂ Home').waitFor();
     for (const name of [
       'Sync now',
+      'Stop carrying Policy',
       'Make site keys',
       'Rename…',
       'Seal and download',

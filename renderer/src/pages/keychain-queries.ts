@@ -160,6 +160,9 @@ export const keychainApi = {
       ...(fingerprint !== undefined && { fingerprint }),
     }),
   pull: () => call<KeychainView>('POST', '/v1/keychain/pull', {}),
+  scope: (skip: string[]) => call<KeychainView>('POST', '/v1/keychain/scope', { skip }),
+  own: (part: string, own: boolean) =>
+    call<KeychainView>('POST', '/v1/keychain/own', { part, own }),
   openWindow: () => call<KeychainView>('POST', '/v1/keychain/window', {}),
   join: (address: string, label: string) =>
     call<KeychainView>('POST', '/v1/keychain/join', { address, label }),
@@ -278,7 +281,7 @@ export const PART_WORDS: Record<string, string> = {
   people: 'People',
   policy: 'Policy',
   branding: 'Branding',
-  numbers: 'Numbers',
+  numbers: 'Impact figures',
 };
 
 /** The sealed-file refusals in plain words (docs/keychain.md, "The sealed file"). */

@@ -17,13 +17,13 @@ import { adminWhy, CopyButton, Field, Fingerprint, ownerWhy, Why } from './keych
 import { HandoverSection, OfferSection, TakeOverSection } from './keychain-handover.js';
 import { MembersSection } from './keychain-members.js';
 import { JoinByCodeSection, PairingSection } from './keychain-pairing.js';
+import { PartsSection } from './keychain-parts.js';
 import {
   handoverUnderWay,
   homeLabel,
   keychainApi,
   keychainKeys,
   pairingUnderWay,
-  PART_WORDS,
   type KeychainView,
 } from './keychain-queries.js';
 import { SealedSection } from './keychain-sealed.js';
@@ -270,63 +270,6 @@ function SyncControls({ view, why }: { view: KeychainView; why: string | null })
   );
 }
 
-function partState(view: KeychainView, part: string): { glyph: string; words: string } {
-  const carried = view.carried.includes(part);
-  if (view.role === 'home') {
-    if (carried) return { glyph: '●', words: 'carried from here to every member' };
-    if ((view.skip ?? []).includes(part))
-      return { glyph: '○', words: 'not carried: each member keeps its own' };
-    return { glyph: '–', words: 'each install keeps its own' };
-  }
-  if ((view.owned ?? []).includes(part))
-    return { glyph: '◐', words: 'this member keeps its own copy' };
-  if (carried) return { glyph: '●', words: `changed on the home ${homeLabel(view)}` };
-  return { glyph: '–', words: 'this install’s own' };
-}
-
-/** The carried parts first, each group in the server's order. */
-const carriedFirst = (view: KeychainView): string[] => [
-  ...view.parts.filter((p) => view.carried.includes(p)),
-  ...view.parts.filter((p) => !view.carried.includes(p)),
-];
-
-function PartsSection({ view }: { view: KeychainView }) {
-  return (
-    <section aria-labelledby="kc-parts-heading">
-      <h2 id="kc-parts-heading">
-        Parts carried <span className="count">{view.carried.length}</span>
-      </h2>
-      {view.role === 'none' ? (
-        <p className="muted">
-          In no keychain, every part of the configuration is this install’s own.
-        </p>
-      ) : (
-        <>
-          {view.role === 'member' && view.carried.length > 0 && (
-            <p className="hint">
-              A part the home carries is changed on the home, {homeLabel(view)}: here, the pages
-              that change it refuse and name the home.
-            </p>
-          )}
-          <ul className="kc-parts" aria-label="parts">
-            {carriedFirst(view).map((p) => {
-              const s = partState(view, p);
-              return (
-                <li key={p} className={view.carried.includes(p) ? 'carried' : undefined}>
-                  <strong>{PART_WORDS[p] ?? p}</strong>{' '}
-                  <span className={view.carried.includes(p) ? 'ok' : 'muted'}>
-                    {s.glyph} {s.words}
-                  </span>
-                </li>
-              );
-            })}
-          </ul>
-        </>
-      )}
-    </section>
-  );
-}
-
 export function KeychainPage() {
   const me = useQuery({ queryKey: keys.me, queryFn: api.me });
   const role = me.data?.role;
@@ -379,7 +322,7 @@ export function KeychainPage() {
             </>
           )}
           {v.role !== 'none' && <MembersSection view={v} admin={admin} role={role} />}
-          <PartsSection view={v} />
+          <PartsSection view={v} why={adminWhy(admin, role, 'Choosing what is carried')} />
           <SiteKeysSection view={v} admin={admin} role={role} />
           <SealedSection view={v} why={adminWhy(admin, role, 'Sealing and opening files')} />
         </>
