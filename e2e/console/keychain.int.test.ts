@@ -22,6 +22,8 @@ interface View {
   epoch: number | null;
   members: { label: string; fingerprint: string; health: string }[];
   site_keys: { id: string; label: string; status: string }[];
+  carried: string[];
+  owned?: string[];
 }
 
 const PASSPHRASE = 'correct horse battery staple';

@@ -31,6 +31,7 @@ import { importSigPub } from './authority-log.js';
 import { signRequest, verifyResponse } from './crypto/peer-signature.js';
 import { importAgreementPublic, openSealed, sealTo } from './crypto/sealed-box.js';
 import { aadFor, ENROL_AAD, PARTS_AAD, PEER_BODY_LIMIT, ROSTER_AAD } from './peer.routes.js';
+import { PULL_BURST } from './pull-bucket.js';
 
 requireBundle();
 
@@ -449,6 +450,34 @@ describe('a keychain of real installs on loopback', () => {
       ).toString(),
     ) as { docs: { mail: { smtp: { password: unknown } } } };
     expect(opened.docs.mail.smtp.password).toEqual({ value: `${MAIL_PASSWORD}-2` });
+    // A member that keeps pulling faster than one every 5 s is refused (429, Retry-After).
+    const statuses: number[] = [];
+    let throttled: Awaited<ReturnType<typeof send>> | null = null;
+    for (let i = 0; i < PULL_BURST + 1; i++) {
+      const again = await send(a, '/v1/keychain/peer/pull', {
+        body,
+        headers: signRequest({
+          method: 'POST',
+          path: '/v1/keychain/peer/pull',
+          query: '',
+          body,
+          keychainId: h.keychain_id,
+          from: site.fp,
+          to: h.home_fp,
+          epoch: h.epoch,
+          head: h.head,
+          key: site.sigKey,
+          keyid: site.fp,
+          now: Date.now(),
+        }),
+      });
+      statuses.push(again.status);
+      if (again.status === 429) throttled = again;
+    }
+    expect(statuses.slice(0, PULL_BURST - 1).every((x) => x === 200)).toBe(true);
+    expect(statuses.at(-1)).toBe(429);
+    expect(throttled?.body).toMatchObject({ error: 'throttled' });
+    expect(Number(throttled?.headers['retry-after'])).toBeGreaterThanOrEqual(1);
   }, 30_000);
 
   it('refuses an altered, a late, a misaddressed, an oversized and an unknown peer request', async () => {

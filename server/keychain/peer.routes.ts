@@ -20,6 +20,7 @@ import { openSealed, sealTo, importAgreementPublic, SealedBoxError } from './cry
 import type { EnrolRequest, KeychainService } from './keychain.service.js';
 import type { KeychainStore } from './keychain.store.js';
 import { aadFor, ENROL_AAD, ROSTER_AAD } from './peer-aad.js';
+import { createPullBucket, PULL_EVERY_MS } from './pull-bucket.js';
 import { joinRoutes } from './peer-join.routes.js';
 import type { PairingHome } from './pairing.js';
 import type { Handover } from './handover.js';
@@ -317,9 +318,24 @@ export async function keychainPeerRoutes(app: FastifyInstance, opts: Options): P
     jsonOf,
   });
 
+  const pulls = createPullBucket(() => clock.now());
   app.post('/keychain/peer/pull', { config: member }, async (req, reply) => {
     const verified = homeVerifiesMember(req);
     if (!verified.ok) return refuseMember(req, reply, verified);
+    const wait = pulls.take(verified.keyid);
+    if (wait !== null) {
+      void reply.header('retry-after', String(wait));
+      return answer(
+        req,
+        reply,
+        429,
+        {
+          error: 'throttled',
+          message: `this member pulls faster than one every ${String(PULL_EVERY_MS / 1000)} s; retry in ${String(wait)} s`,
+        },
+        verified.nonce,
+      );
+    }
     return answer(
       req,
       reply,
