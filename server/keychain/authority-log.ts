@@ -244,3 +244,25 @@ export function rosterOfLog(records: readonly LogRecord[]): LoggedMember[] {
     role: m.fingerprint === home ? 'home' : 'member',
   }));
 }
+
+/**
+ * Two take-overs at the same epoch (design §2.7: a partition in three, each side forced its
+ * claim): the one whose record hash is lower wins, everywhere the same way. True when `next`
+ * wins over `known`: both logs agree up to one record, and there each holds a take-over at
+ * the same epoch, `next`'s with the lower hash. Checking `next` itself is checkLog's part.
+ */
+export function winsFork(known: readonly LogRecord[], next: readonly LogRecord[]): boolean {
+  const i = known.findIndex(
+    (r, j) => next[j] === undefined || recordHash(next[j]) !== recordHash(r),
+  );
+  if (i < 1) return false;
+  const ours = known[i];
+  const theirs = next[i];
+  if (ours === undefined || theirs === undefined) return false;
+  return (
+    ours.type === 'takeover' &&
+    theirs.type === 'takeover' &&
+    ours.epoch === theirs.epoch &&
+    recordHash(theirs) < recordHash(ours)
+  );
+}

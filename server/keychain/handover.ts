@@ -21,6 +21,7 @@ import {
   importSigPub,
   recordHash,
   rosterOfLog,
+  winsFork,
   type LogRecord,
 } from './authority-log.js';
 import type { KeychainEvents } from './keychain.events.js';
@@ -328,17 +329,39 @@ export function createHandover(deps: Deps) {
         const st = store.state();
         if (st === null) return 'not in a keychain';
         const known = store.log();
+        // A log that wins a fork of two take-overs at our epoch replaces ours from there.
+        const fork = winsFork(known, m.records);
         const problem =
           checkLog(m.records, st.keychain_id) ??
-          (known.every(
+          (fork ||
+          known.every(
             (r, i) => m.records[i] !== undefined && recordHash(m.records[i]) === recordHash(r),
           )
             ? null
             : 'the log does not extend ours');
         if (problem !== null) return problem;
         const home = homeOfLog(m.records);
-        if (home.epoch <= st.epoch)
+        if (home.epoch < st.epoch || (home.epoch === st.epoch && !fork))
           return `the home is at epoch ${String(home.epoch)}, not above ours`;
+        if (fork) {
+          // winsFork found both records at this index.
+          const at = known.findIndex(
+            (r, i) => recordHash(r) !== recordHash(m.records[i] as LogRecord),
+          );
+          const lost = known[at] as LogRecord;
+          const loser = lost.body['to'];
+          ledger.append({
+            type: 'keychain.fork_resolved',
+            actor,
+            data: {
+              epoch: home.epoch,
+              winner: home.home_fp,
+              winner_hash: recordHash(m.records[at] as LogRecord),
+              loser: typeof loser === 'string' ? loser : '',
+              loser_hash: recordHash(lost),
+            },
+          });
+        }
         // Keys and roles from the checked log; only addresses the log lacks from the answer
         // and from what we knew (the home's own entry carries none).
         const said = new Map(

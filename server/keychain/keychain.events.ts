@@ -145,6 +145,17 @@ export const keychainEvents = {
     epoch: Type.Integer(),
     told_by: Type.String(),
   }),
+  /**
+   * Two take-overs at the same epoch (a partition in three): the record with the lower hash
+   * won here, and this install follows its home. Appended before the home_changed it causes.
+   */
+  'keychain.fork_resolved': Type.Object({
+    epoch: Type.Integer(),
+    winner: Type.String({ description: 'the home whose take-over won' }),
+    winner_hash: Type.String(),
+    loser: Type.String({ description: 'the home whose take-over lost' }),
+    loser_hash: Type.String(),
+  }),
   /** On a returning home: a take-over that does not hold was shown (possible attack). */
   'keychain.takeover_invalid': Type.Object({ told_by: Type.String(), why: Type.String() }),
   /** On the home: a paired member given a licence seat (joins/approve). */

@@ -392,8 +392,21 @@ export async function keychainPeerRoutes(app: FastifyInstance, opts: Options): P
         store.recordNonce(id, nonce, expiresAt, clock.now()),
     });
     if (!verified.ok) return refuseMember(req, reply, verified);
-    const theirs = jsonOf(req.body)?.['epoch'];
-    const said = opts.takeover.epochAnswer(typeof theirs === 'number' ? theirs : 0);
+    const asked = jsonOf(req.body);
+    const theirs = asked?.['epoch'];
+    const theirHead = asked?.['head'];
+    const said = opts.takeover.epochAnswer(
+      typeof theirs === 'number' ? theirs : 0,
+      typeof theirHead === 'string' ? theirHead : null,
+    );
+    if ('fork' in said)
+      return answer(
+        req,
+        reply,
+        409,
+        { error: 'fork', message: 'another home holds this epoch', ...said.moved },
+        verified.nonce,
+      );
     return said.stale
       ? answer(
           req,

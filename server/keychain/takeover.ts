@@ -17,6 +17,7 @@ import {
   homeOfLog,
   importSigPub,
   recordHash,
+  winsFork,
   type LogRecord,
 } from './authority-log.js';
 import type { Handover, Moved } from './handover.js';
@@ -208,10 +209,26 @@ export function createTakeover(deps: Deps) {
     /** /peer/epoch on a member: a home asking whether it is still the home. */
     epochAnswer(
       theirEpoch: number,
-    ): { stale: false; epoch: number } | { stale: true; moved: Moved } {
+      theirHead: string | null,
+    ):
+      | { stale: false; epoch: number }
+      | { stale: true; moved: Moved }
+      | { fork: true; moved: Moved } {
       const st = store.state();
+      const log = store.log();
+      const head = log.at(-1);
+      // Another home at our epoch with another log: two take-overs (a partition in three).
+      // We show ours; the asker keeps it only if it wins (winsFork), and so do we of theirs.
+      if (
+        st?.role === 'home' &&
+        theirEpoch === st.epoch &&
+        theirHead !== null &&
+        head !== undefined &&
+        theirHead !== recordHash(head)
+      )
+        return { fork: true, moved: movedFor(log) };
       if (st === null || theirEpoch >= st.epoch) return { stale: false, epoch: st?.epoch ?? 0 };
-      return { stale: true, moved: movedFor(store.log()) };
+      return { stale: true, moved: movedFor(log) };
     },
 
     /**
@@ -233,10 +250,20 @@ export function createTakeover(deps: Deps) {
             clock.now() - Date.parse(heard) >= deps.homeAliveMs
           );
         });
+      const head = store.log().at(-1);
       for (const m of asked) {
-        const answer = await call(m, '/v1/keychain/peer/epoch', { epoch: st.epoch });
+        const answer = await call(m, '/v1/keychain/peer/epoch', {
+          epoch: st.epoch,
+          head: head === undefined ? null : recordHash(head),
+        });
         if (answer?.kind !== 'answered' || answer.status !== 409) continue;
         const moved = answer.body as (Moved & { error?: string }) | null;
+        if (moved?.error === 'fork' && Array.isArray(moved.records)) {
+          // The lower take-over record wins; the losing home follows (follow records why).
+          if (!winsFork(store.log(), moved.records)) continue;
+          if ((await deps.handover.follow(moved)) === null) return;
+          continue;
+        }
         if (moved?.error !== 'stale_epoch' || !Array.isArray(moved.records)) continue;
         // A take-over is believed from a member other than the one that claims the home (it
         // accepted the claim), or from the claimant alone when no other member exists: one
