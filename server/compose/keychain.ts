@@ -98,9 +98,22 @@ export interface CarriedDomains {
   readonly connections: CarriedDomain;
 }
 
-function carried(part: PartAdapter['part'], domain: CarriedDomain): PartAdapter {
+/** The events that change each carried part's document here (comma-separated prefixes). */
+const PART_EVENTS: Record<PartAdapter['part'], string> = {
+  connections: 'config.connector_set,config.connector_removed',
+  mail: 'config.mail_set',
+  policy: 'policy.set',
+  branding: 'config.branding_set',
+  numbers: 'config.impact_set',
+};
+
+function carried(rt: Runtime, part: PartAdapter['part'], domain: CarriedDomain): PartAdapter {
   return {
     part,
+    lastChange: () => {
+      const e = rt.reader.list({ type: PART_EVENTS[part], order: 'desc', limit: 1 }).events[0];
+      return e === undefined ? null : { seq: e.seq, actor: e.actor };
+    },
     // Policy and branding answer {doc, sha256}; the others their document itself.
     document: () => {
       const d = domain.document();
@@ -129,11 +142,11 @@ export function buildKeychain(
   };
   const deps = { store: rt.keychainStore, ledger: rt.ledger, writer: rt.writer, clock: rt.clock };
   const adapters: PartAdapter[] = [
-    carried('connections', domains.connections),
-    carried('mail', domains.mail),
-    carried('policy', domains.policy),
-    carried('branding', domains.branding),
-    carried('numbers', domains.numbers),
+    carried(rt, 'connections', domains.connections),
+    carried(rt, 'mail', domains.mail),
+    carried(rt, 'policy', domains.policy),
+    carried(rt, 'branding', domains.branding),
+    carried(rt, 'numbers', domains.numbers),
   ];
   const parts = createPartsHome({
     ...deps,

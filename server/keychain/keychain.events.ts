@@ -195,8 +195,17 @@ export const keychainEvents = {
     part: Type.String(),
     from_version: Type.Integer(),
     version: Type.Integer(),
-    sha256: Type.String(),
+    sha256: Type.String({ description: 'the keyed digest of the document (HMAC-SHA256)' }),
     epoch: Type.Integer(),
+    replaced: Type.Optional(
+      Type.Object(
+        { seq: Type.Integer(), actor: Type.String() },
+        {
+          description:
+            'the event that made the copy this replaced, when someone here made it (not a home): that copy is kept there',
+        },
+      ),
+    ),
   }),
   /** On a member: a carried part refused (bad_sig, hash, rollback, stale_epoch, or why it does not apply here). */
   'keychain.part_rejected': Type.Object({

@@ -318,6 +318,22 @@ describe('a keychain of real installs on loopback', () => {
     await call(b, 'POST', '/v1/keychain/own', { part: 'branding', own: false });
     await call(b, 'POST', '/v1/keychain/pull');
     expect((await call(b, 'GET', '/v1/branding')).body).toMatchObject({ name: 'Acme Ops' });
+    // B's own copy is not lost: the sync names the event that holds it.
+    const syncs = (await call(b, 'GET', '/v1/ledger?type=keychain.part_synced&order=desc&limit=20'))
+      .body['events'] as { data: { part: string; replaced?: { seq: number; actor: string } } }[];
+    const replaced = syncs.find((e) => e.data.part === 'branding')?.data.replaced;
+    expect(replaced?.actor).not.toMatch(/^keychain:/);
+    const holder = (
+      await call(
+        b,
+        'GET',
+        `/v1/ledger?order=asc&limit=1&after_seq=${String((replaced?.seq ?? 1) - 1)}`,
+      )
+    ).body['events'] as { type: string; data: { branding?: { name?: string } } }[];
+    expect(holder[0]).toMatchObject({
+      type: 'config.branding_set',
+      data: { branding: { name: 'B own' } },
+    });
     expect(
       (await call(a, 'POST', '/v1/keychain/own', { part: 'policy', own: true })).body['error'],
     ).toBe('not_member');

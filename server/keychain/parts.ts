@@ -48,6 +48,8 @@ export interface PartAdapter {
    * it cannot (files a document carries, such as secrets, are written before it returns).
    */
   apply(doc: unknown, actor: string): void;
+  /** The ledger event that last changed the document here (its seq and actor), or null. */
+  lastChange?(): { seq: number; actor: string } | null;
 }
 
 /** A part's signed manifest, as it travels (the document travels sealed beside it). */
@@ -282,6 +284,9 @@ export async function applyParts(
         (p.version < local.version || (p.version === local.version && p.sha256 !== local.sha256))
       )
         return reject('rollback');
+      // The copy about to be replaced, when a person (or this install as a home) made it: the
+      // event that holds it is named, so that nothing is lost without a trace.
+      const before = adapter.lastChange?.() ?? null;
       try {
         adapter.apply(doc, `keychain:${homeFp}`);
       } catch (err) {
@@ -296,6 +301,7 @@ export async function applyParts(
           version: p.version,
           sha256: p.sha256,
           epoch: p.epoch,
+          ...(before !== null && !before.actor.startsWith('keychain:') && { replaced: before }),
         },
       });
       return { part: p.part, applied: true };
