@@ -7,7 +7,7 @@ import { Value } from 'typebox/value';
 import type { Writer } from '../db/writer.js';
 import type { DomainLedger } from '../ledger/index.js';
 import { canonicalJson } from '../shared/canonical-json.js';
-import { ConflictError, InvalidInputError } from '../shared/errors.js';
+import { InvalidInputError, refuseIfCarried } from '../shared/errors.js';
 import type { Actor } from '../shared/types.js';
 import {
   BrandingInput,
@@ -335,15 +335,7 @@ export function createBrandingService(deps: Deps) {
     get: current,
     /** PUT /v1/branding: replace the whole document; missing fields take their defaults. */
     async put(input: Omit<BrandingInput, 'by'>, actor: Actor): Promise<BrandingAnswer> {
-      const carrier = deps.carriedBy?.() ?? null;
-      if (carrier !== null)
-        throw new ConflictError(
-          'keychain_managed',
-          `branding is carried by the keychain: change it on ${carrier}`,
-          {
-            why: `the keychain home ${carrier} carries branding to this install`,
-          },
-        );
+      refuseIfCarried(deps.carriedBy?.() ?? null, 'branding', 'branding is');
       const branding = checkBranding(input);
       await writer.transact(() =>
         ledger.append({

@@ -7,7 +7,12 @@ import type { Logger } from 'pino';
 import type { Writer } from '../db/writer.js';
 import type { DomainLedger } from '../ledger/index.js';
 import type { Clock } from '../shared/clock.js';
-import { ConflictError, InvalidInputError, NotFoundError } from '../shared/errors.js';
+import {
+  ConflictError,
+  InvalidInputError,
+  NotFoundError,
+  refuseIfCarried,
+} from '../shared/errors.js';
 import type { Actor } from '../shared/types.js';
 import { checkDocument, isConnectorName, type SecretRef } from './document.js';
 import type { Registry } from './registry.js';
@@ -174,13 +179,7 @@ export function createConnectorsService(deps: ConnectorsServiceDeps) {
   });
 
   function refuseInFile(): void {
-    const carrier = deps.carriedBy?.() ?? null;
-    if (carrier !== null)
-      throw new ConflictError(
-        'keychain_managed',
-        `connections are carried by the keychain: change them on ${carrier}`,
-        { part: 'connections', why: `the keychain home ${carrier} carries connections here` },
-      );
+    refuseIfCarried(deps.carriedBy?.() ?? null, 'connections', 'connections are');
     if (fromFile !== null) {
       throw new ConflictError('connectors_in_file', `connectors are managed in ${file}`, {
         why: `connectors are managed in ${file}; edit that file and restart`,
@@ -197,7 +196,7 @@ export function createConnectorsService(deps: ConnectorsServiceDeps) {
         try {
           value = { value: readSecretFile(f).reveal() };
         } catch {
-          value = v; // a lost file travels as the reference it is; members refuse it, saying why
+          value = { missing_file: f }; // members refuse it, naming the setting
         }
       settings[setting] = value;
     }
@@ -295,11 +294,14 @@ export function createConnectorsService(deps: ConnectorsServiceDeps) {
       // Secrets the home carried go to files of their own; the install's own secret files
       // are left as they are, so what it had before (its documents are in its ledger) can
       // be taken back after `own`.
+      // The files are written once the documents are committed: one that fails to be written
+      // is missing, so the document differs and the next pull writes it again.
+      const files: { path: string; value: string }[] = [];
       for (const { name, checked: c } of checked) {
         const settings: Record<string, unknown> = { ...c.document.settings };
         for (const t of c.typed) {
           const path = carriedSecretFileOf(secretsDir, name, t.setting);
-          writeSecretFile(path, t.value);
+          files.push({ path, value: t.value });
           settings[t.setting] = { file: path };
         }
         const document: ConnectorDocument = { ...c.document, settings };
@@ -311,6 +313,14 @@ export function createConnectorsService(deps: ConnectorsServiceDeps) {
       for (const gone of store.all().filter((r) => !Object.hasOwn(given, r.name)))
         ledger.append({ type: CONNECTOR_REMOVED, actor, data: { name: gone.name } });
       writer.afterCommit(() => {
+        try {
+          for (const f of files) writeSecretFile(f.path, f.value);
+        } catch (err) {
+          log.warn(
+            { err: (err as Error).message },
+            'a carried connection secret could not be written',
+          );
+        }
         runtime.rebuild();
       });
     },

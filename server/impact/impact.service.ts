@@ -3,7 +3,7 @@
 import { Value } from 'typebox/value';
 import type { Writer } from '../db/writer.js';
 import type { DomainLedger } from '../ledger/index.js';
-import { ConflictError } from '../shared/errors.js';
+import { refuseIfCarried } from '../shared/errors.js';
 import type { Actor } from '../shared/types.js';
 import { ImpactFigures, NOT_SET } from './impact.schemas.js';
 import { IMPACT_SET, type ImpactStore } from './impact.store.js';
@@ -34,13 +34,7 @@ export function createImpactService({ store, ledger, writer, carriedBy }: Deps) 
     /** Whether any figure is set (GET /v1/status `impact_set`). */
     isSet: (): boolean => get().set,
     async put(figures: ImpactFigures, actor: Actor) {
-      const carrier = carriedBy?.() ?? null;
-      if (carrier !== null)
-        throw new ConflictError(
-          'keychain_managed',
-          `the impact figures are carried by the keychain: change them on ${carrier}`,
-          { part: 'numbers', why: `the keychain home ${carrier} carries the impact figures here` },
-        );
+      refuseIfCarried(carriedBy?.() ?? null, 'numbers', 'the impact figures are');
       await writer.transact(() =>
         ledger.append({
           type: IMPACT_SET,

@@ -29,6 +29,17 @@ describe('choosing between two take-overs at one epoch', () => {
     expect(winsFork([otherGenesis], [genesis])).toBe(false);
   });
 
+  it('never rewrites history: a take-over followed by a later epoch cannot be forked', () => {
+    const later = add(high, 3, 'takeover', { to: 'D' });
+    expect(winsFork([genesis, high, later], [genesis, low])).toBe(false);
+    // Nor can a fork carry a higher epoch stacked on the winning claim.
+    const stacked = add(low, 3, 'takeover', { to: 'E' });
+    expect(winsFork([genesis, high], [genesis, low, stacked])).toBe(false);
+    // Records at the same epoch after either claim are fine (a rename, a member added).
+    const renamed = add(low, 2, 'rename', { fp: 'B', label: 'b' });
+    expect(winsFork([genesis, high], [genesis, low, renamed])).toBe(true);
+  });
+
   it('is no fork between take-overs at different epochs, whatever their hashes', () => {
     for (const n of [3, 4, 5, 6, 7, 8]) {
       const odd = add(genesis, n, 'takeover', { to: 'D' });

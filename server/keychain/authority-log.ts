@@ -248,8 +248,10 @@ export function rosterOfLog(records: readonly LogRecord[]): LoggedMember[] {
 /**
  * Two take-overs at the same epoch (design §2.7: a partition in three, each side forced its
  * claim): the one whose record hash is lower wins, everywhere the same way. True when `next`
- * wins over `known`: both logs agree up to one record, and there each holds a take-over at
- * the same epoch, `next`'s with the lower hash. Checking `next` itself is checkLog's part.
+ * wins over `known`: both logs agree up to one record, there each holds a take-over at the
+ * same epoch, `next`'s with the lower hash, and neither log goes past that epoch (only the
+ * latest take-over can be forked: history cannot be rewritten, nor a fork stacked on a
+ * higher epoch). Checking `next` itself is checkLog's part; who may be believed, the caller's.
  */
 export function winsFork(known: readonly LogRecord[], next: readonly LogRecord[]): boolean {
   const i = known.findIndex(
@@ -259,10 +261,14 @@ export function winsFork(known: readonly LogRecord[], next: readonly LogRecord[]
   const ours = known[i];
   const theirs = next[i];
   if (ours === undefined || theirs === undefined) return false;
+  const atOneEpoch = (log: readonly LogRecord[]) =>
+    log.slice(i).every((r) => r.epoch === ours.epoch);
   return (
     ours.type === 'takeover' &&
     theirs.type === 'takeover' &&
     ours.epoch === theirs.epoch &&
+    atOneEpoch(known) &&
+    atOneEpoch(next) &&
     recordHash(theirs) < recordHash(ours)
   );
 }

@@ -6,7 +6,7 @@
 // wins on both: one home, one member, one log, and `keychain.fork_resolved` on the loser.
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, requireBundle } from '../testing/processes.js';
+import { requireBundle } from '../testing/processes.js';
 import {
   call,
   startInstall,
@@ -14,41 +14,20 @@ import {
   waitFor,
   type Install,
 } from '../testing/keychain/installs.js';
-import { asAdmin, buildTestServer, type TestServer } from '../testing/test-server.js';
+import { api, closeMembers, inProcessMember } from '../testing/keychain/in-process.js';
+import type { TestServer } from '../testing/test-server.js';
 import { recordHash, type LogRecord } from './authority-log.js';
 
 requireBundle();
 
 type Json = Record<string, unknown>;
 
-const servers: TestServer[] = [];
+const SHORT = { pullEveryMs: 250, healthEveryMs: 500, takeoverSilenceMs: 1500, homeAliveMs: 3000 };
+
 afterAll(async () => {
-  for (const s of servers) await s.cleanup();
+  await closeMembers();
   await stopAll();
 });
-
-/** A member in this process on a real port, the keychain's clocks shortened. */
-async function inProcessMember(name: string, home: string, key: string) {
-  const port = await freePort();
-  const s = await buildTestServer({
-    env: {
-      SVC_INSTANCE: name,
-      SVC_KEYCHAIN_JOIN: home,
-      SVC_KEYCHAIN_SITE_KEY: key,
-      SVC_CONSOLE_URL: `http://127.0.0.1:${String(port)}`,
-    },
-    delayMs: 0,
-    keychain: {
-      pullEveryMs: 250,
-      healthEveryMs: 500,
-      takeoverSilenceMs: 1500,
-      homeAliveMs: 3000,
-    },
-  });
-  servers.push(s);
-  await s.app.listen({ port, host: '127.0.0.1' });
-  return { s, port };
-}
 
 /** Cut an install off (nothing reaches it) or let it be reached again, on the same port. */
 async function cut(server: Server): Promise<void> {
@@ -63,16 +42,6 @@ async function mend(server: Server, port: number): Promise<void> {
   await new Promise<void>((res) => {
     server.listen(port, '127.0.0.1', res);
   });
-}
-
-async function api(s: TestServer, method: 'GET' | 'POST', url: string, payload?: Json) {
-  const res = await s.app.inject({
-    method,
-    url,
-    headers: asAdmin(),
-    ...(payload !== undefined && { payload }),
-  });
-  return { status: res.statusCode, body: res.json<Json>() };
 }
 
 /** Take over once the silence is long enough, with force (nobody else can be asked). */
@@ -99,8 +68,8 @@ describe('two take-overs at one epoch', () => {
     const keys = (await call(a, 'POST', '/v1/keychain/site-keys', { labels: ['m', 'r'] })).body[
       'keys'
     ] as { key: string }[];
-    m = await inProcessMember('fk-m', a.url, keys[0]?.key ?? '');
-    r = await inProcessMember('fk-r', a.url, keys[1]?.key ?? '');
+    m = await inProcessMember('fk-m', a.url, keys[0]?.key ?? '', SHORT);
+    r = await inProcessMember('fk-r', a.url, keys[1]?.key ?? '', SHORT);
     for (const x of [m, r])
       await waitFor('a member', async () =>
         (await api(x.s, 'GET', '/v1/keychain')).body['role'] === 'member' ? true : null,
@@ -117,10 +86,13 @@ describe('two take-overs at one epoch', () => {
     await cut(r.s.app.server);
     const byM = await forceTakeOver(m.s);
     expect(byM).toMatchObject({ role: 'home', epoch: 2 });
+    // Each side changes the policy while it believes it is the home.
+    expect((await api(m.s, 'PUT', '/v1/policy', { grouping: { window_s: 111, by: [] } })).status).toBe(200); // prettier-ignore
     await cut(m.s.app.server);
     await mend(r.s.app.server, r.port);
     const byR = await forceTakeOver(r.s);
     expect(byR).toMatchObject({ role: 'home', epoch: 2 });
+    expect((await api(r.s, 'PUT', '/v1/policy', { grouping: { window_s: 222, by: [] } })).status).toBe(200); // prettier-ignore
     expect(byR['head']).not.toBe(byM['head']);
     const claim = (s: TestServer): LogRecord | null => s.runtime.keychainStore.log().at(-1) ?? null;
     const mClaim = claim(m.s);
@@ -154,8 +126,19 @@ describe('two take-overs at one epoch', () => {
         loser: loser.runtime.keyFingerprint,
       }),
     ]);
-    // The loser's pulls now reach the winner, and keep it as the home.
+    // The loser's pulls now reach the winner, and keep it as the home; the winner's policy
+    // replaces the one the loser set as a home (its event named in the sync).
     expect((await api(loser, 'POST', '/v1/keychain/pull')).status).toBe(200);
     expect((await api(winner, 'GET', '/v1/keychain')).body['role']).toBe('home');
+    const policyOf = async (s: TestServer) =>
+      JSON.stringify(((await api(s, 'GET', '/v1/policy')).body['policy'] as Json)['grouping']);
+    expect(await policyOf(loser)).toBe(await policyOf(winner));
+    const synced = loser.runtime.reader
+      .list({ type: 'keychain.part_synced', order: 'desc' })
+      .events.map((e) => e.data as Json)
+      .find((d) => d['part'] === 'policy');
+    const replaced = synced?.['replaced'] as { actor?: string } | undefined;
+    expect(replaced?.actor).toBeDefined();
+    expect(replaced?.actor).not.toMatch(/^keychain:/);
   }, 90_000);
 });

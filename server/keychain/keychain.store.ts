@@ -88,6 +88,7 @@ export function createKeychainStore(db: Database) {
   const setSkip = db.prepare<[string]>('UPDATE keychain_state SET skip = ? WHERE id = 1');
   const setOwned = db.prepare<[string]>('UPDATE keychain_state SET owned = ? WHERE id = 1');
   const dropPart = db.prepare<[string]>('DELETE FROM keychain_parts WHERE part = ?');
+  const dropAllParts = db.prepare<[]>('DELETE FROM keychain_parts');
   const setCarried = db.prepare<[string]>('UPDATE keychain_state SET carried = ? WHERE id = 1');
   const parts = db.prepare<[], PartRow>(
     'SELECT part, version, sha256, epoch, at FROM keychain_parts ORDER BY part',
@@ -355,9 +356,13 @@ export function createKeychainStore(db: Database) {
           if (before !== undefined) setRole.run('member', before);
           setRole.run('home', d.to);
           putLog(d.record);
+          dropAllParts.run(); // the new home numbers its parts afresh (see home_changed)
         },
         'keychain.home_changed': (d, e) => {
           moveHome.run(d.role, d.epoch, d.home_fp);
+          // A new home numbers its parts afresh under its own key: versions of the old one
+          // (or of the other side of a fork) would refuse them as rollbacks.
+          dropAllParts.run();
           if (d.role === 'home') {
             setSkip.run(JSON.stringify(d.skip));
             // A home carries by its scope; owned copies are a member's notion.

@@ -7,7 +7,7 @@
 // is the home at epoch 1: asking its members, it is shown the take-over, checks it and steps
 // down, and from then on follows M like any member.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, requireBundle } from '../testing/processes.js';
+import { requireBundle } from '../testing/processes.js';
 import {
   call,
   ledgerText,
@@ -16,48 +16,25 @@ import {
   waitFor,
   type Install,
 } from '../testing/keychain/installs.js';
-import { asAdmin, buildTestServer, type TestServer } from '../testing/test-server.js';
+import {
+  api,
+  closeMembers,
+  eventsOf as events,
+  inProcessMember,
+} from '../testing/keychain/in-process.js';
+import type { TestServer } from '../testing/test-server.js';
 
 requireBundle();
 
 type Json = Record<string, unknown>;
 
-const servers: TestServer[] = [];
+/** Silence 2 s instead of 15 minutes, "home alive" 4 s instead of 3 minutes. */
+const SHORT = { pullEveryMs: 250, takeoverSilenceMs: 2000, homeAliveMs: 4000 };
+
 afterAll(async () => {
-  for (const s of servers) await s.cleanup();
+  await closeMembers();
   await stopAll();
 });
-
-/** A member in this process, listening on a real port, with the keychain's clocks shortened. */
-async function inProcessMember(name: string, home: string, key: string): Promise<TestServer> {
-  const port = await freePort();
-  const s = await buildTestServer({
-    env: {
-      SVC_INSTANCE: name,
-      SVC_KEYCHAIN_JOIN: home,
-      SVC_KEYCHAIN_SITE_KEY: key,
-      SVC_CONSOLE_URL: `http://127.0.0.1:${String(port)}`,
-    },
-    delayMs: 0,
-    keychain: { pullEveryMs: 250, takeoverSilenceMs: 2000, homeAliveMs: 4000 },
-  });
-  servers.push(s);
-  await s.app.listen({ port, host: '127.0.0.1' });
-  return s;
-}
-
-async function api(s: TestServer, method: 'GET' | 'POST' | 'PUT', url: string, payload?: Json) {
-  const res = await s.app.inject({
-    method,
-    url,
-    headers: asAdmin(),
-    ...(payload !== undefined && { payload }),
-  });
-  return { status: res.statusCode, body: res.json<Json>() };
-}
-
-const events = (s: TestServer, type: string) =>
-  s.runtime.reader.list({ type, order: 'asc' }).events.map((e) => e.data as Json);
 
 describe('taking over from a lost home', () => {
   let a: Install;
@@ -75,8 +52,8 @@ describe('taking over from a lost home', () => {
     const keys = (await call(a, 'POST', '/v1/keychain/site-keys', { labels: ['m', 'r'] })).body[
       'keys'
     ] as { key: string }[];
-    m = await inProcessMember('to-m', a.url, keys[0]?.key ?? '');
-    r = await inProcessMember('to-r', a.url, keys[1]?.key ?? '');
+    m = (await inProcessMember('to-m', a.url, keys[0]?.key ?? '', SHORT)).s;
+    r = (await inProcessMember('to-r', a.url, keys[1]?.key ?? '', SHORT)).s;
     for (const s of [m, r])
       await waitFor('a member', async () =>
         (await api(s, 'GET', '/v1/keychain')).body['role'] === 'member' ? true : null,

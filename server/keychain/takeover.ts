@@ -52,6 +52,13 @@ const extendsLog = (known: readonly LogRecord[], next: readonly LogRecord[]) =>
   next.length >= known.length &&
   known.every((r, i) => next[i] !== undefined && recordHash(next[i]) === recordHash(r));
 
+/** Who the take-over at the head of the epoch of a log's last record claims the home for. */
+function claimOf(records: readonly LogRecord[]): string | null {
+  const last = records.at(-1);
+  const claim = records.find((r) => r.type === 'takeover' && r.epoch === last?.epoch)?.body['to'];
+  return typeof claim === 'string' ? claim : null;
+}
+
 export function createTakeover(deps: Deps) {
   const { store, ledger, writer, clock, identity } = deps;
   const self = identity.fingerprint;
@@ -261,7 +268,28 @@ export function createTakeover(deps: Deps) {
         if (moved?.error === 'fork' && Array.isArray(moved.records)) {
           // The lower take-over record wins; the losing home follows (follow records why).
           if (!winsFork(store.log(), moved.records)) continue;
-          if ((await deps.handover.follow(moved)) === null) return;
+          // A fork comes from a split: a home that members other than the claimant still
+          // follow is not the cut-off side, and one member alone cannot unseat it.
+          const claimant = moved.records.at(-1)?.epoch === st.epoch ? claimOf(moved.records) : null;
+          const followed = store
+            .members()
+            .some(
+              (x) =>
+                x.fingerprint !== self &&
+                x.fingerprint !== claimant &&
+                clock.now() - Date.parse(contact.get(x.fingerprint) ?? '') < deps.homeAliveMs,
+            );
+          const why = followed
+            ? 'a fork was shown while other members follow this home'
+            : await deps.handover.follow(moved);
+          if (why === null) return;
+          await writer.transact(() =>
+            ledger.append({
+              type: 'keychain.takeover_invalid',
+              actor: 'system',
+              data: { told_by: m.fingerprint, why },
+            }),
+          );
           continue;
         }
         if (moved?.error !== 'stale_epoch' || !Array.isArray(moved.records)) continue;

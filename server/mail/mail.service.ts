@@ -11,7 +11,7 @@ import {
   writeSecretFile,
   type SecretRefRules,
 } from '../secrets/index.js';
-import { ConflictError, InvalidInputError } from '../shared/errors.js';
+import { ConflictError, InvalidInputError, refuseIfCarried } from '../shared/errors.js';
 import type { Actor } from '../shared/types.js';
 import type { EnvironmentMail } from './mail.environment.js';
 import { carriedMailSecretFile, mailSecretFile } from './mail.secrets.js';
@@ -117,15 +117,19 @@ export function createMailService({
     return sendMail(using.settings, using.env, mail, () => clock.now());
   }
 
-  /** A PUT body checked (400 naming the field), its typed-in secrets written (0600). */
-  function checkAndWrite(
-    given: unknown,
-    fileFor = (setting: SecretSetting): string => mailSecretFile(secretsDir, setting),
-  ) {
+  /** A body checked as a PUT is (400 naming the field): the settings and the typed-in secrets. */
+  function check(given: unknown, fileFor: (setting: SecretSetting) => string) {
     const { settings, typed } = parseMailSettings(given, fileFor);
     const no = refused(settings);
     if (no !== null)
       throw new InvalidInputError('invalid_input', `${no.field}: ${no.why}`, { field: no.field });
+    return { settings, typed };
+  }
+
+  /** A PUT body checked (400 naming the field), its typed-in secrets written (0600). */
+  function checkAndWrite(given: unknown) {
+    const fileFor = (setting: SecretSetting): string => mailSecretFile(secretsDir, setting);
+    const { settings, typed } = check(given, fileFor);
     const previous = store.get()?.settings ?? null;
     for (const t of typed) writeSecretFile(fileFor(t.setting), t.value);
     return { settings, previous };
@@ -182,13 +186,7 @@ export function createMailService({
 
     /** PUT: validate (400 naming the field), write typed-in secrets (0600), store, record. */
     async set(given: unknown, actor: Actor): Promise<MailSettingsView> {
-      const carrier = carriedBy?.() ?? null;
-      if (carrier !== null)
-        throw new ConflictError(
-          'keychain_managed',
-          `the mail settings are carried by the keychain: change them on ${carrier}`,
-          { part: 'mail', why: `the keychain home ${carrier} carries the mail settings here` },
-        );
+      refuseIfCarried(carriedBy?.() ?? null, 'mail', 'the mail settings are');
       if (environment !== null) {
         const names = environment.variables.join(', ');
         throw new ConflictError('mail_in_environment', `mail is set by ${names}`, {
@@ -217,7 +215,8 @@ export function createMailService({
         try {
           return { value: readSecretFile(ref.file).reveal() };
         } catch {
-          return ref; // a lost file travels as the reference it is; members refuse it, saying why
+          // A lost file travels as what it is: members refuse it, naming the setting.
+          return { missing_file: ref.file };
         }
       };
       return {
@@ -241,10 +240,25 @@ export function createMailService({
         throw new Error(
           `mail is set by the environment here (${environment.variables.join(', ')})`,
         );
-      if (doc === null) return;
-      // The home's secrets go to files of their own: this install's own are left as they are.
-      const checked = checkAndWrite(doc, (setting) => carriedMailSecretFile(secretsDir, setting));
-      record(checked.settings, actor);
+      if (doc === null) {
+        if (store.get() === null) return;
+        throw new Error(
+          'the home has no mail settings; this install keeps its own (own the mail part to change them here)',
+        );
+      }
+      // The home's secrets go to files of their own (this install's own are left as they
+      // are), written once the settings are committed: a write that fails leaves the file
+      // missing, so the document differs and the next pull writes it again.
+      const fileFor = (setting: SecretSetting) => carriedMailSecretFile(secretsDir, setting);
+      const { settings, typed } = check(doc, fileFor);
+      record(settings, actor);
+      writer.afterCommit(() => {
+        try {
+          for (const t of typed) writeSecretFile(fileFor(t.setting), t.value);
+        } catch (err) {
+          log?.warn({ err: (err as Error).message }, 'mail: a carried secret could not be written');
+        }
+      });
     },
 
     /** Send one mail with the stored settings; never throws, never reveals a secret. */

@@ -7,7 +7,7 @@ import type { Writer } from '../db/writer.js';
 import type { DomainLedger } from '../ledger/index.js';
 import { canonicalJson } from '../shared/canonical-json.js';
 import type { Clock } from '../shared/clock.js';
-import { ConflictError, InvalidInputError } from '../shared/errors.js';
+import { ConflictError, InvalidInputError, refuseIfCarried } from '../shared/errors.js';
 import type { Actor } from '../shared/types.js';
 import {
   checkPolicy,
@@ -161,16 +161,7 @@ export function createPolicyService(deps: Deps) {
     },
     /** PUT /v1/policy: replace the whole document; 409 while the file manages it. */
     async put(input: PolicyInput, actor: Actor): Promise<PolicyView> {
-      const carrier = deps.carriedBy?.() ?? null;
-      if (carrier !== null) {
-        throw new ConflictError(
-          'keychain_managed',
-          `the policy is carried by the keychain: change it on ${carrier}`,
-          {
-            why: `the keychain home ${carrier} carries the policy to this install`,
-          },
-        );
-      }
+      refuseIfCarried(deps.carriedBy?.() ?? null, 'policy', 'the policy is');
       if (fromFile !== null) {
         throw new ConflictError('policy_in_file', `the policy is managed in ${file}`, {
           why: `the policy is managed in ${file}; edit that file and restart`,

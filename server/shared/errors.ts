@@ -43,3 +43,17 @@ export class NotOperatingError extends ServiceError {
 export class StorageUnavailableError extends ServiceError {
   override readonly kind = 'unavailable';
 }
+
+/**
+ * On a keychain member, a write to a part its home carries (409 keychain_managed, naming the
+ * part and where to change it). `carrier` says where ("the home DC A (ABCD…)"), null when the
+ * part is this install's to change.
+ */
+export function refuseIfCarried(carrier: string | null, part: string, what: string): void {
+  if (carrier === null) return;
+  throw new ConflictError(
+    'keychain_managed',
+    `${what} carried by the keychain: change it on ${carrier}`,
+    { part, why: `${carrier} carries ${part} to this install` },
+  );
+}
