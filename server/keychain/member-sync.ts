@@ -20,7 +20,13 @@ export const PULL_EVERY_S = 30;
 
 export type PullResult =
   | { readonly ok: true; readonly changed: boolean; readonly parts: PartOutcome[] }
-  | { readonly ok: false; readonly why: string; readonly status?: number };
+  | {
+      readonly ok: false;
+      readonly why: string;
+      readonly status?: number;
+      /** The answer was not signed by the home: it proves nothing about the home. */
+      readonly unsigned?: true;
+    };
 
 /** Whether `next` extends `known` (the same records first), as a log may only grow. */
 function extendsLog(known: readonly LogRecord[], next: readonly LogRecord[]): boolean {
@@ -59,8 +65,9 @@ export function createMemberSync(deps: {
   function pull(): Promise<PullResult> {
     inflight ??= pullOnce()
       .then((r) => {
-        // An answer of any kind is the home alive; no answer (or a 5xx) is silence.
-        const heard = r.ok || (r.status !== undefined && r.status < 500);
+        // A signed answer of any kind is the home alive; no answer, a 5xx or an unsigned
+        // 429 (anyone on the path could send one to hold a take-over off) is silence.
+        const heard = r.ok || (r.status !== undefined && r.status < 500 && r.unsigned !== true);
         if (heard) {
           silentSince = null;
           failures = 0;
@@ -127,6 +134,7 @@ export function createMemberSync(deps: {
         ok: false,
         status: answer.status,
         why: body?.message ?? `the home answered ${String(answer.status)}`,
+        ...(answer.unsigned === true && { unsigned: true as const }),
       });
     }
     const answered = answer.body as Roster & { handover?: unknown };

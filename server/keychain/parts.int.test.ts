@@ -33,6 +33,8 @@ describe('a member applying carried parts', () => {
   let stand: Server;
   let genesis: LogRecord;
   let parts: Offered[] = [];
+  /** When set, the stand-in answers as a throttle on the path would: 429, unsigned. */
+  let throttled = false;
   let memberKx: KeyObject;
 
   const policyPart = (
@@ -66,13 +68,19 @@ describe('a member applying carried parts', () => {
       { fp: HOME_FP, key: home.privateKey },
       new Date().toISOString(),
     );
-    member = await buildTestServer();
+    // Take-over thresholds shortened: the last test needs the silence to count at once.
+    member = await buildTestServer({ keychain: { takeoverSilenceMs: 1 } });
     const memberFp = member.runtime.keyFingerprint;
     memberKx = createPublicKey(loadOrCreateAgreementKey(member.runtime.config.dataDir, false));
     stand = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
+        if (throttled) {
+          res.writeHead(429, { 'retry-after': '1', 'content-type': 'application/json' });
+          res.end('{"error":"throttled"}');
+          return;
+        }
         const input = String(req.headers['signature-input'] ?? '');
         const nonce = /nonce="([^"]+)"/.exec(input)?.[1] ?? '';
         const roster = {
@@ -208,5 +216,20 @@ describe('a member applying carried parts', () => {
     parts = [policyPart(1, { grouping: { window_s: 600, by: ['alertname'] } })];
     await pull();
     expect(rejections()).toHaveLength(before);
+  });
+
+  it('takes an unsigned 429 for silence: anyone on the path could send one to hold a take-over off', async () => {
+    throttled = true;
+    for (let i = 0; i < 3; i++) await pull();
+    const taken = await member.app.inject({
+      method: 'POST',
+      url: '/v1/keychain/take-over',
+      headers: asAdmin(),
+      payload: {},
+    });
+    // Silent long enough: the claim is made, and refused only because this stand-in's log
+    // never added the member (before, the 429s counted as the home alive: home_not_silent).
+    expect(taken.statusCode).toBe(409);
+    expect(taken.json()).toMatchObject({ error: 'takeover_invalid' });
   });
 });

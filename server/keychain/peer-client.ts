@@ -23,6 +23,8 @@ export type PeerAnswer =
       readonly status: number;
       readonly body: unknown;
       readonly retryAfterS: number | null;
+      /** An unsigned 429 or 5xx (a throttle or a proxy): anyone on the path can say that. */
+      readonly unsigned?: true;
     }
   /** No answer, or one we cannot believe (unsigned, wrong signer): worth another try later. */
   | { readonly kind: 'unreachable' | 'unverified'; readonly why: string; readonly status?: number };
@@ -115,6 +117,7 @@ export async function callPeer(
         status: res.status,
         body: null,
         retryAfterS: retryAfter(res.headers.get('retry-after')),
+        unsigned: true,
       };
     return {
       kind: 'unverified',

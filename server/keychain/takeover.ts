@@ -127,7 +127,10 @@ export function createTakeover(deps: Deps) {
       );
       const records = [...log, record];
       const problem = checkLog(records, st.keychain_id);
-      if (problem !== null) throw new Error(`a take-over record that does not hold: ${problem}`);
+      if (problem !== null)
+        throw new ConflictError('takeover_invalid', `the take-over would not hold: ${problem}`, {
+          why: problem,
+        });
       const others = store
         .members()
         .filter((m) => m.fingerprint !== self && m.fingerprint !== st.home_fp);
@@ -168,7 +171,10 @@ export function createTakeover(deps: Deps) {
         );
       }
       const why = await deps.handover.follow(movedFor(records), actor.name);
-      if (why !== null) throw new Error(`the take-over could not be kept: ${why}`);
+      if (why !== null)
+        throw new ConflictError('takeover_invalid', `the take-over could not be kept: ${why}`, {
+          why,
+        });
       await writer.transact(() =>
         ledger.append({
           type: 'keychain.took_over',
