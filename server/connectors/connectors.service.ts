@@ -29,6 +29,7 @@ import {
   carriedSecretFileOf,
   ownSecretFiles,
   secretFileOf,
+  unusedCarriedFiles,
   unusedSecretFiles,
 } from './secret-files.js';
 import {
@@ -315,6 +316,12 @@ export function createConnectorsService(deps: ConnectorsServiceDeps) {
       writer.afterCommit(() => {
         try {
           for (const f of files) writeSecretFile(f.path, f.value);
+          removeFiles(
+            unusedCarriedFiles(
+              secretsDir,
+              store.all().map((r) => r.document),
+            ),
+          );
         } catch (err) {
           log.warn(
             { err: (err as Error).message },

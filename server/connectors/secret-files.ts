@@ -1,4 +1,5 @@
 // Where a connector's typed-in secrets are written (server/secrets/ writes and removes them).
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** The file a typed-in secret of one connector's setting is written to. */
@@ -39,4 +40,29 @@ export function unusedSecretFiles(
     .filter(([setting, v]) => fileOf(v) === secretFileOf(secretsDir, name, setting))
     .map(([, v]) => fileOf(v) ?? '')
     .filter((f) => !kept.has(f));
+}
+
+/**
+ * The files a keychain home carried here that no connector points at any more (a token the
+ * home removed or replaced must not linger on the member's disk).
+ */
+export function unusedCarriedFiles(
+  secretsDir: string,
+  documents: readonly { readonly settings: Readonly<Record<string, unknown>> }[],
+): string[] {
+  const used = new Set(
+    documents.flatMap((d) =>
+      Object.values(d.settings).map((v) => (v as { file?: unknown } | null)?.file),
+    ),
+  );
+  let names: string[];
+  try {
+    names = readdirSync(secretsDir);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((n) => n.startsWith('keychain-connector-'))
+    .map((n) => join(secretsDir, n))
+    .filter((f) => !used.has(f));
 }

@@ -3,7 +3,15 @@
 // SVC_KEYCHAIN_JOIN + SVC_KEYCHAIN_SITE_KEY, a site whose key pins another home, and the
 // peer endpoints under attack: a replayed, an altered, a late, a misaddressed and an
 // oversized request, a site key used twice or guessed, and a flood of hellos.
-import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -297,6 +305,12 @@ describe('a keychain of real installs on loopback', () => {
     });
     expect((await call(b, 'DELETE', '/v1/connectors/prom')).status).toBe(409);
     expect(await ledgerText(b)).toMatch(/keychain\.part_synced .*"part":"connections"/);
+    // The home drops the connection: its token goes from the member's disk too.
+    expect((await call(a, 'DELETE', '/v1/connectors/prom')).status).toBe(200);
+    await call(b, 'POST', '/v1/keychain/pull');
+    expect(await names()).toEqual([]);
+    expect(existsSync(join(secrets, 'keychain-connector-prom-bearer_token'))).toBe(false);
+    expect(existsSync(join(secrets, 'connector-mine-bearer_token'))).toBe(true);
   }, 30_000);
 
   it("lets the home skip a part and a member keep its own copy, then take the home's again", async () => {

@@ -255,6 +255,12 @@ export function createMailService({
       writer.afterCommit(() => {
         try {
           for (const t of typed) writeSecretFile(fileFor(t.setting), t.value);
+          // A carried secret the home no longer sends must not linger here.
+          const used = [settings.smtp?.password, settings.api?.token].map((r) =>
+            r !== undefined && 'file' in r ? r.file : null,
+          );
+          for (const setting of SECRET_SETTINGS)
+            if (!used.includes(fileFor(setting))) rmSync(fileFor(setting), { force: true });
         } catch (err) {
           log?.warn({ err: (err as Error).message }, 'mail: a carried secret could not be written');
         }
