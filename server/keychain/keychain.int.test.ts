@@ -450,23 +450,26 @@ describe('a keychain of real installs on loopback', () => {
     // A pull: each part's manifest in the clear, the documents (the mail password among
     // them) only in the box sealed to this member.
     const body = Buffer.from('{}');
-    const pulled = await send(a, '/v1/keychain/peer/pull', {
-      body,
-      headers: signRequest({
-        method: 'POST',
-        path: '/v1/keychain/peer/pull',
-        query: '',
+    /** A pull signed by this crafted member, as its install would make it. */
+    const pull = () =>
+      send(a, '/v1/keychain/peer/pull', {
         body,
-        keychainId: h.keychain_id,
-        from: site.fp,
-        to: h.home_fp,
-        epoch: h.epoch,
-        head: h.head,
-        key: site.sigKey,
-        keyid: site.fp,
-        now: Date.now(),
-      }),
-    });
+        headers: signRequest({
+          method: 'POST',
+          path: '/v1/keychain/peer/pull',
+          query: '',
+          body,
+          keychainId: h.keychain_id,
+          from: site.fp,
+          to: h.home_fp,
+          epoch: h.epoch,
+          head: h.head,
+          key: site.sigKey,
+          keyid: site.fp,
+          now: Date.now(),
+        }),
+      });
+    const pulled = await pull();
     expect(pulled.status).toBe(200);
     expect(pulled.raw.toString()).not.toContain(MAIL_PASSWORD);
     const manifests = pulled.body['parts'] as Json[];
@@ -484,23 +487,7 @@ describe('a keychain of real installs on loopback', () => {
     const statuses: number[] = [];
     let throttled: Awaited<ReturnType<typeof send>> | null = null;
     for (let i = 0; i < PULL_BURST + 1; i++) {
-      const again = await send(a, '/v1/keychain/peer/pull', {
-        body,
-        headers: signRequest({
-          method: 'POST',
-          path: '/v1/keychain/peer/pull',
-          query: '',
-          body,
-          keychainId: h.keychain_id,
-          from: site.fp,
-          to: h.home_fp,
-          epoch: h.epoch,
-          head: h.head,
-          key: site.sigKey,
-          keyid: site.fp,
-          now: Date.now(),
-        }),
-      });
+      const again = await pull();
       statuses.push(again.status);
       if (again.status === 429) throttled = again;
     }
