@@ -45,7 +45,7 @@ export interface PartAdapter {
   document(): unknown;
   /**
    * Inside a writer job: apply a document the home carried; throws, writing nothing, when
-   * it cannot (files a document carries, such as secrets, are written before it returns).
+   * it cannot. Files it carries (secrets) are written after the commit (writer.afterCommit).
    */
   apply(doc: unknown, actor: string): void;
   /** The ledger event that last changed the document here (its seq and actor), or null. */
