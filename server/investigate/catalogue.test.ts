@@ -42,6 +42,8 @@ interface CatalogueEntry {
     readonly fix: { id: string; op: string; args: Record<string, unknown> } | null;
   };
   readonly herring: Case;
+  /** more red herrings where one is not enough to show a hole closed */
+  readonly more_herrings?: Case[];
   readonly unknown: Case;
 }
 
@@ -146,18 +148,20 @@ describe('the catalogue of causes', () => {
         }
       });
 
-      it(`the red herring does not prove it: ${e.herring.how}`, async () => {
-        const r = await investigate(e, e.herring.answers, `ep-${e.cause}-herring`);
-        expect(unexpectedUnreadable(r)).toEqual([]);
-        expect(decisive(r)).toEqual({
-          proven: named(e.herring.proven),
-          linked: named(e.herring.linked),
+      for (const [i, herring] of [e.herring, ...(e.more_herrings ?? [])].entries()) {
+        it(`the red herring does not prove it: ${herring.how}`, async () => {
+          const r = await investigate(e, herring.answers, `ep-${e.cause}-herring-${String(i)}`);
+          expect(unexpectedUnreadable(r)).toEqual([]);
+          expect(decisive(r)).toEqual({
+            proven: named(herring.proven),
+            linked: named(herring.linked),
+          });
+          expect(pairs(r.hypotheses.filter((h) => h.confidence === 'proven'))).not.toContain(
+            `${e.cause}(${e.service})`,
+          );
+          expectFilled(r);
         });
-        expect(pairs(r.hypotheses.filter((h) => h.confidence === 'proven'))).not.toContain(
-          `${e.cause}(${e.service})`,
-        );
-        expectFilled(r);
-      });
+      }
 
       it(`the same symptom from a cause no pack knows proves nothing: ${e.unknown.how}`, async () => {
         const r = await investigate(e, e.unknown.answers, `ep-${e.cause}-unknown`);

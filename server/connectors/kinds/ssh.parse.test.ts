@@ -128,9 +128,52 @@ describe('gate output', () => {
           process: null,
         },
       ],
+      unit_ports: [{ unit: 'app', ports: [8999], holders: [], state: 'unknown' }],
     });
+    expect(parsePorts(text).unit_ports).toEqual([
+      { unit: 'app', ports: [8999], holders: [], state: 'unknown' },
+    ]);
     expect(splitEndpoint('*:22')).toEqual({ address: '*', port: 22 });
     expect(splitEndpoint('nonsense')).toBeNull();
+  });
+
+  it('says, per configured unit, whether another process holds its ports: the mechanism of a port in use', () => {
+    const ports = (listen: string[], units: string[]) =>
+      parsePorts(
+        [
+          '#listen',
+          ...listen,
+          '#established',
+          '#units',
+          ...units,
+          '#unitports',
+          '8080 app',
+          '8081 app',
+          '80 nginx',
+        ].join('\n'),
+      ).unit_ports;
+    const nginx = 'LISTEN 0 511 0.0.0.0:80 0.0.0.0:* users:(("nginx",pid=812,fd=6))';
+    const app = 'LISTEN 0 511 127.0.1.2:8080 0.0.0.0:* users:(("node",pid=400,fd=20))';
+    const hog = 'LISTEN 0 511 127.0.1.2:8080 0.0.0.0:* users:(("node",pid=999,fd=3))';
+    const hogOther = 'LISTEN 0 511 0.0.0.0:8081 0.0.0.0:* users:(("python3",pid=998,fd=3))';
+    // The app's own process on its port, nginx on its own: nothing taken.
+    expect(ports([nginx, app], ['812 nginx', '400 app'])).toEqual([
+      { unit: 'app', ports: [8080, 8081], holders: [], state: 'clear' },
+      { unit: 'nginx', ports: [80], holders: [], state: 'clear' },
+    ]);
+    // The app down, another process on one of its ports (not of any unit): taken, named.
+    expect(ports([nginx, hog, hogOther], ['812 nginx'])[0]).toEqual({
+      unit: 'app',
+      ports: [8080, 8081],
+      holders: ['node (pid 999) on 8080', 'python3 (pid 998) on 8081'],
+      state: 'taken',
+    });
+    // Another unit on the app's port is another process too.
+    expect(ports([app.replace('node', 'nginx')], ['400 nginx'])[0]?.state).toBe('taken');
+    // Nothing listens: clear (a bind error in its log is from before).
+    expect(ports([nginx], ['812 nginx'])[0]?.state).toBe('clear');
+    // A listener ss cannot name the process of: unknown, never taken nor clear.
+    expect(ports(['LISTEN 0 5 127.0.1.2:8080 0.0.0.0:*'], [])[0]?.state).toBe('unknown');
   });
 
   it('reads df, meminfo and loadavg', () => {

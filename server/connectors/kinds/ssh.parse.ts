@@ -18,6 +18,19 @@ export interface Listening {
   readonly process: string | null;
 }
 
+/**
+ * Who holds the ports the gate config gives a unit (`unit.<name>.ports`): `taken` when a
+ * process other than the unit listens on one (named in `holders`), `clear` when every one is
+ * free or the unit's own, `unknown` when ss could not name a listener's process. A bind
+ * error in a log is only a port in use now while another process still holds the port.
+ */
+export interface UnitPorts {
+  readonly unit: string;
+  readonly ports: number[];
+  readonly holders: string[];
+  readonly state: 'taken' | 'clear' | 'unknown';
+}
+
 export interface Established {
   readonly local_address: string;
   readonly local_port: number;
@@ -130,7 +143,11 @@ function parseSsLine(line: string): SsRow | null {
 }
 
 /** The ports check: ss sections, then pid → unit and port → unit maps from the gate. */
-export function parsePorts(text: string): { listening: Listening[]; established: Established[] } {
+export function parsePorts(text: string): {
+  listening: Listening[];
+  established: Established[];
+  unit_ports: UnitPorts[];
+} {
   const sections = new Map<string, string[]>();
   let current = '';
   for (const line of text.split('\n')) {
@@ -178,7 +195,38 @@ export function parsePorts(text: string): { listening: Listening[]; established:
       process: processOf(row),
     });
   }
-  return { listening, established };
+  return { listening, established, unit_ports: unitPorts(sections, unitOfPid) };
+}
+
+function unitPorts(
+  sections: ReadonlyMap<string, string[]>,
+  unitOfPid: ReadonlyMap<number, string>,
+): UnitPorts[] {
+  const portsOf = new Map<string, number[]>();
+  for (const line of sections.get('unitports') ?? []) {
+    const [port, unit] = line.trim().split(/\s+/);
+    if (port === undefined || unit === undefined || !/^\d+$/.test(port)) continue;
+    portsOf.set(unit, [...(portsOf.get(unit) ?? []), Number(port)]);
+  }
+  const rows = (sections.get('listen') ?? []).flatMap((line) => {
+    const row = parseSsLine(line);
+    const local = row === null ? null : splitEndpoint(row.local);
+    return row === null || local === null ? [] : [{ row, port: local.port }];
+  });
+  return [...portsOf].map(([unit, ports]) => {
+    const holders = new Set<string>();
+    let unknown = false;
+    for (const { row, port } of rows) {
+      if (!ports.includes(port)) continue;
+      if (row.pid === null) unknown = true;
+      else if (unitOfPid.get(row.pid) !== unit)
+        holders.add(
+          `${unitOfPid.get(row.pid) ?? row.program ?? 'a process'} (pid ${String(row.pid)}) on ${String(port)}`,
+        );
+    }
+    const state = holders.size > 0 ? 'taken' : unknown ? 'unknown' : 'clear';
+    return { unit, ports, holders: [...holders], state };
+  });
 }
 
 /** A named cache of the gate config: its size and its share of its file system. */
