@@ -246,6 +246,10 @@ describe('actions', () => {
       if (app === undefined) await sleep(100);
     }
     expect(app).toMatchObject({ address: '127.0.0.1', process: 'app' });
+    // Its configured port is free: nobody else holds it.
+    expect(parsePorts(gate('ports').stdout).unit_ports).toEqual([
+      { unit: 'app', ports: [8999], holders: [], state: 'clear' },
+    ]);
 
     // A crash leaves the pidfile behind: the unit is failed, not stopped.
     process.kill(pid ?? 0, 'SIGKILL');
@@ -255,6 +259,9 @@ describe('actions', () => {
       state: 'failed',
       pid: null,
     });
+    // The journal says first when the run that ended started: the pidfile's time.
+    const started = Math.floor(statSync(join(dir, 'app.pid')).mtimeMs / 1000);
+    expect(gate('journal app 2').stdout.split('\n')[0]).toBe(`#started ${String(started)}`);
     expect(gate('restart app').code).toBe(0);
     expect(pidOf()).not.toBe(pid);
     expect(readFileSync(log, 'utf8')).toMatch(/from=192\.0\.2\.7 action done: restart app/);

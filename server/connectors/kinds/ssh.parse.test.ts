@@ -236,6 +236,42 @@ describe('gate output', () => {
     expect(stale.current).toEqual([]);
   });
 
+  it("keeps an earlier run's words out of the last words when the gate says when the last run started", () => {
+    const now = Date.parse('2026-03-02T10:00:00Z');
+    const started = (iso: string) => `#started ${String(Date.parse(iso) / 1000)}`;
+    const bindError = [
+      '2026-03-02T09:59:20.100Z stopping',
+      'node:events:497',
+      'Error: listen EADDRINUSE: address already in use 127.0.1.2:8080',
+      'Node.js v20.11.1',
+    ];
+    const since = Date.parse('2026-03-02T09:58:00Z'); // last seen healthy: before it all
+    // Started again at 09:59:25 and killed: the bind error was the run before's.
+    const killed = [...bindError, '2026-03-02T09:59:25.300Z listening on 127.0.1.2:8080'];
+    expect(parseJournal('app', killed.join('\n'), now, since).last).toContain(bindError[2]);
+    const read = parseJournal(
+      'app',
+      [started('2026-03-02T09:59:25Z'), ...killed].join('\n'),
+      now,
+      since,
+    );
+    expect(read.last).toEqual(['2026-03-02T09:59:25.300Z listening on 127.0.1.2:8080']);
+    expect(read.lines).toEqual(killed);
+    // The run that started at 09:59:24 died on the bind itself: its stack (no stamps of its
+    // own, after the last stamp) is its last words.
+    const died = parseJournal(
+      'app',
+      [started('2026-03-02T09:59:24Z'), ...bindError].join('\n'),
+      now,
+      since,
+    );
+    expect(died.last).toEqual(bindError.slice(1));
+    // Without since, the start alone bounds the last words.
+    expect(
+      parseJournal('app', [started('2026-03-02T09:59:25Z'), ...killed].join('\n'), now).last,
+    ).toEqual(['2026-03-02T09:59:25.300Z listening on 127.0.1.2:8080']);
+  });
+
   it('leaves out, with since, what was logged before the service was last seen healthy', () => {
     const now = Date.parse('2026-03-02T10:00:00Z');
     const log = [

@@ -437,6 +437,12 @@ export interface Journal {
 export function parseJournal(unit: string, text: string, now: number, sinceMs?: number): Journal {
   const all = text.split('\n');
   if (all.at(-1) === '') all.pop();
+  // The gate's first line, when it knows it: when the unit's last run started. What was
+  // logged before it was said by an earlier run, so it is no last word of this one.
+  const startedLine = /^#started (\d+)$/.exec(all[0] ?? '');
+  if (startedLine !== null) all.shift();
+  const startedMs = startedLine === null ? undefined : Number(startedLine[1]) * 1000;
+  const wordsSince = startedMs === undefined ? sinceMs : Math.max(sinceMs ?? startedMs, startedMs);
   const recent: string[] = [];
   const stamps: (number | null)[] = [];
   let at: number | null = null;
@@ -452,11 +458,11 @@ export function parseJournal(unit: string, text: string, now: number, sinceMs?: 
   // With `since`, what was logged before it is no word of the present failure.
   const kept = all
     .map((line, i) => ({ line, t: stamps[i] ?? null }))
-    .filter((x) => sinceMs === undefined || (x.t !== null && x.t >= sinceMs));
+    .filter((x) => wordsSince === undefined || (x.t !== null && x.t >= wordsSince));
   const final = kept.at(-1)?.t ?? null;
   const stamped =
     final === null
-      ? sinceMs === undefined
+      ? wordsSince === undefined
         ? all.slice(-LAST_LINES)
         : []
       : kept.filter((x) => x.t !== null && x.t >= final - LAST_WORDS_MS).map((x) => x.line);
@@ -465,7 +471,7 @@ export function parseJournal(unit: string, text: string, now: number, sinceMs?: 
   // The unstamped lines that end the log (a dying process's stack) were written after its
   // last stamp, at a time unknown: `since` cannot place them before the failure.
   const tail = lastStamped >= 0 ? all.slice(lastStamped + 1) : [];
-  const last = sinceMs !== undefined && tail.length > 0 && stamped.length === 0 ? tail : stamped;
+  const last = wordsSince !== undefined && tail.length > 0 && stamped.length === 0 ? tail : stamped;
   return { unit, lines: all, recent, last, current };
 }
 
