@@ -259,8 +259,12 @@ describe('actions', () => {
       state: 'failed',
       pid: null,
     });
-    // The journal says first when the run that ended started: the pidfile's time.
-    const started = Math.floor(statSync(join(dir, 'app.pid')).mtimeMs / 1000);
+    // The journal says first when the run that ended started: the pidfile's birth (or, on a
+    // file system that keeps none, its change time).
+    const pidStat = statSync(join(dir, 'app.pid'));
+    const started = Math.floor(
+      (pidStat.birthtimeMs > 0 ? pidStat.birthtimeMs : pidStat.mtimeMs) / 1000,
+    );
     expect(gate('journal app 2').stdout.split('\n')[0]).toBe(`#started ${String(started)}`);
     expect(gate('restart app').code).toBe(0);
     expect(pidOf()).not.toBe(pid);
