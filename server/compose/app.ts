@@ -13,7 +13,7 @@ import {
 } from '../connectors/index.js';
 import { consoleDir, consoleRoutes } from '../console/index.js';
 import { createCoreDoctor } from './doctor.js';
-import { buildKeychain, carrierOf, type KeychainOptions } from './keychain.js';
+import { buildKeychain, carrierOf, signinPart, type KeychainOptions } from './keychain.js';
 import { buildLiveHub, type LiveStreamOptions } from './live.js';
 import { buildDeciding, buildInvestigation } from './acting.js';
 import { doctorRoutes, escalationCheck, snapshotsCheck } from '../doctor/index.js';
@@ -322,6 +322,7 @@ export async function buildApp(config: Config, options: AppOptions) {
     personChanged: (id, actor) => {
       deciding.approvals.personChangedIn(id, actor);
     },
+    signinCarriedBy: () => carrierOf(rt, 'signin'),
   });
   const signIn = createSignInService({
     store: signInStore,
@@ -360,6 +361,11 @@ export async function buildApp(config: Config, options: AppOptions) {
     env: options.env ?? {},
     secretRefs: config.secretRefs,
     log,
+    carriedBy: () => carrierOf(rt, 'signin'),
+    ownCallback:
+      config.http.consoleUrl === null
+        ? null
+        : `${config.http.consoleUrl.replace(/\/+$/, '')}/v1/auth/sso/callback`,
   });
 
   const status = createStatusService({
@@ -543,7 +549,14 @@ export async function buildApp(config: Config, options: AppOptions) {
   const keychain = buildKeychain(
     rt,
     log,
-    { policy, branding, numbers: impact, mail, connections: connectors },
+    {
+      policy,
+      branding,
+      numbers: impact,
+      mail,
+      connections: connectors,
+      signin: signinPart(sso, people),
+    },
     options.keychain,
   );
   doctor.register(keychain.witnessCheck);

@@ -96,12 +96,33 @@ export interface CarriedDomains {
   readonly numbers: CarriedDomain;
   readonly mail: CarriedDomain;
   readonly connections: CarriedDomain;
+  /** Single sign-on and who may sign in (signinPart). */
+  readonly signin: CarriedDomain;
+}
+
+/** The "signin" part: two domains' documents, single sign-on and who may sign in. */
+export function signinPart(
+  sso: { document(): unknown; applyCarried(doc: unknown, actor: string): void },
+  people: {
+    accessDocument(): unknown;
+    applyCarriedAccess(doc: unknown, actor: string): void;
+  },
+): CarriedDomain {
+  return {
+    document: () => ({ sso: sso.document(), access: people.accessDocument() }),
+    applyCarried: (doc, actor) => {
+      const d = doc as { sso?: unknown; access?: unknown } | null;
+      sso.applyCarried(d?.sso ?? null, actor);
+      people.applyCarriedAccess(d?.access ?? null, actor);
+    },
+  };
 }
 
 /** The events that change each carried part's document here (comma-separated prefixes). */
 const PART_EVENTS: Record<PartAdapter['part'], string> = {
   connections: 'config.connector_set,config.connector_removed',
   mail: 'config.mail_set',
+  signin: 'config.sso_set,access.access_settings_set',
   policy: 'policy.set',
   branding: 'config.branding_set',
   numbers: 'config.impact_set',
@@ -144,6 +165,7 @@ export function buildKeychain(
   const adapters: PartAdapter[] = [
     carried(rt, 'connections', domains.connections),
     carried(rt, 'mail', domains.mail),
+    carried(rt, 'signin', domains.signin),
     carried(rt, 'policy', domains.policy),
     carried(rt, 'branding', domains.branding),
     carried(rt, 'numbers', domains.numbers),

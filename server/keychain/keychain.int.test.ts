@@ -46,6 +46,7 @@ requireBundle();
 /** A mail password the home carries to its members: it must never show anywhere else. */
 const MAIL_PASSWORD = `smtp-${randomBytes(9).toString('base64url')}`;
 const CONNECTION_TOKEN = `bearer-${randomBytes(9).toString('base64url')}`;
+const SSO_SECRET = `oidc-${randomBytes(9).toString('base64url')}`;
 
 /** Nonces the home keeps (read from its file: the table is this domain's). */
 function nonceCount(i: Install): number {
@@ -188,6 +189,7 @@ describe('a keychain of real installs on loopback', () => {
     expect(pulled.body['carried']).toEqual([
       'connections',
       'mail',
+      'signin',
       'policy',
       'branding',
       'numbers',
@@ -313,6 +315,74 @@ describe('a keychain of real installs on loopback', () => {
     expect(existsSync(join(secrets, 'connector-mine-bearer_token'))).toBe(true);
   }, 30_000);
 
+  it('carries sign-in (single sign-on with its client secret, who may sign in); each member keeps its own callback', async () => {
+    const callback = (i: Install) => `${i.url}/v1/auth/sso/callback`;
+    // Before the home sets sign-in up, B sets its own callback: a field that never travels.
+    const bOwn = { issuer: '', client_id: '', redirect_uri: callback(b), enabled: false };
+    expect((await call(b, 'PUT', '/v1/settings/sso', bOwn)).status).toBe(200);
+    const sso = {
+      issuer: 'https://idp.example.net/realms/ops',
+      client_id: 'svc-console',
+      client_secret: { value: SSO_SECRET },
+      redirect_uri: callback(a),
+      groups_claim: 'roles',
+      enabled: true,
+    };
+    expect((await call(a, 'PUT', '/v1/settings/sso', sso)).status).toBe(200);
+    const access = { domains: ['example.net'], sso_groups: ['ops'], default_role: 'responder' };
+    expect((await call(a, 'PUT', '/v1/settings/access', access)).status).toBe(200);
+    const pulled = await call(b, 'POST', '/v1/keychain/pull');
+    expect(pulled.status).toBe(200);
+    expect(pulled.body['carried']).toContain('signin');
+    expect(JSON.stringify(pulled.body)).not.toContain(SSO_SECRET);
+    const bSso = await call(b, 'GET', '/v1/settings/sso');
+    const secretFile = join(b.dir, 'data', 'secrets', 'keychain-sso-client_secret');
+    expect(bSso.body).toMatchObject({
+      issuer: sso.issuer,
+      client_id: sso.client_id,
+      groups_claim: 'roles',
+      enabled: true,
+      redirect_uri: callback(b),
+      client_secret: { file: secretFile },
+    });
+    expect(readFileSync(secretFile, 'utf8')).toBe(SSO_SECRET);
+    expect(statSync(secretFile).mode & 0o777).toBe(0o600);
+    expect((await call(b, 'GET', '/v1/settings/access')).body).toMatchObject({
+      domains: ['example.net'],
+      sso_groups: ['ops'],
+      default_role: 'responder',
+    });
+    // A carried field changed on B is refused; its own callback alone is not.
+    const carriedNow = {
+      issuer: sso.issuer,
+      client_id: sso.client_id,
+      groups_claim: 'roles',
+      enabled: true,
+    };
+    expect(
+      await call(b, 'PUT', '/v1/settings/sso', {
+        ...carriedNow,
+        client_id: 'other',
+        redirect_uri: callback(b),
+      }),
+    ).toMatchObject({ status: 409, body: { error: 'keychain_managed' } });
+    expect(await call(b, 'PUT', '/v1/settings/access', { domains: ['b.example'] })).toMatchObject({
+      status: 409,
+      body: { error: 'keychain_managed' },
+    });
+    const moved = `${b.url}/sso/callback`;
+    expect(
+      await call(b, 'PUT', '/v1/settings/sso', { ...carriedNow, redirect_uri: moved }),
+    ).toMatchObject({ status: 200, body: { redirect_uri: moved, client_id: sso.client_id } });
+    // A new secret on the home replaces B's file at the next pull; B's callback stays.
+    const rotated = { ...sso, client_secret: { value: `${SSO_SECRET}-2` } };
+    expect((await call(a, 'PUT', '/v1/settings/sso', rotated)).status).toBe(200);
+    await call(b, 'POST', '/v1/keychain/pull');
+    expect(readFileSync(secretFile, 'utf8')).toBe(`${SSO_SECRET}-2`);
+    expect((await call(b, 'GET', '/v1/settings/sso')).body['redirect_uri']).toBe(moved);
+    expect(await ledgerText(b)).toMatch(/keychain\.part_synced .*"part":"signin".*"version":2/);
+  }, 30_000);
+
   it("lets the home skip a part and a member keep its own copy, then take the home's again", async () => {
     const synced = async () => ((await ledgerText(b)).match(/keychain\.part_synced/g) ?? []).length;
     // Pulling again changes nothing: no part is applied twice.
@@ -357,11 +427,12 @@ describe('a keychain of real installs on loopback', () => {
     // scope: the home stops carrying the policy; B may change it; carried again, B takes the home's.
     expect(
       (await call(a, 'POST', '/v1/keychain/scope', { skip: ['policy'] })).body['carried'],
-    ).toEqual(['connections', 'mail', 'branding', 'numbers']);
+    ).toEqual(['connections', 'mail', 'signin', 'branding', 'numbers']);
     await call(b, 'POST', '/v1/keychain/pull');
     expect((await call(b, 'GET', '/v1/keychain')).body['carried']).toEqual([
       'connections',
       'mail',
+      'signin',
       'branding',
       'numbers',
     ]);
@@ -659,7 +730,7 @@ describe('a keychain of real installs on loopback', () => {
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({
       content_version: 1,
-      parts: ['connections', 'mail', 'policy', 'branding', 'numbers'],
+      parts: ['connections', 'mail', 'signin', 'policy', 'branding', 'numbers'],
     });
     const fileV1 = String(first.body['file']);
     expect(fileV1).not.toContain('Acme');
@@ -698,7 +769,7 @@ describe('a keychain of real installs on loopback', () => {
     ).toMatchObject({
       status: 200,
       body: {
-        applied: ['connections', 'mail', 'policy', 'branding', 'numbers'],
+        applied: ['connections', 'mail', 'signin', 'policy', 'branding', 'numbers'],
         content_version: 2,
       },
     });
@@ -783,6 +854,7 @@ describe('a keychain of real installs on loopback', () => {
       }
       expect(text).not.toContain(MAIL_PASSWORD);
       expect(text).not.toContain(CONNECTION_TOKEN);
+      expect(text).not.toContain(SSO_SECRET);
     }
   });
 

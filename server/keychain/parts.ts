@@ -30,7 +30,14 @@ export const KEYCHAIN_PARTS = [
 ] as const;
 
 /** The parts the keychain carries today; the others stay each install's own. */
-export const CARRIED_PARTS = ['connections', 'mail', 'policy', 'branding', 'numbers'] as const;
+export const CARRIED_PARTS = [
+  'connections',
+  'mail',
+  'signin',
+  'policy',
+  'branding',
+  'numbers',
+] as const;
 
 /** What a home carries: what this version can carry, less the parts its scope skips. */
 export function homeCarries(st: StateRow): string[] {

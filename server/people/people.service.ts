@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { Writer } from '../db/writer.js';
 import type { DomainLedger } from '../ledger/index.js';
 import type { Clock } from '../shared/clock.js';
-import { ConflictError, ForbiddenError, NotFoundError } from '../shared/errors.js';
+import { ConflictError, ForbiddenError, NotFoundError, refuseIfCarried } from '../shared/errors.js';
 import { roleAtLeast, Role } from '../shared/roles.js';
 import type { Actor } from '../shared/types.js';
 import {
@@ -103,6 +103,8 @@ interface Deps {
    * the pending requests whose approval by them no longer stands).
    */
   readonly personChanged?: (userId: string, actor: Actor) => void;
+  /** Where who may sign in is changed when a keychain home carries sign-in here, or null. */
+  readonly signinCarriedBy?: () => string | null;
 }
 
 const newUserId = (): string => `usr-${randomBytes(8).toString('hex')}`;
@@ -136,6 +138,7 @@ export function createPeopleService({
   hasPassword,
   setPassword,
   personChanged,
+  signinCarriedBy,
 }: Deps) {
   const view = (u: UserRecord): User => ({ ...u, password_set: hasPassword?.(u.id) ?? false });
 
@@ -591,6 +594,7 @@ export function createPeopleService({
       input: Omit<AccessSettingsInput, 'by'>,
       caller: Caller,
     ): Promise<AccessSettingsView> {
+      refuseIfCarried(signinCarriedBy?.() ?? null, 'signin', 'who may sign in is');
       const settings = checkAccess(input);
       await writer.transact(() =>
         ledger.append({
@@ -600,6 +604,16 @@ export function createPeopleService({
         }),
       );
       return accessView();
+    },
+
+    /** Who may sign in, as a keychain home carries it (part of "signin"), or null: never set. */
+    accessDocument: (): AccessSettings | null => store.access()?.settings ?? null,
+
+    /** Inside a writer job: take who may sign in as a keychain home carried it. */
+    applyCarriedAccess(doc: unknown, actor: string): void {
+      if (doc === null) return; // never set on the home: this install keeps its own
+      const settings = checkAccess(doc as Omit<AccessSettingsInput, 'by'>);
+      ledger.append({ type: ACCESS_SETTINGS_SET, actor, data: { settings } });
     },
   };
 }

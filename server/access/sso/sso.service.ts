@@ -26,6 +26,7 @@ import { canonicalJson } from '../../shared/canonical-json.js';
 import {
   ForbiddenError,
   InvalidInputError,
+  refuseIfCarried,
   ServiceError,
   UnauthenticatedError,
 } from '../../shared/errors.js';
@@ -65,6 +66,8 @@ const PROVIDER_TIMEOUT_S = 10;
 const DEFAULT_SCOPES = ['openid', 'email', 'profile'];
 
 export const SSO_SECRET_FILE = 'sso-client_secret';
+/** Where a client secret a keychain home carried is written (never over the install's own). */
+export const SSO_CARRIED_SECRET_FILE = 'keychain-sso-client_secret';
 
 export interface SsoDeps<U> {
   readonly store: SsoStore;
@@ -86,6 +89,10 @@ export interface SsoDeps<U> {
    */
   readonly secretRefs?: SecretRefRules;
   readonly log?: Pick<Logger, 'info' | 'warn'>;
+  /** Where the settings are changed when a keychain home carries sign-in here, or null. */
+  readonly carriedBy?: () => string | null;
+  /** This install's callback from its own address (SVC_CONSOLE_URL), for carried settings. */
+  readonly ownCallback?: string | null;
 }
 
 const NOT_SET: SsoSettings = {
@@ -159,6 +166,9 @@ interface Redeemable<U> {
 /** The fields that say which provider and client sign people in: only the owner changes them. */
 const PROVIDER_FIELDS = ['issuer', 'client_id', 'client_secret', 'redirect_uri'] as const;
 
+/** The settings a keychain carries: all but the callback, which is each install's own address. */
+const carriedFields = ({ redirect_uri: _own, ...rest }: SsoSettings) => rest;
+
 /** The email_verified claim as providers send it: true, or the text "true" (some do). */
 const isVerified = (v: unknown): boolean => v === true || v === 'true';
 
@@ -179,6 +189,7 @@ function bounded<V>(max: number): Map<string, V> & { put(k: string, v: V): void 
 export function createSsoService<U>(deps: SsoDeps<U>) {
   const { store, ledger, writer, clock, people, sessions, guard, identities, log } = deps;
   const secretFile = join(deps.secretsDir, SSO_SECRET_FILE);
+  const carriedFile = join(deps.secretsDir, SSO_CARRIED_SECRET_FILE);
   const pending = bounded<Pending>(MAX_PENDING);
   const redeemable = bounded<Redeemable<U>>(MAX_PENDING);
   let cached: { key: string; at: number; config: Promise<oidc.Configuration> } | null = null;
@@ -216,7 +227,7 @@ export function createSsoService<U>(deps: SsoDeps<U>) {
 
   /** Why a client_secret reference may not be used, or null (the typed secret's file may). */
   const refused = (ref: NonNullable<SsoSettings['client_secret']>): string | null =>
-    secretRefProblem(ref, secretFile, deps.secretRefs ?? NO_SECRET_DIRS);
+    secretRefProblem(ref, [secretFile, carriedFile], deps.secretRefs ?? NO_SECRET_DIRS);
 
   function secretOf(s: Pick<SsoSettings, 'client_secret'>, typed?: string): string | null {
     if (typed !== undefined) return typed;
@@ -304,7 +315,10 @@ export function createSsoService<U>(deps: SsoDeps<U>) {
   }
 
   /** The settings a PUT or a test body describes (a typed secret kept apart). */
-  function checkInput(input: SsoSettingsInput): { settings: SsoSettings; typed?: string } {
+  function checkInput(
+    input: SsoSettingsInput,
+    typedFile = secretFile,
+  ): { settings: SsoSettings; typed?: string } {
     const scopes = [...new Set(['openid', ...(input.scopes ?? DEFAULT_SCOPES)])];
     const previous = current();
     let secret: SsoSettings['client_secret'];
@@ -314,7 +328,7 @@ export function createSsoService<U>(deps: SsoDeps<U>) {
     else if (given === null) secret = null;
     else if ('value' in given) {
       typed = given.value;
-      secret = { file: secretFile };
+      secret = { file: typedFile };
     } else if ('file' in given) {
       if (!given.file.startsWith('/'))
         throw new InvalidInputError(
@@ -377,6 +391,12 @@ export function createSsoService<U>(deps: SsoDeps<U>) {
     async put(input: SsoSettingsInput, actor: Actor, isOwner: boolean): Promise<SsoSettingsView> {
       const { settings, typed } = checkInput(input);
       const before = current();
+      // On a member whose home carries sign-in, only its own callback may change here.
+      if (
+        typed !== undefined ||
+        canonicalJson(carriedFields(settings)) !== canonicalJson(carriedFields(before))
+      )
+        refuseIfCarried(deps.carriedBy?.() ?? null, 'signin', 'the single sign-on settings are');
       // Whoever names the provider decides who can sign in as anyone: the owner only.
       const changed = PROVIDER_FIELDS.filter((f) =>
         f === 'client_secret' && typed !== undefined
@@ -414,6 +434,58 @@ export function createSsoService<U>(deps: SsoDeps<U>) {
         'single sign-on settings saved',
       );
       return view();
+    },
+
+    /**
+     * The settings as a keychain home carries them (part of "signin"): all but the callback;
+     * a secret typed in here travels as its value (the part is sealed to each member).
+     */
+    document(): unknown {
+      if (store.get() === null) return null;
+      const s = carriedFields(current());
+      const ref = s.client_secret;
+      if (ref === null || !('file' in ref) || ![secretFile, carriedFile].includes(ref.file))
+        return s;
+      try {
+        return { ...s, client_secret: { value: readSecretFile(ref.file).reveal() } };
+      } catch {
+        // A lost file travels as what it is: members refuse it, naming the setting.
+        return { ...s, client_secret: { missing_file: ref.file } };
+      }
+    },
+
+    /**
+     * Inside a writer job: take the settings a keychain home carried, checked as a PUT is,
+     * keeping this install's own callback; a carried secret goes to a file of its own once
+     * the settings are committed.
+     */
+    applyCarried(doc: unknown, actor: string): void {
+      if (doc === null) {
+        if (store.get() === null) return;
+        throw new Error(
+          'the home has no single sign-on settings; this install keeps its own (own the signin part to change them here)',
+        );
+      }
+      const given = doc as SsoSettingsInput & { client_secret?: { missing_file?: string } };
+      if (given.client_secret?.missing_file !== undefined)
+        throw new Error('client_secret: the home cannot read its own secret file');
+      const own = current().redirect_uri || (deps.ownCallback ?? '');
+      if (given.enabled && own === '')
+        throw new Error(
+          'redirect_uri: this install has no callback of its own yet (set SVC_CONSOLE_URL, or PUT /v1/settings/sso with its redirect_uri; the callback never travels)',
+        );
+      const { settings, typed } = checkInput({ ...given, redirect_uri: own }, carriedFile);
+      ledger.append({ type: SSO_SET, actor, data: { settings } });
+      writer.afterCommit(() => {
+        try {
+          if (typed !== undefined) writeSecretFile(carriedFile, typed);
+          else removeFiles([carriedFile]);
+        } catch (err) {
+          log?.warn({ err: (err as Error).message }, 'sso: a carried secret could not be written');
+        }
+        cached = null;
+        pending.clear();
+      });
     },
 
     /** POST /v1/settings/sso/discover: what the provider's metadata offers. */
