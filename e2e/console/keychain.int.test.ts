@@ -405,7 +405,7 @@ describe('the Keychain page', () => {
     const done = form.getByRole('status', { name: 'sealed file' });
     await done.waitFor();
     expect(await done.textContent()).toMatch(
-      /Sealed version \d+ \(Connections, Mail, Sign-in, Policy, Branding, Impact figures\)/,
+      /Sealed version \d+ \(Connections, Mail, Sign-in, People, Policy, Branding, Impact figures\)/,
     );
     expect(await done.textContent()).toContain(file.suggestedFilename());
     // The passphrase is not kept after the call.
@@ -438,7 +438,7 @@ describe('the Keychain page', () => {
     await result.waitFor();
     expect(await result.textContent()).toMatch(/Version \d+ opened/);
     expect(await result.textContent()).toContain(
-      'AppliedConnections, Mail, Sign-in, Policy, Branding, Impact figures',
+      'AppliedConnections, Mail, Sign-in, People, Policy, Branding, Impact figures',
     );
     expect(await form.getByLabel('Passphrase of the file').inputValue()).toBe('');
     await shoot(p, '68-keychain-unsealed');

@@ -13,7 +13,13 @@ import {
 } from '../connectors/index.js';
 import { consoleDir, consoleRoutes } from '../console/index.js';
 import { createCoreDoctor } from './doctor.js';
-import { buildKeychain, carrierOf, signinPart, type KeychainOptions } from './keychain.js';
+import {
+  buildKeychain,
+  carrierOf,
+  peoplePart,
+  signinPart,
+  type KeychainOptions,
+} from './keychain.js';
 import { buildLiveHub, type LiveStreamOptions } from './live.js';
 import { buildDeciding, buildInvestigation } from './acting.js';
 import { doctorRoutes, escalationCheck, snapshotsCheck } from '../doctor/index.js';
@@ -323,6 +329,7 @@ export async function buildApp(config: Config, options: AppOptions) {
       deciding.approvals.personChangedIn(id, actor);
     },
     signinCarriedBy: () => carrierOf(rt, 'signin'),
+    peopleCarriedBy: () => carrierOf(rt, 'people'),
   });
   const signIn = createSignInService({
     store: signInStore,
@@ -556,6 +563,7 @@ export async function buildApp(config: Config, options: AppOptions) {
       mail,
       connections: connectors,
       signin: signinPart(sso, people),
+      people: peoplePart(rt, people),
     },
     options.keychain,
   );

@@ -86,6 +86,8 @@ export function carrierOf(rt: Runtime, part: string): string | null {
 interface CarriedDomain {
   document(): unknown;
   applyCarried(doc: unknown, actor: string): void;
+  /** Whether this install holds the carried document already (PartAdapter.holds). */
+  holds?(doc: unknown): boolean;
 }
 
 /** The domains whose documents the keychain carries. */
@@ -98,6 +100,47 @@ export interface CarriedDomains {
   readonly connections: CarriedDomain;
   /** Single sign-on and who may sign in (signinPart). */
   readonly signin: CarriedDomain;
+  /** People and teams (peoplePart). */
+  readonly people: CarriedDomain;
+}
+
+/** What the people domain lends the "people" part. */
+interface PeopleDomain {
+  document(removed: { people: string[]; teams: string[] }): unknown;
+  applyCarried(doc: unknown, actor: string): void;
+  holdsCarried(doc: unknown): boolean;
+}
+
+/**
+ * The "people" part: the home's people and teams, and those it deleted (from its ledger,
+ * where a deletion is the only trace), so members disable them too.
+ */
+export function peoplePart(rt: Runtime, people: PeopleDomain): CarriedDomain {
+  const deleted = () => {
+    const removed = { people: [] as string[], teams: [] as string[] };
+    let after = 0;
+    for (;;) {
+      const page = rt.reader.list({
+        type: 'access.user_deleted,access.team_deleted',
+        order: 'asc',
+        limit: 1000,
+        after_seq: after,
+      }).events;
+      for (const e of page) {
+        if (e.type === 'access.user_deleted') removed.people.push(String(e.data['email']));
+        else removed.teams.push(String(e.data['name']));
+        after = e.seq;
+      }
+      if (page.length < 1000) return removed;
+    }
+  };
+  return {
+    document: () => people.document(deleted()),
+    applyCarried: (doc, actor) => {
+      people.applyCarried(doc, actor);
+    },
+    holds: (doc) => people.holdsCarried(doc),
+  };
 }
 
 /** The "signin" part: two domains' documents, single sign-on and who may sign in. */
@@ -123,6 +166,7 @@ const PART_EVENTS: Record<PartAdapter['part'], string> = {
   connections: 'config.connector_set,config.connector_removed',
   mail: 'config.mail_set',
   signin: 'config.sso_set,access.access_settings_set',
+  people: 'access.user_,access.role_changed,access.team_',
   policy: 'policy.set',
   branding: 'config.branding_set',
   numbers: 'config.impact_set',
@@ -143,6 +187,7 @@ function carried(rt: Runtime, part: PartAdapter['part'], domain: CarriedDomain):
     apply: (doc, actor) => {
       domain.applyCarried(doc, actor);
     },
+    ...(domain.holds !== undefined && { holds: (doc: unknown) => domain.holds?.(doc) ?? false }),
   };
 }
 
@@ -166,6 +211,7 @@ export function buildKeychain(
     carried(rt, 'connections', domains.connections),
     carried(rt, 'mail', domains.mail),
     carried(rt, 'signin', domains.signin),
+    carried(rt, 'people', domains.people),
     carried(rt, 'policy', domains.policy),
     carried(rt, 'branding', domains.branding),
     carried(rt, 'numbers', domains.numbers),

@@ -190,6 +190,7 @@ describe('a keychain of real installs on loopback', () => {
       'connections',
       'mail',
       'signin',
+      'people',
       'policy',
       'branding',
       'numbers',
@@ -383,6 +384,71 @@ describe('a keychain of real installs on loopback', () => {
     expect(await ledgerText(b)).toMatch(/keychain\.part_synced .*"part":"signin".*"version":2/);
   }, 30_000);
 
+  it('carries people and teams by e-mail: roles follow the home, a person deleted there is disabled, the member keeps its own', async () => {
+    // B's own admin, made while B kept its own people: joining never locks it out.
+    await call(b, 'POST', '/v1/keychain/own', { part: 'people', own: true });
+    const dana = { email: 'dana@b.example', name: 'Dana', role: 'admin' };
+    expect(await call(b, 'POST', '/v1/users', dana)).toMatchObject({ status: 201 });
+    await call(b, 'POST', '/v1/keychain/own', { part: 'people', own: false });
+    const made = async (body: Json) => {
+      const r = await call(a, 'POST', '/v1/users', body);
+      expect(r.status).toBe(201);
+      return r.body;
+    };
+    const alice = await made({ email: 'alice@example.net', name: 'Alice', role: 'responder' });
+    const erin = await made({ email: 'erin@example.net', name: 'Erin', role: 'admin' });
+    const team = await call(a, 'POST', '/v1/teams', {
+      name: 'ops',
+      leads: [erin['id']],
+      members: [alice['id']],
+    });
+    expect(team.status).toBe(201);
+    expect((await call(b, 'POST', '/v1/keychain/pull')).body['carried']).toContain('people');
+    const bUsers = async () =>
+      new Map(
+        ((await call(b, 'GET', '/v1/users')).body['users'] as Json[]).map((u) => [
+          String(u['email']),
+          u,
+        ]),
+      );
+    let onB = await bUsers();
+    expect(onB.get('alice@example.net')).toMatchObject({ name: 'Alice', role: 'responder' });
+    expect(onB.get('erin@example.net')).toMatchObject({ role: 'admin', disabled: false });
+    expect(onB.get('dana@b.example')).toMatchObject({ role: 'admin', disabled: false });
+    // Ids are each install's own; the team names B's.
+    expect(onB.get('alice@example.net')?.['id']).not.toBe(alice['id']);
+    const bTeam = ((await call(b, 'GET', '/v1/teams')).body['teams'] as Json[]).find(
+      (t) => t['name'] === 'ops',
+    );
+    expect(bTeam).toMatchObject({
+      leads: [onB.get('erin@example.net')?.['id']],
+      members: [onB.get('alice@example.net')?.['id'], onB.get('erin@example.net')?.['id']].sort(),
+    });
+    // On B, people and teams are the home's to change.
+    const aliceOnB = String(onB.get('alice@example.net')?.['id']);
+    for (const [method, path, body] of [
+      ['POST', '/v1/users', { email: 'mallory@b.example', role: 'owner' }],
+      ['PUT', `/v1/users/${aliceOnB}`, { role: 'owner' }],
+      ['DELETE', `/v1/users/${aliceOnB}`, undefined],
+      ['POST', '/v1/teams', { name: 'mine' }],
+    ] as const)
+      expect(await call(b, method, path, body)).toMatchObject({
+        status: 409,
+        body: { error: 'keychain_managed' },
+      });
+    // The home promotes Alice and deletes Erin: B follows, and disables Erin (never deletes).
+    expect(
+      (await call(a, 'PUT', `/v1/users/${String(alice['id'])}`, { role: 'admin' })).status,
+    ).toBe(200);
+    expect((await call(a, 'DELETE', `/v1/users/${String(erin['id'])}`)).status).toBe(200);
+    await call(b, 'POST', '/v1/keychain/pull');
+    onB = await bUsers();
+    expect(onB.get('alice@example.net')).toMatchObject({ role: 'admin', disabled: false });
+    expect(onB.get('erin@example.net')).toMatchObject({ disabled: true });
+    expect(onB.get('dana@b.example')).toMatchObject({ role: 'admin', disabled: false });
+    expect(await ledgerText(b)).toMatch(/keychain\.part_synced .*"part":"people".*"version":2/);
+  }, 30_000);
+
   it("lets the home skip a part and a member keep its own copy, then take the home's again", async () => {
     const synced = async () => ((await ledgerText(b)).match(/keychain\.part_synced/g) ?? []).length;
     // Pulling again changes nothing: no part is applied twice.
@@ -427,12 +493,13 @@ describe('a keychain of real installs on loopback', () => {
     // scope: the home stops carrying the policy; B may change it; carried again, B takes the home's.
     expect(
       (await call(a, 'POST', '/v1/keychain/scope', { skip: ['policy'] })).body['carried'],
-    ).toEqual(['connections', 'mail', 'signin', 'branding', 'numbers']);
+    ).toEqual(['connections', 'mail', 'signin', 'people', 'branding', 'numbers']);
     await call(b, 'POST', '/v1/keychain/pull');
     expect((await call(b, 'GET', '/v1/keychain')).body['carried']).toEqual([
       'connections',
       'mail',
       'signin',
+      'people',
       'branding',
       'numbers',
     ]);
@@ -730,7 +797,7 @@ describe('a keychain of real installs on loopback', () => {
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({
       content_version: 1,
-      parts: ['connections', 'mail', 'signin', 'policy', 'branding', 'numbers'],
+      parts: ['connections', 'mail', 'signin', 'people', 'policy', 'branding', 'numbers'],
     });
     const fileV1 = String(first.body['file']);
     expect(fileV1).not.toContain('Acme');
@@ -769,7 +836,7 @@ describe('a keychain of real installs on loopback', () => {
     ).toMatchObject({
       status: 200,
       body: {
-        applied: ['connections', 'mail', 'signin', 'policy', 'branding', 'numbers'],
+        applied: ['connections', 'mail', 'signin', 'people', 'policy', 'branding', 'numbers'],
         content_version: 2,
       },
     });

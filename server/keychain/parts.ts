@@ -29,15 +29,13 @@ export const KEYCHAIN_PARTS = [
   'numbers',
 ] as const;
 
-/** The parts the keychain carries today; the others stay each install's own. */
-export const CARRIED_PARTS = [
-  'connections',
-  'mail',
-  'signin',
-  'policy',
-  'branding',
-  'numbers',
-] as const;
+/** A part this version carries. */
+export type CarriedPartName = Exclude<(typeof KEYCHAIN_PARTS)[number], 'licence'>;
+
+/** The parts the keychain carries today: all but the licence, which stays each install's own. */
+export const CARRIED_PARTS: readonly CarriedPartName[] = KEYCHAIN_PARTS.filter(
+  (p): p is CarriedPartName => p !== 'licence',
+);
 
 /** What a home carries: what this version can carry, less the parts its scope skips. */
 export function homeCarries(st: StateRow): string[] {
@@ -55,6 +53,12 @@ export interface PartAdapter {
    * it cannot. Files it carries (secrets) are written after the commit (writer.afterCommit).
    */
   apply(doc: unknown, actor: string): void;
+  /**
+   * Whether this install holds the carried document already, for a part whose document
+   * here holds more than the home sends (the member's own people); without it, the document
+   * here must be the home's.
+   */
+  holds?(doc: unknown): boolean;
   /** The ledger event that last changed the document here (its seq and actor), or null. */
   lastChange?(): { seq: number; actor: string } | null;
 }
@@ -279,7 +283,7 @@ export async function applyParts(
         local !== null &&
         p.version === local.version &&
         p.sha256 === local.sha256 &&
-        partDigest(opened.key, adapter.document()) === p.sha256
+        (adapter.holds?.(doc) ?? partDigest(opened.key, adapter.document()) === p.sha256)
       )
         return { part: p.part, applied: false };
       if (!signed) return reject('bad_sig');

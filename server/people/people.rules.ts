@@ -179,3 +179,23 @@ export function refusalOf(email: string, who: Admission, access: AccessSettings)
     }
   }
 }
+
+/** The recorded fields of a person, as changedFields compares them. */
+interface PersonFields {
+  readonly email: string;
+  readonly name: string;
+  readonly role: string;
+  readonly handles: Handles;
+  readonly disabled: boolean;
+}
+
+/** Which recorded fields differ between two versions of a person. */
+export function changedFields(a: PersonFields, b: PersonFields): string[] {
+  const out: string[] = [];
+  if (a.email !== b.email) out.push('email');
+  if (a.name !== b.name) out.push('name');
+  if (a.role !== b.role) out.push('role');
+  if (HANDLE_KINDS.some((k) => a.handles[k] !== b.handles[k])) out.push('handles');
+  if (a.disabled !== b.disabled) out.push('disabled');
+  return out;
+}

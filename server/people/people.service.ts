@@ -10,7 +10,6 @@ import { roleAtLeast, Role } from '../shared/roles.js';
 import type { Actor } from '../shared/types.js';
 import {
   DEFAULT_ACCESS,
-  HANDLE_KINDS,
   type AccessSettings,
   type AccessSettingsInput,
   type AccessSettingsView,
@@ -37,6 +36,7 @@ import {
 } from './people.store.js';
 import {
   changeHandles,
+  changedFields,
   checkAccess,
   checkEmail,
   checkHandles,
@@ -48,6 +48,7 @@ import {
   unique,
 } from './people.rules.js';
 import type { PeopleEvents } from './people.events.js';
+import { createPeopleCarrier } from './people.carried.js';
 
 /** How someone proved who they are when admitted (the contract's `via`). */
 export type AdmitVia = 'code' | 'password' | 'ldap' | 'sso';
@@ -105,6 +106,8 @@ interface Deps {
   readonly personChanged?: (userId: string, actor: Actor) => void;
   /** Where who may sign in is changed when a keychain home carries sign-in here, or null. */
   readonly signinCarriedBy?: () => string | null;
+  /** Where people and teams are changed when a keychain home carries them here, or null. */
+  readonly peopleCarriedBy?: () => string | null;
 }
 
 const newUserId = (): string => `usr-${randomBytes(8).toString('hex')}`;
@@ -139,6 +142,7 @@ export function createPeopleService({
   setPassword,
   personChanged,
   signinCarriedBy,
+  peopleCarriedBy,
 }: Deps) {
   const view = (u: UserRecord): User => ({ ...u, password_set: hasPassword?.(u.id) ?? false });
 
@@ -268,7 +272,30 @@ export function createPeopleService({
     });
   }
 
+  const carrier = createPeopleCarrier({
+    store,
+    ledger,
+    created,
+    updated,
+    changeRole,
+    endSessionsOf: (id) => sessions?.endSessionsOf(id, 'disabled') ?? 0,
+    personChanged: (id, actor) => personChanged?.(id, actor),
+    newTeamId,
+  });
+  const refuseCarried = (): void => {
+    refuseIfCarried(peopleCarriedBy?.() ?? null, 'people', 'people and teams are');
+  };
+
   return {
+    /** The people part as a keychain home carries it (people.carried.ts). */
+    document: (removed: { people: string[]; teams: string[] }) => carrier.document(removed),
+    /** Inside a writer job: take the people part a keychain home carried. */
+    applyCarried: (doc: unknown, actor: string): void => {
+      carrier.apply(doc, actor);
+    },
+    /** Whether this install holds the people part a keychain home carries already. */
+    holdsCarried: (doc: unknown): boolean => carrier.holds(doc),
+
     byId: (id: string): User | null => {
       const u = store.userById(id);
       return u === null ? null : view(u);
@@ -377,6 +404,7 @@ export function createPeopleService({
 
     /** POST /v1/users */
     async create(input: Omit<UserCreate, 'by'>, caller: Caller): Promise<User> {
+      refuseCarried();
       const email = checkEmail(input.email);
       const name = checkName(input.name ?? '', 'name', 200, true);
       const role = input.role ?? accessSettings().default_role;
@@ -392,6 +420,7 @@ export function createPeopleService({
 
     /** PUT /v1/users/<id>: the fields given change; role and disabled reach sessions at once. */
     async update(id: string, change: Omit<UserChange, 'by'>, caller: Caller): Promise<User> {
+      refuseCarried();
       const email = change.email === undefined ? undefined : checkEmail(change.email);
       const name =
         change.name === undefined ? undefined : checkName(change.name, 'name', 200, true);
@@ -442,6 +471,7 @@ export function createPeopleService({
       id: string,
       caller: Caller,
     ): Promise<{ deleted: true; id: string; ended_sessions: number }> {
+      refuseCarried();
       return writer.transact(() => {
         const before = mustUser(id);
         mayTouch(caller, before.role);
@@ -515,6 +545,7 @@ export function createPeopleService({
 
     /** POST /v1/teams: an admin, or someone who leads a team (made a lead of the new one). */
     async createTeam(input: Omit<TeamCreate, 'by'>, caller: Caller): Promise<Team> {
+      refuseCarried();
       return writer.transact(() => {
         const admin = roleAtLeast(caller.role, Role.Admin);
         if (!admin && (caller.userId === null || !store.leadsAnyTeam(caller.userId))) {
@@ -542,6 +573,7 @@ export function createPeopleService({
 
     /** PUT /v1/teams/<id>: an admin or a lead of that team; given fields replace. */
     async updateTeam(id: string, change: Omit<TeamChange, 'by'>, caller: Caller): Promise<Team> {
+      refuseCarried();
       return writer.transact(() => {
         const before = store.teamById(id);
         mayManageTeam(caller, id, before);
@@ -573,6 +605,7 @@ export function createPeopleService({
 
     /** DELETE /v1/teams/<id>: an admin or a lead of that team. */
     async deleteTeam(id: string, caller: Caller): Promise<{ deleted: true; id: string }> {
+      refuseCarried();
       return writer.transact(() => {
         const before = store.teamById(id);
         mayManageTeam(caller, id, before);
@@ -618,14 +651,3 @@ export function createPeopleService({
   };
 }
 export type PeopleService = ReturnType<typeof createPeopleService>;
-
-/** Which recorded fields differ between two versions of a person. */
-function changedFields(a: UserRecord, b: UserRecord): string[] {
-  const out: string[] = [];
-  if (a.email !== b.email) out.push('email');
-  if (a.name !== b.name) out.push('name');
-  if (a.role !== b.role) out.push('role');
-  if (HANDLE_KINDS.some((k) => a.handles[k] !== b.handles[k])) out.push('handles');
-  if (a.disabled !== b.disabled) out.push('disabled');
-  return out;
-}
