@@ -314,6 +314,12 @@ export function createSsoService<U>(deps: SsoDeps<U>) {
     for (const [k, r] of redeemable) if (now - r.at > SSO_REDEEM_TTL_MS) redeemable.delete(k);
   }
 
+  /** Whether a provider is set here at all (a callback alone, set ahead, is none). */
+  const providerSet = (): boolean => {
+    const s = current();
+    return store.get() !== null && (s.enabled || s.issuer !== '' || s.client_id !== '');
+  };
+
   /** The settings a PUT or a test body describes (a typed secret kept apart). */
   function checkInput(
     input: SsoSettingsInput,
@@ -441,7 +447,7 @@ export function createSsoService<U>(deps: SsoDeps<U>) {
      * a secret typed in here travels as its value (the part is sealed to each member).
      */
     document(): unknown {
-      if (store.get() === null) return null;
+      if (!providerSet()) return null;
       const s = carriedFields(current());
       const ref = s.client_secret;
       if (ref === null || !('file' in ref) || ![secretFile, carriedFile].includes(ref.file))
@@ -461,7 +467,7 @@ export function createSsoService<U>(deps: SsoDeps<U>) {
      */
     applyCarried(doc: unknown, actor: string): void {
       if (doc === null) {
-        if (store.get() === null) return;
+        if (!providerSet()) return;
         throw new Error(
           'the home has no single sign-on settings; this install keeps its own (own the signin part to change them here)',
         );
