@@ -214,6 +214,12 @@ describe('handover and take-over on the Keychain page', () => {
     await shoot(viewerA, '80-keychain-handover-viewer-home');
     await fitsPhone(viewerA);
 
+    // B's people are the home's (the people part): B keeps its own here, to make its viewer.
+    const own = await httpAt(b.url, b.adminToken, 'POST', '/v1/keychain/own', {
+      part: 'people',
+      own: true,
+    });
+    expect(own.status).toBe(200);
     const viewerB = await viewerOn(b, 'b');
     await roleLine(viewerB).getByText('◆ Member of DC A').waitFor();
     await offFor(viewerB, 'Take over as home…', 'owner');
