@@ -116,9 +116,11 @@ interface PeopleDomain {
  * where a deletion is the only trace), so members disable them too.
  */
 export function peoplePart(rt: Runtime, people: PeopleDomain): CarriedDomain {
+  // The home computes its documents at every member's pull: the ledger only grows, so the
+  // deletions are read once and then only those after the last one seen.
+  const removed = { people: [] as string[], teams: [] as string[] };
+  let after = 0;
   const deleted = () => {
-    const removed = { people: [] as string[], teams: [] as string[] };
-    let after = 0;
     for (;;) {
       const page = rt.reader.list({
         type: 'access.user_deleted,access.team_deleted',
