@@ -1,6 +1,13 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { appendRecord, recordHash, winsFork, type LogRecord } from './authority-log.js';
+import {
+  adoptsMembers,
+  appendRecord,
+  forkBetween,
+  recordHash,
+  winsFork,
+  type LogRecord,
+} from './authority-log.js';
 
 const KC = 'kc_forkforkforkforkforkforkfo';
 const key = generateKeyPairSync('ed25519').privateKey;
@@ -46,5 +53,55 @@ describe('choosing between two take-overs at one epoch', () => {
       expect(winsFork([genesis, byB], [genesis, odd])).toBe(false);
       expect(winsFork([genesis, odd], [genesis, byB])).toBe(false);
     }
+  });
+});
+
+describe("a fork where one claimant missed the old home's last records", () => {
+  const genesis = add(null, 1, 'genesis', { home_fp: 'A' });
+  const addB = add(genesis, 1, 'member_add', { fp: 'B' });
+  const addC = add(addB, 1, 'member_add', { fp: 'C' });
+  // B took over before it pulled C's joining; C saw it, then took over too.
+  const byB = add(addB, 2, 'takeover', { to: 'B' });
+  const byC = add(addC, 2, 'takeover', { to: 'C' });
+  const bLog = [genesis, addB, byB];
+  const cLog = [genesis, addB, addC, byC];
+
+  it('is still a fork between the two claims, decided by their hashes alone', () => {
+    const fromB = forkBetween(bLog, cLog);
+    expect(fromB).toMatchObject({
+      at: 2,
+      ours: byB,
+      theirs: byC,
+      oursOnly: [],
+      theirsOnly: [addC],
+    });
+    expect(forkBetween(cLog, bLog)).toMatchObject({ oursOnly: [addC], theirsOnly: [] });
+    const bWins = recordHash(byB) < recordHash(byC);
+    expect(winsFork(cLog, bLog)).toBe(bWins);
+    expect(winsFork(bLog, cLog)).toBe(!bWins);
+  });
+
+  it('lets the loser follow only once the winner holds the members it missed', () => {
+    expect(adoptsMembers([addC], bLog)).toBe(false);
+    const adopted = add(byB, 2, 'member_add', { fp: 'C', adopted: recordHash(addC) });
+    const bAfter = [...bLog, adopted];
+    expect(adoptsMembers([addC], bAfter)).toBe(true);
+    // The adopted copy is a record at the winner's epoch: still the same fork.
+    expect(forkBetween(cLog, bAfter)).toMatchObject({ ours: byC, theirs: byB, oursOnly: [addC] });
+    // A copy of another record does not stand in for it.
+    const other = add(byB, 2, 'member_add', { fp: 'C', adopted: recordHash(addB) });
+    expect(adoptsMembers([addC], [...bLog, other])).toBe(false);
+  });
+
+  it('is no fork when both sides hold different records of the old home at one place', () => {
+    const addD = add(addB, 1, 'member_add', { fp: 'D' });
+    const byD = add(addD, 2, 'takeover', { to: 'D' });
+    expect(forkBetween(cLog, [genesis, addB, addD, byD])).toBeNull();
+  });
+
+  it('is no fork when a claim is not at the epoch after the common part', () => {
+    const handover = add(addB, 2, 'handover', { to: 'B' });
+    const byC3 = add(handover, 3, 'takeover', { to: 'C' });
+    expect(forkBetween(bLog, [genesis, addB, handover, byC3])).toBeNull();
   });
 });

@@ -245,30 +245,76 @@ export function rosterOfLog(records: readonly LogRecord[]): LoggedMember[] {
   }));
 }
 
+/** Two take-overs at one epoch, seen from one side: where the logs part, and each side's claim. */
+export interface Fork {
+  /** The first index at which the logs differ. */
+  readonly at: number;
+  /** Our take-over and theirs (both at the fork's epoch). */
+  readonly ours: LogRecord;
+  readonly theirs: LogRecord;
+  /** The old home's records that only one side holds: a claimant may have missed the last pulls. */
+  readonly oursOnly: readonly LogRecord[];
+  readonly theirsOnly: readonly LogRecord[];
+}
+
 /**
  * Two take-overs at the same epoch (design §2.7: a partition in three, each side forced its
- * claim): the one whose record hash is lower wins, everywhere the same way. True when `next`
- * wins over `known`: both logs agree up to one record, there each holds a take-over at the
- * same epoch, `next`'s with the lower hash, and neither log goes past that epoch (only the
- * latest take-over can be forked: history cannot be rewritten, nor a fork stacked on a
- * higher epoch). Checking `next` itself is checkLog's part; who may be believed, the caller's.
+ * claim). After the common part, each log holds some of the old home's last records (one
+ * claimant may have missed the last pulls: the old home's log is one chain, so one side's
+ * are a beginning of the other's), then a take-over at the next epoch, then only records at
+ * that epoch (only the latest take-over can be forked: history cannot be rewritten, nor a
+ * fork stacked on a higher epoch). Null when the logs do not fork so. Checking each log
+ * itself is checkLog's part; who may be believed, the caller's.
  */
-export function winsFork(known: readonly LogRecord[], next: readonly LogRecord[]): boolean {
-  const i = known.findIndex(
+export function forkBetween(known: readonly LogRecord[], next: readonly LogRecord[]): Fork | null {
+  const at = known.findIndex(
     (r, j) => next[j] === undefined || recordHash(next[j]) !== recordHash(r),
   );
-  if (i < 1) return false;
-  const ours = known[i];
-  const theirs = next[i];
-  if (ours === undefined || theirs === undefined) return false;
-  const atOneEpoch = (log: readonly LogRecord[]) =>
-    log.slice(i).every((r) => r.epoch === ours.epoch);
-  return (
-    ours.type === 'takeover' &&
-    theirs.type === 'takeover' &&
-    ours.epoch === theirs.epoch &&
-    atOneEpoch(known) &&
-    atOneEpoch(next) &&
-    recordHash(theirs) < recordHash(ours)
-  );
+  if (at < 1) return null;
+  const side = (log: readonly LogRecord[]) => {
+    const rest = log.slice(at);
+    const claim = rest.findIndex((r) => r.type === 'takeover');
+    const c = rest[claim];
+    if (c === undefined) return null;
+    const before = rest.slice(0, claim);
+    const old = log[at - 1]?.epoch;
+    const ok =
+      c.epoch === (old ?? 0) + 1 &&
+      before.every((r) => r.epoch === old && r.type !== 'handover') &&
+      rest.slice(claim).every((r) => r.epoch === c.epoch);
+    return ok ? { claim: c, before } : null;
+  };
+  const ours = side(known);
+  const theirs = side(next);
+  if (ours === null || theirs === null || ours.claim.epoch !== theirs.claim.epoch) return null;
+  // Both sides holding old-home records that differ at one place would be two histories.
+  if (ours.before.length > 0 && theirs.before.length > 0) return null;
+  return {
+    at,
+    ours: ours.claim,
+    theirs: theirs.claim,
+    oursOnly: ours.before,
+    theirsOnly: theirs.before,
+  };
+}
+
+/**
+ * Whether a log holds, signed again by its home, every member the old home added that only
+ * the other side of a fork saw (the winner adopts them, marking each copy with the hash of
+ * the record it copies): a loser follows only then, so that no member is left out.
+ */
+export function adoptsMembers(
+  missedThere: readonly LogRecord[],
+  log: readonly LogRecord[],
+): boolean {
+  const adopted = new Set(log.map((r) => r.body['adopted']));
+  return missedThere
+    .filter((r) => r.type === 'member_add')
+    .every((r) => adopted.has(recordHash(r)));
+}
+
+/** True when `next` wins a fork over `known`: its take-over record has the lower hash. */
+export function winsFork(known: readonly LogRecord[], next: readonly LogRecord[]): boolean {
+  const fork = forkBetween(known, next);
+  return fork !== null && recordHash(fork.theirs) < recordHash(fork.ours);
 }

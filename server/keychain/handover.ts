@@ -15,13 +15,14 @@ import { ConflictError, NotFoundError } from '../shared/errors.js';
 import type { Actor } from '../shared/types.js';
 import {
   acceptText,
+  adoptsMembers,
   appendRecord,
   checkLog,
   homeOfLog,
   importSigPub,
   recordHash,
   rosterOfLog,
-  winsFork,
+  forkBetween,
   type LogRecord,
 } from './authority-log.js';
 import type { KeychainEvents } from './keychain.events.js';
@@ -330,7 +331,8 @@ export function createHandover(deps: Deps) {
         if (st === null) return 'not in a keychain';
         const known = store.log();
         // A log that wins a fork of two take-overs at our epoch replaces ours from there.
-        const fork = winsFork(known, m.records);
+        const forked = forkBetween(known, m.records);
+        const fork = forked !== null && recordHash(forked.theirs) < recordHash(forked.ours);
         const problem =
           checkLog(m.records, st.keychain_id) ??
           (fork ||
@@ -340,25 +342,22 @@ export function createHandover(deps: Deps) {
             ? null
             : 'the log does not extend ours');
         if (problem !== null) return problem;
+        if (fork && !adoptsMembers(forked.oursOnly, m.records))
+          return 'the winning log does not hold the members only this side knows yet';
         const home = homeOfLog(m.records);
         if (home.epoch < st.epoch || (home.epoch === st.epoch && !fork))
           return `the home is at epoch ${String(home.epoch)}, not above ours`;
         if (fork) {
-          // winsFork found both records at this index.
-          const at = known.findIndex(
-            (r, i) => recordHash(r) !== recordHash(m.records[i] as LogRecord),
-          );
-          const lost = known[at] as LogRecord;
-          const loser = lost.body['to'];
+          const loser = forked.ours.body['to'];
           ledger.append({
             type: 'keychain.fork_resolved',
             actor,
             data: {
               epoch: home.epoch,
               winner: home.home_fp,
-              winner_hash: recordHash(m.records[at] as LogRecord),
+              winner_hash: recordHash(forked.theirs),
               loser: typeof loser === 'string' ? loser : '',
-              loser_hash: recordHash(lost),
+              loser_hash: recordHash(forked.ours),
             },
           });
         }

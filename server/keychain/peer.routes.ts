@@ -374,6 +374,7 @@ export async function keychainPeerRoutes(app: FastifyInstance, opts: Options): P
   app.post('/keychain/peer/epoch', { config: member }, async (req, reply) => {
     const st = store.state();
     if (st === null) return refuseMember(req, reply, NOT_HOME);
+    const asked = jsonOf(req.body);
     const verified = verifyRequest({
       method: req.method,
       path: req.url.split('?')[0] ?? req.url,
@@ -382,17 +383,21 @@ export async function keychainPeerRoutes(app: FastifyInstance, opts: Options): P
       body: rawBody(req),
       now: clock.now(),
       expect: { keychainId: st.keychain_id, to: identity.fingerprint },
-      // Any install on our roster, the old home above all.
+      // Any install on our roster, the old home above all; or the other side of a fork,
+      // added by the old home in the log it shows (we may have missed its joining).
       publicKeyFor: (id: string) => {
         const m = store.member(id);
-        const key = m === null || m.removed_at !== null ? null : importSigPub(m.sig_pub);
+        const key =
+          m === null || m.removed_at !== null
+            ? opts.takeover.keyShownBy(id, asked?.['records'])
+            : importSigPub(m.sig_pub);
         return key === null ? { refused: 'unknown' as const } : { key };
       },
       recordNonce: (id: string, nonce: string, expiresAt: number) =>
         store.recordNonce(id, nonce, expiresAt, clock.now()),
     });
     if (!verified.ok) return refuseMember(req, reply, verified);
-    const asked = jsonOf(req.body);
+    await opts.takeover.shown(asked?.['records'], verified.keyid);
     const theirs = asked?.['epoch'];
     const theirHead = asked?.['head'];
     const said = opts.takeover.epochAnswer(

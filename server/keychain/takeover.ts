@@ -6,20 +6,24 @@
 // its members which epoch they are at; shown a valid take-over extending its own log it steps
 // down (keychain.home_superseded), shown one that does not it refuses and says so
 // (keychain.takeover_invalid). No member ever applies anything from a lower epoch.
+import type { KeyObject } from 'node:crypto';
 import type { Writer } from '../db/writer.js';
 import type { DomainLedger } from '../ledger/index.js';
 import type { Clock } from '../shared/clock.js';
 import { ConflictError } from '../shared/errors.js';
 import type { Actor } from '../shared/types.js';
 import {
+  adoptsMembers,
   appendRecord,
+  forkBetween,
   checkLog,
   homeOfLog,
   importSigPub,
   recordHash,
-  winsFork,
+  rosterOfLog,
   type LogRecord,
 } from './authority-log.js';
+import { adoptMissed } from './fork-adopt.js';
 import type { Handover, Moved } from './handover.js';
 import type { KeychainEvents } from './keychain.events.js';
 import type { Identity } from './keychain.service.js';
@@ -61,8 +65,80 @@ function claimOf(records: readonly LogRecord[]): string | null {
 
 export function createTakeover(deps: Deps) {
   const { store, ledger, writer, clock, identity } = deps;
+  /** The fork between our log and one a peer showed; null for none, or a log of no shape. */
+  const forkOf = (records: unknown) => {
+    if (!Array.isArray(records)) return null;
+    try {
+      return forkBetween(store.log(), records as LogRecord[]);
+    } catch {
+      return null; // records of no shape (a missing body, say): no fork to speak of
+    }
+  };
+  /** Whether a log a peer showed holds (a log of no shape does not). */
+  const holds = (records: unknown, keychainId: string): boolean => {
+    try {
+      return Array.isArray(records) && checkLog(records as LogRecord[], keychainId) === null;
+    } catch {
+      return false;
+    }
+  };
+  /**
+   * On the home that wins a fork: the old home's records only the other side holds are
+   * signed again here (fork-adopt.ts), so that the members they add are not lost when the
+   * loser follows us.
+   */
+  async function adoptIfWinning(records: unknown, told: string): Promise<void> {
+    const st = store.state();
+    const fork = st?.role === 'home' ? forkOf(records) : null;
+    if (st === null || fork === null || fork.theirsOnly.length === 0) return;
+    if (recordHash(fork.theirs) < recordHash(fork.ours)) return;
+    if (!holds(records, st.keychain_id)) return;
+    const n = await writer.transact(() => adoptMissed(deps, fork.theirsOnly, told));
+    if (n > 0) await deps.publish();
+  }
+
   const self = identity.fingerprint;
   const signer = { fingerprint: self, key: identity.key };
+
+  /**
+   * On a home shown another home's log at our epoch (its answer, or its ask): the lower
+   * take-over record wins. The winner adopts what only the loser saw; the loser follows once
+   * the winner holds every member it knows, and only when no other member still follows it:
+   * a fork comes from a split, and one member alone cannot unseat a home. True when we
+   * followed.
+   */
+  async function onFork(moved: Moved, told: string): Promise<boolean> {
+    const st = store.state();
+    const fork = st?.role === 'home' ? forkOf(moved.records) : null;
+    if (st === null || fork === null) return false;
+    if (recordHash(fork.theirs) >= recordHash(fork.ours)) {
+      await adoptIfWinning(moved.records, told);
+      return false;
+    }
+    if (!adoptsMembers(fork.oursOnly, moved.records)) return false;
+    const claimant = claimOf(moved.records);
+    const contact = store.contact();
+    const followed = store
+      .members()
+      .some(
+        (x) =>
+          x.fingerprint !== self &&
+          x.fingerprint !== claimant &&
+          clock.now() - Date.parse(contact.get(x.fingerprint) ?? '') < deps.homeAliveMs,
+      );
+    const why = followed
+      ? 'a fork was shown while other members follow this home'
+      : await deps.handover.follow(moved);
+    if (why === null) return true;
+    await writer.transact(() =>
+      ledger.append({
+        type: 'keychain.takeover_invalid',
+        actor: 'system',
+        data: { told_by: told, why },
+      }),
+    );
+    return false;
+  }
 
   function movedFor(records: LogRecord[]): Moved {
     const home = homeOfLog(records);
@@ -245,6 +321,34 @@ export function createTakeover(deps: Deps) {
     },
 
     /**
+     * The key of an install not on our roster that asks as the other side of a fork: the
+     * old home added it in the log it shows, which must hold and fork with ours. The other
+     * claimant may have seen a member join that this home missed.
+     */
+    keyShownBy(fp: string, records: unknown): KeyObject | null {
+      const st = store.state();
+      if (st?.role !== 'home' || forkOf(records) === null) return null;
+      if (!holds(records, st.keychain_id)) return null;
+      const entry = rosterOfLog(records as LogRecord[]).find((x) => x.fingerprint === fp);
+      return entry === undefined ? null : importSigPub(entry.sig_pub);
+    },
+
+    /**
+     * /peer/epoch on a home, asked by another home that sent its log: two take-overs at our
+     * epoch are settled here as well as when we ask (the asker may not know us).
+     */
+    async shown(records: unknown, told: string): Promise<void> {
+      const st = store.state();
+      if (st?.role !== 'home' || !Array.isArray(records) || forkOf(records) === null) return;
+      const log = records as LogRecord[];
+      const home = homeOfLog(log);
+      await onFork(
+        { home_fp: home.home_fp, epoch: home.epoch, records: log, members: [], skip: [] },
+        told,
+      );
+    },
+
+    /**
      * On a home: ask members (the silent ones, or all) which epoch they follow. Shown a valid
      * take-over of this home it steps down; shown one that does not hold it says so.
      */
@@ -265,37 +369,17 @@ export function createTakeover(deps: Deps) {
         });
       const head = store.log().at(-1);
       for (const m of asked) {
-        const answer = await call(m, '/v1/keychain/peer/epoch', {
-          epoch: st.epoch,
-          head: head === undefined ? null : recordHash(head),
-        });
+        const ask = { epoch: st.epoch, head: head === undefined ? null : recordHash(head) };
+        let answer = await call(m, '/v1/keychain/peer/epoch', ask);
+        // Not known there (its refusal is unsigned): the other side of a fork that missed
+        // our joining. Our log, which the old home signed us into, goes along the second
+        // time (only then: it is long, and it says no more than a member's pull gets).
+        if (answer?.kind === 'unverified' && answer.status === 401)
+          answer = await call(m, '/v1/keychain/peer/epoch', { ...ask, records: store.log() });
         if (answer?.kind !== 'answered' || answer.status !== 409) continue;
         const moved = answer.body as (Moved & { error?: string }) | null;
         if (moved?.error === 'fork' && Array.isArray(moved.records)) {
-          // The lower take-over record wins; the losing home follows (follow records why).
-          if (!winsFork(store.log(), moved.records)) continue;
-          // A fork comes from a split: a home that members other than the claimant still
-          // follow is not the cut-off side, and one member alone cannot unseat it.
-          const claimant = moved.records.at(-1)?.epoch === st.epoch ? claimOf(moved.records) : null;
-          const followed = store
-            .members()
-            .some(
-              (x) =>
-                x.fingerprint !== self &&
-                x.fingerprint !== claimant &&
-                clock.now() - Date.parse(contact.get(x.fingerprint) ?? '') < deps.homeAliveMs,
-            );
-          const why = followed
-            ? 'a fork was shown while other members follow this home'
-            : await deps.handover.follow(moved);
-          if (why === null) return;
-          await writer.transact(() =>
-            ledger.append({
-              type: 'keychain.takeover_invalid',
-              actor: 'system',
-              data: { told_by: m.fingerprint, why },
-            }),
-          );
+          if (await onFork(moved, m.fingerprint)) return;
           continue;
         }
         if (moved?.error !== 'stale_epoch' || !Array.isArray(moved.records)) continue;
