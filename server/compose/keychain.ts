@@ -23,7 +23,12 @@ import {
   type PartAdapter,
   exportAgreementPublic,
   exportSigPub,
+  createLicenceSeatHome,
+  createLicenceSeatMember,
+  importSigPub,
   keychainPeerRoutes,
+  type LicenceSeatMember,
+  type PeerAnswer,
   keychainRoutes,
   PULL_EVERY_S,
   runJoin,
@@ -33,6 +38,7 @@ import type { Logger } from 'pino';
 import type { BrandingService } from '../branding/index.js';
 import type { PolicyService } from '../policy/index.js';
 import type { DoctorCheck } from '../doctor/index.js';
+import { installPubOf } from '../licence/index.js';
 import type { Runtime } from './runtime.js';
 
 const REFUSAL_EVERY_MS = 5 * 60_000;
@@ -193,6 +199,49 @@ function carried(rt: Runtime, part: PartAdapter['part'], domain: CarriedDomain):
   };
 }
 
+/**
+ * A member's licence seat from its home (licence-seat.ts): asked as a new install asks, and
+ * installed as a pasted grant (or a serial the authority issued listing this install) is.
+ */
+function licenceSeatMember(
+  rt: Runtime,
+  callHome: (path: string, payload: unknown) => Promise<PeerAnswer> | null,
+): LicenceSeatMember {
+  return createLicenceSeatMember({
+    store: rt.keychainStore,
+    ledger: rt.ledger,
+    writer: rt.writer,
+    clock: rt.clock,
+    callHome,
+    needsSeat: (renewBeforeMs) => {
+      const v = rt.licence.view();
+      if (v?.kind !== 'licence' || !v.valid || !v.on_licence) return true;
+      const until = v.vouched_until === null ? null : Date.parse(v.vouched_until);
+      return until !== null && until - rt.licence.effectiveNow() < renewBeforeMs;
+    },
+    ask: async () => {
+      const asked = await rt.exchange.ask({ purpose: 'add' }, 'keychain');
+      return { text: asked.text, code: asked.code };
+    },
+    install: async (answer, actor) => {
+      const text = answer.text ?? '';
+      if (answer.valid_until === null) await rt.licence.installFrom(text, 'authority', actor);
+      else await rt.exchange.acceptGrant(text, { actor });
+    },
+  });
+}
+
+/** The grant this home vouched for a member that is gone: its seat is free again. */
+async function releaseSeat(rt: Runtime, log: Logger, sigPub: string, actor: string) {
+  const key = importSigPub(sigPub);
+  if (key === null) return;
+  const pub = installPubOf(key);
+  for (const g of rt.exchange.grantsFor(pub))
+    await rt.exchange.remove(g.fingerprint, actor).catch((err: unknown) => {
+      log.warn({ err }, 'keychain: could not free the licence seat of a removed member');
+    });
+}
+
 export function buildKeychain(
   rt: Runtime,
   log: Logger,
@@ -231,6 +280,16 @@ export function buildKeychain(
     parts,
     ledgerHead: () => rt.ledger.head(),
     hashAt: (seq) => rt.ledgerStore.hashAt(seq),
+    seatOffered: (fp) => {
+      const st = rt.keychainStore.state();
+      return (
+        st !== null &&
+        !(JSON.parse(st.skip) as string[]).includes('licence') &&
+        rt.keychainStore.member(fp)?.licensed === 1 &&
+        rt.exchange.vouchable().allowed
+      );
+    },
+    released: (sigPub, actor) => releaseSeat(rt, log, sigPub, actor),
   });
   const sealing = createSealing({ ...deps, identity, adapters, fips: config.fips });
   const handover = createHandover({ ...deps, identity, publish: () => parts.publish() });
@@ -243,7 +302,13 @@ export function buildKeychain(
     forget: (reason, informed) => keychain.forget(reason, informed),
     ledgerHead: () => rt.ledger.head(),
     hashAt: (seq) => rt.ledgerStore.hashAt(seq),
+    afterPull: async (seatOffered) => {
+      await seat.afterPull({ seatOffered }).catch((err: unknown) => {
+        log.warn({ err }, 'keychain: asking the home for a licence seat failed');
+      });
+    },
   });
+  const seat = licenceSeatMember(rt, (path, payload) => sync.callHome(path, payload));
   const health = createHealthWatch({ ...deps, self: identity.fingerprint });
   const takeover = createTakeover({
     ...deps,
@@ -473,7 +538,13 @@ export function buildKeychain(
     async routes(v1: FastifyInstance): Promise<void> {
       await v1.register(keychainRoutes, {
         keychain,
-        pull: () => sync.pull(),
+        // Sync now asks for a licence seat at once (a seat approved a moment ago, say); the
+        // pulls every 30 s ask at most hourly.
+        pull: async () => {
+          const result = await sync.pull();
+          if (result.ok) await seat.afterPull({ force: true });
+          return result;
+        },
         health: () => checkHome(false),
         leave: () => sync.leave(),
         renameSelf: (label) => sync.renameSelf(label),
@@ -488,6 +559,14 @@ export function buildKeychain(
         pairing: pairingHome,
         handover,
         takeover,
+        licenceSeat: createLicenceSeatHome({
+          store: rt.keychainStore,
+          carries: () => {
+            const st = rt.keychainStore.state();
+            return st !== null && !(JSON.parse(st.skip) as string[]).includes('licence');
+          },
+          vouch: (input, actor) => rt.exchange.vouch(input, actor),
+        }),
         store: rt.keychainStore,
         clock: rt.clock,
         identity,

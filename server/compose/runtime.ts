@@ -40,7 +40,7 @@ import { createSnapshotsStore } from '../snapshots/index.js';
 import { createPeopleStore } from '../people/index.js';
 import { createSsoStore } from '../access/index.js';
 import { createImpactStore } from '../impact/index.js';
-import { createKeychainStore } from '../keychain/index.js';
+import { createKeychainStore, importSigPub } from '../keychain/index.js';
 import { createIncidentsStore } from '../incidents/index.js';
 import { createIntakeStore, SIGNAL_FIRED, SIGNAL_RESOLVED } from '../intake/index.js';
 import {
@@ -276,8 +276,18 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     log,
     servicesUsed: () => coverage.used(),
     installsUsed: () => exchange.installsUsed(),
-    // Members paired into this home's keychain and approved hold seats too (joins/approve).
-    keychainSeats: () => keychainStore.seats(),
+    // Members paired into this home's keychain and approved hold seats too (joins/approve),
+    // but one the licence lists, or that holds a grant from here, is counted there already.
+    keychainSeats: () => {
+      const counted = exchange.seatKeys();
+      return keychainStore
+        .members()
+        .filter((m) => m.role === 'member' && m.licensed === 1)
+        .filter((m) => {
+          const key = importSigPub(m.sig_pub);
+          return key === null || !counted.has(installPubOf(key));
+        }).length;
+    },
   });
   const coverage: Coverage = createCoverage({
     store: coverageStore,

@@ -533,6 +533,7 @@ const ROUTES: readonly RouteRow[] = [
   { method: 'POST', url: '/v1/keychain/peer/pull', credential: 'anyone', payload: {}, ok: 409 },
   { method: 'POST', url: '/v1/keychain/peer/leave', credential: 'anyone', payload: {}, ok: 409 },
   { method: 'POST', url: '/v1/keychain/peer/takeover', credential: 'anyone', payload: {}, ok: 409 },
+  { method: 'POST', url: '/v1/keychain/peer/licence', credential: 'anyone', payload: {}, ok: 409 },
   { method: 'POST', url: '/v1/keychain/peer/rename', credential: 'anyone', payload: {}, ok: 409 },
   { method: 'POST', url: '/v1/keychain/peer/epoch', credential: 'anyone', payload: {}, ok: 409 },
   {

@@ -201,6 +201,7 @@ describe('a keychain of real installs on loopback', () => {
     const pulled = await syncNow(b);
     expect(pulled.status).toBe(200);
     expect(pulled.body['carried']).toEqual([
+      'licence',
       'connections',
       'mail',
       'signin',
@@ -515,9 +516,10 @@ describe('a keychain of real installs on loopback', () => {
     // scope: the home stops carrying the policy; B may change it; carried again, B takes the home's.
     expect(
       (await call(a, 'POST', '/v1/keychain/scope', { skip: ['policy'] })).body['carried'],
-    ).toEqual(['connections', 'mail', 'signin', 'people', 'branding', 'numbers']);
+    ).toEqual(['licence', 'connections', 'mail', 'signin', 'people', 'branding', 'numbers']);
     await syncNow(b);
     expect((await call(b, 'GET', '/v1/keychain')).body['carried']).toEqual([
+      'licence',
       'connections',
       'mail',
       'signin',

@@ -52,6 +52,10 @@ interface Deps {
   /** This install's ledger head and its hash at a seq: what witnesses are shown. */
   readonly ledgerHead: () => { seq: number; hash: Buffer | null };
   readonly hashAt: (seq: number) => Buffer | null;
+  /** Whether the home would vouch for this member's licence seat now (licence-seat.ts). */
+  readonly seatOffered?: (fp: string) => boolean;
+  /** A member removed (or gone by itself): the licence seat the home vouched it frees. */
+  readonly released?: (sigPub: string, actor: string) => Promise<void>;
 }
 
 /** What a new site sends inside its sealed enrol body. */
@@ -112,6 +116,8 @@ export function createKeychainService({
   parts,
   ledgerHead,
   hashAt,
+  seatOffered,
+  released,
 }: Deps) {
   const self = identity.fingerprint;
 
@@ -434,7 +440,10 @@ export function createKeychainService({
      * A member's pull: it is heard (health) and witnessed (its ledger head), and gets the
      * roster, the log, the parts, and our own head for it to witness.
      */
-    async pull(fp: string, body: unknown): Promise<Roster & { witness?: unknown }> {
+    async pull(
+      fp: string,
+      body: unknown,
+    ): Promise<Roster & { witness?: unknown; licence_seat: boolean }> {
       const asked = body as { witness?: unknown; home_at?: unknown } | null;
       const shown = isShowing(asked?.witness) ? asked.witness : null;
       await writer.transact(() => {
@@ -452,12 +461,13 @@ export function createKeychainService({
           you: shown === null ? null : { seq: store.witness(fp)?.seq ?? shown.head.seq },
           home: showing({ head: ledgerHead }, hashAt, homeAt),
         },
+        licence_seat: seatOffered?.(fp) ?? false,
       };
     },
 
     /** POST /v1/keychain/members/remove (home): a signed tombstone; the install gets 403 from now on. */
     async removeMember(fp: string, actor: Actor, reason = 'removed') {
-      await writer.transact(() => {
+      const removed = await writer.transact(() => {
         const st = requireHome();
         const m = presentMember(fp);
         if (m.role === 'home')
@@ -473,7 +483,9 @@ export function createKeychainService({
           actor: actor.name,
           data: { fingerprint: fp, reason, record },
         });
+        return m;
       });
+      await released?.(removed.sig_pub, actor.name);
       return this.view();
     },
 

@@ -140,10 +140,6 @@ export function createKeychainStore(db: Database) {
   const setLicensed = db.prepare<[string]>(
     'UPDATE keychain_members SET licensed = 1 WHERE fingerprint = ?',
   );
-  const seats = db.prepare<[], { n: number }>(
-    `SELECT count(*) AS n FROM keychain_members
-     WHERE role = 'member' AND removed_at IS NULL AND licensed = 1`,
-  );
   const dropMembers = db.prepare<[]>('DELETE FROM keychain_members');
   const setHealth = db.prepare<[MemberHealth, string]>(
     'UPDATE keychain_members SET health = ? WHERE fingerprint = ?',
@@ -271,7 +267,6 @@ export function createKeychainStore(db: Database) {
     },
     nonceCount: (): number => countNonces.get()?.n ?? 0,
     /** Members (not the home) holding a licence seat through this keychain. */
-    seats: (): number => seats.get()?.n ?? 0,
     heard(fp: string, at: string): void {
       heard.run(fp, at);
     },

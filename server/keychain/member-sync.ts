@@ -49,6 +49,11 @@ export function createMemberSync(deps: {
   hashAt: (seq: number) => Buffer | null;
   /** Handover (handover.ts): the offer a pull answer carries, and a home that moved. */
   handover: Pick<Handover, 'saw' | 'follow'>;
+  /**
+   * After each pull that held, with whether the home offers a licence seat (licence-seat.ts);
+   * it never throws.
+   */
+  afterPull?: (seatOffered: boolean) => Promise<void>;
 }) {
   const { store, ledger, writer, clock, identity, adapters } = deps;
   let last: PullResult | null = null;
@@ -137,7 +142,7 @@ export function createMemberSync(deps: {
         ...(answer.unsigned === true && { unsigned: true as const }),
       });
     }
-    const answered = answer.body as Roster & { handover?: unknown };
+    const answered = answer.body as Roster & { handover?: unknown; licence_seat?: unknown };
     deps.handover.saw(answered.handover);
     // The home's entry carries no address of its own: keep the one we reach it at.
     const roster: Roster = {
@@ -200,7 +205,9 @@ export function createMemberSync(deps: {
       ),
       opened,
     );
-    return (last = { ok: true, changed, parts });
+    last = { ok: true, changed, parts };
+    await deps.afterPull?.(answered.licence_seat === true);
+    return last;
   }
 
   /** A signed call from this member to its home, or null when the roster gives no way there. */
@@ -252,6 +259,7 @@ export function createMemberSync(deps: {
     pull,
     leave,
     renameSelf,
+    callHome,
     last: (): PullResult | null => last,
     silence: () => ({ since: silentSince, failures }),
   };

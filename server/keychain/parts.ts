@@ -32,15 +32,18 @@ export const KEYCHAIN_PARTS = [
 /** A part this version carries. */
 export type CarriedPartName = Exclude<(typeof KEYCHAIN_PARTS)[number], 'licence'>;
 
-/** The parts the keychain carries today: all but the licence, which stays each install's own. */
+/** The parts whose documents travel: all but the licence, which binds the installs it lists. */
 export const CARRIED_PARTS: readonly CarriedPartName[] = KEYCHAIN_PARTS.filter(
   (p): p is CarriedPartName => p !== 'licence',
 );
 
-/** What a home carries: what this version can carry, less the parts its scope skips. */
+/**
+ * What a home carries: every part less those its scope skips. The licence is among them,
+ * though no document of it travels: the home vouches for each member instead (licence-seat.ts).
+ */
 export function homeCarries(st: StateRow): string[] {
   const skip = JSON.parse(st.skip) as string[];
-  return CARRIED_PARTS.filter((p) => !skip.includes(p));
+  return KEYCHAIN_PARTS.filter((p) => !skip.includes(p));
 }
 
 /** A domain's side of a carried part. */

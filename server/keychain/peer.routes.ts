@@ -39,6 +39,10 @@ interface Options {
   readonly pairing: PairingHome;
   readonly handover: Handover;
   readonly takeover: Takeover;
+  /** The licence part: the home vouches for a member it seated (licence-seat.ts). */
+  readonly licenceSeat: {
+    vouchFor(fp: string, body: Record<string, unknown> | null): Promise<unknown>;
+  };
   readonly store: KeychainStore;
   readonly clock: Clock;
   readonly identity: { fingerprint: string; key: KeyObject };
@@ -362,6 +366,13 @@ export async function keychainPeerRoutes(app: FastifyInstance, opts: Options): P
         return answerError(req, reply, err, verified.nonce);
       }
     };
+
+  // A seated member asking the home to vouch for it under the home's licence.
+  app.post(
+    '/keychain/peer/licence',
+    { config: member },
+    fromMember((fp, body) => opts.licenceSeat.vouchFor(fp, body)),
+  );
 
   // Another member claims the home of a silent one (take-over).
   app.post(

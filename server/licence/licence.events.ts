@@ -117,6 +117,8 @@ export const licenceEvents = {
     /** an offline grant's end */
     valid_until: Nullable(Type.String()),
     expires_at: Type.String(),
+    /** N's install key, which the grant is bound to (absent in events before it was kept) */
+    install_pub: Type.Optional(Type.String()),
   }),
   'licence.install.code_mismatch': Type.Object({
     req_id: Type.String(),

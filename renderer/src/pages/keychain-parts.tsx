@@ -11,7 +11,11 @@ type PartControl = { label: string; run: () => Promise<KeychainView> } | null;
 
 function partState(view: KeychainView, part: string): { glyph: string; words: string } {
   const carried = view.carried.includes(part);
+  // No document of the licence travels: the home vouches for each member it seated.
+  const licence = part === 'licence';
   if (view.role === 'home') {
+    if (carried && licence)
+      return { glyph: '●', words: 'each seated member runs under this licence' };
     if (carried) return { glyph: '●', words: 'carried from here to every member' };
     if ((view.skip ?? []).includes(part))
       return { glyph: '○', words: 'not carried: each member keeps its own' };
@@ -19,6 +23,8 @@ function partState(view: KeychainView, part: string): { glyph: string; words: st
   }
   if ((view.owned ?? []).includes(part))
     return { glyph: '◐', words: 'this member keeps its own copy' };
+  if (carried && licence)
+    return { glyph: '●', words: `a seat under the licence of the home ${homeLabel(view)}` };
   if (carried) return { glyph: '●', words: `changed on the home ${homeLabel(view)}` };
   return { glyph: '–', words: 'this install’s own' };
 }

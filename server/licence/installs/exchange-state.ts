@@ -212,6 +212,17 @@ export function createExchangeReads(deps: ExchangeDeps) {
     now,
     /** The seats in use as GET /v1/status counts them (`licence.installs`). */
     installsUsed: (): number => seatsInUse(effectiveLicence()),
+    /** The offline grants issued here, still in force, to an install key. */
+    grantsFor: (installPub: string): readonly RequestRow[] =>
+      outstandingGrants(effectiveLicence()).filter((g) => g.install_pub === installPub),
+    /** The install keys that hold a seat here: listed by the licence, or granted here. */
+    seatKeys: (): ReadonlySet<string> => {
+      const lic = effectiveLicence();
+      return new Set([
+        ...(lic?.installs.map((i) => i.install_pub) ?? []),
+        ...outstandingGrants(lic).flatMap((g) => (g.install_pub === null ? [] : [g.install_pub])),
+      ]);
+    },
     effectiveLicence,
     outstandingGrants,
     lookContext,

@@ -43,7 +43,10 @@ export interface RemovalRow {
 }
 
 type AskedRow = LicenceEvents['licence.install.asked'] & { readonly ts: string };
-type VouchedRow = LicenceEvents['licence.install.vouched'] & { readonly ts: string };
+type VouchedRow = Omit<LicenceEvents['licence.install.vouched'], 'install_pub'> & {
+  readonly install_pub: string | null;
+  readonly ts: string;
+};
 
 const COLUMNS = `req_id, side, fingerprint, purpose, label, nonce, install_pub, code, licence_id, state,
   mismatches, via, why, role, valid_until, polled_state, created_at, expires_at, updated_at`;
@@ -82,12 +85,12 @@ export function createExchangeStore(db: Database) {
      ON CONFLICT (req_id, side) DO UPDATE SET state = 'burned', updated_at = excluded.updated_at`,
   );
   const vouched = db.prepare<[VouchedRow]>(
-    `INSERT INTO licence_requests (req_id, side, fingerprint, purpose, label, licence_id, state, via, why,
-       role, valid_until, mismatches, created_at, expires_at, updated_at)
-     VALUES (@req_id, 'received', @fingerprint, @purpose, @label, @licence_id, @result, @via, @why, @role,
-       @valid_until, 0, @ts, @expires_at, @ts)
+    `INSERT INTO licence_requests (req_id, side, fingerprint, purpose, label, install_pub, licence_id, state, via,
+       why, role, valid_until, mismatches, created_at, expires_at, updated_at)
+     VALUES (@req_id, 'received', @fingerprint, @purpose, @label, @install_pub, @licence_id, @result, @via,
+       @why, @role, @valid_until, 0, @ts, @expires_at, @ts)
      ON CONFLICT (req_id, side) DO UPDATE SET fingerprint = excluded.fingerprint, purpose = excluded.purpose,
-       label = excluded.label, licence_id = excluded.licence_id, state = excluded.state, via = excluded.via,
+       label = excluded.label, install_pub = excluded.install_pub, licence_id = excluded.licence_id, state = excluded.state, via = excluded.via,
        why = excluded.why, role = excluded.role, valid_until = excluded.valid_until,
        expires_at = excluded.expires_at, updated_at = excluded.updated_at`,
   );
@@ -158,7 +161,7 @@ export function createExchangeStore(db: Database) {
           burned.run({ req_id: d.req_id, fingerprint: d.fingerprint, ts: e.ts });
         },
         'licence.install.vouched': (d, e) => {
-          vouched.run({ ...d, ts: e.ts });
+          vouched.run({ ...d, install_pub: d.install_pub ?? null, ts: e.ts });
         },
         'licence.install.grant_accepted': (d, e) => {
           accepted.run({ req_id: d.req_id, valid_until: d.valid_until, role: d.role, ts: e.ts });

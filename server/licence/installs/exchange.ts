@@ -43,6 +43,9 @@ export function createInstallExchange(deps: ExchangeDeps) {
     can: reads.can,
     usageInstalls: reads.usageInstalls,
     installsUsed: reads.installsUsed,
+    seatKeys: reads.seatKeys,
+    grantsFor: reads.grantsFor,
+    vouchable,
 
     /** POST /v1/licence/installs/ask, on N. */
     async ask(input: { purpose: Purpose; label?: string }, actor: string) {
@@ -535,6 +538,7 @@ export function createInstallExchange(deps: ExchangeDeps) {
         licence_id: o.licenceId,
         valid_until: o.validUntil,
         expires_at: p.expires_at,
+        install_pub: p.install_pub,
       },
     });
   }
