@@ -398,10 +398,10 @@ export async function keychainPeerRoutes(app: FastifyInstance, opts: Options): P
       // added by the old home in the log it shows (we may have missed its joining).
       publicKeyFor: (id: string) => {
         const m = store.member(id);
+        // One we removed stays refused, whatever log it shows.
+        if (m?.removed_at != null) return { refused: 'removed' as const };
         const key =
-          m === null || m.removed_at !== null
-            ? opts.takeover.keyShownBy(id, asked?.['records'])
-            : importSigPub(m.sig_pub);
+          m === null ? opts.takeover.keyShownBy(id, asked?.['records']) : importSigPub(m.sig_pub);
         return key === null ? { refused: 'unknown' as const } : { key };
       },
       recordNonce: (id: string, nonce: string, expiresAt: number) =>

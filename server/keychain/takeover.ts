@@ -117,6 +117,11 @@ export function createTakeover(deps: Deps) {
     }
     if (!adoptsMembers(fork.oursOnly, moved.records)) return false;
     const claimant = claimOf(moved.records);
+    // A claimant the old home removed (it missed its own removal) never wins here.
+    const removed = store
+      .log()
+      .some((r) => r.type === 'member_remove' && r.body['fp'] === claimant);
+    if (removed) return false;
     const contact = store.contact();
     const followed = store
       .members()
