@@ -24,7 +24,10 @@ function partState(view: KeychainView, part: string): { glyph: string; words: st
   if ((view.owned ?? []).includes(part))
     return { glyph: '◐', words: 'this member keeps its own copy' };
   if (carried && licence)
-    return { glyph: '●', words: `a seat under the licence of the home ${homeLabel(view)}` };
+    return {
+      glyph: '●',
+      words: `the home ${homeLabel(view)} vouches for this install once it seats it`,
+    };
   if (carried) return { glyph: '●', words: `changed on the home ${homeLabel(view)}` };
   return { glyph: '–', words: 'this install’s own' };
 }
