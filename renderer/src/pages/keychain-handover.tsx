@@ -265,8 +265,7 @@ function TakeOverConfirm({ view, onDone }: { view: KeychainView; onDone: () => v
               try {
                 return await keychainApi.takeOver(canForce && force);
               } catch (err) {
-                if (err instanceof ApiError && err.code === 'takeover_unconfirmed')
-                  setCanForce(true);
+                if (isUnconfirmed(err)) setCanForce(true);
                 throw err;
               }
             }, onDone);
@@ -278,10 +277,21 @@ function TakeOverConfirm({ view, onDone }: { view: KeychainView; onDone: () => v
           Cancel
         </button>
       </p>
-      <Refusal error={action.error} />
+      {isUnconfirmed(action.error) ? (
+        <p className="error" role="alert">
+          ⚠ No other member answered to confirm that {home} is lost, so nothing changed. If you know{' '}
+          {home} is gone for good, tick the box above and take over again.
+        </p>
+      ) : (
+        <Refusal error={action.error} />
+      )}
     </div>
   );
 }
+
+/** The server's words name an API field; the page names its own box instead. */
+const isUnconfirmed = (error: unknown): boolean =>
+  error instanceof ApiError && error.code === 'takeover_unconfirmed';
 
 /** On a member: taking over as home when the home is lost (owner only). */
 export function TakeOverSection({ view, why }: { view: KeychainView; why: string | null }) {
