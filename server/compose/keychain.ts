@@ -271,7 +271,7 @@ export function buildKeychain(
     ...deps,
     adapters,
     key: identity.key,
-    partKey: (keychainId) => derivePartKey(agreementKey, keychainId),
+    partKey: (keychainId, generation) => derivePartKey(agreementKey, keychainId, generation),
   });
   const keychain = createKeychainService({
     ...deps,

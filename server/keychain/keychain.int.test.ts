@@ -76,6 +76,29 @@ async function syncNow(i: Install) {
   }
 }
 
+/** The latest `keychain.part_published` of a part in an install's ledger. */
+async function lastPublished(
+  i: Install,
+  part: string,
+): Promise<{ version: number; sha256: string }> {
+  const lines = (await ledgerText(i))
+    .split('\n')
+    .filter((l) => l.startsWith('keychain.part_published '));
+  const data = lines
+    .map(
+      (l) =>
+        JSON.parse(l.slice(l.indexOf(' ') + 1)) as {
+          part: string;
+          version: number;
+          sha256: string;
+        },
+    )
+    .filter((d) => d.part === part);
+  const last = data.at(-1);
+  if (last === undefined) throw new Error(`${i.name} never published ${part}`);
+  return last;
+}
+
 describe('a keychain of real installs on loopback', () => {
   let a: Install;
   let b: Install;
@@ -765,6 +788,7 @@ describe('a keychain of real installs on loopback', () => {
     expect((await call(a, 'POST', '/v1/keychain/leave')).body['error']).toBe('home_cannot_leave');
 
     // B removed by the home: its next pull is refused with a signed 403, and it stops.
+    const policyAtRemoval = await lastPublished(a, 'policy');
     expect(
       (await call(a, 'POST', '/v1/keychain/members/remove', { fingerprint: bFp })).status,
     ).toBe(200);
@@ -813,6 +837,17 @@ describe('a keychain of real installs on loopback', () => {
       (m) => m['fingerprint'] === bFp,
     );
     expect(back).toMatchObject({ health: 'ok', via: `site_key:${splitKey(bKey2).id}` });
+    // The part key B held went with its removal: the same policy is published under a new
+    // digest, and B, back, applies it.
+    expect((await syncNow(b)).status).toBe(200);
+    const policyNow = await lastPublished(a, 'policy');
+    expect(policyNow.sha256).not.toBe(policyAtRemoval.sha256);
+    expect(policyNow.version).toBeGreaterThan(policyAtRemoval.version);
+    const onA = (await call(a, 'GET', '/v1/policy')).body;
+    expect((await call(b, 'GET', '/v1/policy')).body).toMatchObject({
+      policy: onA['policy'],
+      sha256: onA['sha256'],
+    });
   }, 60_000);
 
   it('seals the parts into a file that sets up a new site once per version, never going back', async () => {

@@ -13,6 +13,7 @@ import type { Writer } from '../db/writer.js';
 import type { DomainLedger } from '../ledger/index.js';
 import { canonicalJson } from '../shared/canonical-json.js';
 import { importAgreementPublic, openSealed, sealTo, type SealedBox } from './crypto/sealed-box.js';
+import { recordHash, type LogRecord } from './authority-log.js';
 import { aadFor, PARTS_AAD } from './peer-aad.js';
 import type { KeychainEvents } from './keychain.events.js';
 import type { KeychainStore, StateRow } from './keychain.store.js';
@@ -98,11 +99,24 @@ export function partDigest(key: Buffer, doc: unknown): string {
 
 /**
  * The home's part key for a keychain: derived from its agreement private key, so it needs
- * no storage of its own, and a new home (a new epoch) has a new one.
+ * no storage of its own, and a new home (a new epoch) has a new one. `generation` changes
+ * it again each time a member is removed or leaves (partKeyGeneration): the removed install
+ * held the old key, and must not test guesses against the digests published after it went.
  */
-export function derivePartKey(agreementKey: KeyObject, keychainId: string): Buffer {
+export function derivePartKey(
+  agreementKey: KeyObject,
+  keychainId: string,
+  generation: string,
+): Buffer {
   const ikm = agreementKey.export({ type: 'pkcs8', format: 'der' });
-  return Buffer.from(hkdfSync('sha256', ikm, keychainId, PART_KEY_INFO, 32));
+  const salt = generation === '' ? keychainId : `${keychainId}/${generation}`;
+  return Buffer.from(hkdfSync('sha256', ikm, salt, PART_KEY_INFO, 32));
+}
+
+/** The part key's generation: the hash of the log's latest member_remove record, '' before any. */
+export function partKeyGeneration(log: readonly LogRecord[]): string {
+  const last = log.findLast((r) => r.type === 'member_remove');
+  return last === undefined ? '' : recordHash(last);
 }
 
 function manifest(keychainId: string, p: Omit<CarriedPart, 'sig'>): Buffer {
@@ -173,10 +187,11 @@ export function createPartsHome(
   deps: Deps & {
     readonly key: KeyObject;
     /** The part key of a keychain this install is the home of (derivePartKey). */
-    readonly partKey: (keychainId: string) => Buffer;
+    readonly partKey: (keychainId: string, generation: string) => Buffer;
   },
 ) {
   const { store, ledger, writer, adapters, key } = deps;
+  const partKeyOf = (st: StateRow) => deps.partKey(st.keychain_id, partKeyGeneration(store.log()));
   return {
     /** A new version of every carried part whose document changed since it was published. */
     async publish(): Promise<void> {
@@ -184,11 +199,12 @@ export function createPartsHome(
         const st = store.state();
         if (st?.role !== 'home') return;
         const carried = homeCarries(st);
-        const partKey = deps.partKey(st.keychain_id);
+        const partKey = partKeyOf(st);
         for (const a of adapters.filter((x) => carried.includes(x.part))) {
           const sha256 = partDigest(partKey, a.document());
           const last = store.part(a.part);
-          // A new epoch (a new home) publishes every part again, under its own signature.
+          // A new epoch (a new home) publishes every part again, under its own signature; so
+          // does a new part key (a member removed): the same document, a new digest.
           if (last?.sha256 === sha256 && last.epoch === st.epoch) continue;
           ledger.append({
             type: 'keychain.part_published',
@@ -209,7 +225,7 @@ export function createPartsHome(
     ): { parts: CarriedPart[]; sealed_parts: SealedBox | null } {
       const kxText = store.member(recipientFp)?.kx_pub;
       if (kxText === undefined) return { parts: [], sealed_parts: null };
-      const partKey = deps.partKey(st.keychain_id);
+      const partKey = partKeyOf(st);
       const out: CarriedPart[] = [];
       const docs: Record<string, unknown> = {};
       const carried = homeCarries(st);
