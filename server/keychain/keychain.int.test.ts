@@ -848,6 +848,51 @@ describe('a keychain of real installs on loopback', () => {
       policy: onA['policy'],
       sha256: onA['sha256'],
     });
+
+    // A site the home took and removed between two of B's pulls (B's roster never listed it,
+    // B's log has both records), asking B which epoch it follows as a home would, is refused
+    // as removed, whatever log it shows: it can settle no fork.
+    const x = craftedSite();
+    const xKey = splitKey(
+      (
+        (await call(a, 'POST', '/v1/keychain/site-keys', { labels: ['x'] })).body['keys'] as {
+          key: string;
+        }[]
+      )[0]?.key ?? '',
+    );
+    const h = await hello(a);
+    expect((await send(a, '/v1/keychain/peer/enrol', enrolRequest(h, x, xKey))).status).toBe(200);
+    expect(
+      (await call(a, 'POST', '/v1/keychain/members/remove', { fingerprint: x.fp })).status,
+    ).toBe(200);
+    expect((await syncNow(b)).status).toBe(200);
+    const bView = (await call(b, 'GET', '/v1/keychain')).body;
+    const asked = Buffer.from(
+      JSON.stringify({ epoch: 2, head: 'f'.repeat(64), records: [{ type: 'takeover' }] }),
+    );
+    const epochAsk = await send(b, '/v1/keychain/peer/epoch', {
+      body: asked,
+      headers: signRequest({
+        method: 'POST',
+        path: '/v1/keychain/peer/epoch',
+        query: '',
+        body: asked,
+        keychainId: h.keychain_id,
+        from: x.fp,
+        to: bFp,
+        epoch: 2,
+        head: 'f'.repeat(64),
+        key: x.sigKey,
+        keyid: x.fp,
+        now: Date.now(),
+      }),
+    });
+    expect(epochAsk).toMatchObject({ status: 403, body: { error: 'member_removed' } });
+    expect((await call(b, 'GET', '/v1/keychain')).body).toMatchObject({
+      role: 'member',
+      epoch: bView['epoch'],
+      head: bView['head'],
+    });
   }, 60_000);
 
   it('seals the parts into a file that sets up a new site once per version, never going back', async () => {

@@ -398,8 +398,10 @@ export async function keychainPeerRoutes(app: FastifyInstance, opts: Options): P
       // added by the old home in the log it shows (we may have missed its joining).
       publicKeyFor: (id: string) => {
         const m = store.member(id);
-        // One we removed stays refused, whatever log it shows.
-        if (m?.removed_at != null) return { refused: 'removed' as const };
+        // One we removed stays refused, whatever log it shows; so does one our log removed
+        // that our roster never listed (it joined and went between two of our pulls).
+        if (m?.removed_at != null || (m === null && opts.takeover.removedHere(id)))
+          return { refused: 'removed' as const };
         const key =
           m === null ? opts.takeover.keyShownBy(id, asked?.['records']) : importSigPub(m.sig_pub);
         return key === null ? { refused: 'unknown' as const } : { key };

@@ -107,6 +107,19 @@ export function createTakeover(deps: Deps) {
    * a fork comes from a split, and one member alone cannot unseat a home. True when we
    * followed.
    */
+  /**
+   * Whether our own log removed this install last (it may have missed its removal, or our
+   * roster may never have listed it): a later member_add is a new membership.
+   */
+  function removedHere(fp: string): boolean {
+    const last = store
+      .log()
+      .findLast(
+        (r) => (r.type === 'member_remove' || r.type === 'member_add') && r.body['fp'] === fp,
+      );
+    return last?.type === 'member_remove';
+  }
+
   async function onFork(moved: Moved, told: string): Promise<boolean> {
     const st = store.state();
     const fork = st?.role === 'home' ? forkOf(moved.records) : null;
@@ -118,10 +131,7 @@ export function createTakeover(deps: Deps) {
     if (!adoptsMembers(fork.oursOnly, moved.records)) return false;
     const claimant = claimOf(moved.records);
     // A claimant the old home removed (it missed its own removal) never wins here.
-    const removed = store
-      .log()
-      .some((r) => r.type === 'member_remove' && r.body['fp'] === claimant);
-    if (removed) return false;
+    if (claimant !== null && removedHere(claimant)) return false;
     const contact = store.contact();
     const followed = store
       .members()
@@ -330,6 +340,8 @@ export function createTakeover(deps: Deps) {
      * old home added it in the log it shows, which must hold and fork with ours. The other
      * claimant may have seen a member join that this home missed.
      */
+    removedHere,
+
     keyShownBy(fp: string, records: unknown): KeyObject | null {
       const st = store.state();
       if (st?.role !== 'home' || forkOf(records) === null) return null;
