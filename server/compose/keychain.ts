@@ -12,6 +12,7 @@ import {
   createTakeover,
   TAKEOVER_SILENCE_MS,
   HOME_ALIVE_MS,
+  createDivergentCopies,
   createHealthWatch,
   createKeychainService,
   createMemberSync,
@@ -292,7 +293,12 @@ export function buildKeychain(
     released: (sigPub, actor) => releaseSeat(rt, log, sigPub, actor),
   });
   const sealing = createSealing({ ...deps, identity, adapters, fips: config.fips });
-  const handover = createHandover({ ...deps, identity, publish: () => parts.publish() });
+  const handover = createHandover({
+    ...deps,
+    identity,
+    publish: () => parts.publish(),
+    divergent: createDivergentCopies({ ...deps, dataDir: config.dataDir, adapters }),
+  });
   const sync = createMemberSync({
     ...deps,
     agreementKey,

@@ -25,6 +25,7 @@ import {
   forkBetween,
   type LogRecord,
 } from './authority-log.js';
+import type { DivergentCopies } from './divergent.js';
 import type { KeychainEvents } from './keychain.events.js';
 import type { Identity } from './keychain.service.js';
 import type { KeychainStore } from './keychain.store.js';
@@ -70,6 +71,8 @@ interface Deps {
   readonly identity: Identity;
   /** The new home publishes every carried part again at its epoch. */
   readonly publish: () => Promise<void>;
+  /** A home replaced while it ran keeps its copy of the parts first (divergent.ts). */
+  readonly divergent: DivergentCopies;
 }
 
 const isOffer = (x: unknown): x is Offer => {
@@ -359,6 +362,26 @@ export function createHandover(deps: Deps) {
               loser: typeof loser === 'string' ? loser : '',
               loser_hash: recordHash(forked.ours),
             },
+          });
+        }
+        // Replaced while it ran (a take-over or a lost fork, not a handover it offered): what
+        // it changed meanwhile is kept in a file before the new home's parts replace it.
+        const replaced =
+          st.role === 'home' &&
+          home.home_fp !== self &&
+          (fork || m.records.slice(known.length).some((r) => r.type === 'takeover'));
+        if (replaced) {
+          let copy;
+          try {
+            copy = deps.divergent.save(st, home.epoch, home.home_fp);
+          } catch (err) {
+            // A full disk, say: stay the home this round rather than lose what changed here.
+            return `this home's copy of its parts could not be written (${(err as Error).message}); it stays the home until it can`;
+          }
+          ledger.append({
+            type: 'keychain.divergent_saved',
+            actor,
+            data: { epoch: home.epoch, new_home: home.home_fp, ...copy },
           });
         }
         // Keys and roles from the checked log; only addresses the log lacks from the answer

@@ -18,6 +18,7 @@ export { createSealing, type Sealing } from './sealing.js';
 export { createPairingHome, type PairingHome } from './pairing.js';
 export { createPairingJoiner, type PairingJoiner } from './pairing-joiner.js';
 export { createHandover, type Handover } from './handover.js';
+export { createDivergentCopies, DIVERGENT_DIR } from './divergent.js';
 export { createTakeover, HOME_ALIVE_MS, TAKEOVER_SILENCE_MS, type Takeover } from './takeover.js';
 export {
   createLicenceSeatHome,

@@ -146,6 +146,17 @@ export const keychainEvents = {
     told_by: Type.String(),
   }),
   /**
+   * On a home replaced while it ran (a take-over, or a fork it lost): its copy of every part
+   * it carried was written to `file` (relative to the data folder, owner-only) before the new
+   * home's parts replace them. Appended before the home_changed it precedes.
+   */
+  'keychain.divergent_saved': Type.Object({
+    epoch: Type.Integer({ description: 'the new home’s epoch' }),
+    new_home: Type.String(),
+    file: Type.String(),
+    parts: Type.Array(Type.String()),
+  }),
+  /**
    * Two take-overs at the same epoch (a partition in three): the record with the lower hash
    * won here, and this install follows its home. Appended before the home_changed it causes.
    */

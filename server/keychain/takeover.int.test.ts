@@ -6,6 +6,8 @@
 // takes over at epoch 2 and R follows it. A, started again on its own data, still thinks it
 // is the home at epoch 1: asking its members, it is shown the take-over, checks it and steps
 // down, and from then on follows M like any member.
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBundle } from '../testing/processes.js';
 import {
@@ -114,6 +116,19 @@ describe('taking over from a lost home', () => {
   it('makes the old home step down when it comes back, and follow the new one', async () => {
     a = await startInstall('to-a', 'd1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1', {}, a.dir);
     expect((await call(a, 'GET', '/v1/keychain')).body).toMatchObject({ role: 'home', epoch: 1 });
+    // Believing itself the home, A changes the policy: a change the new home never sees.
+    expect((await call(a, 'PUT', '/v1/policy', { grouping: { window_s: 777, by: ['alertname'] } })).status).toBe(200); // prettier-ignore
+    // Its copy of the parts cannot be written (a file where the folder goes, as a full disk
+    // would refuse it): it stays the home this round, and says why.
+    const folder = join(a.dir, 'data', 'keychain', 'divergent');
+    mkdirSync(join(folder, '..'), { recursive: true });
+    writeFileSync(folder, 'in the way');
+    await call(a, 'POST', '/v1/keychain/pull');
+    expect((await call(a, 'GET', '/v1/keychain')).body).toMatchObject({ role: 'home', epoch: 1 });
+    expect(await ledgerText(a)).toMatch(
+      /keychain\.takeover_invalid .*copy of its parts could not be written/,
+    );
+    rmSync(folder);
     // Sync now on a home asks its members which epoch they follow.
     await call(a, 'POST', '/v1/keychain/pull');
     const after = (await call(a, 'GET', '/v1/keychain')).body;
@@ -124,6 +139,19 @@ describe('taking over from a lost home', () => {
     expect(await ledgerText(a)).toMatch(
       new RegExp(`keychain\\.home_superseded .*"epoch":2.*"told_by":"${rFp}"`),
     );
+    // Its own copy of the parts it carried, its change in it, kept in a file before the new
+    // home's replace them: never merged, never in a ledger.
+    const saved = /keychain\.divergent_saved (\{.*\})/.exec(await ledgerText(a));
+    const copy = JSON.parse(saved?.[1] ?? '{}') as { file: string; parts: string[]; epoch: number };
+    expect(copy).toMatchObject({ epoch: 2, new_home: mFp });
+    expect(copy.parts).toContain('policy');
+    const path = join(a.dir, 'data', copy.file);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    const kept = JSON.parse(readFileSync(path, 'utf8')) as {
+      parts: { policy: { document: unknown } };
+    };
+    expect(JSON.stringify(kept.parts.policy.document)).toContain('777');
+    expect(await ledgerText(a)).not.toMatch(/divergent_saved .*777/);
     // It can no longer act as a home, and it takes the new home's parts.
     const keys = await call(a, 'POST', '/v1/keychain/site-keys', { labels: ['x'] });
     expect(keys.body['error']).toBe('not_home');
