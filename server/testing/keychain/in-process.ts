@@ -8,12 +8,16 @@ type Json = Record<string, unknown>;
 
 const servers: TestServer[] = [];
 
-/** A member joining `home` with a site key, on a port of its own. */
+/**
+ * A member joining `home` with a site key, on a port of its own; the others reach it there,
+ * or at `address` (a proxy in front of it) when given.
+ */
 export async function inProcessMember(
   name: string,
   home: string,
   key: string,
   keychain: KeychainOptions,
+  address?: string,
 ): Promise<{ s: TestServer; port: number }> {
   const port = await freePort();
   const s = await buildTestServer({
@@ -21,7 +25,7 @@ export async function inProcessMember(
       SVC_INSTANCE: name,
       SVC_KEYCHAIN_JOIN: home,
       SVC_KEYCHAIN_SITE_KEY: key,
-      SVC_CONSOLE_URL: `http://127.0.0.1:${String(port)}`,
+      SVC_CONSOLE_URL: address ?? `http://127.0.0.1:${String(port)}`,
     },
     delayMs: 0,
     keychain,
