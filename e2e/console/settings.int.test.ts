@@ -147,3 +147,43 @@ describe('branding from the settings page', () => {
     await expect(page.title()).resolves.toBe('Night Ops');
   });
 });
+
+describe('impact figures, from the scorecard to the settings page and back', () => {
+  it('leads from the scorecard to the form, saves the figures, and the scorecard says how it counts', async () => {
+    await page.goto(`${svc.url}/episodes`);
+    const card = page.getByRole('region', { name: 'scorecard' });
+    const how = card.getByLabel('how minutes saved are counted');
+    await how.waitFor();
+    expect(await how.textContent()).toContain('Set the impact figures');
+    await card.getByRole('link', { name: 'set impact figures' }).click();
+    const form = page.getByRole('form', { name: 'impact figures' });
+    await form.waitFor();
+    expect(page.url()).toMatch(/\/settings#impact$/);
+    expect(await page.getByLabel('impact figures last set').textContent()).toContain('Not set yet');
+
+    await form.getByLabel('Minutes a person spends triaging an alert').fill('10');
+    await form.getByLabel('Minutes a person spends on a fix').fill('20');
+    await form.getByRole('button', { name: 'Save the impact figures' }).click();
+    await form.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
+    await shoot(page, '13-settings-impact');
+    const saved = await fetch(`${svc.url}/v1/impact`, {
+      headers: { authorization: `Bearer ${svc.adminToken}` },
+    });
+    expect(((await saved.json()) as { figures: Record<string, unknown> }).figures).toMatchObject({
+      currency: 'EUR',
+      triage_min: 10,
+      fix_min: 20,
+      manual_resolve_min: 0,
+    });
+
+    await page.goto(`${svc.url}/episodes`);
+    await card
+      .getByLabel('how minutes saved are counted')
+      .filter({ hasText: '10 min triage' })
+      .waitFor();
+    expect(await how.textContent()).toContain(
+      '10 min triage × (0 ended by the service + 0 handed over with a proven cause) + 20 min fix × 0 actions verified',
+    );
+    expect(await card.getByRole('link', { name: 'set impact figures' }).count()).toBe(0);
+  });
+});

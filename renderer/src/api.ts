@@ -233,6 +233,12 @@ export interface Scorecard {
   handover_s: { median: number | null; within_90: number | null };
   actions: { ran: number; verified: number; taken_back: number; not_verified: number };
   minutes_saved: number | null;
+  /** How minutes_saved was counted; shadow mode's would-be figure apart from it. */
+  minutes_saved_how?: {
+    shadow_proven: number;
+    shadow_would_save: number | null;
+    text: string;
+  };
 }
 
 export interface HistogramDay {

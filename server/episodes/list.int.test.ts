@@ -357,8 +357,11 @@ describe('GET /v1/episodes', () => {
       },
     });
     expect(put.statusCode).toBe(200);
-    // 8 episodes nobody took over × 10 + 2 verified actions × 20
-    expect((await list('scorecard=1')).scorecard!.minutes_saved).toBe(120);
+    // Triage for what the service ended itself (#1, #3, #7, #10, #12: resolved or restored,
+    // no person) or handed over with a proven cause (#4): 6 × 10; the fix for the actions it
+    // verified in what it ended (#1, #7): 2 × 20. The shadow episode (#5) and the cleared one
+    // (#8) count nothing.
+    expect((await list('scorecard=1')).scorecard!.minutes_saved).toBe(100);
   });
 
   it('gives per-day totals with histogram=day', async () => {

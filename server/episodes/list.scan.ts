@@ -19,9 +19,19 @@ export interface ScanStats {
   readonly actions: { ran: number; verified: number; taken_back: number; not_verified: number };
   readonly incidents: number;
   readonly incidentsEndedByService: number;
-  /** episodes no person had to own; episodes whose action was verified */
-  readonly unowned: number;
-  readonly verified: number;
+  /** What minutes_saved may count (scorecard.ts): only work the service did. */
+  readonly saved: SavedCounts;
+}
+
+export interface SavedCounts {
+  /** resolved or restored with no person taking over, not in shadow mode */
+  readonly ended: number;
+  /** of those, the ones whose action was verified */
+  readonly fixes: number;
+  /** handed over to a person with the cause proven (the triage was done) */
+  readonly handedProven: number;
+  /** shadow mode with the cause proven: what would have been saved, never counted as saved */
+  readonly shadowProven: number;
 }
 
 export interface HistogramDay {
@@ -51,6 +61,8 @@ const MAX_FACET_VALUES = 1000;
 
 /** Results that end an episode without anyone taking it over. */
 const ENDED_RESULTS = ['resolved', 'restored', 'cleared'];
+/** Results in which the service ended the episode itself (cleared: it went away on its own). */
+const SAVED_RESULTS = ['resolved', 'restored'];
 
 /** Values below this are counted by value; the few above are kept as they are. */
 const COUNTED = 1 << 16;
@@ -305,7 +317,15 @@ function stats(index: EpisodeIndex, rows: Int32Array, scratch: ScanScratch): Sca
   const incidentState = scratch.incidents.take(c.maxIncident + 1);
   let incidents = 0;
   let endedByService = 0;
-  let unowned = 0;
+  const provenCode = dict.confidence.find('proven');
+  const confidenceCol = c.facet.confidence;
+  const savedCodes = new Uint8Array(dict.result.values.length);
+  for (const r of SAVED_RESULTS) {
+    const code = dict.result.find(r);
+    if (code >= 0) savedCodes[code] = 1;
+  }
+  const shadowResult = dict.result.find('shadow');
+  const saved = { ended: 0, fixes: 0, handedProven: 0, shadowProven: 0 };
   // Plain counters and columns held in locals: this loop runs over every selected row.
   for (let i = 0; i < rows.length; i++) {
     const p = rows[i]!;
@@ -327,14 +347,18 @@ function stats(index: EpisodeIndex, rows: Int32Array, scratch: ScanScratch): Sca
     if (h !== NONE) {
       handover.add(h);
       if (h <= 90) within90 += 1;
-    } else {
-      unowned += 1;
     }
     const a = actionCol[p]!;
     if (a !== 0) ran += 1;
     if (a === verifiedCode) verified += 1;
     else if (a === takenBackCode) takenBack += 1;
     else if (a === notVerifiedCode) notVerified += 1;
+    const proven = confidenceCol[p] === provenCode;
+    if (h === NONE && savedCodes[result] === 1 && decisionCol[p] !== shadowCode) {
+      saved.ended += 1;
+      if (a === verifiedCode) saved.fixes += 1;
+    } else if (h !== NONE && proven) saved.handedProven += 1;
+    else if (result === shadowResult && proven) saved.shadowProven += 1;
     const byService = h === NONE && endedCodes[result] === 1;
     const inc = incidentCol[p]!;
     if (inc === NONE) {
@@ -365,8 +389,7 @@ function stats(index: EpisodeIndex, rows: Int32Array, scratch: ScanScratch): Sca
     actions: { ran, verified, taken_back: takenBack, not_verified: notVerified },
     incidents,
     incidentsEndedByService: endedByService,
-    unowned,
-    verified,
+    saved,
   };
 }
 

@@ -1,5 +1,6 @@
 // The scorecard of the episode list, over exactly the selected rows. minutes_saved comes only
-// from the caller's own impact figures (docs/decisions.md has the formula); null when none.
+// from the caller's own impact figures and counts only work the service did (docs/decisions.md
+// has the formula, and minutes_saved_how says it in words); null when none are set.
 import { median, type ScanStats } from './list.scan.js';
 
 export interface ImpactMinutes {
@@ -8,19 +9,56 @@ export interface ImpactMinutes {
   readonly manual_resolve_min: number;
 }
 
+const count = (x: number, what: string): string =>
+  `${x.toLocaleString('en')} ${what}${x === 1 ? '' : 's'}`;
+
 const share = (n: number, of: number): number | null =>
   of === 0 ? null : Math.round((n / of) * 1000) / 1000;
 
 /**
- * Minutes people did not spend: triage for every episode nobody had to take over, and the
- * manual resolution (or, when that is not set, the fix) for every action that was verified.
+ * Minutes people did not spend, counting only work the service did: the triage of every
+ * episode it ended itself (resolved or restored, nobody taking over, not in shadow mode) or
+ * handed over with the cause proven, and the manual resolution (or, when that is not set,
+ * the fix) of every action it verified in the episodes it ended. Shadow mode did nothing,
+ * so what it would have saved (triage and fix for each proven cause) is given apart.
  */
-export function minutesSaved(stats: ScanStats, figures: ImpactMinutes | null): number | null {
-  if (figures === null) return null;
-  const { triage_min, fix_min, manual_resolve_min } = figures;
-  if (triage_min <= 0 && fix_min <= 0 && manual_resolve_min <= 0) return null;
+export function minutesSaved(stats: ScanStats, figures: ImpactMinutes | null) {
+  const { ended, fixes, handedProven, shadowProven } = stats.saved;
+  const counts = {
+    ended_by_service: ended,
+    handed_over_proven: handedProven,
+    actions_verified: fixes,
+    shadow_proven: shadowProven,
+  };
+  if (
+    figures === null ||
+    (figures.triage_min <= 0 && figures.fix_min <= 0 && figures.manual_resolve_min <= 0)
+  )
+    return {
+      minutes: null,
+      how: {
+        ...counts,
+        shadow_would_save: null,
+        text: 'Set the impact figures (triage, fix or manual resolution minutes) to count minutes saved.',
+      },
+    };
+  const { triage_min: triage, fix_min, manual_resolve_min } = figures;
   const perFix = manual_resolve_min > 0 ? manual_resolve_min : fix_min;
-  return Math.round(stats.unowned * triage_min + stats.verified * perFix);
+  const fixName = manual_resolve_min > 0 ? 'manual resolution' : 'fix';
+  const n = (x: number) => x.toLocaleString('en');
+  const shadow = Math.round(shadowProven * (triage + perFix));
+  return {
+    minutes: Math.round((ended + handedProven) * triage + fixes * perFix),
+    how: {
+      ...counts,
+      shadow_would_save: shadow,
+      text:
+        `${n(triage)} min triage × (${n(ended)} ended by the service + ${n(handedProven)} handed over with a proven cause)` +
+        ` + ${n(perFix)} min ${fixName} × ${count(fixes, 'action')} verified in the episodes it ended.` +
+        ` Shadow mode is not counted: it would have saved ${n(shadow)} min` +
+        ` (${count(shadowProven, 'proven cause')} × ${n(triage + perFix)} min).`,
+    },
+  };
 }
 
 export function scorecard(stats: ScanStats, figures: ImpactMinutes | null) {
@@ -44,6 +82,12 @@ export function scorecard(stats: ScanStats, figures: ImpactMinutes | null) {
       share: share(stats.shadowAgreed, stats.shadowJudged),
       judged: stats.shadowJudged,
     },
-    minutes_saved: minutesSaved(stats, figures),
+    ...savedFields(minutesSaved(stats, figures)),
   };
 }
+
+const savedFields = (saved: ReturnType<typeof minutesSaved>) => ({
+  minutes_saved: saved.minutes,
+  // How minutes_saved was counted, and shadow mode's would-be figure kept apart from it.
+  minutes_saved_how: saved.how,
+});

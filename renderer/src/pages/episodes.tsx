@@ -121,11 +121,9 @@ function ScorecardStrip({ card }: { card: Scorecard }) {
     ['median handover', duration(card.handover_s.median)],
     ['handed over within 90 s', pct(card.handover_s.within_90)],
     ['actions verified', `${String(card.actions.verified)} of ${String(card.actions.ran)}`],
-    [
-      'minutes saved',
-      card.minutes_saved === null ? 'set impact figures' : card.minutes_saved.toLocaleString('en'),
-    ],
   ];
+  const how = card.minutes_saved_how;
+  const shadow = how?.shadow_would_save ?? null;
   return (
     <section className="scorecard" aria-label="scorecard">
       {tiles.map(([label, value]) => (
@@ -134,6 +132,27 @@ function ScorecardStrip({ card }: { card: Scorecard }) {
           <span className="label">{label}</span>
         </div>
       ))}
+      <div className="tile">
+        <span className="value">
+          {card.minutes_saved === null ? (
+            <Link to="/settings#impact">set impact figures</Link>
+          ) : (
+            card.minutes_saved.toLocaleString('en')
+          )}
+        </span>
+        <span className="label">minutes saved</span>
+      </div>
+      {shadow !== null && shadow > 0 && (
+        <div className="tile shadow">
+          <span className="value">{shadow.toLocaleString('en')}</span>
+          <span className="label">would have saved in shadow mode (not counted)</span>
+        </div>
+      )}
+      {how !== undefined && (
+        <p className="hint scorecard-how" aria-label="how minutes saved are counted">
+          {how.text}
+        </p>
+      )}
     </section>
   );
 }

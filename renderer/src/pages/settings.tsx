@@ -1,4 +1,4 @@
-// Settings: the branding form (admin). PUT /v1/branding replaces the whole document, so the
+// Settings: the branding form and the impact figures (admin). PUT /v1/branding replaces the whole document, so the
 // form always sends every field; on success the ['branding'] query is refreshed and the
 // console shows the change at once. A 400 is shown beside the field the server names.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
@@ -14,6 +14,7 @@ import {
 import { ErrorNote, Time } from '../parts.js';
 import { fieldProblems, type FieldProblem } from '../field-problems.js';
 import { keys } from '../queries.js';
+import { ImpactSection } from './impact.js';
 
 // Access, mail and single sign-on (admin): a separate chunk, loaded when an admin opens Settings.
 const SignInSettings = lazy(() => import('./access-settings.js'));
@@ -545,6 +546,18 @@ export function SettingsPage() {
           )}
         </>
       )}
+      {me.data !== undefined &&
+        (role === 'admin' || role === 'owner' ? (
+          <ImpactSection />
+        ) : (
+          <>
+            <h2 id="impact">Impact figures</h2>
+            <p className="banner" role="note">
+              Only an admin can see and change the impact figures the scorecard counts minutes saved
+              with; you are {role}.
+            </p>
+          </>
+        ))}
       {me.data !== undefined &&
         (role === 'admin' || role === 'owner' ? (
           <Suspense fallback={<p className="muted">Loading the sign-in settings…</p>}>
