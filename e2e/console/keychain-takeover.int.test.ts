@@ -130,6 +130,7 @@ describe('taking over as home on the Keychain page', () => {
       expect(refused?.error).toBe('home_not_silent');
       // The server's own words while the silence is too short: time down does not count.
       await expect.poll(refusal).toContain('down does not count');
+      await new Promise((res) => setTimeout(res, 200));
     }
     // In the page's words, naming its own box rather than the API's force field.
     await expect

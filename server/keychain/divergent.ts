@@ -4,7 +4,17 @@
 // every part it carried is written to a file in its data folder, for the operator to
 // compare and carry over by hand. The documents hold secrets, so the file is the owner's
 // alone (0600), like the database beside it; it never goes into a ledger.
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type { Clock } from '../shared/clock.js';
 import type { KeychainStore, StateRow } from './keychain.store.js';
@@ -54,23 +64,31 @@ export function createDivergentCopies(deps: {
       };
       const dir = join(deps.dataDir, DIVERGENT_DIR);
       mkdirSync(dir, { recursive: true, mode: 0o700 });
+      chmodSync(dir, 0o700);
+      // A copy a crash cut short holds secrets and names no step-down: it goes first.
+      for (const f of readdirSync(dir))
+        if (f.startsWith('.') && f.endsWith('.tmp')) rmSync(join(dir, f), { force: true });
       const name = `${String(epoch)}-${at.replace(/[:.]/g, '-')}.json`;
       const tmp = join(dir, `.${name}.tmp`);
-      const fd = openSync(tmp, 'w', 0o600);
+      const fd = openSync(tmp, 'wx', 0o600);
       try {
         writeSync(fd, `${JSON.stringify(body, null, 2)}\n`);
         fsyncSync(fd);
-        closeSync(fd);
-        renameSync(tmp, join(dir, name));
       } catch (err) {
         // A half-written copy is no copy: leave nothing behind for the next try.
-        try {
-          closeSync(fd);
-        } catch {
-          // closed already
-        }
+        closeSync(fd);
         rmSync(tmp, { force: true });
         throw err;
+      }
+      closeSync(fd);
+      renameSync(tmp, join(dir, name));
+      // The rename is durable only once the folder is: the step-down that names the file
+      // commits right after.
+      const dirFd = openSync(dir, 'r');
+      try {
+        fsyncSync(dirFd);
+      } finally {
+        closeSync(dirFd);
       }
       return { file: join(DIVERGENT_DIR, name), parts: Object.keys(parts) };
     },

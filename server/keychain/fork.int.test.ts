@@ -7,7 +7,9 @@
 // In the second case one claimant missed the old home's last record (the other's joining):
 // the logs part before the claims, and the winner, if it is the one that missed it, adopts
 // that member before the loser follows, so no one is left out of the keychain.
+import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBundle } from '../testing/processes.js';
 import {
@@ -146,6 +148,11 @@ async function forkAndHeal(a: Install, m: Side, r: Side) {
       loser: loser.runtime.keyFingerprint,
     }),
   ]);
+  // The loser kept its own policy, set as a home, in its divergent copy before following.
+  const [copy] = eventsOf(loser, 'keychain.divergent_saved') as { file?: string }[];
+  expect(copy).toMatchObject({ epoch: 2, new_home: winnerFp });
+  const kept = readFileSync(join(loser.runtime.config.dataDir, String(copy?.file)), 'utf8');
+  expect(kept).toContain(`"window_s": ${loser === m.s ? '111' : '222'}`);
   // Both are on the winner's roster, and the loser's pulls reach it and keep it the home;
   // the winner's policy replaces the one the loser set as a home (its event named in the sync).
   const rosterOf = (body: Json) =>

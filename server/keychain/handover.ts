@@ -25,7 +25,7 @@ import {
   forkBetween,
   type LogRecord,
 } from './authority-log.js';
-import type { DivergentCopies } from './divergent.js';
+import type { DivergentCopies, DivergentCopy } from './divergent.js';
 import type { KeychainEvents } from './keychain.events.js';
 import type { Identity } from './keychain.service.js';
 import type { KeychainStore } from './keychain.store.js';
@@ -75,6 +75,12 @@ interface Deps {
   readonly divergent: DivergentCopies;
 }
 
+/**
+ * What follow() answers when this home could not write its divergent copy: it stays the
+ * home this round (keychain.divergent_failed says why), which is no sign of an attack.
+ */
+export const COPY_NOT_WRITTEN = 'the divergent copy of this home’s parts could not be written';
+
 const isOffer = (x: unknown): x is Offer => {
   const o = x as Partial<Offer> | null;
   return (
@@ -95,6 +101,8 @@ export function createHandover(deps: Deps) {
   const self = identity.fingerprint;
   /** On a member: the offer its home showed at the last pull, for it. */
   let seen: Offer | null = null;
+  /** Step-downs whose divergent copy could not be written, already recorded (epoch/home). */
+  const copyFailures = new Set<string>();
 
   const open = (o: OfferRow | null): o is OfferRow =>
     o !== null && o.state === 'open' && Date.parse(o.expires_at) > clock.now();
@@ -350,6 +358,36 @@ export function createHandover(deps: Deps) {
         const home = homeOfLog(m.records);
         if (home.epoch < st.epoch || (home.epoch === st.epoch && !fork))
           return `the home is at epoch ${String(home.epoch)}, not above ours`;
+        // Replaced while it ran (a take-over or a lost fork, not a handover it offered): what
+        // it changed meanwhile is kept in a file before the new home's parts replace it, and
+        // before anything of the step-down is recorded.
+        const replaced =
+          st.role === 'home' &&
+          home.home_fp !== self &&
+          (fork || m.records.slice(known.length).some((r) => r.type === 'takeover'));
+        let copy: DivergentCopy | null = null;
+        if (replaced) {
+          try {
+            copy = deps.divergent.save(st, home.epoch, home.home_fp);
+          } catch (err) {
+            // A full disk, say: stay the home this round rather than lose what changed here;
+            // said once per new home, with the error's code and never a path.
+            const once = `${String(home.epoch)}/${home.home_fp}`;
+            if (!copyFailures.has(once)) {
+              copyFailures.add(once);
+              ledger.append({
+                type: 'keychain.divergent_failed',
+                actor,
+                data: {
+                  epoch: home.epoch,
+                  new_home: home.home_fp,
+                  error: (err as NodeJS.ErrnoException).code ?? 'write_failed',
+                },
+              });
+            }
+            return COPY_NOT_WRITTEN;
+          }
+        }
         if (fork) {
           const loser = forked.ours.body['to'];
           ledger.append({
@@ -364,26 +402,12 @@ export function createHandover(deps: Deps) {
             },
           });
         }
-        // Replaced while it ran (a take-over or a lost fork, not a handover it offered): what
-        // it changed meanwhile is kept in a file before the new home's parts replace it.
-        const replaced =
-          st.role === 'home' &&
-          home.home_fp !== self &&
-          (fork || m.records.slice(known.length).some((r) => r.type === 'takeover'));
-        if (replaced) {
-          let copy;
-          try {
-            copy = deps.divergent.save(st, home.epoch, home.home_fp);
-          } catch (err) {
-            // A full disk, say: stay the home this round rather than lose what changed here.
-            return `this home's copy of its parts could not be written (${(err as Error).message}); it stays the home until it can`;
-          }
+        if (copy !== null)
           ledger.append({
             type: 'keychain.divergent_saved',
             actor,
             data: { epoch: home.epoch, new_home: home.home_fp, ...copy },
           });
-        }
         // Keys and roles from the checked log; only addresses the log lacks from the answer
         // and from what we knew (the home's own entry carries none).
         const said = new Map(

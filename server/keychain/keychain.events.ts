@@ -157,6 +157,15 @@ export const keychainEvents = {
     parts: Type.Array(Type.String()),
   }),
   /**
+   * On a home being replaced: its divergent copy could not be written (a full disk, say), so
+   * it stays the home until it can. Recorded once per new home; `error` is the system's code.
+   */
+  'keychain.divergent_failed': Type.Object({
+    epoch: Type.Integer({ description: 'the new home’s epoch' }),
+    new_home: Type.String(),
+    error: Type.String(),
+  }),
+  /**
    * Two take-overs at the same epoch (a partition in three): the record with the lower hash
    * won here, and this install follows its home. Appended before the home_changed it causes.
    */

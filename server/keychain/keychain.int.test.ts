@@ -788,6 +788,8 @@ describe('a keychain of real installs on loopback', () => {
     expect((await call(a, 'POST', '/v1/keychain/leave')).body['error']).toBe('home_cannot_leave');
 
     // B removed by the home: its next pull is refused with a signed 403, and it stops.
+    // A pull first, so that D's leaving (a new part key too) is published before B goes.
+    expect((await syncNow(b)).status).toBe(200);
     const policyAtRemoval = await lastPublished(a, 'policy');
     expect(
       (await call(a, 'POST', '/v1/keychain/members/remove', { fingerprint: bFp })).status,

@@ -5,8 +5,9 @@
 // - One-sided: B cannot reach A, C can. B's take-over is refused by C (home_alive) and
 //   nothing changes; healed, B follows A again.
 // - Full: A alone, B and C together. A changes the policy; B takes over at epoch 2 with C's
-//   confirmation; C never applies A's change. Healed, A is shown the take-over by C, keeps
-//   its change in its divergent copy and steps down; all three hold one log, one home.
+//   confirmation. Healed, A is shown the take-over by C, keeps its change in its divergent
+//   copy and steps down; all three hold one log, one home and the new home's policy.
+// The proxy cuts signed calls only: an unsigned hello still passes (none is made here).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -144,8 +145,6 @@ describe('partitions with the home alive', () => {
     expect(eventsOf(b, 'keychain.took_over')).toEqual([
       expect.objectContaining({ from: aFp, epoch: 2, accepted: 1, force: false }),
     ]);
-    // (I1) C never applied the change A made at epoch 1 while cut off.
-    expect(windowOf((await api(c, 'GET', '/v1/policy')).body)).toBe(240);
 
     for (const p of [pa, pb, pc]) p.heal();
     // Sync now on A asks its members which epoch they follow: C shows the take-over.

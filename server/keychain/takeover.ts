@@ -24,7 +24,7 @@ import {
   type LogRecord,
 } from './authority-log.js';
 import { adoptMissed } from './fork-adopt.js';
-import type { Handover, Moved } from './handover.js';
+import { COPY_NOT_WRITTEN, type Handover, type Moved } from './handover.js';
 import type { KeychainEvents } from './keychain.events.js';
 import type { Identity } from './keychain.service.js';
 import type { KeychainStore, MemberRow } from './keychain.store.js';
@@ -101,13 +101,6 @@ export function createTakeover(deps: Deps) {
   const signer = { fingerprint: self, key: identity.key };
 
   /**
-   * On a home shown another home's log at our epoch (its answer, or its ask): the lower
-   * take-over record wins. The winner adopts what only the loser saw; the loser follows once
-   * the winner holds every member it knows, and only when no other member still follows it:
-   * a fork comes from a split, and one member alone cannot unseat a home. True when we
-   * followed.
-   */
-  /**
    * Whether our own log removed this install last (it may have missed its removal, or our
    * roster may never have listed it): a later member_add is a new membership.
    */
@@ -120,6 +113,13 @@ export function createTakeover(deps: Deps) {
     return last?.type === 'member_remove';
   }
 
+  /**
+   * On a home shown another home's log at our epoch (its answer, or its ask): the lower
+   * take-over record wins. The winner adopts what only the loser saw; the loser follows once
+   * the winner holds every member it knows, and only when no other member still follows it:
+   * a fork comes from a split, and one member alone cannot unseat a home. True when we
+   * followed.
+   */
   async function onFork(moved: Moved, told: string): Promise<boolean> {
     const st = store.state();
     const fork = st?.role === 'home' ? forkOf(moved.records) : null;
@@ -145,6 +145,7 @@ export function createTakeover(deps: Deps) {
       ? 'a fork was shown while other members follow this home'
       : await deps.handover.follow(moved);
     if (why === null) return true;
+    if (why === COPY_NOT_WRITTEN) return false;
     await writer.transact(() =>
       ledger.append({
         type: 'keychain.takeover_invalid',
@@ -335,13 +336,14 @@ export function createTakeover(deps: Deps) {
       return { stale: true, moved: movedFor(log) };
     },
 
+    /** Whether our own log removed this install last (the epoch route refuses it, 403). */
+    removedHere,
+
     /**
      * The key of an install not on our roster that asks as the other side of a fork: the
      * old home added it in the log it shows, which must hold and fork with ours. The other
      * claimant may have seen a member join that this home missed.
      */
-    removedHere,
-
     keyShownBy(fp: string, records: unknown): KeyObject | null {
       const st = store.state();
       if (st?.role !== 'home' || forkOf(records) === null) return null;
@@ -410,6 +412,7 @@ export function createTakeover(deps: Deps) {
           .some((x) => x.fingerprint !== self && x.fingerprint !== claim);
         if (claim === m.fingerprint && othersExist) continue;
         const why = await deps.handover.follow(moved);
+        if (why === COPY_NOT_WRITTEN) return;
         await writer.transact(() =>
           ledger.append(
             why === null

@@ -2,7 +2,8 @@
 // that cuts links by sender: a signed peer call names its sender's key (keyid), and a call
 // from a cut sender has its connection dropped, as a network partition would. Cutting A at
 // B's proxy and B at A's cuts the link both ways; one side alone is a one-sided partition.
-// Unsigned calls (hello) and the answers of calls let through pass untouched.
+// Only signed calls are cut: an unsigned one (hello) names no sender and passes, as do the
+// answers of calls let through.
 import { createServer, request, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -55,9 +56,11 @@ export async function faultProxy(): Promise<FaultProxy> {
       { method: req.method, headers: req.headers },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.on('error', () => res.destroy());
         answer.pipe(res);
       },
     );
+    res.on('error', () => onward.destroy());
     onward.on('error', () => req.socket.destroy());
     req.pipe(onward);
   });
