@@ -4,18 +4,9 @@
 // every part it carried is written to a file in its data folder, for the operator to
 // compare and carry over by hand. The documents hold secrets, so the file is the owner's
 // alone (0600), like the database beside it; it never goes into a ledger.
-import {
-  chmodSync,
-  closeSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensureSecretsDir, writeSecretFile } from '../secrets/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { KeychainStore, StateRow } from './keychain.store.js';
 import { homeCarries, type PartAdapter } from './parts.js';
@@ -63,33 +54,14 @@ export function createDivergentCopies(deps: {
         parts,
       };
       const dir = join(deps.dataDir, DIVERGENT_DIR);
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-      chmodSync(dir, 0o700);
+      ensureSecretsDir(dir);
       // A copy a crash cut short holds secrets and names no step-down: it goes first.
       for (const f of readdirSync(dir))
-        if (f.startsWith('.') && f.endsWith('.tmp')) rmSync(join(dir, f), { force: true });
+        if (/\.tmp-[0-9a-f]+$/.test(f)) rmSync(join(dir, f), { force: true });
       const name = `${String(epoch)}-${at.replace(/[:.]/g, '-')}.json`;
-      const tmp = join(dir, `.${name}.tmp`);
-      const fd = openSync(tmp, 'wx', 0o600);
-      try {
-        writeSync(fd, `${JSON.stringify(body, null, 2)}\n`);
-        fsyncSync(fd);
-      } catch (err) {
-        // A half-written copy is no copy: leave nothing behind for the next try.
-        closeSync(fd);
-        rmSync(tmp, { force: true });
-        throw err;
-      }
-      closeSync(fd);
-      renameSync(tmp, join(dir, name));
-      // The rename is durable only once the folder is: the step-down that names the file
-      // commits right after.
-      const dirFd = openSync(dir, 'r');
-      try {
-        fsyncSync(dirFd);
-      } finally {
-        closeSync(dirFd);
-      }
+      // Atomic, 0600 from the first byte, and the folder synced: the step-down that names
+      // the file commits right after.
+      writeSecretFile(join(dir, name), `${JSON.stringify(body, null, 2)}\n`);
       return { file: join(DIVERGENT_DIR, name), parts: Object.keys(parts) };
     },
   };
