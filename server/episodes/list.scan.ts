@@ -280,6 +280,16 @@ export function scan(
   };
 }
 
+/** 1 at the code of each of `names` in a dictionary (a name it never saw is left out). */
+function flagsOf(d: { values: readonly string[]; find(v: string): number }, names: string[]) {
+  const flags = new Uint8Array(d.values.length);
+  for (const n of names) {
+    const code = d.find(n);
+    if (code >= 0) flags[code] = 1;
+  }
+  return flags;
+}
+
 function stats(index: EpisodeIndex, rows: Int32Array, scratch: ScanScratch): ScanStats {
   const c = index.columns();
   const { dict } = index;
@@ -308,24 +318,19 @@ function stats(index: EpisodeIndex, rows: Int32Array, scratch: ScanScratch): Sca
   let takenBack = 0;
   let notVerified = 0;
   const decisionCol = c.facet.decision;
-  const endedCodes = new Uint8Array(dict.result.values.length);
-  for (const r of ENDED_RESULTS) {
-    const code = dict.result.find(r);
-    if (code >= 0) endedCodes[code] = 1;
-  }
+  const endedCodes = flagsOf(dict.result, ENDED_RESULTS);
   // Per incident: 1 = ended by the service so far, 2 = a person was needed.
   const incidentState = scratch.incidents.take(c.maxIncident + 1);
   let incidents = 0;
   let endedByService = 0;
   const provenCode = dict.confidence.find('proven');
   const confidenceCol = c.facet.confidence;
-  const savedCodes = new Uint8Array(dict.result.values.length);
-  for (const r of SAVED_RESULTS) {
-    const code = dict.result.find(r);
-    if (code >= 0) savedCodes[code] = 1;
-  }
+  const savedCodes = flagsOf(dict.result, SAVED_RESULTS);
   const shadowResult = dict.result.find('shadow');
-  const saved = { ended: 0, fixes: 0, handedProven: 0, shadowProven: 0 };
+  let savedEnded = 0;
+  let savedFixes = 0;
+  let handedProven = 0;
+  let shadowProven = 0;
   // Plain counters and columns held in locals: this loop runs over every selected row.
   for (let i = 0; i < rows.length; i++) {
     const p = rows[i]!;
@@ -355,10 +360,10 @@ function stats(index: EpisodeIndex, rows: Int32Array, scratch: ScanScratch): Sca
     else if (a === notVerifiedCode) notVerified += 1;
     const proven = confidenceCol[p] === provenCode;
     if (h === NONE && savedCodes[result] === 1 && decisionCol[p] !== shadowCode) {
-      saved.ended += 1;
-      if (a === verifiedCode) saved.fixes += 1;
-    } else if (h !== NONE && proven) saved.handedProven += 1;
-    else if (result === shadowResult && proven) saved.shadowProven += 1;
+      savedEnded += 1;
+      if (a === verifiedCode) savedFixes += 1;
+    } else if (h !== NONE && proven) handedProven += 1;
+    else if (result === shadowResult && proven) shadowProven += 1;
     const byService = h === NONE && endedCodes[result] === 1;
     const inc = incidentCol[p]!;
     if (inc === NONE) {
@@ -389,7 +394,7 @@ function stats(index: EpisodeIndex, rows: Int32Array, scratch: ScanScratch): Sca
     actions: { ran, verified, taken_back: takenBack, not_verified: notVerified },
     incidents,
     incidentsEndedByService: endedByService,
-    saved,
+    saved: { ended: savedEnded, fixes: savedFixes, handedProven, shadowProven },
   };
 }
 

@@ -191,7 +191,15 @@ export function createPartsHome(
   },
 ) {
   const { store, ledger, writer, adapters, key } = deps;
-  const partKeyOf = (st: StateRow) => deps.partKey(st.keychain_id, partKeyGeneration(store.log()));
+  // The key changes only with the log, so it is derived again only when the log head moves
+  // (each pull asks twice: to publish, then to list).
+  let derived: { at: string; key: Buffer } | null = null;
+  const partKeyOf = (st: StateRow): Buffer => {
+    const at = `${st.keychain_id}/${store.head()?.hash ?? ''}`;
+    if (derived?.at !== at)
+      derived = { at, key: deps.partKey(st.keychain_id, partKeyGeneration(store.log())) };
+    return derived.key;
+  };
   return {
     /** A new version of every carried part whose document changed since it was published. */
     async publish(): Promise<void> {
