@@ -38,6 +38,8 @@ import {
   type LocalModel,
 } from '../investigate/index.js';
 import type { Mode } from '../shared/mode.js';
+import { createLearningService, learningRoutes } from '../learning/index.js';
+import { saidAbout } from './learning.js';
 
 /** Roles that may approve an action (viewers cannot). */
 const APPROVERS = new Set(['responder', 'admin', 'owner']);
@@ -145,6 +147,12 @@ export function buildInvestigation(deps: InvestigationPhaseDeps, deciding: Decid
         timeoutS: config.model.timeoutS,
       })
     : null;
+  const learning = createLearningService({
+    store: rt.learningStore,
+    ledger: rt.ledger,
+    writer: rt.writer,
+    said: saidAbout(rt),
+  });
   const investigation = createInvestigation({
     store: rt.investigationsStore,
     episodes: rt.episodesStore,
@@ -168,6 +176,7 @@ export function buildInvestigation(deps: InvestigationPhaseDeps, deciding: Decid
     approvals,
     models,
     investigator,
+    demoted: (cause) => learning.demotedWhy(cause),
     // Someone can be asked: the lab approver, a person who may approve, or a working channel.
     approvalRoute: () => {
       if (config.labApprover) return true;
@@ -190,7 +199,7 @@ export function buildInvestigation(deps: InvestigationPhaseDeps, deciding: Decid
   doctor.register(pendingCheck({ pending: () => approvals.pending(), clock: rt.clock }));
   doctor.register(labApproverCheck({ enabled: config.labApprover }));
   doctor.register(autonomyPolicyCheck(autonomy));
-  doctor.register(accuracyCheck(() => rt.episodesStore.judged()));
+  doctor.register(accuracyCheck(() => learning.accuracy()));
 
   return {
     packs,
@@ -198,6 +207,7 @@ export function buildInvestigation(deps: InvestigationPhaseDeps, deciding: Decid
     autonomy,
     investigation,
     models,
+    learning,
     async start(): Promise<void> {
       await autonomy.recover();
       escalation.start();
@@ -207,6 +217,7 @@ export function buildInvestigation(deps: InvestigationPhaseDeps, deciding: Decid
     async routes(v1: FastifyInstance, mode: () => Mode): Promise<void> {
       await v1.register(approvalsRoutes, { approvals, mode });
       await v1.register(autonomyRoutes, { autonomy, mode });
+      await v1.register(learningRoutes, { learning, mode });
     },
     async stop(): Promise<void> {
       investigation.orchestrator.stop();

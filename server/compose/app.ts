@@ -503,6 +503,9 @@ export async function buildApp(config: Config, options: AppOptions) {
     clock: rt.clock,
     closing: acting.investigation.closing,
     investigation: acting.investigation.view,
+    labelled: (id, verdict, actor) => {
+      acting.learning.fromTeam(id, verdict, actor);
+    },
   });
   // Quiet episodes close after the flap hold; checked every 15 s and once at start.
   const closeQuiet = (): void => {

@@ -11,6 +11,7 @@ import { episodeEvents, type EpisodeInputs, type EpisodeInputTypes } from '../ep
 import { estateEvents } from '../estate/index.js';
 import { ingestedEvents } from '../events/index.js';
 import { impactEvents } from '../impact/index.js';
+import { learningEvents } from '../learning/index.js';
 import { keychainEvents } from '../keychain/index.js';
 import { INCIDENT_LINKED, incidentEvents } from '../incidents/index.js';
 import { installEvents } from '../install/index.js';
@@ -49,6 +50,7 @@ export const EVENT_CATALOGUES = [
   { owner: 'access', events: accessEvents },
   { owner: 'mail', events: mailEvents },
   { owner: 'impact', events: impactEvents },
+  { owner: 'learning', events: learningEvents },
   { owner: 'branding', events: brandingEvents },
   { owner: 'keychain', events: keychainEvents },
   { owner: 'events', events: ingestedEvents },

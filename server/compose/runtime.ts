@@ -40,6 +40,7 @@ import { createSnapshotsStore } from '../snapshots/index.js';
 import { createPeopleStore } from '../people/index.js';
 import { createSsoStore } from '../access/index.js';
 import { createImpactStore } from '../impact/index.js';
+import { createLearningStore } from '../learning/index.js';
 import { createKeychainStore, importSigPub } from '../keychain/index.js';
 import { createIncidentsStore } from '../incidents/index.js';
 import { createIntakeStore, SIGNAL_FIRED, SIGNAL_RESOLVED } from '../intake/index.js';
@@ -140,6 +141,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   const intakeStore = createIntakeStore(db);
   const episodesStore = createEpisodesStore(db, EPISODE_INPUTS);
   const impactStore = createImpactStore(db);
+  const learningStore = createLearningStore(db);
   const incidentsStore = createIncidentsStore(db, episodesStore);
   const policyStore = createPolicyStore(db);
   const brandingStore = createBrandingStore(db);
@@ -162,6 +164,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   projections.register(intakeStore.projection);
   projections.register(episodesStore.projection);
   projections.register(impactStore.projection);
+  projections.register(learningStore.projection);
   projections.register(incidentsStore.projection);
   projections.register(policyStore.projection);
   projections.register(brandingStore.projection);
@@ -387,6 +390,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     approvalsStore,
     autonomyStore,
     impactStore,
+    learningStore,
     incidentsStore,
     policyStore,
     brandingStore,

@@ -13,6 +13,7 @@ CREATE INDEX investigations_request ON investigations (request_id) WHERE request
 CREATE INDEX investigations_status ON investigations (status) WHERE status IN ('running', 'waiting');
 CREATE INDEX keychain_nonces_expiry ON keychain_nonces (expires_at);
 CREATE INDEX keychain_pairing_window ON keychain_pairing (window_id);
+CREATE INDEX learning_labels_cause ON learning_labels (cause, seq);
 CREATE INDEX ledger_actor ON ledger (actor);
 CREATE INDEX ledger_category ON ledger (category);
 CREATE INDEX ledger_trace ON ledger (trace_id) WHERE trace_id IS NOT NULL;
@@ -355,6 +356,37 @@ CREATE TABLE keychain_witness (
   at          TEXT NOT NULL,
   mismatch    TEXT,                -- what was caught, kept until the peer is removed
   mismatch_at TEXT
+) WITHOUT ROWID;
+CREATE TABLE learned_patterns (
+  pattern_id TEXT PRIMARY KEY,
+  service    TEXT NOT NULL,
+  cause      TEXT NOT NULL,
+  fix        TEXT,
+  alerts     TEXT NOT NULL,      -- JSON array, sorted
+  state      TEXT NOT NULL CHECK (state IN ('proposed', 'promoted', 'rejected', 'disabled')),
+  found_at   TEXT NOT NULL,
+  changed_by TEXT,
+  changed_at TEXT
+) WITHOUT ROWID;
+CREATE TABLE learning_demotions (
+  cause     TEXT PRIMARY KEY,
+  precision REAL NOT NULL,
+  labels    INTEGER NOT NULL,
+  since     TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE learning_labels (
+  episode_id TEXT PRIMARY KEY,
+  seq        INTEGER NOT NULL,   -- the ledger seq of the label
+  correct    INTEGER NOT NULL CHECK (correct IN (0, 1)),
+  source     TEXT NOT NULL,      -- team (a verdict) or the outside source that labelled it
+  cause      TEXT,               -- the leading cause when labelled (null: none)
+  pack       TEXT,
+  confidence TEXT NOT NULL,      -- the leading cause's confidence (unproven: no cause)
+  service    TEXT NOT NULL,
+  alerts     TEXT NOT NULL,      -- JSON array of alert names, sorted
+  fix        TEXT,               -- the fix the cause named first (null: none)
+  by_actor   TEXT NOT NULL,
+  at         TEXT NOT NULL
 ) WITHOUT ROWID;
 CREATE TABLE ledger (
   seq      INTEGER PRIMARY KEY,

@@ -69,6 +69,8 @@ interface Deps {
   ) => Omit<EpisodeEvents['episode.closed'], 'episode_id'> | null;
   /** The investigation's findings, hypotheses, decision and actions, for the episode view. */
   readonly investigation?: (episodeId: string) => InvestigationView | null;
+  /** Inside the writer job of a team verdict: what learns from it (a label). */
+  readonly labelled?: (episodeId: string, verdict: TeamVerdict, actor: Actor) => void;
 }
 
 export interface InvestigationView {
@@ -302,7 +304,7 @@ export function createEpisodesService(deps: Deps) {
       }
       const event = await writer.transact(() => {
         if (store.get(id) === null) throw new NotFoundError('not_found', `no episode ${id}`);
-        return ledger.append({
+        const appended = ledger.append({
           type: EPISODE_TEAM,
           actor: actor.name,
           data: {
@@ -313,6 +315,8 @@ export function createEpisodesService(deps: Deps) {
           },
           trace_id: id,
         });
+        deps.labelled?.(id, body.verdict, actor);
+        return appended;
       });
       return {
         episode_id: id,

@@ -154,10 +154,6 @@ export function createEpisodesStore(db: Database, inputs: EpisodeInputTypes) {
   const openings = db.prepare<[string], { service: string; t_open: string }>(
     'SELECT service, t_open FROM episodes WHERE t_open >= ? ORDER BY t_open, episode_id',
   );
-  const judged = db.prepare<[], { agreed: number; judged: number }>(
-    `SELECT coalesce(sum(verdict IN ('same', 'advice')), 0) AS agreed, count(*) AS judged
-     FROM episodes WHERE status = 'closed' AND verdict IN ('same', 'advice', 'other')`,
-  );
   const closedSince = db.prepare<
     [string],
     { episode_id: string; service: string; confirmed: string; t_close: string }
@@ -302,8 +298,6 @@ export function createEpisodesStore(db: Database, inputs: EpisodeInputTypes) {
     /** When each service's episodes opened since, oldest first (estate suggestions). */
     openingsSince: (sinceIso: string): { service: string; t_open: string }[] =>
       openings.all(sinceIso),
-    /** Closed episodes the team judged (same, advice, other) and those it agreed with. */
-    judged: (): { agreed: number; judged: number } => judged.get() ?? { agreed: 0, judged: 0 },
     /** Causes confirmed in episodes closed since, newest first (for recurrences). */
     closedSince: (
       iso: string,

@@ -426,6 +426,23 @@ const ROUTES: readonly RouteRow[] = [
   },
   { method: 'POST', url: '/v1/resume', credential: 'admin', payload: {}, ok: 200 },
   { method: 'GET', url: '/v1/impact', credential: 'admin', ok: 200 },
+  { method: 'GET', url: '/v1/learning', credential: 'viewer', ok: 200 },
+  {
+    method: 'POST',
+    url: '/v1/learning/label',
+    credential: 'responder',
+    payload: { episode: 'ep-20260101T000000Z-000000', correct: true, source: 'routes' },
+    ok: 404,
+  },
+  { method: 'GET', url: '/v1/learned', credential: 'viewer', ok: 200 },
+  {
+    method: 'POST',
+    url: '/v1/learned/lp-000000000000',
+    route: '/v1/learned/:id',
+    credential: 'admin',
+    payload: { action: 'promote' },
+    ok: 404,
+  },
   { method: 'GET', url: '/v1/keychain', credential: 'viewer', ok: 200 },
   // This server is in no keychain: each call is let in and answers 409 with why.
   {

@@ -239,6 +239,27 @@ describe('diagnose', () => {
     expect(other[0]?.held).toBeUndefined();
   });
 
+  it('holds a cause its labels demoted at suspected, here and as a dependency, saying why', () => {
+    const why = 'service_down is demoted: 2 of its last 6 labelled diagnoses were right, below 80%';
+    const demoted = (c: string) => (c === 'service_down' ? why : null);
+    const own = diagnose(packs, [f('host.services.unit_down', 'nginx')], ctx({ demoted }));
+    expect(own.find((h) => h.cause === 'service_down')).toMatchObject({
+      confidence: 'suspected',
+      held: [why],
+    });
+    // Another cause proven beside it is not held.
+    const disk = diagnose(packs, [f('host.disk.full', 'nginx')], ctx({ demoted }));
+    expect(disk[0]).toMatchObject({ cause: 'disk_full', confidence: 'proven' });
+    expect(disk[0]?.held).toBeUndefined();
+    // On a dependency it is not proven there, so it links nothing.
+    const dep = diagnose(
+      packs,
+      [f('host.services.unit_down', 'postgresql')],
+      ctx({ alerts: ['AppDown'], demoted }),
+    );
+    expect(dep.some((h) => h.confidence === 'linked')).toBe(false);
+  });
+
   it('never links a dependency’s cause held by an unread check', () => {
     const read = [f('host.services.unit_down', 'postgresql')];
     expect(brief(diagnose(packs, read, ctx({ alerts: ['AppDown'] })))[0]).toBe(

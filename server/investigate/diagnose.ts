@@ -16,6 +16,7 @@
 //     could refute it on that service could not be read, or a finding it `requires` is
 //     absent (a change is only proven when it reaches the failing service and the failure
 //     names what it changed, never by timing alone).
+//   - A cause its labels demoted (learning) is held at `suspected` the same way, with why.
 // Whether to abstain is the decision table's job, not this file's.
 import type { Pack, PackCause } from '../packs/index.js';
 import { confidenceOf, confidenceRank, isLinked } from './confidence.js';
@@ -51,6 +52,8 @@ export interface DiagnoseContext {
   readonly now?: string;
   /** per service: variables and values read, for filling cause titles */
   readonly variables?: (service: string) => Readonly<Record<string, unknown>>;
+  /** why labels keep a cause from proven on its own evidence; null: nothing does */
+  readonly demoted?: (cause: string) => string | null;
 }
 
 export const RECURRENCE_DAYS = 7;
@@ -135,7 +138,9 @@ function judge(
     supporting: supporting.length,
     refuting: refuting.length,
   });
-  const held = byEvidence === 'proven' ? holds(defs, reading) : [];
+  const demotion = byEvidence === 'proven' ? (ctx.demoted?.(id) ?? null) : null;
+  const held = byEvidence === 'proven' ? [...holds(defs, reading)] : [];
+  if (demotion !== null) held.push(demotion);
   return {
     hypothesis: {
       cause: id,

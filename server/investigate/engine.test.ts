@@ -130,7 +130,7 @@ describe('variables', () => {
 });
 
 describe('the engine', () => {
-  function engine(units: Record<string, string>) {
+  function engine(units: Record<string, string>, demoted?: (cause: string) => string | null) {
     const calls: string[] = [];
     const call: CallFn = (c, op) => {
       calls.push(`${c} ${op}`);
@@ -144,6 +144,7 @@ describe('the engine', () => {
       connectors: () => connectors,
       call,
       clock: createFakeClock('2026-03-02T10:00:00.000Z'),
+      ...(demoted !== undefined && { demoted }),
     });
     return { e, calls };
   }
@@ -187,6 +188,22 @@ describe('the engine', () => {
     });
     expect(r.fixes.get('host', 'nope')).toBeNull();
     expect(r.fixes.prepare('other', 'restart_unit', 'db')).toBeNull();
+  });
+
+  it('holds a cause its labels demoted at suspected: the engine passes the demotion on', async () => {
+    const { e } = engine({ web: 'stopped' }, (c) => (c === 'service_down' ? 'demoted' : null));
+    const r = await e.investigate({
+      episode_id: 'ep-1',
+      service: 'web',
+      alerts: ['WebDown'],
+      labels: {},
+    });
+    expect(r.hypotheses[0]).toMatchObject({
+      cause: 'service_down',
+      service: 'web',
+      confidence: 'suspected',
+      held: ['demoted'],
+    });
   });
 
   it('rechecks only the named checks, for the one service', async () => {

@@ -32,6 +32,8 @@ export interface EngineDeps {
   readonly defaultTimeoutS?: number;
   /** the model investigator, asked when the packs' checks settle nothing; null: none */
   readonly investigator?: () => Investigator | null;
+  /** why labels keep a cause from proven on its own evidence; absent or null: nothing does */
+  readonly demoted?: (cause: string) => string | null;
   /** records that an episode moved to a step (the live view shows it); absent: not recorded */
   readonly step?: (episodeId: string, step: 'models') => Promise<void>;
 }
@@ -282,6 +284,7 @@ export function createEngine(deps: EngineDeps) {
           open: ctx.open_episodes ?? [],
           now: deps.clock.nowIso(),
           variables: (s) => ({ ...variables(s), ...(values[s] ?? {}) }),
+          ...(deps.demoted !== undefined && { demoted: deps.demoted }),
         });
       let reading = { findings: first.findings, values: first.values, matched };
       let hypotheses = judge(reading.findings, matched, reading.values);

@@ -40,6 +40,8 @@ export interface InvestigationDeps {
   readonly episodes: EpisodesStore;
   /** moves an episode into the incident of the episode it relates to (incident.linked) */
   readonly incidents: Pick<IncidentsService, 'link'>;
+  /** Why labels keep a cause from proven on its own evidence (learning); null: nothing does. */
+  readonly demoted?: (cause: string) => string | null;
   readonly ledger: LedgerService;
   readonly reader: LedgerReader;
   readonly writer: Writer;
@@ -105,6 +107,7 @@ export function createInvestigation(deps: InvestigationDeps) {
       ),
     clock,
     investigator: () => deps.investigator ?? null,
+    ...(deps.demoted !== undefined && { demoted: deps.demoted }),
     step: (id, step) =>
       deps.writer.transact(() => {
         deps.ledger.append({

@@ -22,6 +22,13 @@ export interface SeedEpisode {
   readonly incident?: string;
   /** seconds after t_open when its alerts ended (restore_s) */
   readonly restore_s?: number;
+  /** the leading hypothesis its investigation named (an investigation is recorded) */
+  readonly lead?: {
+    readonly cause: string;
+    readonly pack: string;
+    readonly confidence: string;
+    readonly fixes?: readonly string[];
+  };
 }
 
 interface Deps {
@@ -76,6 +83,33 @@ export function seedEpisodes(
           trace_id: id,
         });
       });
+      if (s.lead !== undefined) {
+        ledger.append({
+          type: 'investigation.started',
+          actor: 'system',
+          data: { episode_id: id, service: s.service, alerts: [...alerts], queue_s: 0 },
+          trace_id: id,
+        });
+        ledger.append({
+          type: 'investigation.hypotheses',
+          actor: 'system',
+          data: {
+            episode_id: id,
+            packs: [s.lead.pack],
+            // Keys in canonical order, as a rebuild reads them back from the ledger.
+            hypotheses: [
+              {
+                cause: s.lead.cause,
+                confidence: s.lead.confidence,
+                fixes: s.lead.fixes ?? [],
+                pack: s.lead.pack,
+                service: s.service,
+              },
+            ],
+          },
+          trace_id: id,
+        });
+      }
       if (s.restore_s !== undefined) {
         clock.set(new Date(Date.parse(s.t_open) + s.restore_s * 1000).toISOString());
         for (let i = 0; i < alerts.length; i++) {
