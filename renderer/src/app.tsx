@@ -41,6 +41,10 @@ const LicencePage = lazy(() =>
 const KeychainPage = lazy(() =>
   import('./pages/keychain.js').then((m) => ({ default: m.KeychainPage })),
 );
+// The Learning page (issue 21): read weekly, not at 3 am.
+const LearningPage = lazy(() =>
+  import('./pages/learning.js').then((m) => ({ default: m.LearningPage })),
+);
 // The page of a channel's approve/deny link: no sign-in, the signed token is the credential.
 const ApprovalLinkPage = lazy(() =>
   import('./pages/approval-link.js').then((m) => ({ default: m.ApprovalLinkPage })),
@@ -64,6 +68,7 @@ const PAGES = [
   { path: '/approvals', title: 'Approvals' },
   { path: '/autonomy', title: 'Autonomy' },
   { path: '/estate', title: 'Estate' },
+  { path: '/learning', title: 'Learning' },
   { path: '/audit', title: 'Audit' },
   { path: '/connections', title: 'Connections' },
   { path: '/policy', title: 'Policy' },
@@ -236,6 +241,12 @@ function Page({ path }: { path: string }) {
     return (
       <Suspense fallback={<Loading title="Keychain" />}>
         <KeychainPage />
+      </Suspense>
+    );
+  if (path === '/learning')
+    return (
+      <Suspense fallback={<Loading title="Learning" />}>
+        <LearningPage />
       </Suspense>
     );
   if (path === '/audit') return <AuditPage />;
