@@ -32,7 +32,7 @@ function seed(
   n: number,
   service: string,
   alerts: string[],
-  lead: { cause: string; pack: string; confidence: string; fixes: string[] },
+  lead: { cause: string; pack: string; confidence: string; fixes: string[]; pattern?: string },
 ): string[] {
   const ids = seedEpisodes(
     { ...server.runtime, clock },
@@ -148,12 +148,30 @@ describe('the Learning page', () => {
       url: '/v1/learned',
       headers: asAdmin(),
     });
-    expect(learned.json<{ patterns: { state: string }[] }>().patterns).toMatchObject([
-      { state: 'disabled' },
-    ]);
+    const [found] = learned.json<{ patterns: { state: string; pattern_id: string }[] }>().patterns;
+    expect(found).toMatchObject({ state: 'disabled' });
+
+    // An episode whose proven cause a promoted pattern matched says so, and leads back here.
+    const [repeat] = seed(1, 'db', ['PgConnectionsExhausted'], {
+      cause: 'pg_connections_exhausted',
+      pack: 'postgresql',
+      confidence: 'proven',
+      fixes: ['terminate_idle'],
+      pattern: found?.pattern_id ?? '',
+    });
+    await page.goto(`${url}/episodes/${repeat ?? ''}`);
+    const mark = page.getByLabel('learned pattern');
+    await mark.waitFor();
+    expect(await mark.textContent()).toBe(
+      `◆ Matches learned pattern ${found?.pattern_id ?? ''}, judged right before: evidence, not proof`,
+    );
+    await mark.getByRole('link').click();
+    await page.getByRole('table', { name: 'learned patterns' }).waitFor();
+    expect(page.url()).toMatch(/\/learning#patterns$/);
   });
 
   it('labels an episode from outside with no answer chosen for the person, and the figures move', async () => {
+    await page.goto(`${url}/learning`);
     const form = page.getByRole('form', { name: 'label an episode' });
     const submit = form.getByRole('button', { name: 'Label' });
     await form.getByLabel('Episode').fill(wrongOnes[0] ?? '');

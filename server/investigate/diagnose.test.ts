@@ -260,6 +260,30 @@ describe('diagnose', () => {
     expect(dep.some((h) => h.confidence === 'linked')).toBe(false);
   });
 
+  it('marks a proven cause a promoted pattern matches, and nothing held or suspected', () => {
+    const promoted = (service: string, c: string, alerts: readonly string[]) =>
+      service === 'nginx' && c === 'service_down' && alerts.includes('NginxDown')
+        ? 'lp-0123456789ab'
+        : null;
+    const proven = diagnose(
+      packs,
+      [f('host.services.unit_down', 'nginx')],
+      ctx({ alerts: ['NginxDown'], promoted }),
+    );
+    expect(proven[0]).toMatchObject({
+      cause: 'service_down',
+      confidence: 'proven',
+      pattern: 'lp-0123456789ab',
+    });
+    const held = diagnose(
+      packs,
+      [f('host.services.unit_down', 'nginx'), f('host.services.unreadable', 'nginx', false)],
+      ctx({ alerts: ['NginxDown'], promoted }),
+    );
+    expect(held[0]?.confidence).toBe('suspected');
+    expect(held[0]?.pattern).toBeUndefined();
+  });
+
   it('never links a dependency’s cause held by an unread check', () => {
     const read = [f('host.services.unit_down', 'postgresql')];
     expect(brief(diagnose(packs, read, ctx({ alerts: ['AppDown'] })))[0]).toBe(

@@ -17,6 +17,9 @@
 //     absent (a change is only proven when it reaches the failing service and the failure
 //     names what it changed, never by timing alone).
 //   - A cause its labels demoted (learning) is held at `suspected` the same way, with why.
+//   - `pattern`: a proven cause on the episode's own service that a promoted learned pattern
+//     matches is marked with it; the mark is evidence of having been judged before, never
+//     a confidence.
 // Whether to abstain is the decision table's job, not this file's.
 import type { Pack, PackCause } from '../packs/index.js';
 import { confidenceOf, confidenceRank, isLinked } from './confidence.js';
@@ -54,6 +57,8 @@ export interface DiagnoseContext {
   readonly variables?: (service: string) => Readonly<Record<string, unknown>>;
   /** why labels keep a cause from proven on its own evidence; null: nothing does */
   readonly demoted?: (cause: string) => string | null;
+  /** the promoted learned pattern a proven cause repeats; null: none */
+  readonly promoted?: (service: string, cause: string, alerts: readonly string[]) => string | null;
 }
 
 export const RECURRENCE_DAYS = 7;
@@ -197,11 +202,14 @@ export function diagnose(
     const touched =
       hypothesis.proving.length + hypothesis.supporting.length + hypothesis.refuting.length > 0;
     if (!provable && !touched) continue;
+    const pattern =
+      confidence === 'proven' ? (ctx.promoted?.(ctx.service, id, ctx.alerts) ?? null) : null;
     judged.push({
       hypothesis: {
         ...hypothesis,
         confidence,
         recurrence_of: confidence === 'proven' ? recurrenceOf(id, ctx.service, ctx) : null,
+        ...(pattern !== null && { pattern }),
       },
       own: true,
       order: order++,

@@ -34,6 +34,8 @@ export interface EngineDeps {
   readonly investigator?: () => Investigator | null;
   /** why labels keep a cause from proven on its own evidence; absent or null: nothing does */
   readonly demoted?: (cause: string) => string | null;
+  /** the promoted learned pattern a proven cause repeats; absent or null: none */
+  readonly promoted?: (service: string, cause: string, alerts: readonly string[]) => string | null;
   /** records that an episode moved to a step (the live view shows it); absent: not recorded */
   readonly step?: (episodeId: string, step: 'models') => Promise<void>;
 }
@@ -285,6 +287,7 @@ export function createEngine(deps: EngineDeps) {
           now: deps.clock.nowIso(),
           variables: (s) => ({ ...variables(s), ...(values[s] ?? {}) }),
           ...(deps.demoted !== undefined && { demoted: deps.demoted }),
+          ...(deps.promoted !== undefined && { promoted: deps.promoted }),
         });
       let reading = { findings: first.findings, values: first.values, matched };
       let hypotheses = judge(reading.findings, matched, reading.values);

@@ -32,6 +32,8 @@ export interface Hypothesis {
   readonly held?: readonly string[];
   /** the closed episode of the same cause and service this repeats (last 7 days) */
   readonly recurrence_of?: string | null;
+  /** the promoted learned pattern this proven cause repeats (learning); absent: none */
+  readonly pattern?: string;
 }
 
 /** A fix as the decision table sees it. */

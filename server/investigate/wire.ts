@@ -42,6 +42,8 @@ export interface InvestigationDeps {
   readonly incidents: Pick<IncidentsService, 'link'>;
   /** Why labels keep a cause from proven on its own evidence (learning); null: nothing does. */
   readonly demoted?: (cause: string) => string | null;
+  /** The promoted learned pattern a proven cause repeats (learning); null: none. */
+  readonly promoted?: (service: string, cause: string, alerts: readonly string[]) => string | null;
   readonly ledger: LedgerService;
   readonly reader: LedgerReader;
   readonly writer: Writer;
@@ -108,6 +110,7 @@ export function createInvestigation(deps: InvestigationDeps) {
     clock,
     investigator: () => deps.investigator ?? null,
     ...(deps.demoted !== undefined && { demoted: deps.demoted }),
+    ...(deps.promoted !== undefined && { promoted: deps.promoted }),
     step: (id, step) =>
       deps.writer.transact(() => {
         deps.ledger.append({

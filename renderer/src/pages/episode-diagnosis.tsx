@@ -34,6 +34,8 @@ export interface Hypothesis {
   fixes: string[];
   linked_episode?: string | null;
   recurrence_of?: string | null;
+  /** the promoted learned pattern it repeats (docs/learning.md) */
+  pattern?: string;
   /** why a cause with a proving finding is only suspected (an unread check, a missing link) */
   held?: string[];
 }
@@ -235,6 +237,12 @@ function HypothesisCard({ h, byId }: { h: Hypothesis; byId: Map<string, Finding>
           <Link to={`/episodes/${encodeURIComponent(h.recurrence_of ?? '')}`}>
             {h.recurrence_of}
           </Link>
+        </p>
+      )}
+      {h.pattern !== undefined && (
+        <p style={{ margin: '4px 0' }} aria-label="learned pattern">
+          ◆ Matches learned pattern <Link to="/learning#patterns">{h.pattern}</Link>, judged right
+          before: evidence, not proof
         </p>
       )}
       {(h.held ?? []).length > 0 && (

@@ -2,7 +2,7 @@
 // chart and a table), demoted causes, precision per cause and pack, the learned patterns with
 // the actions their state allows (admin), and a form to label an episode (responder).
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { api, roleAtLeast } from '../api.js';
 import { keys } from '../queries.js';
 import { Empty, ErrorNote, Link, Time } from '../parts.js';
@@ -150,6 +150,12 @@ function Patterns({ admin, minSupport }: { admin: boolean; minSupport: number })
   const patterns = useQuery({ queryKey: learningKeys.patterns, queryFn: learningApi.patterns });
   const action = usePageAction(learningKeys.all);
   const list = patterns.data?.patterns ?? [];
+  // Opened from an episode's "matches learned pattern": bring the list into view.
+  const loaded = patterns.data !== undefined;
+  useEffect(() => {
+    if (loaded && window.location.hash === '#patterns')
+      document.getElementById('patterns')?.scrollIntoView();
+  }, [loaded]);
   return (
     <section aria-labelledby="patterns">
       <h2 id="patterns">Learned patterns</h2>

@@ -28,6 +28,8 @@ export interface SeedEpisode {
     readonly pack: string;
     readonly confidence: string;
     readonly fixes?: readonly string[];
+    /** a promoted learned pattern it repeats */
+    readonly pattern?: string;
   };
 }
 
@@ -103,7 +105,12 @@ export function seedEpisodes(
                 confidence: s.lead.confidence,
                 fixes: s.lead.fixes ?? [],
                 pack: s.lead.pack,
+                ...(s.lead.pattern !== undefined && { pattern: s.lead.pattern }),
+                proving: [],
+                refuting: [],
                 service: s.service,
+                supporting: [],
+                title: s.lead.cause.replace(/_/g, ' '),
               },
             ],
           },
