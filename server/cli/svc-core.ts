@@ -1,5 +1,6 @@
 // svc-core: the command line of the service (version, health, fingerprint, ledger-verify,
-// licence-verify, doctor, preflight, connectors, estate, packs, checks, models serve, rebuild).
+// licence-verify, doctor, preflight, connectors, estate, packs, checks, models serve, digest,
+// rebuild).
 // Exit 0 on success, 1 on a failed check, 2 on bad usage (licence-verify ranks its own).
 import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -16,6 +17,7 @@ import { packsCommand, PACKS_USAGE } from './packs.js';
 import { checksCommand, CHECKS_USAGE } from './checks.js';
 import { modelsCommand, MODELS_USAGE } from './models.js';
 import { preflight } from './preflight.js';
+import { digestCommand, DIGEST_USAGE } from './digest.js';
 import { licenceVerifyCommand, LICENCE_VERIFY_USAGE } from './licence-verify.js';
 import { fingerprintCommand, FINGERPRINT_USAGE } from './fingerprint.js';
 import { clockResetCommand, CLOCK_RESET_USAGE } from './licence-clock.js';
@@ -39,6 +41,7 @@ ${ESTATE_USAGE}
 ${PACKS_USAGE}
 ${CHECKS_USAGE}
 ${MODELS_USAGE}
+${DIGEST_USAGE}
   rebuild [--check]               rebuild projections from the ledger (service stopped);
                                   --check compares only and changes nothing`;
 
@@ -94,6 +97,7 @@ export async function run(argv: readonly string[], out: Out): Promise<number> {
       check: { type: 'boolean', default: false },
       url: { type: 'string' },
       checkpoint: { type: 'string' },
+      out: { type: 'string' },
     },
     allowPositionals:
       command === 'connectors' ||
@@ -101,7 +105,8 @@ export async function run(argv: readonly string[], out: Out): Promise<number> {
       command === 'packs' ||
       command === 'checks' ||
       command === 'licence' ||
-      command === 'licence-verify',
+      command === 'licence-verify' ||
+      command === 'digest',
   });
   switch (command) {
     case 'version':
@@ -172,6 +177,14 @@ export async function run(argv: readonly string[], out: Out): Promise<number> {
       } finally {
         rt.close();
         unlock();
+      }
+    }
+    case 'digest': {
+      const rt = runtime(config());
+      try {
+        return await digestCommand(rt, positionals, { out: values.out, json: values.json }, out);
+      } finally {
+        rt.close();
       }
     }
     case 'licence-verify':

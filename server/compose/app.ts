@@ -41,6 +41,8 @@ import { workerScript } from '../db/worker-script.js';
 import { createDiscoverySchedule, createEstateService, estateRoutes } from '../estate/index.js';
 import { createIncidentsService, incidentsRoutes } from '../incidents/index.js';
 import { createImpactService, impactRoutes } from '../impact/index.js';
+import { digestRoutes } from '../digest/index.js';
+import { createDigestSource } from './digest.js';
 import { createIntakeService, intakeRoutes } from '../intake/index.js';
 import { auth } from '../http/auth.js';
 import { createHttpServer } from '../http/server.js';
@@ -633,6 +635,8 @@ export async function buildApp(config: Config, options: AppOptions) {
       await v1.register(connectorsRoutes, { connectors, mode: status.mode });
       await v1.register(estateRoutes, { estate, mode: status.mode });
       await v1.register(impactRoutes, { impact, mode: status.mode });
+      const digestSource = createDigestSource(rt);
+      await v1.register(digestRoutes, { digest: (o) => digestSource.digest(o), mode: status.mode });
       await keychain.routes(v1);
       await v1.register(policyRoutes, { policy, mode: status.mode });
       await acting.routes(v1, status.mode);

@@ -9,5 +9,6 @@ export { createCoreDoctor } from './doctor.js';
 export { type LiveStreamOptions } from './live.js';
 export { type KeychainOptions } from './keychain.js';
 export { buildToolConnectors, buildToolDoctor, buildToolEngine, buildToolEstate } from './tools.js';
+export { createDigestSource, type DigestSource } from './digest.js';
 export { EPISODE_INPUTS, EVENT_CATALOGUES, eventCatalogue } from './event-catalogue.js';
 export { eventsMarkdown } from './events-doc.js';

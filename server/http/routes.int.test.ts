@@ -427,6 +427,7 @@ const ROUTES: readonly RouteRow[] = [
   { method: 'POST', url: '/v1/resume', credential: 'admin', payload: {}, ok: 200 },
   { method: 'GET', url: '/v1/impact', credential: 'admin', ok: 200 },
   { method: 'GET', url: '/v1/learning', credential: 'viewer', ok: 200 },
+  { method: 'GET', url: '/v1/digest', credential: 'viewer', ok: 200 },
   {
     method: 'POST',
     url: '/v1/learning/label',

@@ -188,7 +188,21 @@ export function createIncidentsStore(db: Database, episodes: IncidentEpisodeCoun
     },
   });
 
+  const touched = db.prepare<
+    [string, string, string, string],
+    { incident_id: string; t_open: string; t_resolved: string | null; services: string }
+  >(
+    `SELECT incident_id, t_open, t_resolved, services FROM incidents
+     WHERE (t_open >= ? AND t_open < ?) OR (t_resolved >= ? AND t_resolved < ?)`,
+  );
+
   return {
+    /** Incidents opened or resolved in [from, to) (the digest). */
+    touched: (fromIso: string, toIso: string) =>
+      touched.all(fromIso, toIso, fromIso, toIso).map((r) => ({
+        ...r,
+        services: JSON.parse(r.services) as string[],
+      })),
     get(id: string): IncidentRow | null {
       const row = get.get(id);
       return row === undefined ? null : (withCounts([row])[0] ?? null);
