@@ -45,6 +45,7 @@ const KeychainPage = lazy(() =>
 const LearningPage = lazy(() =>
   import('./pages/learning.js').then((m) => ({ default: m.LearningPage })),
 );
+const DigestPage = lazy(() => import('./pages/digest.js').then((m) => ({ default: m.DigestPage })));
 // The page of a channel's approve/deny link: no sign-in, the signed token is the credential.
 const ApprovalLinkPage = lazy(() =>
   import('./pages/approval-link.js').then((m) => ({ default: m.ApprovalLinkPage })),
@@ -69,6 +70,7 @@ const PAGES = [
   { path: '/autonomy', title: 'Autonomy' },
   { path: '/estate', title: 'Estate' },
   { path: '/learning', title: 'Learning' },
+  { path: '/digest', title: 'Digest' },
   { path: '/audit', title: 'Audit' },
   { path: '/connections', title: 'Connections' },
   { path: '/policy', title: 'Policy' },
@@ -247,6 +249,12 @@ function Page({ path }: { path: string }) {
     return (
       <Suspense fallback={<Loading title="Learning" />}>
         <LearningPage />
+      </Suspense>
+    );
+  if (path === '/digest')
+    return (
+      <Suspense fallback={<Loading title="Digest" />}>
+        <DigestPage />
       </Suspense>
     );
   if (path === '/audit') return <AuditPage />;

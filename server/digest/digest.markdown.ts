@@ -8,6 +8,8 @@ const seconds = (s: number | null): string => {
   return `${(s / 3600).toFixed(1)} h`;
 };
 
+const episodes = (n: number): string => `${String(n)} episode${n === 1 ? '' : 's'}`;
+
 const RESULT_WORDS: Record<string, string> = {
   resolved: 'resolved by the service',
   restored: 'restored (a change taken back)',
@@ -47,8 +49,8 @@ export function digestMarkdown(d: DigestFigures): string {
     '',
     '## Times',
     '',
-    `Time to handover: median ${seconds(d.times.handover.median_s)}, 90th percentile ${seconds(d.times.handover.p90_s)} (${String(d.times.handover.n)} episodes).`,
-    `Time to restore: median ${seconds(d.times.restore.median_s)}, 90th percentile ${seconds(d.times.restore.p90_s)} (${String(d.times.restore.n)} episodes).`,
+    `Time to handover: median ${seconds(d.times.handover.median_s)}, 90th percentile ${seconds(d.times.handover.p90_s)} (${episodes(d.times.handover.n)}).`,
+    `Time to restore: median ${seconds(d.times.restore.median_s)}, 90th percentile ${seconds(d.times.restore.p90_s)} (${episodes(d.times.restore.n)}).`,
     '',
     '## Waiting on people',
     '',
