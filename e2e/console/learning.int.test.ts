@@ -24,6 +24,7 @@ let url = '';
 let browser: Browser | undefined;
 let page: Page;
 let wrongOnes: string[] = [];
+let unjudged = '';
 
 const day = (d: number, h: number) =>
   new Date(Date.parse(NOW) - d * 86_400_000 + h * 3_600_000).toISOString();
@@ -90,6 +91,12 @@ beforeAll(async () => {
   });
   for (const id of [...db, ...web.slice(0, 2)]) await team(id, 'same');
   wrongOnes = web.slice(2);
+  [unjudged = ''] = seed(1, 'web', ['NginxDown'], {
+    cause: 'nginx_down',
+    pack: 'nginx',
+    confidence: 'proven',
+    fixes: ['restart_nginx'],
+  });
   for (const id of wrongOnes) await team(id, 'other', 'the upstream was down');
   browser = await launch();
   page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
@@ -163,7 +170,7 @@ describe('the Learning page', () => {
     const mark = page.getByLabel('learned pattern');
     await mark.waitFor();
     expect(await mark.textContent()).toBe(
-      `◆ Matches learned pattern ${found?.pattern_id ?? ''}, judged right before: evidence, not proof`,
+      `◆ Matches learned pattern ${found?.pattern_id ?? ''} (judged right before); its confidence comes from the checks`,
     );
     await mark.getByRole('link').click();
     await page.getByRole('table', { name: 'learned patterns' }).waitFor();
@@ -174,7 +181,7 @@ describe('the Learning page', () => {
     await page.goto(`${url}/learning`);
     const form = page.getByRole('form', { name: 'label an episode' });
     const submit = form.getByRole('button', { name: 'Label' });
-    await form.getByLabel('Episode').fill(wrongOnes[0] ?? '');
+    await form.getByLabel('Episode').fill(unjudged);
     await form.getByLabel('Source').fill('review');
     // Right or wrong is the person's to choose: nothing is ticked, and Label waits for it.
     expect(await form.getByRole('radio', { checked: true }).count()).toBe(0);
@@ -183,12 +190,10 @@ describe('the Learning page', () => {
     await submit.click();
     const done = page.getByRole('status').filter({ hasText: 'labelled right' });
     await done.waitFor();
-    expect(await done.textContent()).toBe(
-      `${wrongOnes[0] ?? ''} labelled right: nginx_down at proven.`,
-    );
+    expect(await done.textContent()).toBe(`${unjudged} labelled right: nginx_down at proven.`);
     await page
       .getByLabel('labels counted')
-      .filter({ hasText: '8 labelled episodes: 6 right, 2 wrong (from team 7, review 1).' })
+      .filter({ hasText: '9 labelled episodes: 6 right, 3 wrong (from team 8, review 1).' })
       .waitFor();
     await shoot(page, '94-learning-labelled');
   });

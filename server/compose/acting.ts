@@ -177,8 +177,8 @@ export function buildInvestigation(deps: InvestigationPhaseDeps, deciding: Decid
     models,
     investigator,
     demoted: (cause) => learning.demotedWhy(cause),
-    promoted: (service, cause, alerts) =>
-      learning.promoted(service, cause, alerts)?.pattern_id ?? null,
+    promoted: (service, cause, fix, alerts) =>
+      learning.promoted(service, cause, fix, alerts)?.pattern_id ?? null,
     // Someone can be asked: the lab approver, a person who may approve, or a working channel.
     approvalRoute: () => {
       if (config.labApprover) return true;

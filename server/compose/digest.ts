@@ -29,7 +29,13 @@ export function createDigestSource(rt: Runtime) {
         );
       const now = rt.clock.nowIso();
       const lastDay = options.lastDay ?? dayOf(now);
-      if (!DAY_RE.test(lastDay) || Number.isNaN(Date.parse(`${lastDay}T00:00:00.000Z`)))
+      // A date that exists: 2026-02-30 parses, as 2 March, and is refused here.
+      const parsed = Date.parse(`${lastDay}T00:00:00.000Z`);
+      if (
+        !DAY_RE.test(lastDay) ||
+        Number.isNaN(parsed) ||
+        new Date(parsed).toISOString().slice(0, 10) !== lastDay
+      )
         throw new InvalidInputError('invalid_input', 'day must be a date as YYYY-MM-DD', {
           field: 'day',
         });

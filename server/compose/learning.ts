@@ -45,6 +45,7 @@ export function saidAbout(rt: Runtime): (episodeId: string) => Said | null {
       pack: cause === null ? null : text(lead?.pack),
       confidence: cause === null ? 'unproven' : (text(lead?.confidence) ?? 'unproven'),
       fix: cause === null ? null : text(fixes[0]),
+      closed: episode.status === 'closed',
     };
   };
 }

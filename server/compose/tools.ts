@@ -12,6 +12,7 @@ import {
 } from '../connectors/index.js';
 import { createEstateService, type EstateService, type EstateView } from '../estate/index.js';
 import { createEngine } from '../investigate/index.js';
+import { demotionReader } from '../learning/index.js';
 import type { Pack } from '../packs/index.js';
 import { withTimeout } from '../shared/timeout.js';
 import { createStatusService } from '../status/index.js';
@@ -86,6 +87,8 @@ export function buildToolEngine(
         `connector ${name}: ${op}: no answer within ${String(Math.round(ms / 1000))} s`,
       ),
     clock: rt.clock,
+    // What the server would hold back, svc-core checks holds back too.
+    demoted: demotionReader(rt.learningStore),
   });
 }
 

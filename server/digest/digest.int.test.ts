@@ -41,7 +41,7 @@ beforeAll(async () => {
       decision: 'shadow',
       outcome: 'shadow',
       result: 'shadow',
-      action: 'terminate_idle',
+      fix: 'terminate_idle',
       confidence: 'proven',
     },
     {
@@ -86,7 +86,11 @@ describe('GET /v1/digest', () => {
       episodes: { opened: 2, ended: 2 },
       service: { results: { resolved: 1, shadow: 1 }, acted: 1 },
       times: { restore: { n: 1, median_s: 240 } },
-      shadow: { episodes: 1, not_judged: 1 },
+      shadow: {
+        episodes: 1,
+        not_judged: 1,
+        examples: [{ service: 'db', would: 'terminate_idle', team: 'not judged' }],
+      },
       labels: { labels: 1, correct: 1, wrong: 0 },
       per_day: [
         { day: '2026-11-27', opened: 2 },
@@ -122,9 +126,12 @@ describe('svc-core digest', () => {
     expect(readFileSync(join(out, '2026-11-27.svg'), 'utf8')).toMatch(/^<svg /);
     expect(readdirSync(out).filter((f) => f.includes('.tmp-'))).toEqual([]);
 
-    const bad = await runCli(server.env, ['digest', '27/11/2026', '--out', out]);
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('day must be a date as YYYY-MM-DD');
+    for (const day of ['27/11/2026', '2026-02-30']) {
+      const bad = await runCli(server.env, ['digest', day, '--out', out]);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('day must be a date as YYYY-MM-DD');
+    }
+    expect(existsSync(join(out, '2026-02-30.md'))).toBe(false);
     expect(existsSync(join(out, '27/11/2026.md'))).toBe(false);
   });
 });

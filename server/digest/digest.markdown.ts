@@ -52,7 +52,7 @@ export function digestMarkdown(d: DigestFigures): string {
     `Time to handover: median ${seconds(d.times.handover.median_s)}, 90th percentile ${seconds(d.times.handover.p90_s)} (${episodes(d.times.handover.n)}).`,
     `Time to restore: median ${seconds(d.times.restore.median_s)}, 90th percentile ${seconds(d.times.restore.p90_s)} (${episodes(d.times.restore.n)}).`,
     '',
-    '## Waiting on people',
+    '## Waiting on people now',
     '',
     d.approvals_waiting === 0
       ? 'No approval is waiting.'
@@ -80,8 +80,8 @@ export function digestMarkdown(d: DigestFigures): string {
       ? 'No diagnosis was labelled.'
       : `${String(d.labels.labels)} diagnoses labelled: ${String(d.labels.correct)} right, ${String(d.labels.wrong)} wrong.`,
     d.labels.demoted.length === 0
-      ? 'No cause is demoted.'
-      : `Demoted (held at suspected until their labels recover): ${d.labels.demoted.join(', ')}.`,
+      ? 'No cause is demoted now.'
+      : `Demoted now (held at suspected until their labels recover): ${d.labels.demoted.join(', ')}.`,
     '',
     '## Audit log',
     '',

@@ -9,6 +9,7 @@ const ep = (over: Partial<DigestEpisode> & { episode_id: string }): DigestEpisod
   decision: 'ask_human',
   result: 'handed_over',
   action: '',
+  fix: null,
   handover_s: 60,
   restore_s: null,
   confidence: 'proven',
@@ -45,7 +46,7 @@ describe('the digest', () => {
       episodes: [
         ep({ episode_id: 'e1', result: 'resolved', action: 'restart_unit', restore_s: 300 }),
         ep({ episode_id: 'e2', handover_s: 20, confidence: 'suspected', result: 'other' }),
-        ep({ episode_id: 'e3', result: 'shadow', action: 'terminate_idle', verdict: 'same' }),
+        ep({ episode_id: 'e3', result: 'shadow', fix: 'terminate_idle', verdict: 'same' }),
         ep({ episode_id: 'e4', result: 'shadow', decision: 'shadow', verdict: 'other' }),
         // Opened the day before the window, closed in it: counts as ended only.
         ep({ episode_id: 'e5', t_open: '2026-11-25T23:00:00.000Z', handover_s: 600 }),
@@ -120,7 +121,7 @@ describe('the digest', () => {
     });
     expect(d.shadow.examples).toEqual([
       { episode_id: 'e3', service: 'web', would: 'terminate_idle', team: 'same' },
-      { episode_id: 'e4', service: 'web', would: 'shadow', team: 'other' },
+      { episode_id: 'e4', service: 'web', would: 'nothing', team: 'other' },
     ]);
   });
 
@@ -130,7 +131,7 @@ describe('the digest', () => {
     expect(d.markdown).toContain('2 approvals are waiting.');
     expect(d.markdown).toContain('2 diagnoses labelled: 1 right, 1 wrong.');
     expect(d.markdown).toContain(
-      'Demoted (held at suspected until their labels recover): nginx_down.',
+      'Demoted now (held at suspected until their labels recover): nginx_down.',
     );
     expect(d.markdown).toContain('The ledger verifies through seq 42');
     expect(d.chart_svg).toMatch(/^<svg [^>]*role="img"/);

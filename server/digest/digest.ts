@@ -15,6 +15,8 @@ export interface DigestEpisode {
   readonly decision: string | null;
   readonly result: string | null;
   readonly action: string;
+  /** the fix the diagnosis named (what shadow mode would have run) */
+  readonly fix: string | null;
   readonly handover_s: number | null;
   readonly restore_s: number | null;
   readonly confidence: string;
@@ -119,7 +121,7 @@ export function figuresOf(input: DigestInput) {
     examples: shadowEpisodes.slice(0, 10).map((e) => ({
       episode_id: e.episode_id,
       service: e.service,
-      would: e.action === '' ? (e.decision ?? 'nothing') : e.action,
+      would: e.fix ?? (e.action === '' ? 'nothing' : e.action),
       team: e.verdict ?? 'not judged',
     })),
   };

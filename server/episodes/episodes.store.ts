@@ -151,9 +151,13 @@ export function createEpisodesStore(db: Database, inputs: EpisodeInputTypes) {
   const othersIn = db.prepare<[string, string], { one: number }>(
     `SELECT 1 AS one FROM episodes WHERE incident_id = ? AND episode_id <> ? LIMIT 1`,
   );
-  const touched = db.prepare<[string, string, string, string], EpisodeRow>(
-    `SELECT ${COLUMNS} FROM episodes
-     WHERE (t_open >= ? AND t_open < ?) OR (t_close >= ? AND t_close < ?)`,
+  const touched = db.prepare<
+    [string, string, string, string],
+    EpisodeRow & { fix: string | null }
+  >(
+    `SELECT ${COLUMNS}, fix FROM episodes
+     WHERE (t_open >= ? AND t_open < ?) OR (t_close >= ? AND t_close < ?)
+     ORDER BY t_close DESC, episode_id`,
   );
   const openings = db.prepare<[string], { service: string; t_open: string }>(
     'SELECT service, t_open FROM episodes WHERE t_open >= ? ORDER BY t_open, episode_id',
@@ -300,7 +304,7 @@ export function createEpisodesStore(db: Database, inputs: EpisodeInputTypes) {
     othersIn: (incidentId: string, episodeId: string): boolean =>
       othersIn.get(incidentId, episodeId) !== undefined,
     /** Episodes opened or closed in [from, to) (the digest). */
-    touched: (fromIso: string, toIso: string): EpisodeRow[] =>
+    touched: (fromIso: string, toIso: string): (EpisodeRow & { fix: string | null })[] =>
       touched.all(fromIso, toIso, fromIso, toIso),
     /** When each service's episodes opened since, oldest first (estate suggestions). */
     openingsSince: (sinceIso: string): { service: string; t_open: string }[] =>

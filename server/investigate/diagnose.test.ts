@@ -261,8 +261,11 @@ describe('diagnose', () => {
   });
 
   it('marks a proven cause a promoted pattern matches, and nothing held or suspected', () => {
-    const promoted = (service: string, c: string, alerts: readonly string[]) =>
-      service === 'nginx' && c === 'service_down' && alerts.includes('NginxDown')
+    const promoted = (service: string, c: string, fix: string | null, alerts: readonly string[]) =>
+      service === 'nginx' &&
+      c === 'service_down' &&
+      fix === 'restart_unit' &&
+      alerts.includes('NginxDown')
         ? 'lp-0123456789ab'
         : null;
     const proven = diagnose(

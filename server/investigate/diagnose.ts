@@ -39,6 +39,14 @@ export interface OpenEpisode {
   readonly service: string;
 }
 
+/** The promoted learned pattern of a service, cause, first fix and alerts; null: none. */
+export type PromotedPattern = (
+  service: string,
+  cause: string,
+  fix: string | null,
+  alerts: readonly string[],
+) => string | null;
+
 export interface DiagnoseContext {
   readonly service: string;
   /** the episode's alert names */
@@ -58,7 +66,7 @@ export interface DiagnoseContext {
   /** why labels keep a cause from proven on its own evidence; null: nothing does */
   readonly demoted?: (cause: string) => string | null;
   /** the promoted learned pattern a proven cause repeats; null: none */
-  readonly promoted?: (service: string, cause: string, alerts: readonly string[]) => string | null;
+  readonly promoted?: PromotedPattern;
 }
 
 export const RECURRENCE_DAYS = 7;
@@ -203,7 +211,9 @@ export function diagnose(
       hypothesis.proving.length + hypothesis.supporting.length + hypothesis.refuting.length > 0;
     if (!provable && !touched) continue;
     const pattern =
-      confidence === 'proven' ? (ctx.promoted?.(ctx.service, id, ctx.alerts) ?? null) : null;
+      confidence === 'proven'
+        ? (ctx.promoted?.(ctx.service, id, hypothesis.fixes[0] ?? null, ctx.alerts) ?? null)
+        : null;
     judged.push({
       hypothesis: {
         ...hypothesis,

@@ -3,7 +3,12 @@
 // Everything it reads comes through its deps, so the orchestrator, the command line and the
 // tests build it the same way.
 import type { Pack, PackFix } from '../packs/index.js';
-import { diagnose, type ClosedEpisode, type OpenEpisode } from './diagnose.js';
+import {
+  diagnose,
+  type ClosedEpisode,
+  type OpenEpisode,
+  type PromotedPattern,
+} from './diagnose.js';
 import { matchPacks } from './match.js';
 import {
   connectorsReaching,
@@ -35,7 +40,7 @@ export interface EngineDeps {
   /** why labels keep a cause from proven on its own evidence; absent or null: nothing does */
   readonly demoted?: (cause: string) => string | null;
   /** the promoted learned pattern a proven cause repeats; absent or null: none */
-  readonly promoted?: (service: string, cause: string, alerts: readonly string[]) => string | null;
+  readonly promoted?: PromotedPattern;
   /** records that an episode moved to a step (the live view shows it); absent: not recorded */
   readonly step?: (episodeId: string, step: 'models') => Promise<void>;
 }

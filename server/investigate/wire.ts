@@ -26,6 +26,7 @@ import { createChangesReader } from './changes.js';
 import { closeFields } from './closing.js';
 import { decide } from './decide.js';
 import { createEngine, variablesFor } from './engine.js';
+import type { PromotedPattern } from './diagnose.js';
 import { createFixPlanner } from './fix-plan.js';
 import { INVESTIGATION_STEP, type InvestigationsStore } from './investigations.store.js';
 import type { Investigator } from './readings.js';
@@ -43,7 +44,7 @@ export interface InvestigationDeps {
   /** Why labels keep a cause from proven on its own evidence (learning); null: nothing does. */
   readonly demoted?: (cause: string) => string | null;
   /** The promoted learned pattern a proven cause repeats (learning); null: none. */
-  readonly promoted?: (service: string, cause: string, alerts: readonly string[]) => string | null;
+  readonly promoted?: PromotedPattern;
   readonly ledger: LedgerService;
   readonly reader: LedgerReader;
   readonly writer: Writer;

@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import type { EventsOf } from '../ledger/index.js';
 
 export const LEARNING_LABEL = 'learning.label';
+export const LEARNING_UNLABELLED = 'learning.unlabelled';
 export const LEARNING_DEMOTED = 'learning.demoted';
 export const LEARNING_RESTORED = 'learning.restored';
 export const PATTERN_FOUND = 'learning.pattern_found';
@@ -33,6 +34,10 @@ export const learningEvents = {
     alerts: Type.Array(Type.String()),
     fix: MaybeText('the first fix the cause names'),
     via: Type.Optional(Type.String({ description: 'how the actor acted (e.g. on behalf of)' })),
+  }),
+  [LEARNING_UNLABELLED]: Type.Object({
+    episode_id: Type.String(),
+    why: Type.String({ description: 'why the label no longer counts' }),
   }),
   [LEARNING_DEMOTED]: Type.Object({ ...Standing, bar: Type.Number() }),
   [LEARNING_RESTORED]: Type.Object(Standing),

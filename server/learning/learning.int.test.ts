@@ -6,7 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dumpProjections, rebuildProjections } from '../ledger/index.js';
 import { createFakeClock } from '../shared/clock.js';
 import { seedEpisodes } from '../testing/episodes/episodes.js';
-import { asAdmin, buildTestServer, type TestServer } from '../testing/test-server.js';
+import {
+  asAdmin,
+  buildTestServer,
+  episodeOf,
+  postAlert,
+  type TestServer,
+} from '../testing/test-server.js';
 
 const NOW = '2026-11-28T08:00:00.000Z';
 const clock = createFakeClock(NOW);
@@ -284,13 +290,15 @@ describe('learning', () => {
       ['reject', 200, 'rejected'],
       ['promote', 200, 'promoted'],
     ]);
-    expect(
-      server.acting.learning.promoted('db', 'pg_connections_exhausted', [
-        'PgConnectionsHigh',
-        'PgConnectionsExhausted',
-        'Other',
-      ]),
-    ).toMatchObject({ pattern_id: id });
+    const alerts = ['PgConnectionsHigh', 'PgConnectionsExhausted', 'Other'];
+    const promoted = (...args: Parameters<typeof server.acting.learning.promoted>) =>
+      server.acting.learning.promoted(...args);
+    expect(promoted('db', 'pg_connections_exhausted', 'terminate_idle', alerts)).toMatchObject({
+      pattern_id: id,
+    });
+    // Another fix, or one of its alerts missing: not the pattern.
+    expect(promoted('db', 'pg_connections_exhausted', 'restart_unit', alerts)).toBeNull();
+    expect(promoted('db', 'pg_connections_exhausted', 'terminate_idle', ['Other'])).toBeNull();
     const gone = await call('POST', url, undefined, { action: 'delete' });
     expect(gone.body).toEqual({ pattern_id: id, deleted: true });
     expect((await call('GET', '/v1/learned')).body['patterns']).toEqual([]);
@@ -319,20 +327,53 @@ describe('learning', () => {
     expect(doctor).toMatchObject({ status: 'warn' });
     expect(doctor?.detail).toContain('demoted by their labels: nginx_down');
 
-    // The wrong labels were mistaken: relabelled right from outside, the cause recovers.
+    // An outside label never replaces the team's verdict: one person cannot lift a demotion.
+    const head = server.runtime.ledgerStore.head().seq;
+    const over = await call('POST', '/v1/learning/label', tokens.responder, {
+      episode: wrong[0],
+      correct: true,
+      source: 'review',
+    });
+    expect(over.status).toBe(409);
+    expect(over.body).toMatchObject({ error: 'team_verdict' });
+    expect(String(over.body['why'])).toContain("change the verdict on the episode's page");
+    expect(server.runtime.ledgerStore.head().seq).toBe(head);
+
+    // The team finds its verdicts were mistaken and changes them: the cause recovers.
     for (const id of [wrong[0], wrong[2], wrong[3]]) {
-      const res = await call('POST', '/v1/learning/label', tokens.responder, {
-        episode: id,
-        correct: true,
-        source: 'review',
-      });
-      expect(res.status).toBe(200);
+      expect((await team(id ?? '', 'same')).status).toBe(200);
     }
     expect((await learning()).demotions).toEqual([]);
     expect(eventsOf('learning.restored').map((e) => e.data)).toEqual([
       { cause: 'nginx_down', precision: 0.833, labels: 6 },
     ]);
     expect(server.acting.learning.demotedWhy('nginx_down')).toBeNull();
+
+    // A verdict changed to none withdraws the team's label; it is counted no more.
+    const before = (await learning()).counts.labels;
+    expect((await team(right[0] ?? '', 'none')).status).toBe(200);
+    expect((await learning()).counts.labels).toBe(before - 1);
+    expect(eventsOf('learning.unlabelled').map((e) => e.data)).toEqual([
+      { episode_id: right[0], why: 'the team changed its verdict to none' },
+    ]);
+  });
+
+  it('labels no episode before it closes', async () => {
+    const res = await postAlert(server, { name: 'NginxDown', service: 'web' });
+    expect(res.statusCode).toBe(202);
+    const open = episodeOf(res) ?? '';
+    const head = server.runtime.ledgerStore.head().seq;
+    const refused = await call('POST', '/v1/learning/label', tokens.responder, {
+      episode: open,
+      correct: false,
+      source: 'jira',
+    });
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ error: 'episode_open' });
+    expect((await team(open, 'same')).status).toBe(200);
+    expect(server.acting.learning.summary().counts.labels).toBe((await learning()).counts.labels);
+    expect(eventsOf('learning.label').some((e) => e.data['episode_id'] === open)).toBe(false);
+    expect(server.runtime.ledgerStore.head().seq).toBe(head + 1); // the verdict alone
   });
 
   it('rebuilds every learning table from the ledger to the same rows', () => {

@@ -9,6 +9,7 @@ import {
   LEARNING_DEMOTED,
   LEARNING_LABEL,
   LEARNING_RESTORED,
+  LEARNING_UNLABELLED,
   PATTERN_DECIDED,
   PATTERN_FOUND,
   type LearningEvents,
@@ -39,6 +40,8 @@ export interface Said {
   /** the leading cause's confidence; unproven when there is none */
   readonly confidence: string;
   readonly fix: string | null;
+  /** whether the episode has closed: only a closed episode's diagnosis is labelled */
+  readonly closed: boolean;
 }
 
 interface Deps {
@@ -57,6 +60,15 @@ export function correctOf(verdict: string): boolean | null {
 }
 
 const TEAM = 'team';
+
+/** Why labels keep a cause from proven now, read from the store alone (the engine's port). */
+export function demotionReader(store: LearningStore): (cause: string) => string | null {
+  return (cause) => {
+    if (store.demotion(cause) === null) return null;
+    const now = demotionOf(store.labelsOfCause(cause));
+    return now === null ? `${cause} is demoted by its labels` : demotionWhy(now);
+  };
+}
 
 export function createLearningService({ store, ledger, writer, said }: Deps) {
   /** Inside a writer job: whether the cause's standing changed, and the event if so. */
@@ -99,7 +111,16 @@ export function createLearningService({ store, ledger, writer, said }: Deps) {
   function record(episodeId: string, correct: boolean, source: string, actor: Actor) {
     const s = said(episodeId);
     if (s === null) throw new NotFoundError('not_found', `no episode ${episodeId}`);
-    const replaced = store.label(episodeId)?.cause ?? null;
+    if (!s.closed)
+      throw new ConflictError('episode_open', `episode ${episodeId} has not closed`, {
+        why: 'a diagnosis is labelled once its episode has closed',
+      });
+    const before = store.label(episodeId);
+    if (before?.source === TEAM && source !== TEAM)
+      throw new ConflictError('team_verdict', `the team's verdict labels episode ${episodeId}`, {
+        why: "an outside label never replaces the team's verdict: change the verdict on the episode's page",
+      });
+    const replaced = before?.cause ?? null;
     const event = ledger.append({
       type: LEARNING_LABEL,
       actor: actor.name,
@@ -150,10 +171,26 @@ export function createLearningService({ store, ledger, writer, said }: Deps) {
       );
       return labelView(label);
     },
-    /** Inside the writer job of a team verdict: the label it gives, if any. */
+    /**
+     * Inside the writer job of a team verdict: the label it gives, if any. An open episode is
+     * not labelled; `none` withdraws the team's earlier label.
+     */
     fromTeam(episodeId: string, verdict: string, actor: Actor): void {
+      if (said(episodeId)?.closed !== true) return;
       const correct = correctOf(verdict);
-      if (correct !== null) record(episodeId, correct, TEAM, actor);
+      if (correct !== null) {
+        record(episodeId, correct, TEAM, actor);
+        return;
+      }
+      const before = store.label(episodeId);
+      if (before?.source !== TEAM) return;
+      ledger.append({
+        type: LEARNING_UNLABELLED,
+        actor: actor.name,
+        data: { episode_id: episodeId, why: 'the team changed its verdict to none' },
+        trace_id: episodeId,
+      });
+      if (before.cause !== null) restand(before.cause, 'system', episodeId);
     },
     /** GET /v1/learning */
     summary() {
@@ -194,16 +231,20 @@ export function createLearningService({ store, ledger, writer, said }: Deps) {
       };
     },
     /** Why a cause may not reach proven on its own evidence now; null: it may. */
-    demotedWhy(cause: string): string | null {
-      if (store.demotion(cause) === null) return null;
-      const now = demotionOf(store.labelsOfCause(cause));
-      return now === null ? `${cause} is demoted by its labels` : demotionWhy(now);
-    },
+    demotedWhy: demotionReader(store),
     /** GET /v1/learned */
     patterns: () => ({ patterns: store.patterns().map(patternView) }),
-    /** The promoted pattern a diagnosis repeats; null: none. */
-    promoted(service: string, cause: string, alerts: readonly string[]): PatternRow | null {
-      const sorted = [...new Set(alerts)].sort();
+    /**
+     * The promoted pattern a diagnosis repeats: the same service, cause and first fix, every
+     * alert of the pattern among the episode's, and never labelled wrong since; null: none.
+     */
+    promoted(
+      service: string,
+      cause: string,
+      fix: string | null,
+      alerts: readonly string[],
+    ): PatternRow | null {
+      const present = new Set(alerts);
       return (
         store
           .patterns()
@@ -212,7 +253,10 @@ export function createLearningService({ store, ledger, writer, said }: Deps) {
               p.state === 'promoted' &&
               p.service === service &&
               p.cause === cause &&
-              p.alerts.every((a) => sorted.includes(a)),
+              p.fix === fix &&
+              p.alerts.length > 0 &&
+              p.alerts.every((a) => present.has(a)) &&
+              supportOf(p, store.labelsOfServiceCause(p.service, p.cause)).wrong === 0,
           ) ?? null
       );
     },

@@ -5,6 +5,7 @@ import {
   LEARNING_DEMOTED,
   LEARNING_LABEL,
   LEARNING_RESTORED,
+  LEARNING_UNLABELLED,
   PATTERN_DECIDED,
   PATTERN_FOUND,
   type LearningEvents,
@@ -85,11 +86,13 @@ export function createLearningStore(db: Database) {
     `SELECT ${LABEL_COLUMNS} FROM learning_labels WHERE episode_id = ?`,
   );
   const ofCause = db.prepare<[string, number], LabelDbRow>(
-    `SELECT ${LABEL_COLUMNS} FROM learning_labels WHERE cause = ? ORDER BY seq DESC LIMIT ?`,
+    `SELECT ${LABEL_COLUMNS} FROM learning_labels
+     WHERE cause = ? AND confidence IN ('proven', 'linked', 'suspected') ORDER BY seq DESC LIMIT ?`,
   );
   const ofServiceCause = db.prepare<[string, string], LabelDbRow>(
     `SELECT ${LABEL_COLUMNS} FROM learning_labels WHERE cause = ? AND service = ?`,
   );
+  const dropLabel = db.prepare<[string]>('DELETE FROM learning_labels WHERE episode_id = ?');
   const demotions = db.prepare<[], DemotionRow>(
     'SELECT cause, precision, labels, since FROM learning_demotions ORDER BY cause',
   );
@@ -125,7 +128,8 @@ export function createLearningStore(db: Database) {
       const row = labelOf.get(episodeId);
       return row === undefined ? null : toLabel(row);
     },
-    /** A cause's labels, newest first, as many as a demotion reads. */
+    /** A cause's labels where it led (proven, linked, suspected), newest first, as many as a
+     * demotion reads. */
     labelsOfCause: (cause: string): Label[] => ofCause.all(cause, DEMOTION_WINDOW).map(toLabel),
     labelsOfServiceCause: (service: string, cause: string): Label[] =>
       ofServiceCause.all(cause, service).map(toLabel),
@@ -155,6 +159,9 @@ export function createLearningStore(db: Database) {
             by_actor: e.actor,
             at: e.ts,
           });
+        },
+        [LEARNING_UNLABELLED]: (d) => {
+          dropLabel.run(d.episode_id);
         },
         [LEARNING_DEMOTED]: (d, e) => {
           putDemotion.run({

@@ -241,8 +241,8 @@ function HypothesisCard({ h, byId }: { h: Hypothesis; byId: Map<string, Finding>
       )}
       {h.pattern !== undefined && (
         <p style={{ margin: '4px 0' }} aria-label="learned pattern">
-          ◆ Matches learned pattern <Link to="/learning#patterns">{h.pattern}</Link>, judged right
-          before: evidence, not proof
+          ◆ Matches learned pattern <Link to="/learning#patterns">{h.pattern}</Link> (judged right
+          before); its confidence comes from the checks
         </p>
       )}
       {(h.held ?? []).length > 0 && (

@@ -230,8 +230,9 @@ function LabelForm({ responder }: { responder: boolean }) {
     <section aria-labelledby="label">
       <h2 id="label">Label an episode</h2>
       <p className="hint">
-        For a verdict reached outside the console: a ticket closed, a post-incident review. The
-        team&apos;s own verdict is recorded on the episode&apos;s page.
+        For a verdict reached outside the console: a ticket closed, a post-incident review. Only a
+        closed episode is labelled, and an outside label never replaces the team&apos;s verdict,
+        which is recorded and changed on the episode&apos;s page.
       </p>
       {!responder && (
         <p className="banner" role="note">

@@ -14,6 +14,8 @@ export interface SeedEpisode {
   readonly outcome?: string;
   readonly result?: string;
   readonly action?: string;
+  /** the fix the diagnosis named (episode.closed `fix`) */
+  readonly fix?: string;
   readonly handover_s?: number | null;
   readonly confidence?: string;
   readonly kind?: string;
@@ -155,6 +157,7 @@ export function seedEpisodes(
           ...(s.confidence !== undefined && { confidence: s.confidence }),
           ...(s.kind !== undefined && { kind: s.kind }),
           ...(s.confirmed !== undefined && { confirmed: s.confirmed }),
+          ...(s.fix !== undefined && { fix: s.fix }),
         },
         trace_id: id,
       });
