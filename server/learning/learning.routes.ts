@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { errorResponses } from '../http/common.schemas.js';
+import { ErrorBody, errorResponses } from '../http/common.schemas.js';
 import { actorOf } from '../http/auth.js';
 import { requireMode } from '../http/operating-gate.js';
 import type { Mode } from '../shared/mode.js';
@@ -13,6 +13,9 @@ import {
   PatternParams,
 } from './learning.schemas.js';
 import type { LearningService } from './learning.service.js';
+
+/** Unknown episode or pattern (404); an episode not closed, a team verdict, a state (409). */
+const withConflict = { ...errorResponses, 404: ErrorBody, 409: ErrorBody } as const;
 
 export const learningRoutes: FastifyPluginAsyncTypebox<{
   learning: LearningService;
@@ -38,7 +41,7 @@ export const learningRoutes: FastifyPluginAsyncTypebox<{
         summary: "Label an episode's diagnosis right or wrong, from outside",
         tags: ['learning'],
         body: LabelBody,
-        response: { 200: LabelView, ...errorResponses },
+        response: { 200: LabelView, ...withConflict },
       },
       onRequest: [app.requireRole('responder'), open],
     },
@@ -67,7 +70,7 @@ export const learningRoutes: FastifyPluginAsyncTypebox<{
         tags: ['learning'],
         params: PatternParams,
         body: DecideBody,
-        response: { 200: DecideAnswer, ...errorResponses },
+        response: { 200: DecideAnswer, ...withConflict },
       },
       onRequest: [app.requireRole('admin'), open],
     },
