@@ -76,3 +76,15 @@ export async function signInWithAdminToken(page: Page, url: string, token: strin
   await page.getByLabel('Admin token').fill(token);
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
+
+/** The page's width at a 390 px phone screen (the viewport comes back after): at most 390 means
+ * nothing scrolls sideways. */
+export async function widthAtPhone(page: Page): Promise<number> {
+  const own = page.viewportSize();
+  await page.setViewportSize({ width: 390, height: 844 });
+  try {
+    return await page.evaluate<number>('document.documentElement.scrollWidth');
+  } finally {
+    if (own !== null) await page.setViewportSize(own);
+  }
+}

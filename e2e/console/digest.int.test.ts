@@ -7,7 +7,7 @@ import { createFakeClock } from '../../server/shared/clock.js';
 import { seedEpisodes } from '../../server/testing/episodes/episodes.js';
 import { freePort, requireBundle } from '../../server/testing/processes.js';
 import { ADMIN_TOKEN, buildTestServer, type TestServer } from '../../server/testing/test-server.js';
-import { launch, shoot, signInWithAdminToken } from './browser.js';
+import { launch, shoot, signInWithAdminToken, widthAtPhone } from './browser.js';
 
 requireBundle();
 
@@ -81,14 +81,6 @@ describe('the Digest page', () => {
     expect(await text.textContent()).toContain('## What the service did');
     expect(await text.textContent()).toContain('- 1 resolved by the service');
     await shoot(page, '95-digest');
-    const own = page.viewportSize();
-    await page.setViewportSize({ width: 390, height: 844 });
-    try {
-      expect(
-        await page.evaluate<number>('document.documentElement.scrollWidth'),
-      ).toBeLessThanOrEqual(390);
-    } finally {
-      if (own !== null) await page.setViewportSize(own);
-    }
+    expect(await widthAtPhone(page)).toBeLessThanOrEqual(390);
   });
 });

@@ -11,7 +11,13 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, stopStack, until, type Proc } from '../lab/processes.js';
-import { shoot, signInWithAdminToken, startConsole, type ConsoleBench } from './browser.js';
+import {
+  shoot,
+  signInWithAdminToken,
+  startConsole,
+  type ConsoleBench,
+  widthAtPhone,
+} from './browser.js';
 
 type Json = Record<string, unknown>;
 interface View {
@@ -100,18 +106,6 @@ async function viewerOn(svc: Svc, tag: string): Promise<Page> {
   await p.evaluate(`localStorage.setItem('svc.session', ${JSON.stringify(token)})`);
   await p.goto(`${svc.url}/keychain`);
   return p;
-}
-
-/** At 390 px wide the page is no wider than the screen: nothing scrolls sideways. */
-async function fitsPhone(p: Page): Promise<void> {
-  const own = p.viewportSize();
-  await p.setViewportSize({ width: 390, height: 844 });
-  try {
-    const wide = await p.evaluate<number>('document.documentElement.scrollWidth');
-    expect(wide).toBeLessThanOrEqual(390);
-  } finally {
-    if (own !== null) await p.setViewportSize(own);
-  }
 }
 
 /** A disabled control whose title names the role it needs. */
@@ -212,7 +206,7 @@ describe('handover and take-over on the Keychain page', () => {
       .getByText('Handing the home over needs the admin role; you are signed in as viewer.')
       .waitFor();
     await shoot(viewerA, '80-keychain-handover-viewer-home');
-    await fitsPhone(viewerA);
+    expect(await widthAtPhone(viewerA)).toBeLessThanOrEqual(390);
 
     // B's people are the home's (the people part): B keeps its own here, to make its viewer.
     const own = await httpAt(b.url, b.adminToken, 'POST', '/v1/keychain/own', {
@@ -227,7 +221,7 @@ describe('handover and take-over on the Keychain page', () => {
       .getByText('Taking over as home needs the owner role; you are signed in as viewer.')
       .waitFor();
     await shoot(viewerB, '81-keychain-takeover-viewer-member');
-    await fitsPhone(viewerB);
+    expect(await widthAtPhone(viewerB)).toBeLessThanOrEqual(390);
   });
 
   it('taking over on a member whose home answers is refused in the server’s words', async () => {
@@ -247,7 +241,7 @@ describe('handover and take-over on the Keychain page', () => {
     expect(await refusal.textContent()).toMatch(/the home has failed to answer this install for/);
     expect(await dialog.getByRole('checkbox').count()).toBe(0);
     await shoot(pageB, '82-keychain-takeover-refused');
-    await fitsPhone(pageB);
+    expect(await widthAtPhone(pageB)).toBeLessThanOrEqual(390);
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     expect((await view(b)).role).toBe('member');
   });
@@ -262,14 +256,14 @@ describe('handover and take-over on the Keychain page', () => {
     expect(text).toContain(grouped(bFp));
     expect(text).toContain('DC B becomes the home at epoch 2 and this install becomes a member');
     await shoot(pageA, '83-keychain-handover-confirm');
-    await fitsPhone(pageA);
+    expect(await widthAtPhone(pageA)).toBeLessThanOrEqual(390);
     await dialog.getByRole('button', { name: 'Offer the home to DC B' }).click();
     await offered(pageA).waitFor();
     const code = await codeOnA();
     expect((await view(a)).handover).toMatchObject({ to: bFp, state: 'open', code });
     expect(await offered(pageA).textContent()).toContain('— type it on DC B');
     await shoot(pageA, '84-keychain-handover-code');
-    await fitsPhone(pageA);
+    expect(await widthAtPhone(pageA)).toBeLessThanOrEqual(390);
   });
 
   it('B sees the offer after Sync now; a wrong code is refused and voids it, on both pages', async () => {
@@ -280,7 +274,7 @@ describe('handover and take-over on the Keychain page', () => {
       'The home offers to hand itself to this install',
     );
     await shoot(pageB, '85-keychain-handover-offered');
-    await fitsPhone(pageB);
+    expect(await widthAtPhone(pageB)).toBeLessThanOrEqual(390);
 
     const w = wrong(await codeOnA());
     await offer(pageB).getByLabel('Code shown on DC A').fill(w);
@@ -320,7 +314,7 @@ describe('handover and take-over on the Keychain page', () => {
     expect(await memberRow(pageB, 'DC A').textContent()).toContain('member');
     expect(await view(b)).toMatchObject({ role: 'home', epoch: 2 });
     await shoot(pageB, '87-keychain-handover-new-home');
-    await fitsPhone(pageB);
+    expect(await widthAtPhone(pageB)).toBeLessThanOrEqual(390);
 
     await roleLine(pageA).getByText('◆ Member of DC B').waitFor({ timeout: 30_000 });
     expect(await view(a)).toMatchObject({ role: 'member', home_fp: bFp, epoch: 2 });
@@ -328,7 +322,7 @@ describe('handover and take-over on the Keychain page', () => {
     expect(await pageA.getByRole('button', { name: 'Hand the home over…' }).count()).toBe(0);
     await pageA.getByRole('region', { name: 'Take over as home' }).waitFor();
     await shoot(pageA, '88-keychain-handover-old-home-member');
-    await fitsPhone(pageA);
+    expect(await widthAtPhone(pageA)).toBeLessThanOrEqual(390);
     expect(aFp).not.toBe(bFp);
   });
 });

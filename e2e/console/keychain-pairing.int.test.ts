@@ -9,7 +9,13 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, stopStack, until, type Proc } from '../lab/processes.js';
-import { shoot, signInWithAdminToken, startConsole, type ConsoleBench } from './browser.js';
+import {
+  shoot,
+  signInWithAdminToken,
+  startConsole,
+  type ConsoleBench,
+  widthAtPhone,
+} from './browser.js';
 
 type Json = Record<string, unknown>;
 interface View {
@@ -105,18 +111,6 @@ async function viewerOn(svc: Svc, tag: string): Promise<Page> {
   return p;
 }
 
-/** At 390 px wide the page is no wider than the screen: nothing scrolls sideways. */
-async function fitsPhone(p: Page): Promise<void> {
-  const own = p.viewportSize();
-  await p.setViewportSize({ width: 390, height: 844 });
-  try {
-    const wide = await p.evaluate<number>('document.documentElement.scrollWidth');
-    expect(wide).toBeLessThanOrEqual(390);
-  } finally {
-    if (own !== null) await p.setViewportSize(own);
-  }
-}
-
 /** A disabled control whose title names the admin role. */
 async function offForViewer(p: Page, name: string): Promise<void> {
   const button = p.getByRole('button', { name, exact: true });
@@ -177,7 +171,7 @@ describe('pairing by code on the Keychain page', () => {
       .getByText('Pairing installs needs the admin role; you are signed in as viewer.')
       .waitFor();
     await shoot(viewerA, '70-keychain-pairing-viewer');
-    await fitsPhone(viewerA);
+    expect(await widthAtPhone(viewerA)).toBeLessThanOrEqual(390);
 
     const viewerB = await viewerOn(b, 'b');
     await roleLine(viewerB).getByText('○ Not in a keychain').waitFor();
@@ -202,14 +196,14 @@ describe('pairing by code on the Keychain page', () => {
     );
     expect((await view(a)).pairing?.window?.open).toBe(true);
     await shoot(pageA, '71-keychain-pairing-open');
-    await fitsPhone(pageA);
+    expect(await widthAtPhone(pageA)).toBeLessThanOrEqual(390);
 
     await signInWithAdminToken(pageB, `${b.url}/keychain`, b.adminToken);
     await roleLine(pageB).getByText('○ Not in a keychain').waitFor();
     await joinForm(pageB).waitFor();
     await pageB.getByRole('button', { name: 'Make this install the home' }).waitFor();
     await shoot(pageB, '72-keychain-join-form');
-    await fitsPhone(pageB);
+    expect(await widthAtPhone(pageB)).toBeLessThanOrEqual(390);
   });
 
   it('B asks A to pair from its page: both pages show the same six digits, with the other side named', async () => {
@@ -251,8 +245,8 @@ describe('pairing by code on the Keychain page', () => {
     await card(viewerA, 'DC B').getByText('The six digits are shown to admins only.').waitFor();
     await shoot(pageA, '73-keychain-pairing-code-home');
     await shoot(pageB, '74-keychain-pairing-code-joiner');
-    await fitsPhone(pageA);
-    await fitsPhone(pageB);
+    expect(await widthAtPhone(pageA)).toBeLessThanOrEqual(390);
+    expect(await widthAtPhone(pageB)).toBeLessThanOrEqual(390);
 
     // A viewer on the home sees the card, its code field and button disabled.
     await viewerA.reload();
@@ -329,14 +323,14 @@ describe('pairing by code on the Keychain page', () => {
     expect(entry).toMatchObject({ licensed: false });
     expect(entry?.via).toMatch(/^pairing:pr_/);
     await shoot(pageA, '76-keychain-pairing-member-unlicensed');
-    await fitsPhone(pageA);
+    expect(await widthAtPhone(pageA)).toBeLessThanOrEqual(390);
 
     // B's page (after A's: the home adds it first): the joiner hears it from its home, the page from the joiner.
     await roleLine(pageB).getByText('◆ Member of DC A').waitFor({ timeout: 30_000 });
     const b2 = await view(b);
     expect(b2).toMatchObject({ role: 'member', home_fp: aFp });
     await shoot(pageB, '77-keychain-pairing-joined');
-    await fitsPhone(pageB);
+    expect(await widthAtPhone(pageB)).toBeLessThanOrEqual(390);
 
     await viewerA.reload();
     await memberRow(viewerA, 'DC B').getByText('◇ unlicensed').waitFor();
@@ -349,6 +343,6 @@ describe('pairing by code on the Keychain page', () => {
     expect(await row.getByRole('button', { name: 'Approve seat' }).count()).toBe(0);
     expect((await view(a)).members.find((m) => m.fingerprint === bFp)?.licensed).toBe(true);
     await shoot(pageA, '78-keychain-pairing-seat-approved');
-    await fitsPhone(pageA);
+    expect(await widthAtPhone(pageA)).toBeLessThanOrEqual(390);
   });
 });

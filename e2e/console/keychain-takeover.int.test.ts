@@ -25,7 +25,7 @@ import {
   type Install,
 } from '../../server/testing/keychain/installs.js';
 import { ADMIN_TOKEN, type TestServer } from '../../server/testing/test-server.js';
-import { launch, shoot, signInWithAdminToken } from './browser.js';
+import { launch, shoot, signInWithAdminToken, widthAtPhone } from './browser.js';
 
 requireBundle();
 
@@ -45,19 +45,6 @@ const forceBox = () =>
   confirmation().getByLabel(
     'Take over even though no other member could confirm that DC A is lost',
   );
-
-/** At 390 px wide the page is no wider than the screen: nothing scrolls sideways. */
-async function fitsPhone(): Promise<void> {
-  const own = page.viewportSize();
-  await page.setViewportSize({ width: 390, height: 844 });
-  try {
-    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
-      390,
-    );
-  } finally {
-    if (own !== null) await page.setViewportSize(own);
-  }
-}
 
 /** Click the confirmation's Take over: null once it held, else the refusal's code and message. */
 async function tryTakeOver(): Promise<{ error: string; message: string } | null> {
@@ -141,7 +128,7 @@ describe('taking over as home on the Keychain page', () => {
     await forceBox().waitFor();
     expect(await forceBox().isChecked()).toBe(false);
     await shoot(page, '90-keychain-takeover-force');
-    await fitsPhone();
+    expect(await widthAtPhone(page)).toBeLessThanOrEqual(390);
 
     await forceBox().check();
     expect(await tryTakeOver()).toBeNull();
@@ -157,6 +144,6 @@ describe('taking over as home on the Keychain page', () => {
       expect.arrayContaining([expect.objectContaining({ reason: 'unconfirmed' })]),
     );
     await shoot(page, '91-keychain-takeover-done');
-    await fitsPhone();
+    expect(await widthAtPhone(page)).toBeLessThanOrEqual(390);
   }, 60_000);
 });

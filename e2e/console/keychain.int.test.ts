@@ -12,7 +12,13 @@ import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, until, type Proc } from '../lab/processes.js';
-import { shoot, signInWithAdminToken, startConsole, type ConsoleBench } from './browser.js';
+import {
+  shoot,
+  signInWithAdminToken,
+  startConsole,
+  type ConsoleBench,
+  widthAtPhone,
+} from './browser.js';
 
 type Json = Record<string, unknown>;
 interface View {
@@ -101,18 +107,6 @@ async function newPage(): Promise<Page> {
   return ctx.newPage();
 }
 
-/** At 390 px wide the page is no wider than the screen: nothing scrolls sideways. */
-async function fitsPhone(p: Page): Promise<void> {
-  const own = p.viewportSize();
-  await p.setViewportSize({ width: 390, height: 844 });
-  try {
-    const wide = await p.evaluate<number>('document.documentElement.scrollWidth');
-    expect(wide).toBeLessThanOrEqual(390);
-  } finally {
-    if (own !== null) await p.setViewportSize(own);
-  }
-}
-
 const roleLine = (p: Page) => p.getByLabel('keychain role');
 const membersTable = (p: Page) => p.getByRole('table', { name: 'members' });
 const keysTable = (p: Page) => p.getByRole('table', { name: 'site keys' });
@@ -177,7 +171,7 @@ describe('the Keychain page', () => {
     expect(await page.getByLabel('how a new site joins').textContent()).toContain(
       `SVC_KEYCHAIN_JOIN=${svc.url}`,
     );
-    await fitsPhone(page);
+    expect(await widthAtPhone(page)).toBeLessThanOrEqual(390);
   });
 
   it('shows two new site keys once: dismissed or reloaded they are gone, and the table lists them open', async () => {
@@ -202,7 +196,7 @@ describe('the Keychain page', () => {
     ).toBe('');
     await keyRow(page, 'dc-b').getByText('○ open').waitFor();
     await shoot(page, '61-keychain-keys-shown-once');
-    await fitsPhone(page);
+    expect(await widthAtPhone(page)).toBeLessThanOrEqual(390);
 
     await box.getByRole('button', { name: 'I have copied them: hide the keys' }).click();
     await box.waitFor({ state: 'detached' });
@@ -278,7 +272,7 @@ describe('the Keychain page', () => {
     await keyRow(page, 'dc-b').getByText('✓ used').waitFor();
     expect(await keyRow(page, 'dc-b').textContent()).toContain('dc-b');
     await shoot(page, '62-keychain-member-joined');
-    await fitsPhone(page);
+    expect(await widthAtPhone(page)).toBeLessThanOrEqual(390);
 
     // The member's own console: "Member of DC A", parts changed on the home, no home-only action.
     secondPage = await newPage();
@@ -299,7 +293,7 @@ describe('the Keychain page', () => {
       true,
     );
     await shoot(secondPage, '63-keychain-member');
-    await fitsPhone(secondPage);
+    expect(await widthAtPhone(secondPage)).toBeLessThanOrEqual(390);
   });
 
   it('lets an admin stop carrying a part on the home, and keep its own copy on the member', async () => {
@@ -333,7 +327,7 @@ describe('the Keychain page', () => {
       .getByText('changed on the home DC A')
       .waitFor();
     expect((await view(second?.url ?? '')).owned).toEqual([]);
-    await fitsPhone(secondPage);
+    expect(await widthAtPhone(secondPage)).toBeLessThanOrEqual(390);
   });
 
   it('renames the member, then removes it after a confirmation naming it and its full fingerprint', async () => {
@@ -442,7 +436,7 @@ describe('the Keychain page', () => {
     );
     expect(await form.getByLabel('Passphrase of the file').inputValue()).toBe('');
     await shoot(p, '68-keychain-unsealed');
-    await fitsPhone(p);
+    expect(await widthAtPhone(p)).toBeLessThanOrEqual(390);
   });
 
   it('a viewer sees the page with every action disabled, naming the admin role', async () => {
@@ -473,6 +467,6 @@ describe('the Keychain page', () => {
     expect(why).toBeGreaterThanOrEqual(4);
     expect(await viewer.getByLabel('Passphrase of the file').isDisabled()).toBe(true);
     await shoot(viewer, '69-keychain-viewer');
-    await fitsPhone(viewer);
+    expect(await widthAtPhone(viewer)).toBeLessThanOrEqual(390);
   });
 });

@@ -13,7 +13,7 @@ import {
   buildTestServer,
   type TestServer,
 } from '../../server/testing/test-server.js';
-import { launch, shoot, signInWithAdminToken } from './browser.js';
+import { launch, shoot, signInWithAdminToken, widthAtPhone } from './browser.js';
 
 requireBundle();
 
@@ -57,19 +57,6 @@ async function team(id: string, verdict: string, detail?: string): Promise<void>
     payload: { verdict, ...(detail !== undefined && { detail }) },
   });
   expect(res.statusCode, res.body).toBe(200);
-}
-
-/** At 390 px wide the page is no wider than the screen: nothing scrolls sideways. */
-async function fitsPhone(): Promise<void> {
-  const own = page.viewportSize();
-  await page.setViewportSize({ width: 390, height: 844 });
-  try {
-    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
-      390,
-    );
-  } finally {
-    if (own !== null) await page.setViewportSize(own);
-  }
 }
 
 beforeAll(async () => {
@@ -129,7 +116,7 @@ describe('the Learning page', () => {
     const byCause = page.getByRole('table', { name: 'by cause' });
     expect(await byCause.getByRole('row').nth(1).textContent()).toBe('nginx_down2 of 540%');
     await shoot(page, '93-learning');
-    await fitsPhone();
+    expect(await widthAtPhone(page)).toBeLessThanOrEqual(390);
   });
 
   it('lets the admin promote a proposed pattern and disable it, offering only what its state allows', async () => {
