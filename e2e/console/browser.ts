@@ -88,3 +88,17 @@ export async function widthAtPhone(page: Page): Promise<number> {
     if (own !== null) await page.setViewportSize(own);
   }
 }
+
+/** A browser signed in with the admin token at `url`, on the page named in the navigation. */
+export async function openSignedIn(
+  url: string,
+  adminToken: string,
+  navLink: string,
+): Promise<{ browser: Browser; page: Page }> {
+  const browser = await launch();
+  const page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
+  await signInWithAdminToken(page, `${url}/`, adminToken);
+  await page.getByRole('link', { name: navLink }).click();
+  await page.getByRole('heading', { name: navLink, level: 1 }).waitFor();
+  return { browser, page };
+}

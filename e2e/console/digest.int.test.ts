@@ -7,7 +7,7 @@ import { createFakeClock } from '../../server/shared/clock.js';
 import { seedEpisodes } from '../../server/testing/episodes/episodes.js';
 import { freePort, requireBundle } from '../../server/testing/processes.js';
 import { ADMIN_TOKEN, buildTestServer, type TestServer } from '../../server/testing/test-server.js';
-import { launch, shoot, signInWithAdminToken, widthAtPhone } from './browser.js';
+import { openSignedIn, shoot, widthAtPhone } from './browser.js';
 
 requireBundle();
 
@@ -49,11 +49,7 @@ beforeAll(async () => {
     },
   ]);
   clock.set(NOW);
-  browser = await launch();
-  page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
-  await signInWithAdminToken(page, `${url}/`, ADMIN_TOKEN);
-  await page.getByRole('link', { name: 'Digest' }).click();
-  await page.getByRole('heading', { name: 'Digest', level: 1 }).waitFor();
+  ({ browser, page } = await openSignedIn(url, ADMIN_TOKEN, 'Digest'));
 }, 60_000);
 
 afterAll(async () => {

@@ -13,7 +13,7 @@ import {
   buildTestServer,
   type TestServer,
 } from '../../server/testing/test-server.js';
-import { launch, shoot, signInWithAdminToken, widthAtPhone } from './browser.js';
+import { openSignedIn, shoot, widthAtPhone } from './browser.js';
 
 requireBundle();
 
@@ -85,11 +85,7 @@ beforeAll(async () => {
     fixes: ['restart_nginx'],
   });
   for (const id of wrongOnes) await team(id, 'other', 'the upstream was down');
-  browser = await launch();
-  page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
-  await signInWithAdminToken(page, `${url}/`, ADMIN_TOKEN);
-  await page.getByRole('link', { name: 'Learning' }).click();
-  await page.getByRole('heading', { name: 'Learning', level: 1 }).waitFor();
+  ({ browser, page } = await openSignedIn(url, ADMIN_TOKEN, 'Learning'));
 }, 60_000);
 
 afterAll(async () => {

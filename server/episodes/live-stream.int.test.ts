@@ -11,6 +11,7 @@ import {
   bearer,
   buildTestServer,
   INGEST_TOKEN,
+  personOn,
   type TestServer,
 } from '../testing/test-server.js';
 
@@ -109,20 +110,6 @@ const head = async (): Promise<number> =>
     seq: number;
   }>().seq;
 
-/** A person of `role` and a session token of theirs. */
-async function person(email: string, role: 'viewer' | 'responder') {
-  const res = await server.app.inject({
-    method: 'POST',
-    url: '/v1/users',
-    headers: asAdmin(),
-    payload: { email, name: email.split('@')[0], role },
-  });
-  expect(res.statusCode, res.body).toBe(201);
-  const user = res.json<{ id: string; name: string; email: string; role: 'viewer' }>();
-  const { token } = await server.sessions.signIn(server.people.identity(user), 'password');
-  return { user, token };
-}
-
 const settled = async (): Promise<void> => {
   for (let i = 0; i < 20 && server.liveHub.size() > 0; i++) {
     await new Promise((r) => setTimeout(r, 20));
@@ -212,7 +199,7 @@ describe('GET /v1/live/stream', () => {
     await fourth.ended;
     expect(fourth.body()).toMatchObject({ error: 'too_many_streams' });
 
-    const viewer = await person('vera@example.com', 'viewer');
+    const viewer = await personOn(server, 'vera@example.com', 'viewer');
     const others = await Promise.all([1, 2].map(() => openStream(viewer.token)));
     expect(others.map((s) => s.status)).toEqual([200, 200]);
     const sixth = await openStream(viewer.token);
@@ -246,7 +233,7 @@ describe('GET /v1/live/stream', () => {
   });
 
   it('ends the stream on sign-out, with event: end', async () => {
-    const v = await person('sam@example.com', 'viewer');
+    const v = await personOn(server, 'sam@example.com', 'viewer');
     const s = await openStream(v.token);
     expect(s.status).toBe(200);
     await s.until(() => s.seqs().length > 0);
@@ -262,7 +249,7 @@ describe('GET /v1/live/stream', () => {
   });
 
   it('ends the stream when the session expires (checked on the heartbeat)', async () => {
-    const v = await person('ida@example.com', 'viewer');
+    const v = await personOn(server, 'ida@example.com', 'viewer');
     const s = await openStream(v.token);
     await s.until(() => s.seqs().length > 0);
     clock.advance(SESSION_IDLE_MS + 1000);
@@ -272,7 +259,7 @@ describe('GET /v1/live/stream', () => {
   });
 
   it('ends the stream when the person loses access (disabled)', async () => {
-    const v = await person('dan@example.com', 'responder');
+    const v = await personOn(server, 'dan@example.com', 'responder');
     const s = await openStream(v.token);
     await s.until(() => s.seqs().length > 0);
     const off = await server.app.inject({

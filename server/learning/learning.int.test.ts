@@ -10,6 +10,7 @@ import {
   asAdmin,
   buildTestServer,
   episodeOf,
+  personOn,
   postAlert,
   type TestServer,
 } from '../testing/test-server.js';
@@ -28,18 +29,6 @@ const call = async (method: 'GET' | 'POST', url: string, token?: string, payload
   });
   return { status: res.statusCode, body: res.json<Record<string, unknown>>() };
 };
-
-async function person(email: string, role: 'viewer' | 'responder'): Promise<string> {
-  const res = await server.app.inject({
-    method: 'POST',
-    url: '/v1/users',
-    headers: asAdmin(),
-    payload: { email, name: email.split('@')[0], role },
-  });
-  expect(res.statusCode, res.body).toBe(201);
-  const user = res.json<{ id: string; name: string; email: string; role: 'viewer' }>();
-  return (await server.sessions.signIn(server.people.identity(user), 'password')).token;
-}
 
 const NGINX = {
   cause: 'nginx_down',
@@ -107,8 +96,8 @@ const eventsOf = (type: string) => {
 beforeAll(async () => {
   server = await buildTestServer({ clock });
   tokens = {
-    viewer: await person('vera@example.com', 'viewer'),
-    responder: await person('rory@example.com', 'responder'),
+    viewer: (await personOn(server, 'vera@example.com', 'viewer')).token,
+    responder: (await personOn(server, 'rory@example.com', 'responder')).token,
   };
 });
 afterAll(async () => {

@@ -150,3 +150,21 @@ export const postAlert = (server: Pick<BuiltApp, 'app'>, a: TestAlert) =>
 /** The episode id of a posted alert's first signal (null when it opened none). */
 export const episodeOf = (res: { json<T>(): T }): string | null =>
   res.json<{ signals: { episode_id: string | null }[] }>().signals[0]?.episode_id ?? null;
+
+/** A person of `role` made through POST /v1/users as the admin, and a session of theirs. */
+export async function personOn(
+  server: Pick<BuiltApp, 'app' | 'sessions' | 'people'>,
+  email: string,
+  role: 'viewer' | 'responder' | 'admin',
+): Promise<{ user: { id: string; name: string; email: string; role: string }; token: string }> {
+  const res = await server.app.inject({
+    method: 'POST',
+    url: '/v1/users',
+    headers: asAdmin(),
+    payload: { email, name: email.split('@')[0], role },
+  });
+  if (res.statusCode !== 201) throw new Error(`POST /v1/users answered ${res.body}`);
+  const user = res.json<{ id: string; name: string; email: string; role: 'viewer' }>();
+  const { token } = await server.sessions.signIn(server.people.identity(user), 'password');
+  return { user, token };
+}
