@@ -151,10 +151,7 @@ export function createEpisodesStore(db: Database, inputs: EpisodeInputTypes) {
   const othersIn = db.prepare<[string, string], { one: number }>(
     `SELECT 1 AS one FROM episodes WHERE incident_id = ? AND episode_id <> ? LIMIT 1`,
   );
-  const touched = db.prepare<
-    [string, string, string, string],
-    EpisodeRow & { fix: string | null }
-  >(
+  const touched = db.prepare<[string, string, string, string], EpisodeRow & { fix: string | null }>(
     `SELECT ${COLUMNS}, fix FROM episodes
      WHERE (t_open >= ? AND t_open < ?) OR (t_close >= ? AND t_close < ?)
      ORDER BY t_close DESC, episode_id`,
