@@ -99,11 +99,22 @@ describe('the checkpoint thread', () => {
       await writer.transact(() => row(i));
       if (i % 30 === 0) await new Promise((r) => setTimeout(r, 60)); // let nudges through
     }
-    // Once a checkpoint copied every frame, the next commit starts the WAL over.
-    await new Promise((r) => setTimeout(r, 60));
-    const copied = new Promise<void>((resolve) => checkpointer.onResult(() => resolve()));
+    // Once a checkpoint copied every frame, the next commit starts the WAL over. Under load
+    // the thread answers nudges late, so wait until it has been quiet for a while and its
+    // last run copied every frame (a result that arrives late may predate the last commit).
+    let last: { log: number; checkpointed: number } | null = null;
+    let lastAt = performance.now();
+    checkpointer.onResult((r) => {
+      last = r;
+      lastAt = performance.now();
+    });
     await writer.transact(() => row(600));
-    await copied;
+    for (let waited = 0; waited < 200; waited++) {
+      await new Promise((r) => setTimeout(r, 50));
+      const settled = performance.now() - lastAt > 300;
+      if (settled && last !== null && last.checkpointed === last.log) break;
+      if (settled) checkpointer.nudge();
+    }
     await writer.transact(() => row(601));
     await checkpointer.close();
     expect(runs).toBeGreaterThan(3);
