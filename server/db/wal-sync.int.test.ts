@@ -102,17 +102,19 @@ describe('the checkpoint thread', () => {
     // Once a checkpoint copied every frame, the next commit starts the WAL over. Under load
     // the thread answers nudges late, so wait until it has been quiet for a while and its
     // last run copied every frame (a result that arrives late may predate the last commit).
-    let last: { log: number; checkpointed: number } | null = null;
-    let lastAt = performance.now();
+    const seen: { last: { log: number; checkpointed: number } | null; at: number } = {
+      last: null,
+      at: performance.now(),
+    };
     checkpointer.onResult((r) => {
-      last = r;
-      lastAt = performance.now();
+      seen.last = r;
+      seen.at = performance.now();
     });
     await writer.transact(() => row(600));
     for (let waited = 0; waited < 200; waited++) {
       await new Promise((r) => setTimeout(r, 50));
-      const settled = performance.now() - lastAt > 300;
-      if (settled && last !== null && last.checkpointed === last.log) break;
+      const settled = performance.now() - seen.at > 300;
+      if (settled && seen.last !== null && seen.last.checkpointed === seen.last.log) break;
       if (settled) checkpointer.nudge();
     }
     await writer.transact(() => row(601));
