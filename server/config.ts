@@ -227,7 +227,9 @@ export const VARIABLES = {
   SVC_MCTS_READS: int('tree search: reads', 1, 4096),
   SVC_MCTS_DEPTH: int('tree search: depth', 1, 64),
   SVC_ML_DIR: str('verified ML artifacts folder'),
-  SVC_ML_TRUST: str('public key that ML artifacts must be signed by'),
+  SVC_ML_TRUST: str(
+    "Ed25519 public key (PEM, or a PEM file's path) that ML artefacts must also be signed by",
+  ),
   SVC_CAUSAL_URL: url('causal discovery service'),
   SVC_CAUSAL_TOKEN: secret('causal discovery bearer token'),
   SVC_CAUSAL_TAU: int('causal discovery maximum lag', 1, 1000),
@@ -283,8 +285,6 @@ type VarName = keyof Vars;
  * as working but used nowhere (or is flagged here but used). Drop a name once it takes effect.
  */
 export const NOT_YET: ReadonlySet<VarName> = new Set<VarName>([
-  'SVC_ML_DIR',
-  'SVC_ML_TRUST',
   'SVC_CAUSAL_URL',
   'SVC_CAUSAL_TOKEN',
   'SVC_CAUSAL_TAU',

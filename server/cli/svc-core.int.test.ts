@@ -288,6 +288,7 @@ describe('svc-core', () => {
         'Core / Investigations',
         'Core / Alert intake',
         'Connections / health',
+        'Diagnosis / ML artefacts',
       ]);
       for (const c of report.checks) expect(['ok', 'warn', 'fail']).toContain(c.status);
       expect(json.code).toBe(report.status === 'fail' ? 1 : 0);
@@ -305,7 +306,7 @@ describe('svc-core', () => {
       const text = await runCli(env, ['doctor']);
       expect(text.code).toBe(json.code);
       const lines = text.stdout.trimEnd().split('\n');
-      expect(lines).toHaveLength(8);
+      expect(lines).toHaveLength(9);
       expect(lines[0]).toBe(
         'warn  Core / main: configuring: no working connection yet (add a connection (Connections) to reach operating)',
       );
@@ -319,7 +320,8 @@ describe('svc-core', () => {
       expect(lines[6]).toBe(
         'warn  Connections / health: no connections configured (add a connection to a monitoring tool or host (Connections, or PUT /v1/connectors/<name>))',
       );
-      expect(lines[7]).toBe(`overall: ${report.status}`);
+      expect(lines[7]).toMatch(/^ok {4}Diagnosis \/ ML artefacts: no ML artefacts in .*\/ml/);
+      expect(lines[8]).toBe(`overall: ${report.status}`);
     });
 
     it('after tampering: ledger-verify exits 1 naming the seq, doctor fails', async () => {

@@ -1,5 +1,5 @@
 // svc-core: the command line of the service (version, health, fingerprint, ledger-verify,
-// licence-verify, doctor, preflight, connectors, estate, packs, checks, models serve, digest,
+// licence-verify, doctor, preflight, connectors, estate, packs, checks, models serve, digest, ml,
 // rebuild).
 // Exit 0 on success, 1 on a failed check, 2 on bad usage (licence-verify ranks its own).
 import { existsSync, readFileSync } from 'node:fs';
@@ -18,6 +18,7 @@ import { checksCommand, CHECKS_USAGE } from './checks.js';
 import { modelsCommand, MODELS_USAGE } from './models.js';
 import { preflight } from './preflight.js';
 import { digestCommand, DIGEST_USAGE } from './digest.js';
+import { mlCommand, ML_USAGE } from './ml.js';
 import { licenceVerifyCommand, LICENCE_VERIFY_USAGE } from './licence-verify.js';
 import { fingerprintCommand, FINGERPRINT_USAGE } from './fingerprint.js';
 import { clockResetCommand, CLOCK_RESET_USAGE } from './licence-clock.js';
@@ -42,6 +43,7 @@ ${PACKS_USAGE}
 ${CHECKS_USAGE}
 ${MODELS_USAGE}
 ${DIGEST_USAGE}
+${ML_USAGE}
   rebuild [--check]               rebuild projections from the ledger (service stopped);
                                   --check compares only and changes nothing`;
 
@@ -89,6 +91,7 @@ export async function run(argv: readonly string[], out: Out): Promise<number> {
   const [command, ...rest] = argv;
   // Its own options (--model, --port, …): parsed there, not by the common parser below.
   if (command === 'models') return modelsCommand(rest, { out });
+  if (command === 'ml') return mlCommand(rest, config, out);
   const { values, positionals } = parseArgs({
     args: rest,
     options: {

@@ -85,6 +85,7 @@ import type { LocalModel } from '../investigate/index.js';
 import { createRuntime, type Runtime } from './runtime.js';
 import type { ListWorkerData } from './list-worker.js';
 import { searchRoutes } from '../search/index.js';
+import { relationSuggestions } from '../ml/index.js';
 import type { Clock } from '../shared/clock.js';
 import { createStatusService, healthRoutes, statusRoutes } from '../status/index.js';
 import { createSyslogForwarder } from '../syslog/index.js';
@@ -412,6 +413,7 @@ export async function buildApp(config: Config, options: AppOptions) {
     call: (name, op, args) => connectors.call(name, op, args),
     timeoutS: config.discoverTimeoutS,
     episodes: rt.episodesStore,
+    inferred: () => relationSuggestions(rt.ml.report()),
     log,
   });
   // Discovery by itself: after the first working connection, then hourly.

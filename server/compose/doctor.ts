@@ -11,6 +11,7 @@ import {
   mainCheck,
 } from '../doctor/index.js';
 import { imageBakedMachineId } from '../install/index.js';
+import { mlArtefactsCheck } from '../ml/index.js';
 import type { Runtime } from './runtime.js';
 import type { StatusService } from '../status/index.js';
 
@@ -54,5 +55,6 @@ export function createCoreDoctor(
     ),
   );
   doctor.register(connectionsCheck(connections));
+  doctor.register(mlArtefactsCheck(() => rt.ml.report()));
   return doctor;
 }

@@ -41,6 +41,7 @@ import { createPeopleStore } from '../people/index.js';
 import { createSsoStore } from '../access/index.js';
 import { createImpactStore } from '../impact/index.js';
 import { createLearningStore } from '../learning/index.js';
+import { createMlArtefacts } from '../ml/index.js';
 import { createKeychainStore, importSigPub } from '../keychain/index.js';
 import { createIncidentsStore } from '../incidents/index.js';
 import { createIntakeStore, SIGNAL_FIRED, SIGNAL_RESOLVED } from '../intake/index.js';
@@ -414,6 +415,12 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     keyFingerprint,
     keyName,
     keyFor,
+    /** SVC_ML_DIR's artefacts, each used only when signed by this install (and SVC_ML_TRUST). */
+    ml: createMlArtefacts({
+      dir: config.ml.dir,
+      installKey: () => keyFor('ed25519'),
+      trust: config.ml.trust,
+    }),
     installKeyCreated: installKey?.created ?? false,
     /** The Ed25519 install key (private), null in read-only tools: keychain peers pin it. */
     identityKey: installKey?.identityKey ?? null,

@@ -14,6 +14,7 @@ import { createEstateService, type EstateService, type EstateView } from '../est
 import { createEngine } from '../investigate/index.js';
 import { demotionReader } from '../learning/index.js';
 import type { Pack } from '../packs/index.js';
+import { relationSuggestions } from '../ml/index.js';
 import { withTimeout } from '../shared/timeout.js';
 import { createStatusService } from '../status/index.js';
 import { createCoreDoctor } from './doctor.js';
@@ -52,6 +53,7 @@ export function buildToolEstate(rt: Runtime, connectors?: ConnectorsService): Es
     clock: rt.clock,
     timeoutS: rt.config.discoverTimeoutS,
     episodes: rt.episodesStore,
+    inferred: () => relationSuggestions(rt.ml.report()),
   };
   if (connectors === undefined)
     return createEstateService({

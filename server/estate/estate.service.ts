@@ -84,6 +84,8 @@ interface Deps {
   readonly timeoutS: number;
   /** When services' episodes opened (the episodes domain's read), for co-opening suggestions. */
   readonly episodes: Pick<EpisodesStore, 'openingsSince'>;
+  /** Links inferred elsewhere (verified ML artefacts): suggested, never placed. */
+  readonly inferred?: () => readonly Omit<Suggestion, 'id'>[];
   readonly log?: { error(obj: object, msg: string): void };
   readonly newId?: () => string;
 }
@@ -172,6 +174,7 @@ export function createEstateService(deps: Deps) {
       openings: deps.episodes.openingsSince(since),
       observations: store.observations(),
       decided: new Set(store.decided().map((d) => d.id)),
+      inferred: deps.inferred?.() ?? [],
     });
   }
 

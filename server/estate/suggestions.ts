@@ -1,5 +1,5 @@
 // Suggested links: dependencies the evidence points to but no connector states. Two sources,
-// both pure functions here:
+// both pure functions here, and the links other domains infer (verified ML artefacts), given:
 //   (a) episodes of two services that repeatedly open close together (at least
 //       SUGGEST_MIN_TIMES times within SUGGEST_WINDOW_S over the last SUGGEST_DAYS days); the
 //       service that usually opens first is the one depended on;
@@ -140,13 +140,19 @@ export function suggestions(input: {
   readonly openings: readonly { service: string; t_open: string }[];
   readonly observations: readonly ObservationRow[];
   readonly decided: ReadonlySet<string>;
+  /** Links other domains infer (verified ML artefacts), with their evidence. */
+  readonly inferred?: readonly Omit<Suggestion, 'id'>[];
 }): Suggestion[] {
   const known = new Set(input.services);
   const linked = new Set(
     input.links.flatMap((l) => [`${l.from}\u0000${l.to}`, `${l.to}\u0000${l.from}`]),
   );
   const byId = new Map<string, Suggestion>();
-  for (const s of [...coOpenings(input.openings), ...probesServedByOthers(input.observations)]) {
+  for (const s of [
+    ...coOpenings(input.openings),
+    ...probesServedByOthers(input.observations),
+    ...(input.inferred ?? []),
+  ]) {
     if (!known.has(s.from) || !known.has(s.to) || s.from === s.to) continue;
     if (linked.has(`${s.from}\u0000${s.to}`)) continue;
     const id = suggestionId(s.from, s.to);
