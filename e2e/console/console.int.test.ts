@@ -226,7 +226,12 @@ describe('the console in Chromium', () => {
     await page.goto(`${svc.url}/live`);
     await page.getByRole('link', { name: 'Status' }).click();
     await page.getByRole('heading', { name: 'Doctor' }).waitFor();
-    await page.getByRole('table', { name: 'doctor checks' }).getByRole('row').first().waitFor();
+    await page
+      .getByRole('table', { name: /^doctor checks: / })
+      .first()
+      .getByRole('row')
+      .first()
+      .waitFor();
     await shoot(page, '09-status');
   });
 });

@@ -130,6 +130,22 @@ export async function call<T>(method: string, path: string, body?: unknown): Pro
   return (await request<T>(method, path, body)).body;
 }
 
+/** GET /v1/doctor: each check's result, the worst of them as the report's status. */
+export interface DoctorCheck {
+  area: string;
+  check: string;
+  status: 'ok' | 'warn' | 'fail';
+  detail: string;
+  hint: string;
+  duration_ms: number;
+}
+export interface DoctorReport {
+  status: 'ok' | 'warn' | 'fail';
+  checked_at: string;
+  cached: boolean;
+  checks: DoctorCheck[];
+}
+
 export interface Status {
   version: string;
   instance: string;
@@ -390,7 +406,7 @@ export const api = {
   ledger: (query: string) =>
     call<LedgerPage>('GET', `/v1/ledger${query === '' ? '' : `?${query}`}`),
   verify: () => call<Record<string, unknown>>('GET', '/v1/ledger/verify'),
-  doctor: () => call<Record<string, unknown>>('GET', '/v1/doctor'),
+  doctor: (fresh: boolean) => call<DoctorReport>('GET', `/v1/doctor${fresh ? '?fresh=1' : ''}`),
   branding: () => call<Branding>('GET', '/v1/branding'),
   putBranding: (body: BrandingInput) => call<Branding>('PUT', '/v1/branding', body),
 };

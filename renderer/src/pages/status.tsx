@@ -1,27 +1,17 @@
-// Status and doctor: mode, licence, set-up steps with their hints, and each doctor check.
+// Status and doctor: mode, licence, set-up steps with their hints, and the doctor (doctor.tsx).
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../api.js';
 import { ErrorNote, Link } from '../parts.js';
 import { keys } from '../queries.js';
-
-interface Check {
-  check: string;
-  status: 'ok' | 'warn' | 'fail';
-  detail: string;
-  hint?: string;
-}
-
-const GLYPH = { ok: '✓', warn: '!', fail: '✗' } as const;
+import { DoctorSection } from './doctor.js';
 
 export function StatusPage() {
   const status = useQuery({ queryKey: keys.status, queryFn: api.status });
-  const doctor = useQuery({ queryKey: keys.doctor, queryFn: api.doctor });
   const s = status.data;
-  const checks = (doctor.data?.['checks'] ?? []) as Check[];
   return (
     <main className="page">
       <h1>Status</h1>
-      <ErrorNote error={status.error ?? doctor.error} />
+      <ErrorNote error={status.error} />
       {s && (
         <dl className="facts">
           <dt>Instance</dt>
@@ -67,25 +57,7 @@ export function StatusPage() {
           </ol>
         </>
       )}
-      <h2>Doctor</h2>
-      <table className="table" aria-label="doctor checks">
-        <tbody>
-          {checks.map((c) => (
-            <tr key={c.check} className={`check-${c.status}`}>
-              <td>
-                <span className={`badge ${c.status}`}>
-                  {GLYPH[c.status]} {c.status}
-                </span>
-              </td>
-              <td>{c.check}</td>
-              <td>
-                {c.detail}
-                {c.hint && <div className="muted">{c.hint}</div>}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <DoctorSection />
     </main>
   );
 }
