@@ -58,6 +58,9 @@ export function normaliseTime(value: string, field: string): string {
 /** How often the doctor's ledger check re-verifies everything, not only what is new. */
 export const FULL_VERIFY_EVERY_MS = 60 * 60 * 1000;
 
+/** How long a full verify's report answers again while the head has not moved. */
+export const VERIFY_KEEP_MS = 5_000;
+
 /** A verify report as the API and CLI show it. */
 export type LedgerVerifyReport = VerifyReport & {
   readonly algorithm: string;
@@ -86,9 +89,12 @@ export function createLedgerReader(deps: Deps) {
   // ledger every 15 s. GET /v1/ledger/verify and svc-core ledger-verify are always full.
   let lastFull: { at: number; sealedThrough: number; segments: number } | null = null;
   // One full verify at a time: callers arriving meanwhile share it, and its report is reused
-  // until the head moves, so many viewers polling verify cost one read of the ledger.
+  // while the head has not moved, for at most VERIFY_KEEP_MS, so many viewers polling verify
+  // cost one read of the ledger every few seconds. Not longer: a row changed behind the
+  // service's back leaves the head as it was, and a person who asks again must see it.
   let running: Promise<LedgerVerifyReport> | null = null;
   let kept: LedgerVerifyReport | null = null;
+  let keptAt = -Infinity;
 
   function runOnce(): Promise<LedgerVerifyReport> {
     if (running !== null) return running;
@@ -105,6 +111,7 @@ export function createLedgerReader(deps: Deps) {
             segments: report.segments,
           };
         }
+        keptAt = clock.now();
         kept = {
           ...report,
           algorithm: deps.algorithm,
@@ -126,10 +133,11 @@ export function createLedgerReader(deps: Deps) {
       if (!fresh) return shared;
     }
     const head = store.head();
-    // The last report while the head has not moved (same seq and hash).
+    // The last report while the head has not moved (same seq and hash), for a few seconds.
     if (
       !fresh &&
       kept !== null &&
+      clock.now() - keptAt < VERIFY_KEEP_MS &&
       kept.head.seq === head.seq &&
       kept.head.hash === (head.hash?.toString('hex') ?? null)
     )

@@ -1,7 +1,12 @@
 // GET /v1/ledger/verify on a real server and SQLite file: one verify runs at a time, callers
-// that arrive meanwhile share it, and its report is kept until the head moves.
+// that arrive meanwhile share it, and its report is kept until the head moves, for a few
+// seconds at most: a row changed behind the service's back is found when asked again.
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFakeClock } from '../shared/clock.js';
+import { tamper } from '../testing/tamper.js';
 import { asAdmin, buildTestServer, type TestServer } from '../testing/test-server.js';
+import { VERIFY_KEEP_MS } from './ledger-read.service.js';
 
 interface VerifyBody {
   ok: boolean;
@@ -69,5 +74,27 @@ describe('GET /v1/ledger/verify runs once at a time', () => {
     const moved = await verify();
     expect(moved).toMatchObject({ ok: true, checked: head + 1, head: { seq: head + 1 } });
     expect(moved.verified_at).not.toBe(first.verified_at);
+  });
+});
+
+describe('a kept report does not hide a row changed behind the service', () => {
+  it('verifies again after VERIFY_KEEP_MS although the head has not moved', async () => {
+    const clock = createFakeClock('2026-11-29T06:00:00.000Z');
+    const s = await buildTestServer({ clock });
+    try {
+      const verify = async () =>
+        (await s.app.inject({ url: '/v1/ledger/verify', headers: asAdmin() })).json<VerifyBody>();
+      const first = await verify();
+      expect(first).toMatchObject({ ok: true });
+      const head = s.runtime.ledger.head().seq;
+      expect(head).toBeGreaterThan(2);
+      // A middle row, so the head's seq and hash stay as they were.
+      tamper(join(s.env['SVC_DATA'] ?? '', 'svc.db'), 'ledger', { actor: 'mallory' }, { seq: 2 });
+      expect(await verify()).toEqual(first); // within the window: the kept report
+      clock.set(new Date(Date.parse(first.verified_at) + VERIFY_KEEP_MS).toISOString());
+      expect(await verify()).toMatchObject({ ok: false, failure: { seq: 2 } });
+    } finally {
+      await s.cleanup();
+    }
   });
 });
