@@ -336,6 +336,17 @@ export interface Incident {
   }[];
 }
 
+/** GET /v1/ledger/verify: the whole chain checked, and the first failure when there is one. */
+export interface VerifyReport {
+  ok: boolean;
+  checked: number;
+  head: { seq: number; hash: string | null };
+  segments: number;
+  sealed_through: number;
+  failure: { seq: number; check: string; segment: number | null; message: string } | null;
+  duration_ms: number;
+}
+
 export interface LedgerPage {
   events: (TimelineEvent & { hash?: string })[];
   more: boolean;
@@ -405,7 +416,7 @@ export const api = {
     }),
   ledger: (query: string) =>
     call<LedgerPage>('GET', `/v1/ledger${query === '' ? '' : `?${query}`}`),
-  verify: () => call<Record<string, unknown>>('GET', '/v1/ledger/verify'),
+  verify: () => call<VerifyReport>('GET', '/v1/ledger/verify'),
   doctor: (fresh: boolean) => call<DoctorReport>('GET', `/v1/doctor${fresh ? '?fresh=1' : ''}`),
   branding: () => call<Branding>('GET', '/v1/branding'),
   putBranding: (body: BrandingInput) => call<Branding>('PUT', '/v1/branding', body),

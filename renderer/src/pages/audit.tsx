@@ -1,10 +1,12 @@
-// Audit log: the ledger, newest first, filtered with the query language; verify on demand.
+// Audit log: the ledger, newest first, filtered with the query language; rows open to show
+// what an event holds; verify on demand, with the result in words (audit-parts.tsx).
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api } from '../api.js';
-import { ErrorNote, Time } from '../parts.js';
+import { api, type VerifyReport } from '../api.js';
+import { ErrorNote } from '../parts.js';
 import { keys } from '../queries.js';
 import { navigate, useLocation } from '../router.js';
+import { LedgerRow, VerifyResult } from './audit-parts.js';
 
 /** Oldest first, 2,000 at a time after the last seq seen, until `more` is false. */
 async function exportEvents(filter: URLSearchParams, progress: (n: number) => void): Promise<Blob> {
@@ -81,9 +83,17 @@ export function AuditPage() {
     queryFn: () => api.ledger(text),
     placeholderData: keepPreviousData,
   });
+  const [opened, setOpened] = useState<ReadonlySet<number>>(new Set());
+  const toggle = (seq: number) => {
+    setOpened((before) => {
+      const next = new Set(before);
+      if (!next.delete(seq)) next.add(seq);
+      return next;
+    });
+  };
   const [verify, setVerify] = useState<{
     busy: boolean;
-    result: Record<string, unknown> | null;
+    result: VerifyReport | null;
     error: unknown;
   }>({
     busy: false,
@@ -132,12 +142,7 @@ export function AuditPage() {
         </button>
         <ExportButton filter={params} />
       </div>
-      {verify.result && (
-        <p className={verify.result['ok'] === true ? 'ok' : 'error'} role="status" data-verify>
-          {verify.result['ok'] === true ? '✓ Verified' : '✗ Verification failed'}:{' '}
-          {JSON.stringify(verify.result)}
-        </p>
-      )}
+      {verify.result && <VerifyResult report={verify.result} />}
       <ErrorNote error={verify.error ?? page.error} />
       <table className="table" aria-label="ledger events">
         <thead>
@@ -151,15 +156,12 @@ export function AuditPage() {
         </thead>
         <tbody>
           {page.data?.events.map((e) => (
-            <tr key={e.seq}>
-              <td className="num">{e.seq}</td>
-              <td>
-                <Time iso={e.ts} />
-              </td>
-              <td>{e.type}</td>
-              <td>{e.actor}</td>
-              <td>{e.reason ?? ''}</td>
-            </tr>
+            <LedgerRow
+              key={e.seq}
+              event={e}
+              open={opened.has(e.seq)}
+              onToggle={() => toggle(e.seq)}
+            />
           ))}
         </tbody>
       </table>
