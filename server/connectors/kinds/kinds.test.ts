@@ -19,6 +19,10 @@ describe('the catalogue', () => {
       'slack',
       'teams',
       'webhook',
+      'pagerduty',
+      'opsgenie',
+      'jira_service_management',
+      'servicenow',
     ]);
     for (const kind of KINDS) {
       for (const c of kind.capabilities) expect(CAPABILITIES).toContain(c);
