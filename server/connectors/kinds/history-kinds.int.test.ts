@@ -6,7 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Secret } from '../../shared/secret.js';
 import type { ConnectorKind, ResolvedSettings } from '../kind.js';
 import { RESOLVED_COUNT, type ResolvedCount } from './history-api.js';
-import { recorded, replayServer, type Exchange, type Replay } from './history-replay.js';
+import {
+  recorded,
+  replayServer,
+  type Exchange,
+  type Replay,
+} from '../../testing/history-replay.js';
 import { jiraServiceManagementKind } from './jira-service-management.js';
 import { opsgenieKind } from './opsgenie.js';
 import { pagerdutyKind, SLICE_DAYS } from './pagerduty.js';

@@ -1,6 +1,7 @@
-// For the history kinds' tests: the exchanges recorded from each vendor's documentation
-// (history-exchanges/<vendor>.json, each with its sources), and a real node:http server that
-// answers with them and keeps every request it received, so a test checks what was sent.
+// For the history kinds' and lookback's tests: the exchanges recorded from each vendor's
+// documentation (server/connectors/kinds/history-exchanges/<vendor>.json, each with its
+// sources), and a real node:http server that answers with them and keeps every request it
+// received, so a test checks what was sent.
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { Socket } from 'node:net';
@@ -18,7 +19,7 @@ export interface Recorded {
 }
 
 export function recorded(vendor: string): Recorded {
-  const url = new URL(`./history-exchanges/${vendor}.json`, import.meta.url);
+  const url = new URL(`../connectors/kinds/history-exchanges/${vendor}.json`, import.meta.url);
   return JSON.parse(readFileSync(url, 'utf8')) as Recorded;
 }
 
