@@ -15,6 +15,8 @@ export interface Recorded {
   readonly vendor: string;
   readonly sources: readonly string[];
   readonly trimmed: string;
+  /** what of the file was not checked against the vendor's page text */
+  readonly not_verified?: string;
   readonly exchanges: Readonly<Record<string, Exchange>>;
 }
 
