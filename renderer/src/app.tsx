@@ -46,6 +46,9 @@ const LearningPage = lazy(() =>
   import('./pages/learning.js').then((m) => ({ default: m.LearningPage })),
 );
 const DigestPage = lazy(() => import('./pages/digest.js').then((m) => ({ default: m.DigestPage })));
+const LookbackPage = lazy(() =>
+  import('./pages/lookback.js').then((m) => ({ default: m.LookbackPage })),
+);
 // The page of a channel's approve/deny link: no sign-in, the signed token is the credential.
 const ApprovalLinkPage = lazy(() =>
   import('./pages/approval-link.js').then((m) => ({ default: m.ApprovalLinkPage })),
@@ -71,6 +74,7 @@ const PAGES = [
   { path: '/estate', title: 'Estate' },
   { path: '/learning', title: 'Learning' },
   { path: '/digest', title: 'Digest' },
+  { path: '/lookback', title: 'Lookback' },
   { path: '/audit', title: 'Audit' },
   { path: '/connections', title: 'Connections' },
   { path: '/policy', title: 'Policy' },
@@ -255,6 +259,12 @@ function Page({ path }: { path: string }) {
     return (
       <Suspense fallback={<Loading title="Digest" />}>
         <DigestPage />
+      </Suspense>
+    );
+  if (path === '/lookback')
+    return (
+      <Suspense fallback={<Loading title="Lookback" />}>
+        <LookbackPage />
       </Suspense>
     );
   if (path === '/audit') return <AuditPage />;

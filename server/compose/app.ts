@@ -42,6 +42,8 @@ import { createDiscoverySchedule, createEstateService, estateRoutes } from '../e
 import { createIncidentsService, incidentsRoutes } from '../incidents/index.js';
 import { createImpactService, impactRoutes } from '../impact/index.js';
 import { digestRoutes } from '../digest/index.js';
+import { lookbackRoutes } from '../lookback/index.js';
+import { buildLookback } from './lookback.js';
 import { createDigestSource } from './digest.js';
 import { createIntakeService, intakeRoutes } from '../intake/index.js';
 import { auth } from '../http/auth.js';
@@ -639,6 +641,8 @@ export async function buildApp(config: Config, options: AppOptions) {
       await v1.register(impactRoutes, { impact, mode: status.mode });
       const digestSource = createDigestSource(rt);
       await v1.register(digestRoutes, { digest: (o) => digestSource.digest(o), mode: status.mode });
+      const lookback = buildLookback(rt, connectors);
+      await v1.register(lookbackRoutes, { lookback, mode: status.mode });
       await keychain.routes(v1);
       await v1.register(policyRoutes, { policy, mode: status.mode });
       await acting.routes(v1, status.mode);

@@ -42,6 +42,7 @@ import { createSsoStore } from '../access/index.js';
 import { createImpactStore } from '../impact/index.js';
 import { createLearningStore } from '../learning/index.js';
 import { createMlArtefacts } from '../ml/index.js';
+import { createLookbackStore } from '../lookback/index.js';
 import { createKeychainStore, importSigPub } from '../keychain/index.js';
 import { createIncidentsStore } from '../incidents/index.js';
 import { createIntakeStore, SIGNAL_FIRED, SIGNAL_RESOLVED } from '../intake/index.js';
@@ -143,6 +144,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   const episodesStore = createEpisodesStore(db, EPISODE_INPUTS);
   const impactStore = createImpactStore(db);
   const learningStore = createLearningStore(db);
+  const lookbackStore = createLookbackStore(db);
   const incidentsStore = createIncidentsStore(db, episodesStore);
   const policyStore = createPolicyStore(db);
   const brandingStore = createBrandingStore(db);
@@ -166,6 +168,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   projections.register(episodesStore.projection);
   projections.register(impactStore.projection);
   projections.register(learningStore.projection);
+  projections.register(lookbackStore.projection);
   projections.register(incidentsStore.projection);
   projections.register(policyStore.projection);
   projections.register(brandingStore.projection);
@@ -392,6 +395,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     autonomyStore,
     impactStore,
     learningStore,
+    lookbackStore,
     incidentsStore,
     policyStore,
     brandingStore,

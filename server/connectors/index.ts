@@ -12,7 +12,16 @@ export {
 } from './kind.js';
 export { createRegistry, FRAMEWORK_SETTINGS, type Registry } from './registry.js';
 /** Every kind this build knows (server/connectors/kinds/), for createRegistry(KINDS). */
-export { KINDS, httpKind, ldapKind, prometheusKind, sshKind, webhookKind } from './kinds/index.js';
+export {
+  KINDS,
+  httpKind,
+  ldapKind,
+  prometheusKind,
+  sshKind,
+  webhookKind,
+  RESOLVED_COUNT,
+  type ResolvedCount,
+} from './kinds/index.js';
 export { readCaFile } from './kinds/settings.js';
 export type { ConfigChanges } from './kinds/ssh.parse.js';
 export { createKeypair } from './ssh-keys.js';

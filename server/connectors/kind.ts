@@ -13,6 +13,7 @@ export const CAPABILITIES = [
   'sql', // read-only SQL
   'changes', // recent changes for "what changed"
   'notify', // approval requests and notifications sent to people (mail, chat, webhook)
+  'history', // resolved incidents over a window, counted only (paging and ticketing tools)
 ] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 

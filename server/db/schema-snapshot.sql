@@ -509,6 +509,13 @@ CREATE TABLE licence_vouched (
   valid_until TEXT NOT NULL,
   accepted_at TEXT NOT NULL
 );
+CREATE TABLE lookback_reports (
+  id     INTEGER PRIMARY KEY CHECK (id = 1),
+  report TEXT NOT NULL,    -- JSON: days, since, until, total, connections (counts only)
+  run_by TEXT NOT NULL,
+  run_at TEXT NOT NULL,
+  seq    INTEGER NOT NULL  -- the ledger event it projects
+);
 CREATE TABLE mail_settings (
   id         INTEGER PRIMARY KEY CHECK (id = 1),
   document   TEXT NOT NULL,                   -- canonical JSON

@@ -3,7 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { Secret } from '../../shared/secret.js';
 import { CAPABILITIES } from '../kind.js';
 import { parseHeaderLines, tlsInfoOf } from './http.js';
-import { KINDS, httpKind, prometheusKind } from './index.js';
+import {
+  KINDS,
+  httpKind,
+  jiraServiceManagementKind,
+  opsgenieKind,
+  pagerdutyKind,
+  prometheusKind,
+  servicenowKind,
+} from './index.js';
 
 describe('the catalogue', () => {
   it('lists each kind once, with known capabilities and unique setting names', () => {
@@ -19,6 +27,10 @@ describe('the catalogue', () => {
       'slack',
       'teams',
       'webhook',
+      'pagerduty',
+      'opsgenie',
+      'jira_service_management',
+      'servicenow',
     ]);
     for (const kind of KINDS) {
       for (const c of kind.capabilities) expect(CAPABILITIES).toContain(c);
@@ -129,5 +141,68 @@ describe('secrets that a header cannot carry', () => {
       message = (err as Error).message;
     }
     expect(message).toBe('bearer_token holds a line break or NUL, which a header cannot carry');
+  });
+});
+
+describe('the history kinds', () => {
+  const token = new Secret('tok-789');
+  it('keep history only, answer resolved_count only, and default to the vendor address', () => {
+    for (const kind of [pagerdutyKind, opsgenieKind, jiraServiceManagementKind, servicenowKind]) {
+      expect(kind.capabilities).toEqual(['history']);
+      expect(kind.operations).toEqual(['resolved_count']);
+      for (const s of kind.settings)
+        if (/token|key|password/.test(s.name)) expect(s.type, s.name).toBe('secret');
+    }
+    expect(pagerdutyKind.settings.find((s) => s.name === 'url')?.default).toBe(
+      'https://api.pagerduty.com',
+    );
+    expect(opsgenieKind.settings.find((s) => s.name === 'url')?.default).toBe(
+      'https://api.opsgenie.com',
+    );
+  });
+
+  it('refuse settings that cannot work, never showing a secret', () => {
+    expect(() => pagerdutyKind.create({ url: 'http://h' })).toThrow(
+      'setting api_token is required',
+    );
+    expect(() => opsgenieKind.create({ url: 'http://h' })).toThrow('setting api_key is required');
+    expect(() => pagerdutyKind.create({ url: 'http://h', api_token: new Secret('a\nb') })).toThrow(
+      /line break/,
+    );
+    expect(() => servicenowKind.create({ url: 'http://h' })).toThrow(
+      /user and password, or bearer_token/,
+    );
+    expect(() =>
+      servicenowKind.create({ url: 'http://h', user: 'u', password: token, bearer_token: token }),
+    ).toThrow(/not both/);
+    expect(() =>
+      servicenowKind.create({ url: 'http://h', bearer_token: token, table: 'incident; drop' }),
+    ).toThrow(/table name/);
+    expect(() =>
+      jiraServiceManagementKind.create({
+        url: 'http://h',
+        deployment: 'server',
+        api_token: token,
+        project: 'ITSM',
+      }),
+    ).toThrow(/cloud, data_center/);
+  });
+
+  it('check the window of resolved_count', async () => {
+    const client = pagerdutyKind.create({ url: 'http://127.0.0.1:9', api_token: token });
+    const signal = AbortSignal.timeout(1000);
+    await expect(client.call('resolved_count', { since: 'x', until: 'y' }, signal)).rejects.toThrow(
+      /since must be an ISO-8601 time/,
+    );
+    await expect(
+      client.call(
+        'resolved_count',
+        { since: '2026-02-01T00:00:00Z', until: '2026-01-01T00:00:00Z' },
+        signal,
+      ),
+    ).rejects.toThrow(/since must be before until/);
+    await expect(client.call('incidents', {}, signal)).rejects.toThrow(
+      'pagerduty has no operation "incidents"',
+    );
   });
 });
