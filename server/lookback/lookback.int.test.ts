@@ -23,7 +23,7 @@ async function listen(s: TestServer): Promise<string> {
 }
 
 const call = async (
-  method: 'GET' | 'POST' | 'PUT',
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
   path: string,
   body?: unknown,
   token?: string,
@@ -80,10 +80,21 @@ describe('lookback', () => {
     });
   });
 
-  it('POST needs a working connection: 503 while configuring', async () => {
+  it('POST while configuring: 409 with no history connection, 503 with one that does not work', async () => {
+    const none = await call('POST', '/v1/lookback', { days: 30 });
+    expect(none.status).toBe(409);
+    expect(none.body['error']).toBe('no_history_connection');
+    const put = await call('PUT', '/v1/connectors/pd-down', {
+      kind: 'pagerduty',
+      settings: { url: 'http://127.0.0.1:9/', api_token: { value: 'pd-token-down' } },
+    });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    const before = head();
     const res = await call('POST', '/v1/lookback', { days: 30 });
     expect(res.status).toBe(503);
     expect(res.body).toMatchObject({ mode: 'configuring' });
+    expect(head()).toBe(before);
+    expect((await call('DELETE', '/v1/connectors/pd-down')).status).toBe(200);
   });
 
   it('409 no_history_connection when no connection keeps history', async () => {

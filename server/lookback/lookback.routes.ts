@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorBody, errorResponses } from '../http/common.schemas.js';
 import { actorOf } from '../http/auth.js';
-import { requireMode } from '../http/operating-gate.js';
+import { assertMode, requireMode } from '../http/operating-gate.js';
 import { InvalidInputError } from '../shared/errors.js';
 import type { Mode } from '../shared/mode.js';
 import {
@@ -43,8 +43,7 @@ export const lookbackRoutes: FastifyPluginAsyncTypebox<{
         body: LookbackBody,
         response: { 200: LookbackReport, ...errorResponses, 409: ErrorBody },
       },
-      // It needs a working connection (architecture: lookback answers 503 while configuring).
-      onRequest: [app.requireRole('admin'), requireMode(mode, 'operating')],
+      onRequest: app.requireRole('admin'),
       // The validator coerces types ("7" would pass as 7): text is refused before it does.
       preValidation: async (req) => {
         const days: unknown = (req.body as { days?: unknown } | null | undefined)?.days;
@@ -56,6 +55,10 @@ export const lookbackRoutes: FastifyPluginAsyncTypebox<{
     },
     async (req) => {
       if (req.principal === null) throw new Error('requireRole let an anonymous call through');
+      // No history connection at all is the more useful answer (409), even while configuring;
+      // with one, the count needs a working connection (architecture: 503 while configuring).
+      lookback.requireHistory();
+      assertMode(mode(), 'operating');
       return lookback.run(req.body.days, actorOf(req.principal));
     },
   );

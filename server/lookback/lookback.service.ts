@@ -65,6 +65,20 @@ export function createLookbackService(deps: Deps) {
       }));
   }
 
+  /** The history connections; 409 `no_history_connection` when there is none. */
+  function requireHistory(): HistoryConnection[] {
+    const connections = historyConnections();
+    if (connections.length === 0)
+      throw new ConflictError(
+        'no_history_connection',
+        'no connection keeps history: add a paging or ticketing connection first',
+        {
+          why: `lookback reads resolved incidents from connections of kind ${deps.kinds().join(', ')}; none is configured`,
+        },
+      );
+    return connections;
+  }
+
   function last(): LookbackReport | null {
     const row = store.last();
     if (row === null) return null;
@@ -83,16 +97,9 @@ export function createLookbackService(deps: Deps) {
       };
     },
     /** POST /v1/lookback: count over the last `days` days, report and record it. */
+    requireHistory,
     async run(days: number, actor: Actor): Promise<LookbackReport> {
-      const connections = historyConnections();
-      if (connections.length === 0)
-        throw new ConflictError(
-          'no_history_connection',
-          'no connection keeps history: add a paging or ticketing connection first',
-          {
-            why: `lookback reads resolved incidents from connections of kind ${deps.kinds().join(', ')}; none is configured`,
-          },
-        );
+      const connections = requireHistory();
       const now = clock.now();
       const until = new Date(now).toISOString();
       const since = new Date(now - days * DAY_MS).toISOString();
