@@ -46,7 +46,12 @@ import {
   ESTATE_SUGGESTION_DISMISSED,
   type EstateStore,
 } from './estate.store.js';
-import { SUGGEST_DAYS, suggestions as suggest, type Suggestion } from './suggestions.js';
+import {
+  SUGGEST_DAYS,
+  suggestions as suggest,
+  type StudiedRelation,
+  type Suggestion,
+} from './suggestions.js';
 import type { EstateEvents } from './estate.events.js';
 import type { ReadonlyDeep } from '../ledger/index.js';
 
@@ -84,6 +89,8 @@ interface Deps {
   readonly timeoutS: number;
   /** When services' episodes opened (the episodes domain's read), for co-opening suggestions. */
   readonly episodes: Pick<EpisodesStore, 'openingsSince'>;
+  /** The last study's relations (the study domain's read), for suggestions; none: no study. */
+  readonly relations?: () => readonly StudiedRelation[];
   readonly log?: { error(obj: object, msg: string): void };
   readonly newId?: () => string;
 }
@@ -172,6 +179,7 @@ export function createEstateService(deps: Deps) {
       openings: deps.episodes.openingsSince(since),
       observations: store.observations(),
       decided: new Set(store.decided().map((d) => d.id)),
+      relations: deps.relations?.() ?? [],
     });
   }
 
