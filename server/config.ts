@@ -285,10 +285,6 @@ type VarName = keyof Vars;
 export const NOT_YET: ReadonlySet<VarName> = new Set<VarName>([
   'SVC_ML_DIR',
   'SVC_ML_TRUST',
-  'SVC_CAUSAL_URL',
-  'SVC_CAUSAL_TOKEN',
-  'SVC_CAUSAL_TAU',
-  'SVC_CAUSAL_TIMEOUT_S',
   'SVC_ANTIDEBUG',
 ]);
 type Parsed<K extends VarName> = Vars[K] extends VarSpec<infer T> ? T : never;

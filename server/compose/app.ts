@@ -43,6 +43,8 @@ import { createIncidentsService, incidentsRoutes } from '../incidents/index.js';
 import { createImpactService, impactRoutes } from '../impact/index.js';
 import { digestRoutes } from '../digest/index.js';
 import { createDigestSource } from './digest.js';
+import { buildStudy, type StudyOptions } from './study.js';
+import { studyRoutes } from '../study/index.js';
 import { createIntakeService, intakeRoutes } from '../intake/index.js';
 import { auth } from '../http/auth.js';
 import { createHttpServer } from '../http/server.js';
@@ -104,6 +106,8 @@ export interface AppOptions {
   readonly liveStream?: LiveStreamOptions;
   /** The keychain's pull and health timers (tests shorten them). */
   readonly keychain?: KeychainOptions;
+  /** The study's readings window and step (tests shorten them). */
+  readonly study?: StudyOptions;
 }
 
 /** A list read may run this long (from its arrival) before it is a 503 and its worker is replaced. */
@@ -412,6 +416,8 @@ export async function buildApp(config: Config, options: AppOptions) {
     call: (name, op, args) => connectors.call(name, op, args),
     timeoutS: config.discoverTimeoutS,
     episodes: rt.episodesStore,
+    // Source (c) of the suggestions: the last study's relations.
+    relations: () => rt.studyStore.relations(),
     log,
   });
   // Discovery by itself: after the first working connection, then hourly.
@@ -480,6 +486,20 @@ export async function buildApp(config: Config, options: AppOptions) {
     },
     deciding,
   );
+  const study = buildStudy(
+    rt,
+    config,
+    log,
+    {
+      estate: () => estate.view(),
+      packs: () => deciding.packs.packs().map((p) => p.pack),
+      connectors: () => connectors.list().connectors,
+      call: (name, op, args) => connectors.call(name, op, args),
+    },
+    options.study,
+  );
+  // A study the last process left running is shown interrupted, not running for ever.
+  await study.recover();
   // Commits wake the orchestrator: an episode opened or joined starts its investigation at
   // once, after the commit (never inside it); the orchestrator's poll stays as a safety net.
   rt.ledger.onCommit((event) => {
@@ -635,6 +655,7 @@ export async function buildApp(config: Config, options: AppOptions) {
       await v1.register(connectorsRoutes, { connectors, mode: status.mode });
       await v1.register(estateRoutes, { estate, mode: status.mode });
       await v1.register(impactRoutes, { impact, mode: status.mode });
+      await v1.register(studyRoutes, { study, mode: status.mode });
       const digestSource = createDigestSource(rt);
       await v1.register(digestRoutes, { digest: (o) => digestSource.digest(o), mode: status.mode });
       await keychain.routes(v1);
@@ -656,6 +677,7 @@ export async function buildApp(config: Config, options: AppOptions) {
       stopLicence();
       await stopConfirm();
       await acting.stop();
+      await study.close();
       sessions.stop();
       await poller.stop();
       await snapshots.stop();
@@ -699,6 +721,7 @@ export async function buildApp(config: Config, options: AppOptions) {
     people,
     adminToken: admin.token,
     acting,
+    study,
     close,
   };
 }

@@ -12,6 +12,7 @@ import { estateEvents } from '../estate/index.js';
 import { ingestedEvents } from '../events/index.js';
 import { impactEvents } from '../impact/index.js';
 import { learningEvents } from '../learning/index.js';
+import { studyEvents } from '../study/index.js';
 import { keychainEvents } from '../keychain/index.js';
 import { INCIDENT_LINKED, incidentEvents } from '../incidents/index.js';
 import { installEvents } from '../install/index.js';
@@ -51,6 +52,7 @@ export const EVENT_CATALOGUES = [
   { owner: 'mail', events: mailEvents },
   { owner: 'impact', events: impactEvents },
   { owner: 'learning', events: learningEvents },
+  { owner: 'study', events: studyEvents },
   { owner: 'branding', events: brandingEvents },
   { owner: 'keychain', events: keychainEvents },
   { owner: 'events', events: ingestedEvents },

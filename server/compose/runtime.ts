@@ -41,6 +41,7 @@ import { createPeopleStore } from '../people/index.js';
 import { createSsoStore } from '../access/index.js';
 import { createImpactStore } from '../impact/index.js';
 import { createLearningStore } from '../learning/index.js';
+import { createStudyStore } from '../study/index.js';
 import { createKeychainStore, importSigPub } from '../keychain/index.js';
 import { createIncidentsStore } from '../incidents/index.js';
 import { createIntakeStore, SIGNAL_FIRED, SIGNAL_RESOLVED } from '../intake/index.js';
@@ -142,6 +143,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   const episodesStore = createEpisodesStore(db, EPISODE_INPUTS);
   const impactStore = createImpactStore(db);
   const learningStore = createLearningStore(db);
+  const studyStore = createStudyStore(db);
   const incidentsStore = createIncidentsStore(db, episodesStore);
   const policyStore = createPolicyStore(db);
   const brandingStore = createBrandingStore(db);
@@ -165,6 +167,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   projections.register(episodesStore.projection);
   projections.register(impactStore.projection);
   projections.register(learningStore.projection);
+  projections.register(studyStore.projection);
   projections.register(incidentsStore.projection);
   projections.register(policyStore.projection);
   projections.register(brandingStore.projection);
@@ -391,6 +394,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     autonomyStore,
     impactStore,
     learningStore,
+    studyStore,
     incidentsStore,
     policyStore,
     brandingStore,
