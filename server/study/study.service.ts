@@ -262,7 +262,8 @@ export function createStudyService(deps: Deps) {
   }
 
   async function walk(r: Running, services: readonly StudyServiceLike[]): Promise<void> {
-    const to = Math.floor(clock.now() / 1000 / stepS) * stepS;
+    // Ends now, not at the last whole step: a young Prometheus has only its last minutes.
+    const to = Math.floor(clock.now() / 1000);
     const w = { from: to - windowS, to };
     const packs = deps.packs();
     const learned: Learned[] = services.map((s) => ({
