@@ -6,102 +6,15 @@
 // causes the packs know with their readable checks. Also: bad input changes nothing, 409
 // while one runs, stop before the next cause, the deadline, interrupted after a restart, and
 // the causal discovery service (links used; a 401 and a timeout fall back, saying why).
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFakeClock } from '../shared/clock.js';
 import { asAdmin, buildTestServer, type TestServer } from '../testing/test-server.js';
+import { body, listen, prometheusStandIn, type Stub } from '../testing/prometheus-stand-in.js';
 
 const STEP_S = 10;
 const WINDOW_S = 600;
 const CAUSAL_TOKEN = 'causal-token-planted-7f3a';
-
-/** A deterministic, irregular series: no period, so only the true lag correlates fully. */
-const wave = (i: number): number => ((i * 37 + 11) % 17) + 1;
-
-interface Stub {
-  server: Server;
-  url: string;
-  /** ms each instant query (a check's read) waits */
-  delayMs: number;
-}
-
-const body = async (req: IncomingMessage): Promise<string> => {
-  let text = '';
-  for await (const chunk of req) text += String(chunk);
-  return text;
-};
-
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
-}
-
-/** The series a range query gets: by service and reading, aligned on the asked steps. */
-function seriesFor(query: string, start: number, end: number, step: number): number[] | null {
-  const n = Math.floor((end - start) / step) + 1;
-  const at = (f: (i: number) => number) => Array.from({ length: n }, (_, i) => f(i));
-  if (query.includes('"web"')) return null;
-  const app = query.includes('"app"');
-  if (!app && !query.includes('"postgresql"')) return null;
-  if (query.startsWith('avg(up')) return at(() => 1);
-  if (query.includes('process_cpu_seconds_total'))
-    return at((i) => (app ? wave(i) : wave(i - 2)) / 100);
-  if (query.includes('process_resident_memory_bytes') && app) return at((i) => 1000 + (i % 3));
-  return null;
-}
-
-async function prometheusStandIn(): Promise<Stub> {
-  const stub: Stub = { server: createServer(), url: '', delayMs: 0 };
-  const json = (res: ServerResponse, data: unknown): void => {
-    res
-      .writeHead(200, { 'content-type': 'application/json' })
-      .end(JSON.stringify({ status: 'success', data }));
-  };
-  stub.server.on('request', (req, res) => {
-    void (async (): Promise<void> => {
-      const url = new URL(req.url ?? '/', 'http://stub');
-      const form = new URLSearchParams(req.method === 'POST' ? await body(req) : url.search);
-      if (url.pathname === '/api/v1/status/buildinfo') return json(res, { version: '2.53.0' });
-      if (url.pathname === '/api/v1/targets') {
-        const t = (service: string, host: string) => ({
-          labels: { job: service, service, host, instance: `${host}:9100` },
-          scrapePool: service,
-          scrapeUrl: `http://${host}:9100/metrics`,
-          lastError: '',
-          lastScrape: new Date().toISOString(),
-          health: 'up',
-        });
-        return json(res, {
-          activeTargets: [t('app', 'app-1'), t('postgresql', 'db-1'), t('web', 'web-1')],
-        });
-      }
-      if (url.pathname === '/api/v1/query_range') {
-        const [start, end, step] = ['start', 'end', 'step'].map((k) => Number(form.get(k)));
-        const values = seriesFor(form.get('query') ?? '', start ?? 0, end ?? 0, step ?? 1);
-        return json(res, {
-          resultType: 'matrix',
-          result:
-            values === null
-              ? []
-              : [
-                  {
-                    metric: {},
-                    values: values.map((v, i) => [(start ?? 0) + i * (step ?? 1), String(v)]),
-                  },
-                ],
-        });
-      }
-      if (url.pathname === '/api/v1/query') {
-        if (stub.delayMs > 0) await new Promise((r) => setTimeout(r, stub.delayMs));
-        return json(res, { resultType: 'vector', result: [] });
-      }
-      res.writeHead(404).end();
-    })();
-  });
-  stub.url = await listen(stub.server);
-  return stub;
-}
 
 /** The causal discovery stand-in: answers links, refuses the token, or hangs. */
 interface Causal {

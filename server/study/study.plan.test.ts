@@ -94,6 +94,13 @@ describe('obstacleOf', () => {
 
   it('a check that needs an alert is no obstacle', () => {
     expect(obstacleOf('host.log', 'not run: no value for {alertname}', 'app', [])).toBeNull();
+    // Nor one waiting on a value another check could not read: that check's obstacle shows.
+    expect(
+      obstacleOf('config.before', 'not run: no value for {config.changes.offset}', 'app', []),
+    ).toBeNull();
+    expect(obstacleOf('host.port', 'not run: no value for {host}', 'app', [])?.fix).toBe(
+      "the estate does not know app's host: run discovery (POST /v1/discover) or place it in the estate overrides",
+    );
   });
 });
 

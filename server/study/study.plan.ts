@@ -107,8 +107,12 @@ export interface ObstacleView {
   readonly fix: string;
 }
 
-/** Why a check needs an episode rather than a connector: no obstacle, nothing to fix. */
-export const NEEDS_EPISODE = /^not run: no value for \{(alertname|label\.[^}]+|episode_id)\}/;
+/**
+ * A check not run for want of a value only an episode gives (the alert's name or labels) or
+ * another check reads (`{config.changes.change_offset}`, whose own obstacle is shown): no
+ * obstacle of its own, nothing to fix. The estate's host and dependencies are fixable.
+ */
+export const NEEDS_EPISODE = /^not run: no value for \{(?!host\}|dependencies\})/;
 
 /**
  * An unreadable check's reason as an obstacle with its fix, or null when nothing the
