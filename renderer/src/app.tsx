@@ -46,6 +46,8 @@ const LearningPage = lazy(() =>
   import('./pages/learning.js').then((m) => ({ default: m.LearningPage })),
 );
 const DigestPage = lazy(() => import('./pages/digest.js').then((m) => ({ default: m.DigestPage })));
+// The Study page (issue 21): started now and then, followed while it runs.
+const StudyPage = lazy(() => import('./pages/study.js').then((m) => ({ default: m.StudyPage })));
 // The page of a channel's approve/deny link: no sign-in, the signed token is the credential.
 const ApprovalLinkPage = lazy(() =>
   import('./pages/approval-link.js').then((m) => ({ default: m.ApprovalLinkPage })),
@@ -71,6 +73,7 @@ const PAGES = [
   { path: '/estate', title: 'Estate' },
   { path: '/learning', title: 'Learning' },
   { path: '/digest', title: 'Digest' },
+  { path: '/study', title: 'Study' },
   { path: '/audit', title: 'Audit' },
   { path: '/connections', title: 'Connections' },
   { path: '/policy', title: 'Policy' },
@@ -249,6 +252,12 @@ function Page({ path }: { path: string }) {
     return (
       <Suspense fallback={<Loading title="Learning" />}>
         <LearningPage />
+      </Suspense>
+    );
+  if (path === '/study')
+    return (
+      <Suspense fallback={<Loading title="Study" />}>
+        <StudyPage />
       </Suspense>
     );
   if (path === '/digest')
