@@ -186,7 +186,9 @@ export function createStudyService(deps: Deps) {
   ): Promise<{ method: Relation['method']; note: string | null; relations: Relation[] }> {
     // Flat readings say nothing about moving together; the causal service gets the rest.
     const series = learned.flatMap((l) => l.series);
-    if (deps.causal !== null) {
+    // Fewer than two services with readings relate nothing: the causal service is not asked.
+    const related = new Set(series.map((x) => x.service)).size >= 2;
+    if (deps.causal !== null && related) {
       const answer = await discoverLinks(deps.causal, series, stepS);
       if (answer.ok) return { method: 'causal_service', note: null, relations: answer.relations };
       log.info({ study_id: r.study_id, why: answer.why }, 'study: causal service not used');
