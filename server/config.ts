@@ -284,13 +284,7 @@ type VarName = keyof Vars;
  * docs/configuration.md says so plainly, and config-use.test.ts fails when one is described
  * as working but used nowhere (or is flagged here but used). Drop a name once it takes effect.
  */
-export const NOT_YET: ReadonlySet<VarName> = new Set<VarName>([
-  'SVC_CAUSAL_URL',
-  'SVC_CAUSAL_TOKEN',
-  'SVC_CAUSAL_TAU',
-  'SVC_CAUSAL_TIMEOUT_S',
-  'SVC_ANTIDEBUG',
-]);
+export const NOT_YET: ReadonlySet<VarName> = new Set<VarName>(['SVC_ANTIDEBUG']);
 type Parsed<K extends VarName> = Vars[K] extends VarSpec<infer T> ? T : never;
 
 export class ConfigError extends Error {

@@ -49,6 +49,8 @@ const DigestPage = lazy(() => import('./pages/digest.js').then((m) => ({ default
 const LookbackPage = lazy(() =>
   import('./pages/lookback.js').then((m) => ({ default: m.LookbackPage })),
 );
+// The Study page (issue 21): started now and then, followed while it runs.
+const StudyPage = lazy(() => import('./pages/study.js').then((m) => ({ default: m.StudyPage })));
 // The page of a channel's approve/deny link: no sign-in, the signed token is the credential.
 const ApprovalLinkPage = lazy(() =>
   import('./pages/approval-link.js').then((m) => ({ default: m.ApprovalLinkPage })),
@@ -75,6 +77,7 @@ const PAGES = [
   { path: '/learning', title: 'Learning' },
   { path: '/digest', title: 'Digest' },
   { path: '/lookback', title: 'Lookback' },
+  { path: '/study', title: 'Study' },
   { path: '/audit', title: 'Audit' },
   { path: '/connections', title: 'Connections' },
   { path: '/policy', title: 'Policy' },
@@ -253,6 +256,12 @@ function Page({ path }: { path: string }) {
     return (
       <Suspense fallback={<Loading title="Learning" />}>
         <LearningPage />
+      </Suspense>
+    );
+  if (path === '/study')
+    return (
+      <Suspense fallback={<Loading title="Study" />}>
+        <StudyPage />
       </Suspense>
     );
   if (path === '/digest')

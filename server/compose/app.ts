@@ -45,6 +45,8 @@ import { digestRoutes } from '../digest/index.js';
 import { lookbackRoutes } from '../lookback/index.js';
 import { buildLookback } from './lookback.js';
 import { createDigestSource } from './digest.js';
+import { buildStudy, type StudyOptions } from './study.js';
+import { studyRoutes } from '../study/index.js';
 import { createIntakeService, intakeRoutes } from '../intake/index.js';
 import { auth } from '../http/auth.js';
 import { createHttpServer } from '../http/server.js';
@@ -107,6 +109,8 @@ export interface AppOptions {
   readonly liveStream?: LiveStreamOptions;
   /** The keychain's pull and health timers (tests shorten them). */
   readonly keychain?: KeychainOptions;
+  /** The study's readings window and step (tests shorten them). */
+  readonly study?: StudyOptions;
 }
 
 /** A list read may run this long (from its arrival) before it is a 503 and its worker is replaced. */
@@ -416,6 +420,8 @@ export async function buildApp(config: Config, options: AppOptions) {
     timeoutS: config.discoverTimeoutS,
     episodes: rt.episodesStore,
     inferred: () => relationSuggestions(rt.ml.report()),
+    // Source (c) of the suggestions: the last study's relations.
+    relations: () => rt.studyStore.relations(),
     log,
   });
   // Discovery by itself: after the first working connection, then hourly.
@@ -484,6 +490,20 @@ export async function buildApp(config: Config, options: AppOptions) {
     },
     deciding,
   );
+  const study = buildStudy(
+    rt,
+    config,
+    log,
+    {
+      estate: () => estate.view(),
+      packs: () => deciding.packs.packs().map((p) => p.pack),
+      connectors: () => connectors.list().connectors,
+      call: (name, op, args) => connectors.call(name, op, args),
+    },
+    options.study,
+  );
+  // A study the last process left running is shown interrupted, not running for ever.
+  await study.recover();
   // Commits wake the orchestrator: an episode opened or joined starts its investigation at
   // once, after the commit (never inside it); the orchestrator's poll stays as a safety net.
   rt.ledger.onCommit((event) => {
@@ -639,6 +659,7 @@ export async function buildApp(config: Config, options: AppOptions) {
       await v1.register(connectorsRoutes, { connectors, mode: status.mode });
       await v1.register(estateRoutes, { estate, mode: status.mode });
       await v1.register(impactRoutes, { impact, mode: status.mode });
+      await v1.register(studyRoutes, { study, mode: status.mode });
       const digestSource = createDigestSource(rt);
       await v1.register(digestRoutes, { digest: (o) => digestSource.digest(o), mode: status.mode });
       const lookback = buildLookback(rt, connectors);
@@ -662,6 +683,7 @@ export async function buildApp(config: Config, options: AppOptions) {
       stopLicence();
       await stopConfirm();
       await acting.stop();
+      await study.close();
       sessions.stop();
       await poller.stop();
       await snapshots.stop();
@@ -705,6 +727,7 @@ export async function buildApp(config: Config, options: AppOptions) {
     people,
     adminToken: admin.token,
     acting,
+    study,
     close,
   };
 }

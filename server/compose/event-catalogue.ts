@@ -13,6 +13,7 @@ import { ingestedEvents } from '../events/index.js';
 import { impactEvents } from '../impact/index.js';
 import { learningEvents } from '../learning/index.js';
 import { lookbackEvents } from '../lookback/index.js';
+import { studyEvents } from '../study/index.js';
 import { keychainEvents } from '../keychain/index.js';
 import { INCIDENT_LINKED, incidentEvents } from '../incidents/index.js';
 import { installEvents } from '../install/index.js';
@@ -53,6 +54,7 @@ export const EVENT_CATALOGUES = [
   { owner: 'impact', events: impactEvents },
   { owner: 'learning', events: learningEvents },
   { owner: 'lookback', events: lookbackEvents },
+  { owner: 'study', events: studyEvents },
   { owner: 'branding', events: brandingEvents },
   { owner: 'keychain', events: keychainEvents },
   { owner: 'events', events: ingestedEvents },

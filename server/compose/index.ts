@@ -8,6 +8,7 @@ export { createRuntime, type Runtime, type RuntimeOptions } from './runtime.js';
 export { createCoreDoctor } from './doctor.js';
 export { type LiveStreamOptions } from './live.js';
 export { type KeychainOptions } from './keychain.js';
+export { type StudyOptions } from './study.js';
 export { buildToolConnectors, buildToolDoctor, buildToolEngine, buildToolEstate } from './tools.js';
 export { createDigestSource, type DigestSource } from './digest.js';
 export { EPISODE_INPUTS, EVENT_CATALOGUES, eventCatalogue } from './event-catalogue.js';

@@ -43,6 +43,7 @@ import { createImpactStore } from '../impact/index.js';
 import { createLearningStore } from '../learning/index.js';
 import { createMlArtefacts } from '../ml/index.js';
 import { createLookbackStore } from '../lookback/index.js';
+import { createStudyStore } from '../study/index.js';
 import { createKeychainStore, importSigPub } from '../keychain/index.js';
 import { createIncidentsStore } from '../incidents/index.js';
 import { createIntakeStore, SIGNAL_FIRED, SIGNAL_RESOLVED } from '../intake/index.js';
@@ -145,6 +146,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   const impactStore = createImpactStore(db);
   const learningStore = createLearningStore(db);
   const lookbackStore = createLookbackStore(db);
+  const studyStore = createStudyStore(db);
   const incidentsStore = createIncidentsStore(db, episodesStore);
   const policyStore = createPolicyStore(db);
   const brandingStore = createBrandingStore(db);
@@ -169,6 +171,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
   projections.register(impactStore.projection);
   projections.register(learningStore.projection);
   projections.register(lookbackStore.projection);
+  projections.register(studyStore.projection);
   projections.register(incidentsStore.projection);
   projections.register(policyStore.projection);
   projections.register(brandingStore.projection);
@@ -396,6 +399,7 @@ export function createRuntime(config: Config, options: RuntimeOptions) {
     impactStore,
     learningStore,
     lookbackStore,
+    studyStore,
     incidentsStore,
     policyStore,
     brandingStore,

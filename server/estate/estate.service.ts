@@ -46,7 +46,12 @@ import {
   ESTATE_SUGGESTION_DISMISSED,
   type EstateStore,
 } from './estate.store.js';
-import { SUGGEST_DAYS, suggestions as suggest, type Suggestion } from './suggestions.js';
+import {
+  SUGGEST_DAYS,
+  suggestions as suggest,
+  type StudiedRelation,
+  type Suggestion,
+} from './suggestions.js';
 import type { EstateEvents } from './estate.events.js';
 import type { ReadonlyDeep } from '../ledger/index.js';
 
@@ -86,6 +91,8 @@ interface Deps {
   readonly episodes: Pick<EpisodesStore, 'openingsSince'>;
   /** Links inferred elsewhere (verified ML artefacts): suggested, never placed. */
   readonly inferred?: () => readonly Omit<Suggestion, 'id'>[];
+  /** The last study's relations (the study domain's read), for suggestions; none: no study. */
+  readonly relations?: () => readonly StudiedRelation[];
   readonly log?: { error(obj: object, msg: string): void };
   readonly newId?: () => string;
 }
@@ -175,6 +182,7 @@ export function createEstateService(deps: Deps) {
       observations: store.observations(),
       decided: new Set(store.decided().map((d) => d.id)),
       inferred: deps.inferred?.() ?? [],
+      relations: deps.relations?.() ?? [],
     });
   }
 

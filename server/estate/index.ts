@@ -35,7 +35,7 @@ export {
   type Findings,
   type KindInfo,
 } from './discovery-sources.js';
-export { suggestionId, type Suggestion } from './suggestions.js';
+export { suggestionId, type StudiedRelation, type Suggestion } from './suggestions.js';
 export { createDiscoverySchedule } from './discovery-schedule.js';
 export type {
   Overrides,

@@ -1,8 +1,16 @@
 // Suggested links from fake evidence: episodes opening together, probes reaching another
-// service's port; filters for linked, decided and unknown names; stable ids.
+// service's port, a study's relations; filters for linked, decided and unknown names; stable
+// ids.
 import { describe, expect, it } from 'vitest';
 import type { ObservationRow } from './estate.observed.js';
-import { coOpenings, probesServedByOthers, suggestionId, suggestions } from './suggestions.js';
+import {
+  coOpenings,
+  probesServedByOthers,
+  studiedRelations,
+  suggestionId,
+  suggestions,
+  type StudiedRelation,
+} from './suggestions.js';
 
 const at = (minute: number, second = 0) =>
   new Date(Date.UTC(2026, 10, 20, 0, minute, second)).toISOString();
@@ -149,5 +157,56 @@ describe('suggestions', () => {
     const [s] = suggestions({ ...base, openings: together });
     expect(s).toMatchObject({ from: 'shop', to: 'nginx', score: 1 });
     expect(s?.evidence).toMatch(/nginx opened first 3 times; the probe of shop/);
+  });
+});
+
+describe('studiedRelations (source c)', () => {
+  const lead: StudiedRelation = {
+    from: 'shop',
+    to: 'db',
+    lag: 2,
+    strength: 0.93,
+    score: 0.93,
+    readings: 'db cpu → shop cpu',
+    method: 'lagged_correlation',
+    step_s: 300,
+    at: '2026-11-28T08:00:00.000Z',
+  };
+
+  it('names the readings, the method, the lag in steps and seconds, strength and score', () => {
+    expect(studiedRelations([lead])).toEqual([
+      {
+        from: 'shop',
+        to: 'db',
+        score: 0.93,
+        evidence:
+          'the study of 2026-11-28 found db cpu → shop cpu related by lagged correlation: db leads by 2 steps (600 s), strength 0.93, score 0.93',
+      },
+    ]);
+  });
+
+  it('moving together says so; the causal service is named when its links were used', () => {
+    const [s] = studiedRelations([
+      { ...lead, lag: 0, method: 'causal_service', readings: 'db cpu with shop cpu' },
+    ]);
+    expect(s?.evidence).toBe(
+      'the study of 2026-11-28 found db cpu with shop cpu related by the causal discovery service: they move together (lag 0), in no consistent order, strength 0.93, score 0.93',
+    );
+  });
+
+  it('becomes a suggestion among the others, and is filtered like them', () => {
+    const input = {
+      services: ['shop', 'db'],
+      links: [],
+      openings: [],
+      observations: [],
+      decided: new Set<string>(),
+      relations: [lead],
+    };
+    expect(suggestions(input).map((s) => [s.id, s.from, s.to])).toEqual([
+      [suggestionId('shop', 'db'), 'shop', 'db'],
+    ]);
+    expect(suggestions({ ...input, links: [{ from: 'db', to: 'shop' }] })).toEqual([]);
+    expect(suggestions({ ...input, services: ['shop'] })).toEqual([]);
   });
 });

@@ -1,12 +1,15 @@
-// Suggested links: dependencies the evidence points to but no connector states. Two sources,
-// both pure functions here, and the links other domains infer (verified ML artefacts), given:
+// Suggested links: dependencies the evidence points to but no connector states. Three sources,
+// pure functions here, and the links verified ML artefacts hold (server/ml), given as they are:
 //   (a) episodes of two services that repeatedly open close together (at least
 //       SUGGEST_MIN_TIMES times within SUGGEST_WINDOW_S over the last SUGGEST_DAYS days); the
 //       service that usually opens first is the one depended on;
 //   (b) a probe (an HTTP probe connector, or a Prometheus probe target with a `service`
 //       label) whose URL's host and port another service listens on: the probed service is
 //       reached through that one. Exporter targets are not used: an exporter's address is
-//       the exporter, which monitors a service and is no dependency of it.
+//       the exporter, which monitors a service and is no dependency of it;
+//   (c) relations a study found between services' readings (server/study): the service
+//       whose readings lead is the one depended on; read through a port, as the study
+//       domain owns its tables.
 // A pair already linked (either way), a pair already confirmed or dismissed (either way), ignored
 // names and names the estate does not know are never suggested.
 import { createHash } from 'node:crypto';
@@ -129,6 +132,41 @@ export function probesServedByOthers(rows: readonly ObservationRow[]): Omit<Sugg
   return out;
 }
 
+/** A relation a study found (the study domain's read, through compose). */
+export interface StudiedRelation {
+  /** the follower: it depends on `to` */
+  readonly from: string;
+  readonly to: string;
+  /** steps by which `to` leads (0: together, in no order) */
+  readonly lag: number;
+  readonly strength: number;
+  readonly score: number;
+  readonly readings: string;
+  readonly method: string;
+  /** the readings' step, seconds */
+  readonly step_s: number;
+  /** when the study related them */
+  readonly at: string;
+}
+
+/** Source (c): relations a study found between two services' readings. */
+export function studiedRelations(relations: readonly StudiedRelation[]): Omit<Suggestion, 'id'>[] {
+  return relations.map((r) => {
+    const how =
+      r.method === 'causal_service' ? 'the causal discovery service' : 'lagged correlation';
+    const lag =
+      r.lag === 0
+        ? 'they move together (lag 0), in no consistent order'
+        : `${r.to} leads by ${String(r.lag)} step${r.lag === 1 ? '' : 's'} (${String(r.lag * r.step_s)} s)`;
+    return {
+      from: r.from,
+      to: r.to,
+      score: r.score,
+      evidence: `the study of ${r.at.slice(0, 10)} found ${r.readings} related by ${how}: ${lag}, strength ${String(r.strength)}, score ${String(r.score)}`,
+    };
+  });
+}
+
 /**
  * Every suggestion the evidence gives, minus pairs already linked (either way), decided
  * ids, and names that are not services of the estate. One suggestion per from → to; when
@@ -142,6 +180,8 @@ export function suggestions(input: {
   readonly decided: ReadonlySet<string>;
   /** Links other domains infer (verified ML artefacts), with their evidence. */
   readonly inferred?: readonly Omit<Suggestion, 'id'>[];
+  /** source (c): a study's relations; none when no study has related services */
+  readonly relations?: readonly StudiedRelation[];
 }): Suggestion[] {
   const known = new Set(input.services);
   const linked = new Set(
@@ -152,6 +192,7 @@ export function suggestions(input: {
     ...coOpenings(input.openings),
     ...probesServedByOthers(input.observations),
     ...(input.inferred ?? []),
+    ...studiedRelations(input.relations ?? []),
   ]) {
     if (!known.has(s.from) || !known.has(s.to) || s.from === s.to) continue;
     if (linked.has(`${s.from}\u0000${s.to}`)) continue;

@@ -439,6 +439,10 @@ const ROUTES: readonly RouteRow[] = [
     ok: 404,
   },
   { method: 'GET', url: '/v1/learned', credential: 'viewer', ok: 200 },
+  { method: 'GET', url: '/v1/study', credential: 'viewer', ok: 200 },
+  // A study reads through the connections: with none working (configuring) it is let in, then 503.
+  { method: 'POST', url: '/v1/study', credential: 'admin', payload: { minutes: 1 }, ok: 503 },
+  { method: 'POST', url: '/v1/study/stop', credential: 'admin', payload: {}, ok: 200 },
   {
     method: 'POST',
     url: '/v1/learned/lp-000000000000',

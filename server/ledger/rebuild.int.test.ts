@@ -109,6 +109,9 @@ describe('svc-core rebuild', () => {
       'learning_demotions',
       'learned_patterns',
       'lookback_reports',
+      'study_runs',
+      'study_services',
+      'study_relations',
       'incidents',
       'policy_state',
       'branding_state',
@@ -181,7 +184,7 @@ describe('svc-core rebuild', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
-      `check: replayed ${String(head)} events into install_state, licence_state, licence_current, licence_serials, trial_history, licence_trust, licence_check, trial_redeemed, licence_vouched, licence_service_days, licence_pins, licence_usage_state, licence_requests, licence_install_removals, signals, episode_signals, episodes, episodes_fts, impact_figures, learning_labels, learning_demotions, learned_patterns, lookback_reports, incidents, policy_state, branding_state, connectors, estate_services, estate_links, estate_connectors, estate_overrides, estate_observations, estate_suggestions, snapshot_facts, snapshot_changes, people, teams, team_members, access_settings, sso_settings, investigations, approval_requests, approval_links, autonomy_levels, autonomy_state, keychain_state, keychain_members, keychain_log, keychain_site_keys, keychain_parts, keychain_sealed; rebuilt state equals the live one (nothing changed)\n`,
+      `check: replayed ${String(head)} events into install_state, licence_state, licence_current, licence_serials, trial_history, licence_trust, licence_check, trial_redeemed, licence_vouched, licence_service_days, licence_pins, licence_usage_state, licence_requests, licence_install_removals, signals, episode_signals, episodes, episodes_fts, impact_figures, learning_labels, learning_demotions, learned_patterns, lookback_reports, study_runs, study_services, study_relations, incidents, policy_state, branding_state, connectors, estate_services, estate_links, estate_connectors, estate_overrides, estate_observations, estate_suggestions, snapshot_facts, snapshot_changes, people, teams, team_members, access_settings, sso_settings, investigations, approval_requests, approval_links, autonomy_levels, autonomy_state, keychain_state, keychain_members, keychain_log, keychain_site_keys, keychain_parts, keychain_sealed; rebuilt state equals the live one (nothing changed)\n`,
     );
     expect(dump(dir).dump).toEqual(original);
   });
@@ -192,7 +195,7 @@ describe('svc-core rebuild', () => {
     const check = await runCli(testEnv(dir, join(dir, 'machine-id')), ['rebuild', '--check']);
     expect(check.code).toBe(1);
     expect(check.stdout).toBe(
-      `check: replayed ${String(head)} events into install_state, licence_state, licence_current, licence_serials, trial_history, licence_trust, licence_check, trial_redeemed, licence_vouched, licence_service_days, licence_pins, licence_usage_state, licence_requests, licence_install_removals, signals, episode_signals, episodes, episodes_fts, impact_figures, learning_labels, learning_demotions, learned_patterns, lookback_reports, incidents, policy_state, branding_state, connectors, estate_services, estate_links, estate_connectors, estate_overrides, estate_observations, estate_suggestions, snapshot_facts, snapshot_changes, people, teams, team_members, access_settings, sso_settings, investigations, approval_requests, approval_links, autonomy_levels, autonomy_state, keychain_state, keychain_members, keychain_log, keychain_site_keys, keychain_parts, keychain_sealed; differs in licence_state (nothing changed)\n`,
+      `check: replayed ${String(head)} events into install_state, licence_state, licence_current, licence_serials, trial_history, licence_trust, licence_check, trial_redeemed, licence_vouched, licence_service_days, licence_pins, licence_usage_state, licence_requests, licence_install_removals, signals, episode_signals, episodes, episodes_fts, impact_figures, learning_labels, learning_demotions, learned_patterns, lookback_reports, study_runs, study_services, study_relations, incidents, policy_state, branding_state, connectors, estate_services, estate_links, estate_connectors, estate_overrides, estate_observations, estate_suggestions, snapshot_facts, snapshot_changes, people, teams, team_members, access_settings, sso_settings, investigations, approval_requests, approval_links, autonomy_levels, autonomy_state, keychain_state, keychain_members, keychain_log, keychain_site_keys, keychain_parts, keychain_sealed; differs in licence_state (nothing changed)\n`,
     );
     expect(dump(dir).dump['licence_state']).toEqual([expect.objectContaining({ services: 1 })]);
 
@@ -200,7 +203,7 @@ describe('svc-core rebuild', () => {
     expect(fix.stderr).toBe('');
     expect(fix.code).toBe(0);
     expect(fix.stdout).toBe(
-      `rebuild: replayed ${String(head)} events into install_state, licence_state, licence_current, licence_serials, trial_history, licence_trust, licence_check, trial_redeemed, licence_vouched, licence_service_days, licence_pins, licence_usage_state, licence_requests, licence_install_removals, signals, episode_signals, episodes, episodes_fts, impact_figures, learning_labels, learning_demotions, learned_patterns, lookback_reports, incidents, policy_state, branding_state, connectors, estate_services, estate_links, estate_connectors, estate_overrides, estate_observations, estate_suggestions, snapshot_facts, snapshot_changes, people, teams, team_members, access_settings, sso_settings, investigations, approval_requests, approval_links, autonomy_levels, autonomy_state, keychain_state, keychain_members, keychain_log, keychain_site_keys, keychain_parts, keychain_sealed; differs in licence_state\n`,
+      `rebuild: replayed ${String(head)} events into install_state, licence_state, licence_current, licence_serials, trial_history, licence_trust, licence_check, trial_redeemed, licence_vouched, licence_service_days, licence_pins, licence_usage_state, licence_requests, licence_install_removals, signals, episode_signals, episodes, episodes_fts, impact_figures, learning_labels, learning_demotions, learned_patterns, lookback_reports, study_runs, study_services, study_relations, incidents, policy_state, branding_state, connectors, estate_services, estate_links, estate_connectors, estate_overrides, estate_observations, estate_suggestions, snapshot_facts, snapshot_changes, people, teams, team_members, access_settings, sso_settings, investigations, approval_requests, approval_links, autonomy_levels, autonomy_state, keychain_state, keychain_members, keychain_log, keychain_site_keys, keychain_parts, keychain_sealed; differs in licence_state\n`,
     );
     const after = dump(dir);
     expect(after.dump).toEqual(original);

@@ -8,6 +8,7 @@ import {
   type BuiltApp,
   type KeychainOptions,
   type LiveStreamOptions,
+  type StudyOptions,
 } from '../compose/index.js';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
@@ -63,6 +64,8 @@ export async function buildTestServer(
     liveStream?: LiveStreamOptions;
     /** the keychain's timers and thresholds, shortened */
     keychain?: KeychainOptions;
+    /** the study's readings window and step, shortened */
+    study?: StudyOptions;
   } = {},
 ): Promise<TestServer> {
   const made =
@@ -77,6 +80,7 @@ export async function buildTestServer(
     wrongCredentialDelayMs: options.delayMs ?? 500,
     ...(options.liveStream && { liveStream: options.liveStream }),
     ...(options.keychain && { keychain: options.keychain }),
+    ...(options.study && { study: options.study }),
     env,
   });
   let stopped = false;
