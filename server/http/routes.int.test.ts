@@ -429,8 +429,8 @@ const ROUTES: readonly RouteRow[] = [
   { method: 'GET', url: '/v1/learning', credential: 'viewer', ok: 200 },
   { method: 'GET', url: '/v1/digest', credential: 'viewer', ok: 200 },
   { method: 'GET', url: '/v1/lookback', credential: 'admin', ok: 200 },
-  // This server is configuring (no working connection): lookback is let in and answers 503.
-  { method: 'POST', url: '/v1/lookback', credential: 'admin', payload: { days: 30 }, ok: 503 },
+  // No connection keeps history here: lookback is let in and answers 409.
+  { method: 'POST', url: '/v1/lookback', credential: 'admin', payload: { days: 30 }, ok: 409 },
   {
     method: 'POST',
     url: '/v1/learning/label',
