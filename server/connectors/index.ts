@@ -68,3 +68,4 @@ export {
 export { checkAll, type ConnectionHealth } from './check-all.js';
 export { createPoller, labelsFingerprint, type Poller } from './poller.js';
 export { connectorEvents, type ConnectorEvents } from './connectors.events.js';
+export { networkErrorText, readBodyLimited } from './kinds/settings.js';

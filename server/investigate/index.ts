@@ -23,3 +23,4 @@ export type * from './types.js';
 // the local runtime): advisers inside the room they serve (docs/models.md).
 export * from './models/index.js';
 export { investigateEvents, type InvestigateEvents } from './investigate.events.js';
+export { globMatches } from './match.js';

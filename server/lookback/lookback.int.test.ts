@@ -178,6 +178,22 @@ describe('lookback', () => {
     expect(res.body['seq']).toBe(events[0]?.seq);
   });
 
+  it('two runs at once ask each vendor once and share one report', async () => {
+    const before = head();
+    const asked = vendor.seen.length;
+    const [a, b] = await Promise.all([
+      call('POST', '/v1/lookback', { days: 30 }),
+      call('POST', '/v1/lookback', { days: 30 }),
+    ]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(a.body['seq']).toBe(b.body['seq']);
+    expect(head()).toBe(before + 1);
+    const once = vendor.seen.length - asked;
+    // A run alone, for the same count of calls.
+    await call('POST', '/v1/lookback', { days: 30 });
+    expect(vendor.seen.length - asked - once).toBe(once);
+  });
+
   it('rebuilds its table from the ledger to the same row', () => {
     const rt = server.runtime;
     const before = dumpProjections(rt.db, rt.projections);

@@ -79,6 +79,8 @@ export function createLookbackService(deps: Deps) {
     return connections;
   }
 
+  let inFlight: { days: number; report: Promise<LookbackReport> } | null = null;
+
   function last(): LookbackReport | null {
     const row = store.last();
     if (row === null) return null;
@@ -98,43 +100,54 @@ export function createLookbackService(deps: Deps) {
     },
     /** POST /v1/lookback: count over the last `days` days, report and record it. */
     requireHistory,
-    async run(days: number, actor: Actor): Promise<LookbackReport> {
-      const connections = requireHistory();
-      const now = clock.now();
-      const until = new Date(now).toISOString();
-      const since = new Date(now - days * DAY_MS).toISOString();
-      // All at once, each within its own connector's timeout: one slow tool delays only itself.
-      const counted = await Promise.all(
-        connections.map(async (c) => {
-          try {
-            const { count, detail } = countOf(
-              await deps.call(c.name, RESOLVED_COUNT, { since, until }),
-            );
-            return { name: c.name, kind: c.kind, count, error: null, detail };
-          } catch (err) {
-            return { name: c.name, kind: c.kind, count: null, error: messageOf(err), detail: null };
-          }
-        }),
-      );
-      const total = counted.reduce((sum, c) => sum + (c.count ?? 0), 0);
-      await writer.transact(() =>
-        ledger.append({
-          type: LOOKBACK_REPORTED,
-          actor: actor.name,
-          data: {
-            days,
-            since,
-            until,
-            total,
-            connections: counted,
-            ...(actor.via !== undefined && { via: actor.via }),
-          },
-        }),
-      );
-      const report = last();
-      if (report === null) throw new Error('the lookback report was not projected');
+    /** One count at a time: a second run while one is under way gets its report, so two
+     * admins never double the calls to every vendor (whose limits are per account). */
+    run(days: number, actor: Actor): Promise<LookbackReport> {
+      if (inFlight !== null && inFlight.days === days) return inFlight.report;
+      const report = count(days, actor).finally(() => {
+        inFlight = null;
+      });
+      inFlight = { days, report };
       return report;
     },
   };
+
+  async function count(days: number, actor: Actor): Promise<LookbackReport> {
+    const connections = requireHistory();
+    const now = clock.now();
+    const until = new Date(now).toISOString();
+    const since = new Date(now - days * DAY_MS).toISOString();
+    // All at once, each within its own connector's timeout: one slow tool delays only itself.
+    const counted = await Promise.all(
+      connections.map(async (c) => {
+        try {
+          const { count, detail } = countOf(
+            await deps.call(c.name, RESOLVED_COUNT, { since, until }),
+          );
+          return { name: c.name, kind: c.kind, count, error: null, detail };
+        } catch (err) {
+          return { name: c.name, kind: c.kind, count: null, error: messageOf(err), detail: null };
+        }
+      }),
+    );
+    const total = counted.reduce((sum, c) => sum + (c.count ?? 0), 0);
+    await writer.transact(() =>
+      ledger.append({
+        type: LOOKBACK_REPORTED,
+        actor: actor.name,
+        data: {
+          days,
+          since,
+          until,
+          total,
+          connections: counted,
+          ...(actor.via !== undefined && { via: actor.via }),
+        },
+      }),
+    );
+    const report = last();
+    if (report === null) throw new Error('the lookback report was not projected');
+    return report;
+  }
 }
 export type LookbackService = ReturnType<typeof createLookbackService>;

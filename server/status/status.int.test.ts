@@ -261,6 +261,7 @@ describe('GET /v1/status, /v1/doctor, /metrics, /v1/openapi.json', () => {
         'Core/Investigations',
         'Core/Alert intake',
         'Connections/health',
+        'Diagnosis/ML artefacts',
         'Core/What-changed snapshots',
         'Approvals/escalation',
         'Models/placement',

@@ -6,8 +6,9 @@
 // A link from → to means `from` drives `to` `lag` steps later. Any failure (no answer within
 // SVC_CAUSAL_TIMEOUT_S, a refused token, an answer of another shape) is a reason the study
 // shows, and it falls back to its own lagged correlation. The token is never logged or shown.
+import { networkErrorText, readBodyLimited } from '../connectors/index.js';
 import type { Secret } from '../shared/secret.js';
-import type { Relation, Series } from './study.figures.js';
+import { MAX_RELATIONS, type Relation, type Series } from './study.figures.js';
 
 export interface CausalSettings {
   readonly url: string;
@@ -28,6 +29,18 @@ const round2 = (n: number): number => Math.round(n * 100) / 100;
 /** The series' name as sent: `<service>/<reading>`. */
 export const seriesName = (s: Pick<Series, 'service' | 'reading'>): string =>
   `${s.service}/${s.reading}`;
+
+/** The most an answer may be: links between at most a few hundred series. */
+export const CAUSAL_ANSWER_MAX_BYTES = 8 * 1024 * 1024;
+
+function hasCredentials(url: string): boolean {
+  try {
+    const u = new URL(url);
+    return u.username !== '' || u.password !== '';
+  } catch {
+    return false;
+  }
+}
 
 /** Where the URL points, without credentials or query, for a reason shown to a person. */
 function shown(url: string): string {
@@ -58,9 +71,17 @@ export async function discoverLinks(
     step_s: stepS,
     tau: settings.tau,
   };
+  // fetch refuses a URL with user:password@ and names the whole URL in its error, which is
+  // shown to viewers and kept in the ledger: the token variable is the way to authenticate.
+  if (hasCredentials(settings.url))
+    return {
+      ok: false,
+      why: `SVC_CAUSAL_URL carries a user name or password, which is never sent: set SVC_CAUSAL_TOKEN (or SVC_CAUSAL_TOKEN_FILE) instead`,
+    };
   let res: Response;
   try {
     res = await fetch(settings.url, {
+      redirect: 'error',
       method: 'POST',
       headers: {
         'content-type': 'application/json',
@@ -75,7 +96,7 @@ export async function discoverLinks(
       ok: false,
       why: timedOut
         ? `the causal discovery service at ${where} did not answer within ${String(settings.timeoutS)} s (SVC_CAUSAL_TIMEOUT_S)`
-        : `the causal discovery service at ${where} could not be reached: ${err instanceof Error ? err.message : String(err)}`,
+        : `the causal discovery service at ${where} could not be reached: ${networkErrorText(err)}`,
     };
   }
   if (res.status === 401 || res.status === 403) {
@@ -94,9 +115,12 @@ export async function discoverLinks(
   }
   let answer: unknown;
   try {
-    answer = await res.json();
-  } catch {
-    return { ok: false, why: `the causal discovery service at ${where} answered no JSON` };
+    answer = JSON.parse(await readBodyLimited(res, CAUSAL_ANSWER_MAX_BYTES, 'the answer'));
+  } catch (err) {
+    return {
+      ok: false,
+      why: `the causal discovery service at ${where} answered no usable JSON: ${(err as Error).message}`,
+    };
   }
   const links = asRecord(answer)?.['links'];
   if (!Array.isArray(links))
@@ -106,11 +130,14 @@ export async function discoverLinks(
     const l = asRecord(raw);
     const from = byName.get(String(l?.['from']));
     const to = byName.get(String(l?.['to']));
-    const lag = Number(l?.['lag']);
-    const strength = Number(l?.['strength']);
+    const lag = l?.['lag'];
+    const strength = l?.['strength'];
     if (from === undefined || to === undefined || from.service === to.service) continue;
-    if (!Number.isInteger(lag) || lag < 0 || !Number.isFinite(strength)) continue;
-    const s = round2(Math.min(1, Math.abs(strength)));
+    // Only what was asked for: a whole lag of 0 to tau steps, a strength of 0 to 1.
+    if (typeof lag !== 'number' || !Number.isInteger(lag) || lag < 0 || lag > settings.tau)
+      continue;
+    if (typeof strength !== 'number' || !(strength >= 0 && strength <= 1)) continue;
+    const s = round2(strength);
     const relation: Relation = {
       from: to.service,
       to: from.service,
@@ -126,8 +153,8 @@ export async function discoverLinks(
   }
   return {
     ok: true,
-    relations: [...best.values()].sort(
-      (a, b) => b.score - a.score || a.from.localeCompare(b.from) || a.to.localeCompare(b.to),
-    ),
+    relations: [...best.values()]
+      .sort((a, b) => b.score - a.score || a.from.localeCompare(b.from) || a.to.localeCompare(b.to))
+      .slice(0, MAX_RELATIONS),
   };
 }

@@ -110,7 +110,9 @@ export function laggedCorrelation(
 ): Lagged | null {
   const n = Math.min(a.length, b.length);
   let best: Lagged | null = null;
-  for (let abs = 0; abs <= tau; abs++) {
+  // A lag past n - MIN_PAIRS leaves too few pairs: a large SVC_CAUSAL_TAU costs nothing more.
+  const most = Math.min(tau, n - MIN_PAIRS);
+  for (let abs = 0; abs <= most; abs++) {
     for (const lag of abs === 0 ? [0] : [abs, -abs]) {
       const span = n - Math.abs(lag);
       if (span < MIN_PAIRS) continue;
@@ -160,8 +162,25 @@ const pairKey = (a: string, b: string): string => (a < b ? `${a}\u0000${b}` : `$
  * lowered by a fifth when there is no order (moving together says less than leading).
  */
 export function correlate(series: readonly Series[], tau: number): Relation[] {
+  const steps = correlateSteps(series, tau);
+  for (let step = steps.next(); ; step = steps.next()) if (step.done === true) return step.value;
+}
+
+/** Most relations one study keeps (the strongest): the ledger event stays small. */
+export const MAX_RELATIONS = 500;
+
+/**
+ * `correlate` one reading at a time: it yields after each reading's pairs, so a caller on the
+ * event loop can let other work run (and stop) between them; the relations come back at the
+ * end, the strongest MAX_RELATIONS of them.
+ */
+export function* correlateSteps(
+  series: readonly Series[],
+  tau: number,
+): Generator<void, Relation[], void> {
   const best = new Map<string, Relation>();
   for (let i = 0; i < series.length; i++) {
+    if (i > 0) yield;
     for (let j = i + 1; j < series.length; j++) {
       const a = series[i];
       const b = series[j];
@@ -189,9 +208,9 @@ export function correlate(series: readonly Series[], tau: number): Relation[] {
       if (before === undefined || relation.score > before.score) best.set(key, relation);
     }
   }
-  return [...best.values()].sort(
-    (x, y) => y.score - x.score || x.from.localeCompare(y.from) || x.to.localeCompare(y.to),
-  );
+  return [...best.values()]
+    .sort((x, y) => y.score - x.score || x.from.localeCompare(y.from) || x.to.localeCompare(y.to))
+    .slice(0, MAX_RELATIONS);
 }
 
 /**

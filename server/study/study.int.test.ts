@@ -40,6 +40,11 @@ async function causalStandIn(): Promise<Causal> {
             { from: 'app/memory', to: 'postgresql/cpu', lag: 1, strength: 0.9 },
             { from: 'app/cpu', to: 'app/memory', lag: 0, strength: 0.99 },
             { from: 'nobody/cpu', to: 'app/cpu', lag: 1, strength: 1 },
+            // Beyond what was asked (tau 3), a lag that is no number, a strength past 1:
+            // each left out, though each would outrank the link above.
+            { from: 'app/cpu', to: 'postgresql/cpu', lag: 99, strength: 1 },
+            { from: 'postgresql/cpu', to: 'app/memory', lag: null, strength: 1 },
+            { from: 'postgresql/cpu', to: 'app/cpu', lag: 1, strength: 7 },
           ],
         }),
       );
@@ -83,6 +88,7 @@ interface View {
   } | null;
   last: {
     service: string;
+    study_id: string;
     complete: boolean;
     baseline: { reading: string; n: number; min: number; max: number; p5: number; p95: number }[];
     obstacles: { what: string; reason: string; fix: string }[];
@@ -164,6 +170,8 @@ describe('a study of the estate', () => {
     [{ minutes: 121 }],
     [{ minutes: 1.5 }],
     [{ minutes: '15' }],
+    [{ minutes: true }],
+    [{ minutes: null }],
     [{ minutes: 5, extra: true }],
   ])(
     'POST /v1/study %j is a 400 naming minutes (or the unknown field), and starts nothing',
@@ -280,11 +288,32 @@ describe('a study of the estate', () => {
     expect(v.study?.status).toBe('stopped');
     const app = v.last.find((l) => l.service === 'app');
     expect(app?.complete).toBe(false);
-    // Services it never reached keep their baseline and say they are incomplete.
-    expect(v.last.find((l) => l.service === 'web')?.complete).toBe(false);
+    // Services it never reached keep what the study before learned of them.
+    const web = v.last.find((l) => l.service === 'web');
+    expect(web?.complete).toBe(true);
+    expect(web?.study_id).not.toBe(v.study?.study_id);
     const stopped = await events('study.stopped');
     expect(stopped).toHaveLength(1);
     expect(stopped[0]?.actor).toBe('admin-token');
+  }, 60_000);
+
+  it('stopped in the baseline step, it writes nothing over the last study', async () => {
+    const before = await view();
+    const relationsBefore = await events('study.relations');
+    const doneBefore = await events('study.service_done');
+    prom.delayMs = 300;
+    expect((await call('POST', '/v1/study', { minutes: 5 })).status).toBe(202);
+    await until('the baseline step', async () =>
+      (await view()).running?.step === 'baseline' ? true : undefined,
+    );
+    expect((await call('POST', '/v1/study/stop', {})).status).toBe(200);
+    await ended();
+    prom.delayMs = 0;
+    const v = await view();
+    expect(v.study?.status).toBe('stopped');
+    expect(v.last).toEqual(before.last);
+    expect(await events('study.relations')).toHaveLength(relationsBefore.length);
+    expect(await events('study.service_done')).toHaveLength(doneBefore.length);
   }, 60_000);
 
   it('the deadline ends it before the next cause too', async () => {

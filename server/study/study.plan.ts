@@ -1,6 +1,7 @@
 // What a study reads for a service, worked out without reading anything: the key readings
 // (PromQL range queries), the causes the packs know (each with the checks it rests on), and
 // how an unreadable check becomes an obstacle with a fix the operator can act on.
+import { globMatches } from '../investigate/index.js';
 import type { Pack } from '../packs/index.js';
 
 export interface Reading {
@@ -54,16 +55,6 @@ function mayApply(pack: Pack, service: string, kind: string | null): boolean {
       m.services === undefined ||
       m.services.some((g) => globMatches(g, service) || (kind !== null && globMatches(g, kind))),
   );
-}
-
-function globMatches(glob: string, name: string): boolean {
-  const re = new RegExp(
-    `^${glob
-      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-      .replace(/\*/g, '.*')
-      .replace(/\?/g, '.')}$`,
-  );
-  return re.test(name);
 }
 
 /** The causes the packs know for a service, by id, with every check they rest on. */

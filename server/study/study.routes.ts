@@ -37,12 +37,12 @@ export const studyRoutes: FastifyPluginAsyncTypebox<{
         response: { 202: StudyStart, ...errorResponses, 409: ErrorBody },
       },
       onRequest: [app.requireRole('admin'), operating],
-      // Bodies are coerced to their types for query strings' sake; "15" is no integer here.
       preValidation: async (req) => {
         // No body at all is every default.
         req.body ??= {};
         const raw = req.body as Record<string, unknown>;
-        if (typeof raw['minutes'] === 'string')
+        // Only a JSON number: the validator would read "15" as 15 and true as 1.
+        if (raw['minutes'] !== undefined && typeof raw['minutes'] !== 'number')
           throw new InvalidInputError('invalid_input', 'minutes must be an integer from 1 to 120', {
             field: 'minutes',
           });

@@ -19,7 +19,7 @@ import {
   STUDY_STOPPED,
   type StudyEvents,
 } from './study.events.js';
-import { align, baselineOf, correlate, type Relation, type Series } from './study.figures.js';
+import { align, baselineOf, correlateSteps, type Relation, type Series } from './study.figures.js';
 import {
   causesOf,
   obstacleOf,
@@ -186,6 +186,15 @@ export function createStudyService(deps: Deps) {
   ): Promise<{ method: Relation['method']; note: string | null; relations: Relation[] }> {
     // Flat readings say nothing about moving together; the causal service gets the rest.
     const series = learned.flatMap((l) => l.series);
+    // On the event loop, one reading's pairs at a time: a large estate never stalls intake
+    // or the API while the study correlates.
+    const correlated = async (): Promise<Relation[]> => {
+      const steps = correlateSteps(series, deps.tau);
+      for (let step = steps.next(); ; step = steps.next()) {
+        if (step.done === true) return step.value;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+    };
     // Fewer than two services with readings relate nothing: the causal service is not asked.
     const related = new Set(series.map((x) => x.service)).size >= 2;
     if (deps.causal !== null && related) {
@@ -195,10 +204,10 @@ export function createStudyService(deps: Deps) {
       return {
         method: 'lagged_correlation',
         note: `${answer.why}; lagged correlation used instead`,
-        relations: correlate(series, deps.tau),
+        relations: await correlated(),
       };
     }
-    return { method: 'lagged_correlation', note: null, relations: correlate(series, deps.tau) };
+    return { method: 'lagged_correlation', note: null, relations: await correlated() };
   }
 
   /** Reads the service's causes, one at a time, until the study must end. */
@@ -279,9 +288,16 @@ export function createStudyService(deps: Deps) {
     r.of = learned.reduce((n, l) => n + l.plans.length, 0);
     r.step = 'baseline';
     for (const l of learned) {
-      if (r.stop !== null || r.closing) break;
+      if (ending(r)) break;
       r.service = l.service.name;
       await readBaseline(l, w);
+    }
+    // Cut short in the baseline step (stop, deadline, closing): relations over part of the
+    // estate would replace the last study's whole set, and services not reached would lose
+    // what the last study learned of them. Nothing is written; each keeps its own.
+    if (ending(r)) {
+      await end(r, 'deadline');
+      return;
     }
     r.step = 'relations';
     r.service = null;
@@ -309,8 +325,12 @@ export function createStudyService(deps: Deps) {
       await serviceDone(r, l, w, complete);
       if (!complete) break;
     }
-    // Services the study did not reach keep their baseline and obstacles, marked incomplete.
-    for (const l of learned.slice(i + 1)) await serviceDone(r, l, w, false);
+    // Services the study did not reach keep what the last study learned of them.
+    await end(r, i >= learned.length ? 'done' : 'deadline');
+  }
+
+  /** The study's last event: stopped by whom, or finished (done, or its deadline). */
+  async function end(r: Running, why: 'done' | 'deadline'): Promise<void> {
     if (r.closing) return;
     if (r.stop !== null)
       await append({
@@ -324,13 +344,14 @@ export function createStudyService(deps: Deps) {
         type: STUDY_FINISHED,
         actor: 'system',
         trace_id: r.study_id,
-        data: { study_id: r.study_id, why: i >= learned.length ? 'done' : 'deadline' },
+        data: { study_id: r.study_id, why },
       });
   }
 
   function view(): StudyView {
     const latest = store.latest();
     const relations = store.relations();
+    const known = new Set(deps.services().map((s) => s.name));
     return {
       running:
         running === null
@@ -360,19 +381,23 @@ export function createStudyService(deps: Deps) {
               relations_method: latest.relations_method,
               relations_note: latest.relations_note,
             },
-      last: store.services().map((s) => ({
-        service: s.service,
-        study_id: s.study_id,
-        at: s.at,
-        complete: s.complete,
-        window: s.window,
-        baseline: [...s.baseline],
-        obstacles: [...s.obstacles],
-        relations: relations
-          .filter((x) => x.from === s.service || x.to === s.service)
-          .map(({ study_id: _id, at: _at, step_s: _step, ...x }) => x),
-        causes: [...s.causes],
-      })),
+      // Services the estate no longer has are not shown; their rows stay in the ledger.
+      last: store
+        .services()
+        .filter((s) => known.has(s.service))
+        .map((s) => ({
+          service: s.service,
+          study_id: s.study_id,
+          at: s.at,
+          complete: s.complete,
+          window: s.window,
+          baseline: [...s.baseline],
+          obstacles: [...s.obstacles],
+          relations: relations
+            .filter((x) => x.from === s.service || x.to === s.service)
+            .map(({ study_id: _id, at: _at, step_s: _step, ...x }) => x),
+          causes: [...s.causes],
+        })),
     };
   }
 
