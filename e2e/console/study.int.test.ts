@@ -84,9 +84,11 @@ describe('the Study page', () => {
       .getByLabel('last study')
       .filter({ hasText: /^■ stopped/ })
       .waitFor();
-    expect(await page.getByLabel('study of web').textContent()).toContain(
+    expect(await page.getByLabel('study of app').textContent()).toContain(
       'not every cause was read',
     );
+    // Services it never reached are not written over (here: nothing learned of them yet).
+    expect(await page.getByLabel('study of web').count()).toBe(0);
     prom.delayMs = 0;
   }, 60_000);
 

@@ -144,7 +144,7 @@ function ServiceCard({ s }: { s: ServiceStudied }) {
       </h3>
       <p className="muted">
         Readings of <Time iso={s.window.from} /> to <Time iso={s.window.to} />, every{' '}
-        {s.window.step_s} s. A normal range is shown beside evidence only; it never changes a
+        {s.window.step_s} s. The normal range is for people to read here; it never changes a
         diagnosis.
       </p>
       <h4>Baseline</h4>
