@@ -518,6 +518,13 @@ export function scanHostKey(
 
 /** A new ed25519 key pair in OpenSSH format; the private half goes to a secret file only. */
 export function generateKeyPair(comment: string): { publicKey: string; privateKey: Secret } {
-  const pair = utils.generateKeyPairSync('ed25519', { comment });
-  return { publicKey: pair.public.trim(), privateKey: new Secret(pair.private) };
+  // ssh2 writes about one ed25519 key in 200 that its own parser then calls malformed: such
+  // a key would be handed out and never connect. Keep only a key that reads back.
+  for (let tries = 0; tries < 20; tries++) {
+    const pair = utils.generateKeyPairSync('ed25519', { comment });
+    const parsed = utils.parseKey(pair.private);
+    if (!(parsed instanceof Error) && !Array.isArray(parsed) && parsed.isPrivateKey())
+      return { publicKey: pair.public.trim(), privateKey: new Secret(pair.private) };
+  }
+  throw new Error('ssh2 made no ed25519 key it can read back in 20 tries');
 }
