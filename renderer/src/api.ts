@@ -1,5 +1,7 @@
 // The one typed client of the /v1 API. Every call carries the session token; an answer that
 // is not 2xx becomes an ApiError with the server's code, message and the field it names.
+// Each call tells connection.ts whether the service answered at all.
+import { reaching } from './connection.js';
 
 const SESSION_KEY = 'svc.session';
 
@@ -71,7 +73,7 @@ export async function request<T>(
   const token = session.get();
   if (token !== null) headers['authorization'] = `Bearer ${token}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(path, {
+  const res = await reaching(path, {
     method,
     headers,
     ...(body !== undefined && { body: JSON.stringify(body) }),
@@ -109,7 +111,7 @@ async function liveView(): Promise<Live> {
   if (token !== null) headers['authorization'] = `Bearer ${token}`;
   if (cached !== null) headers['if-none-match'] = cached.etag;
   // no-store: the browser's own cache would answer the revalidation itself, unseen.
-  const res = await fetch('/v1/live', { headers, cache: 'no-store' });
+  const res = await reaching('/v1/live', { headers, cache: 'no-store' });
   if (res.status === 304 && cached !== null) return cached.body;
   if (!res.ok) {
     if (res.status === 401 && token !== null) session.clear();
@@ -362,6 +364,8 @@ export interface Me {
   email?: string;
   handles?: Partial<Record<'slack' | 'mattermost' | 'teams' | 'phone', string>>;
   teams?: string[];
+  /** A session's: how it signed in (admin-token for the first owner's); null for the token. */
+  session?: { id: string; method?: string; expires_at: string } | null;
 }
 
 export type BrandingTheme = 'light' | 'dark' | 'system';

@@ -1,13 +1,16 @@
 // The frame: sign-in gate, top bar (instance, mode, live seq, halt), and the page of the path.
-import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, useSyncExternalStore } from 'react';
-import { api, ApiError, roleAtLeast, session, type Me } from './api.js';
-import { BrandingEffect, BrandMark } from './branding.js';
-import { HaltBanner, HaltButton } from './halt-button.js';
+import { api, ApiError, session } from './api.js';
+import { BrandingEffect } from './branding.js';
+import { connection } from './connection.js';
+import { HaltBanner } from './halt-button.js';
 import { LicenceBanner } from './licence-banner.js';
+import { liveStream } from './live-stream.js';
 import { Link } from './parts.js';
-import { keys, useLive } from './queries.js';
+import { keys } from './queries.js';
 import { navigate, useLocation } from './router.js';
+import { ConnectionBanner, TopBar, useReach } from './top-bar.js';
 import { AuditPage } from './pages/audit.js';
 import { ConnectionsPage } from './pages/connections.js';
 import { EpisodePage } from './pages/episode.js';
@@ -18,7 +21,6 @@ import { SignInPage } from './pages/sign-in.js';
 import { SettingsPage } from './pages/settings.js';
 import { WallPage } from './pages/wall.js';
 import { StatusPage } from './pages/status.js';
-import { approvalApi, approvalKeys, waitsFor } from './pages/approvals-queries.js';
 
 // The estate graph (React Flow, dagre) loads only when its page is opened.
 const EstatePage = lazy(() => import('./pages/estate.js').then((m) => ({ default: m.EstatePage })));
@@ -88,33 +90,6 @@ const PAGES = [
   { path: '/settings', title: 'Settings' },
 ] as const;
 
-/**
- * " (2)" after Approvals: pending requests the signed-in person could approve now (not their
- * own, their role suffices, not yet approved by them). Refetched when the live seq moves.
- */
-function WaitingCount({ me }: { me: Me | undefined }) {
-  const responder = roleAtLeast(me?.role, 'responder');
-  const pending = useQuery({
-    queryKey: approvalKeys.pending,
-    queryFn: approvalApi.pending,
-    enabled: responder,
-    placeholderData: keepPreviousData,
-  });
-  if (!responder || pending.data === undefined) return null;
-  const n = pending.data.requests.filter((r) => waitsFor(r, me)).length;
-  const more = pending.data.total > pending.data.requests.length;
-  if (n === 0 && !more) return null;
-  const count = `${String(n)}${more ? '+' : ''}`;
-  return (
-    <span
-      className="nav-count"
-      title={`${count} pending request${n === 1 && !more ? '' : 's'} you could approve`}
-    >
-      {` (${count})`}
-    </span>
-  );
-}
-
 /** Go elsewhere once rendered, replacing this entry (an old address of a page). */
 function Redirect({ to }: { to: string }) {
   useEffect(() => {
@@ -129,69 +104,6 @@ function decoded(part: string): string {
   } catch {
     return part;
   }
-}
-
-function TopBar({ path }: { path: string }) {
-  const qc = useQueryClient();
-  const status = useQuery({ queryKey: keys.status, queryFn: api.status });
-  const me = useQuery({ queryKey: keys.me, queryFn: api.me });
-  const live = useLive(true);
-  return (
-    <header className="topbar">
-      <div className="brand">
-        <BrandMark />
-        {status.data && (
-          <span className="instance" title="instance name and mode">
-            {status.data.instance} ·{' '}
-            <span className={`mode mode-${status.data.mode}`}>{status.data.mode}</span>
-          </span>
-        )}
-      </div>
-      <nav aria-label="pages">
-        {PAGES.map((p) => (
-          <span key={p.path} className={path.startsWith(p.path) ? 'current' : undefined}>
-            <Link to={p.path}>
-              {p.title}
-              {p.path === '/approvals' && <WaitingCount me={me.data} />}
-            </Link>
-          </span>
-        ))}
-      </nav>
-      <div className="right">
-        <span className="seq" title="the ledger's last seq; pages refresh when it moves">
-          {live.error instanceof ApiError && live.error.status === 503
-            ? '● not operating yet'
-            : live.isError
-              ? '● disconnected'
-              : `● seq ${live.data?.seq.toLocaleString('en') ?? '…'}`}
-        </span>
-        {me.data && (
-          <span className="me">
-            <Link to="/me">
-              {me.data.name} ({me.data.role})
-            </Link>
-          </span>
-        )}
-        <HaltButton role={me.data?.role} />
-        <button
-          type="button"
-          className="quiet"
-          onClick={() => {
-            void api
-              .logout()
-              .catch(() => undefined)
-              .finally(() => {
-                session.clear();
-                qc.clear();
-                navigate('/sign-in');
-              });
-          }}
-        >
-          Sign out
-        </button>
-      </div>
-    </header>
-  );
 }
 
 function SetupBanner() {
@@ -369,14 +281,35 @@ export function App() {
         <SignInPage />
       </>
     );
+  return <Frame path={path} role={me.data?.role} />;
+}
+
+/**
+ * The signed-in frame. While the service cannot be reached the page stays as it was, dimmed
+ * and marked busy, its controls disabled by the fieldset (typed text kept); when it answers
+ * again everything is asked afresh.
+ */
+function Frame({ path, role }: { path: string; role: string | undefined }) {
+  const qc = useQueryClient();
+  const reach = useReach();
+  useEffect(() => connection.onBack(() => void qc.invalidateQueries()), [qc]);
+  // While the live stream is up the data is current without any call being made.
+  useEffect(() => liveStream.subscribe(connection.current), []);
   return (
     <div className="frame">
       <BrandingEffect />
-      <TopBar path={path} />
-      <SetupBanner />
-      <LicenceBanner path={path} />
-      <HaltBanner role={me.data?.role} />
-      <Page path={path} />
+      <TopBar path={path} pages={PAGES} />
+      <ConnectionBanner />
+      <fieldset
+        className={reach.reachable ? 'frame-body' : 'frame-body stale'}
+        disabled={!reach.reachable}
+        aria-busy={!reach.reachable || undefined}
+      >
+        <SetupBanner />
+        <LicenceBanner path={path} />
+        <HaltBanner role={role} />
+        <Page path={path} />
+      </fieldset>
     </div>
   );
 }

@@ -17,8 +17,20 @@ export function useAutonomy() {
   return useQuery({ queryKey: autonomyKey, queryFn: autonomyApi.get });
 }
 
-/** The halt form: the effect in words, a reason (required), Halt and Cancel. */
-export function HaltForm({ onDone, onCancel }: { onDone?: () => void; onCancel?: () => void }) {
+/**
+ * The halt form: the effect in words, a reason (required), Halt and Cancel. `focus`: the
+ * reason takes the focus when shown (the top bar's confirm, opened by a click; never a page
+ * that merely contains the form).
+ */
+export function HaltForm({
+  onDone,
+  onCancel,
+  focus = false,
+}: {
+  onDone?: () => void;
+  onCancel?: () => void;
+  focus?: boolean;
+}) {
   const qc = useQueryClient();
   const [reason, setReason] = useState('');
   const [error, setError] = useState<unknown>(null);
@@ -26,8 +38,8 @@ export function HaltForm({ onDone, onCancel }: { onDone?: () => void; onCancel?:
   const [missing, setMissing] = useState(false);
   const input = useRef<HTMLInputElement>(null);
   useEffect(() => {
-    input.current?.focus();
-  }, []);
+    if (focus) input.current?.focus();
+  }, [focus]);
   return (
     <form
       aria-label="Halt all actions"
@@ -187,11 +199,27 @@ export function HaltBanner({ role }: { role: string | undefined }) {
   );
 }
 
-/** The top bar's control: HALTED when halted; else Halt all actions (responders and up). */
-export function HaltButton({ role }: { role: string | undefined }) {
+/** Why the halt cannot be sent while the service does not answer. */
+const UNREACHABLE = 'Halting is not possible now: the service cannot be reached';
+
+/**
+ * The top bar's control: HALTED when halted; else Halt all actions (responders and up).
+ * While the service cannot be reached it is disabled with the reason, and a halt is shown
+ * as last known: neither may look like a live control.
+ */
+export function HaltButton({
+  role,
+  reachable = true,
+}: {
+  role: string | undefined;
+  reachable?: boolean;
+}) {
   const autonomy = useAutonomy();
   const [open, setOpen] = useState(false);
   const h = autonomy.data?.halted;
+  useEffect(() => {
+    if (!reachable) setOpen(false);
+  }, [reachable]);
   if (h !== null && h !== undefined)
     return (
       <span
@@ -200,7 +228,7 @@ export function HaltButton({ role }: { role: string | undefined }) {
         title={`halted by ${h.by} at ${h.at}: ${h.reason}`}
         style={{ fontWeight: 700 }}
       >
-        ■ HALTED
+        ■ HALTED{reachable ? '' : ' (last known)'}
       </span>
     );
   if (!roleAtLeast(role, 'responder')) return null;
@@ -210,10 +238,13 @@ export function HaltButton({ role }: { role: string | undefined }) {
         type="button"
         className="halt"
         aria-expanded={open}
+        disabled={!reachable}
         title={
-          autonomy.isError
-            ? 'The halt state could not be read; halting still works'
-            : 'Stop every action now'
+          !reachable
+            ? UNREACHABLE
+            : autonomy.isError
+              ? 'The halt state could not be read; halting still works'
+              : 'Stop every action now'
         }
         onClick={() => {
           setOpen(!open);
@@ -239,6 +270,7 @@ export function HaltButton({ role }: { role: string | undefined }) {
           }}
         >
           <HaltForm
+            focus
             onDone={() => {
               setOpen(false);
             }}

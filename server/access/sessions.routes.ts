@@ -48,6 +48,9 @@ export const MeBody = Type.Object({
   session: Type.Union([
     Type.Object({
       id: Type.String(),
+      // Added (issue 22): the admin token's session is the first owner's, named "owner" like
+      // a person could be; the console names it by how it signed in instead.
+      method: Type.String({ description: 'how the session signed in: admin-token, code, …' }),
       created_at: IsoTime,
       expires_at: IsoTime,
       idle_expires_at: IsoTime,

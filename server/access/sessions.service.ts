@@ -71,7 +71,7 @@ export interface Me {
   readonly kind: 'session' | 'admin-token';
   readonly session: Pick<
     SessionView,
-    'id' | 'created_at' | 'expires_at' | 'idle_expires_at'
+    'id' | 'method' | 'created_at' | 'expires_at' | 'idle_expires_at'
   > | null;
 }
 
@@ -241,6 +241,7 @@ export function createSessionsService({ store, ledger, writer, clock, log }: Dep
                 ? null
                 : {
                     id: s.id,
+                    method: s.method,
                     created_at: s.created_at,
                     expires_at: s.expires_at,
                     idle_expires_at: s.idle_expires_at,

@@ -55,6 +55,16 @@ export const ApprovalRequestBody = Type.Object(
     approver_role: Type.Union([Type.Literal('responder'), Type.Literal('admin')]),
     requested_by: Type.String(),
     requested_by_id: Type.String(),
+    requested_by_name: Type.Optional(
+      Nullable(
+        Type.String({
+          description: "the requesting person's name now; null when the requester is no person",
+        }),
+      ),
+    ),
+    requested_by_removed: Type.Optional(
+      Type.Boolean({ description: 'the requester was a person who has since been removed' }),
+    ),
     requested_at: Type.String(),
     expires_at: Type.String(),
     decisions: Type.Immutable(Type.Array(ApprovalDecisionEntry)),

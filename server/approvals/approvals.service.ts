@@ -167,7 +167,12 @@ function checkOpen(o: OpenApproval): void {
 
 export function createApprovalsService(deps: Deps) {
   const { store, ledger, writer, clock } = deps;
-  const { personById, identify, onBehalfOf, fallen } = approverRules(deps.people, deps.personById);
+  const { personById, identify, onBehalfOf, fallen, requester } = approverRules(
+    deps.people,
+    deps.personById,
+  );
+  /** A request as the API shows it: with the requester's name as it is now. */
+  const shown = (r: ApprovalRequest): ApprovalRequest => ({ ...r, ...requester(r) });
   const newId = deps.newId ?? newRequestId;
   const decided = new Map<ApprovalKind, ApprovalDecidedHandler[]>();
   /** Run inside the transaction that ends a request, so what it applies commits with it. */
@@ -375,7 +380,7 @@ export function createApprovalsService(deps: Deps) {
      */
     openIn: open,
     /** GET /v1/approvals/<id>: 404 when unknown. */
-    get: find,
+    get: (id: string): ApprovalRequest => shown(find(id)),
     /** The request, or null. */
     find: (id: string): ApprovalRequest | null => store.get(id),
     /** Every pending request, oldest first. */
@@ -404,6 +409,7 @@ export function createApprovalsService(deps: Deps) {
       );
       return {
         ...page,
+        requests: page.requests.map(shown),
         limit: p.limit,
         offset: p.offset,
         sort: `${descending ? '-' : ''}${field}`,
@@ -411,11 +417,11 @@ export function createApprovalsService(deps: Deps) {
     },
     /** POST /v1/approvals/<id>/approve. */
     approve(id: string, who: Approver, reason: string | null = null): Promise<ApprovalRequest> {
-      return writer.transact(() => decideIn(id, 'approve', who, reason));
+      return writer.transact(() => shown(decideIn(id, 'approve', who, reason)));
     },
     /** POST /v1/approvals/<id>/deny: one deny ends the request. */
     deny(id: string, who: Approver, reason: string): Promise<ApprovalRequest> {
-      return writer.transact(() => decideIn(id, 'deny', who, reason));
+      return writer.transact(() => shown(decideIn(id, 'deny', who, reason)));
     },
     /** POST /v1/approvals/<id>/withdraw: 404 when nothing is pending under that id. */
     withdraw(id: string, who: Approver, reason: string | null = null): Promise<ApprovalRequest> {
@@ -437,7 +443,7 @@ export function createApprovalsService(deps: Deps) {
         }
         const me = identify(who);
         closeIn(r, 'withdrawn', { name: me.name, id: me.id }, reason ?? `withdrawn by ${me.name}`);
-        return find(id);
+        return shown(find(id));
       });
     },
     /** GET /v1/approvals/link: what the link would do now; nothing is used. */
@@ -461,7 +467,7 @@ export function createApprovalsService(deps: Deps) {
               ? 'a person no longer here'
               : displayName(to),
         expires_at: c.payload.expires_at,
-        request,
+        request: shown(request),
       };
     },
     /**
@@ -511,7 +517,7 @@ export function createApprovalsService(deps: Deps) {
         const after = decideIn(request.request_id, decision, who, reason, {
           channel: channel ?? 'link',
         });
-        return { decision, by: who.actor.name, request: after };
+        return { decision, by: who.actor.name, request: shown(after) };
       });
     },
     /** Inside a writer job: withdraw a pending request (what it relied on changed). */

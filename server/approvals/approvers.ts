@@ -33,6 +33,9 @@ export interface ApproverPerson {
 /** Ids that are no person: they count as themselves. */
 const NOT_PEOPLE = /^(admin-token|system|lab-approver|channel:.*)$/;
 
+/** A person's id (people.service newUserId): what a requester given by id looks like. */
+const PERSON_ID = /^usr-[0-9a-f]+$/;
+
 /** How a person is named in the ledger and the decisions: their name, else their e-mail. */
 export const displayName = (p: Pick<ApproverPerson, 'name' | 'email'>): string =>
   p.name === '' ? p.email : p.name;
@@ -66,6 +69,21 @@ export function approverRules(
       if (person !== null) return { id, name: displayName(person), person };
       // A session that is no person is the first owner's, signed in with the admin token.
       return { id: 'admin-token', name: who.actor.name, person: null };
+    },
+    /**
+     * The requester as a person now: their current name (a rename shows), or removed. The
+     * person is the requester's id, else a person's id given as `by` with the admin token.
+     */
+    requester: (
+      r: Pick<ApprovalRequest, 'requested_by' | 'requested_by_id'>,
+    ): { requested_by_name: string | null; requested_by_removed: boolean } => {
+      const id = [r.requested_by_id, r.requested_by].find((x) => PERSON_ID.test(x));
+      if (id === undefined || (people === undefined && byId === undefined))
+        return { requested_by_name: null, requested_by_removed: false };
+      const p = personById(id);
+      return p === null
+        ? { requested_by_name: null, requested_by_removed: true }
+        : { requested_by_name: displayName(p), requested_by_removed: false };
     },
     /** The person `by` names, for the admin token: an existing, enabled person, else 400. */
     onBehalfOf: (by: string): ApproverPerson => {

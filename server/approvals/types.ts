@@ -55,6 +55,10 @@ export interface ApprovalRequest {
   readonly requested_by: string;
   /** the requester's id (a person's id, `admin-token`, `system`): never an approver */
   readonly requested_by_id: string;
+  /** added when read out: the requesting person's name now (null when no person) */
+  readonly requested_by_name?: string | null;
+  /** added when read out: the requester was a person who has since been removed */
+  readonly requested_by_removed?: boolean;
   readonly requested_at: string;
   readonly expires_at: string;
   readonly decisions: readonly ApprovalDecisionEntry[];

@@ -15,6 +15,7 @@ import {
   approvalApi,
   linkKey,
   quorumText,
+  requesterOf,
   RISK_GLYPH,
   type ApprovalRequest,
   type LinkPreview,
@@ -122,7 +123,7 @@ function RequestFacts({ r }: { r: ApprovalRequest }) {
         </dd>
         <dt>Requested</dt>
         <dd>
-          by {r.requested_by} <Time iso={r.requested_at} />
+          by {requesterOf(r)} <Time iso={r.requested_at} />
         </dd>
         <dt>Quorum</dt>
         <dd>

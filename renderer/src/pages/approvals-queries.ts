@@ -42,6 +42,10 @@ export interface ApprovalRequest {
   requested_by: string;
   /** the requester's id: names change, ids do not */
   requested_by_id?: string;
+  /** the requesting person's name now; null when the requester is no person */
+  requested_by_name?: string | null;
+  /** the requester was a person who has since been removed */
+  requested_by_removed?: boolean;
   requested_at: string;
   expires_at: string;
   decisions: ApprovalDecisionEntry[];
@@ -139,6 +143,19 @@ export function approverIdsOf(r: ApprovalRequest): string[] {
 export function quorumText(r: ApprovalRequest): string {
   const n = approverIdsOf(r).length;
   return `${String(n)} of ${String(r.quorum)} approval${r.quorum === 1 ? '' : 's'}`;
+}
+
+/**
+ * Who asked, as people know them: the person's name now; a removed person by the id that is
+ * all that is left of them; else the name recorded (system, the admin token's `by`).
+ */
+export function requesterOf(r: ApprovalRequest): string {
+  if (r.requested_by_name !== undefined && r.requested_by_name !== null) return r.requested_by_name;
+  if (r.requested_by_removed === true) {
+    const id = [r.requested_by_id, r.requested_by].find((x) => x?.startsWith('usr-') === true);
+    return `removed person ${id ?? r.requested_by}`;
+  }
+  return r.requested_by;
 }
 
 /** Whether the signed-in person asked for this request (the requester never approves it). */

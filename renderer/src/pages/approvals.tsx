@@ -15,6 +15,7 @@ import {
   approvalApi,
   approvalKeys,
   approversOf,
+  requesterOf,
   hasApproved,
   isMine,
   KINDS,
@@ -456,7 +457,7 @@ function RequestCard({
         <RiskBadge r={r} />
         <span className="muted">{r.kind.replace('_', ' ')}</span>
         <span>
-          requested by <strong>{r.requested_by}</strong> <Time iso={r.requested_at} />
+          requested by <strong>{requesterOf(r)}</strong> <Time iso={r.requested_at} />
         </span>
         <span>
           <Expiry r={r} now={now} />
