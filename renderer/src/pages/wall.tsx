@@ -48,10 +48,10 @@ export function WallPage() {
           </span>
         </p>
       )}
-      <p className={firing > 0 ? 'headline firing' : 'headline calm'}>
+      <h1 className={firing > 0 ? 'headline firing' : 'headline calm'}>
         {firing > 0 ? `▲ ${String(firing)} firing` : '✓ Nothing firing'}
         {running.length > firing && ` · ${String(running.length - firing)} quiet`}
-      </p>
+      </h1>
       <ul>
         {running.map((e) => (
           <li key={e.episode_id} className={`status-${e.status}`}>
