@@ -57,9 +57,18 @@ beforeAll(async () => {
   const port = await freePort();
   await server.app.listen({ port, host: '127.0.0.1' });
   url = `http://127.0.0.1:${String(port)}`;
-  // Something to show: two alerts, their episodes and the incident they make.
+  // Something to show: two alerts, their episodes and the incident they make; then alerts
+  // with the long names and labels real sources send, which is what pushes a phone sideways.
   const first = await postAlert(server, { name: 'HighLatency', service: 'payments' });
   await postAlert(server, { name: 'ErrorRate', service: 'payments-db' });
+  for (let i = 0; i < 12; i++) {
+    await postAlert(server, {
+      name: `KubernetesPodCrashLoopingBackOffRestartsExceeded${String(i)}`,
+      service: `checkout-frontend-eu-west-1-canary-${String(i)}`,
+      labels: { severity: ['critical', 'warning', 'info'][i % 3] ?? 'info', namespace: 'prod' },
+      summary: `Pod checkout-frontend-7f9c8d6b5-x${String(i)}qz9 restarted 14 times in the last 10 minutes (CrashLoopBackOff); container logs: java.lang.OutOfMemoryError`,
+    });
+  }
   const episode = episodeOf(first);
   if (episode === null) throw new Error(`the alert opened no episode: ${first.body}`);
   ids.episode = episode;
