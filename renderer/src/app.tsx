@@ -294,7 +294,13 @@ function Frame({ path, role }: { path: string; role: string | undefined }) {
   const reach = useReach();
   useEffect(() => connection.onBack(() => void qc.invalidateQueries()), [qc]);
   // While the live stream is up the data is current without any call being made.
-  useEffect(() => liveStream.subscribe(connection.current), []);
+  useEffect(
+    () =>
+      liveStream.subscribe(() => {
+        connection.current();
+      }),
+    [],
+  );
   return (
     <div className="frame">
       <BrandingEffect />
