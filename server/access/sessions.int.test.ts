@@ -162,6 +162,8 @@ describe('POST /v1/login with the admin token', () => {
       kind: 'session',
       session: {
         id: body.session['id'],
+        // How it signed in: the console names this session for the token, not as a person.
+        method: 'admin-token',
         created_at: '2026-03-01T09:00:00.000Z',
         expires_at: '2026-03-08T09:00:00.000Z',
         idle_expires_at: '2026-03-01T21:00:00.000Z',
