@@ -136,11 +136,14 @@ function PageNav({
             </Link>
           </span>
         ))}
-        {/* On a phone the account goes in the menu, so that the bar keeps two lines. */}
-        <span className="menu-account">
-          <MeLink me={me} />
-          <SignOut />
-        </span>
+        {/* On a phone the account goes in the menu, so that the bar keeps two lines; only
+            while open, so that the page holds one copy otherwise. */}
+        {open && (
+          <span className="menu-account">
+            <MeLink me={me} />
+            <SignOut />
+          </span>
+        )}
       </nav>
     </>
   );
