@@ -77,6 +77,22 @@ export async function signInWithAdminToken(page: Page, url: string, token: strin
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
+/**
+ * A new page of `browser` at 1440×900, signed in with the admin token and on Live. `bypassCSP`
+ * lets a test inject a script of its own (axe-core) past the console's CSP.
+ */
+export async function onLiveSignedIn(
+  browser: Browser,
+  url: string,
+  token: string,
+  options: { bypassCSP?: boolean } = {},
+): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, ...options });
+  await signInWithAdminToken(page, `${url}/live`, token);
+  await page.getByRole('heading', { name: /Live/, level: 1 }).waitFor();
+  return page;
+}
+
 /** The page's width at a 390 px phone screen (the viewport comes back after): at most 390 means
  * nothing scrolls sideways. */
 export async function widthAtPhone(page: Page): Promise<number> {

@@ -15,7 +15,7 @@ import {
   postAlert,
   type TestServer,
 } from '../../server/testing/test-server.js';
-import { launch, signInWithAdminToken } from './browser.js';
+import { launch, onLiveSignedIn } from './browser.js';
 
 requireBundle();
 
@@ -78,9 +78,7 @@ beforeAll(async () => {
   ids.incident = incident.incident_id;
   browser = await launch();
   // The console's CSP refuses inline scripts, axe's included: the test's own page lets it in.
-  page = await browser.newPage({ viewport: { width: 1440, height: 900 }, bypassCSP: true });
-  await signInWithAdminToken(page, `${url}/live`, ADMIN_TOKEN);
-  await page.getByRole('heading', { name: /Live/, level: 1 }).waitFor();
+  page = await onLiveSignedIn(browser, url, ADMIN_TOKEN, { bypassCSP: true });
 }, 60_000);
 
 afterAll(async () => {

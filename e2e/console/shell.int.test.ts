@@ -14,7 +14,7 @@ import {
   personOn,
   type TestServer,
 } from '../../server/testing/test-server.js';
-import { launch, shoot, signInWithAdminToken } from './browser.js';
+import { launch, onLiveSignedIn, shoot } from './browser.js';
 
 requireBundle();
 
@@ -34,9 +34,7 @@ beforeAll(async () => {
   await listen(server);
   url = `http://127.0.0.1:${String(port)}`;
   browser = await launch();
-  page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-  await signInWithAdminToken(page, `${url}/live`, ADMIN_TOKEN);
-  await page.getByRole('heading', { name: /Live/, level: 1 }).waitFor();
+  page = await onLiveSignedIn(browser, url, ADMIN_TOKEN);
 }, 60_000);
 
 afterAll(async () => {
