@@ -57,6 +57,8 @@ export interface RunningEpisode {
   status: string;
   step: string;
   t_open: string;
+  severity: string;
+  incident_id: string | null;
 }
 
 function record(r: Row) {

@@ -68,6 +68,16 @@ export function createIntakeStore(db: Database) {
        SELECT json_extract(value, '$.source'), json_extract(value, '$.fingerprint') FROM json_each(?))
      ORDER BY first_seq`,
   );
+  // For the live view (a port wired by the composition root): the worst of some signals'
+  // severities, in the order of signal.ts's Severity.
+  const worstOf = db.prepare<[string], { severity: string }>(
+    `SELECT severity FROM signals
+     WHERE (source, fingerprint) IN (
+       SELECT json_extract(value, '$.source'), json_extract(value, '$.fingerprint') FROM json_each(?))
+     ORDER BY CASE severity
+       WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'warning' THEN 2 WHEN 'info' THEN 3 ELSE 4 END
+     LIMIT 1`,
+  );
   const counts = db.prepare<[], { status: string; n: number }>(
     `SELECT status, count(*) AS n FROM signals GROUP BY status`,
   );
@@ -106,6 +116,9 @@ export function createIntakeStore(db: Database) {
       byKeys
         .all(JSON.stringify(keys))
         .map((r) => ({ ...r, labels: JSON.parse(r.labels) as Record<string, string> })),
+    /** The worst severity of these signals (critical first); null when none is stored. */
+    worstSeverity: (keys: readonly { source: string; fingerprint: string }[]): string | null =>
+      keys.length === 0 ? null : (worstOf.get(JSON.stringify(keys))?.severity ?? null),
     /** Every signal firing now (inhibition reads it only when the policy has rules). */
     *firing(): Generator<FiringSignalRow> {
       for (const r of firing.iterate()) {
