@@ -209,6 +209,9 @@ export interface RunningEpisode {
   status: string;
   step: string;
   t_open: string;
+  /** The worst severity of its signals (critical, high, warning, info, unknown). */
+  severity: string;
+  incident_id: string | null;
 }
 
 export interface Live {
