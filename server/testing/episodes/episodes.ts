@@ -33,6 +33,8 @@ export interface SeedEpisode {
     /** a promoted learned pattern it repeats */
     readonly pattern?: string;
   };
+  /** appends the episode's investigation (after it opens, before its alerts end) */
+  readonly during?: (episodeId: string) => void;
 }
 
 interface Deps {
@@ -119,6 +121,7 @@ export function seedEpisodes(
           trace_id: id,
         });
       }
+      s.during?.(id);
       if (s.restore_s !== undefined) {
         clock.set(new Date(Date.parse(s.t_open) + s.restore_s * 1000).toISOString());
         for (let i = 0; i < alerts.length; i++) {
