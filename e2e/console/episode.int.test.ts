@@ -161,13 +161,12 @@ describe('the episode page', () => {
     const row = page.getByRole('list', { name: 'timeline' }).locator(`[data-seq="${String(seq)}"]`);
     await row.waitFor();
     await expect.poll(() => row.getAttribute('aria-current')).toBe('true');
+    // In the viewport: the box is relative to it.
     await expect
-      .poll(() =>
-        row.evaluate((el) => {
-          const r = el.getBoundingClientRect();
-          return r.top >= 0 && r.bottom <= window.innerHeight;
-        }),
-      )
+      .poll(async () => {
+        const box = await row.boundingBox();
+        return box !== null && box.y >= 0 && box.y + box.height <= 500;
+      })
       .toBe(true);
     expect(
       await page.getByRole('list', { name: 'timeline' }).locator('[aria-current="true"]').count(),
@@ -197,12 +196,10 @@ describe('the episode page', () => {
     expect(
       await filters.getByRole('button', { name: /^Findings/ }).getAttribute('aria-pressed'),
     ).toBe('true');
-    const seqs = async (): Promise<number[]> =>
-      (
-        await timeline
-          .locator('[data-seq]')
-          .evaluateAll((els) => els.map((e) => e.getAttribute('data-seq')))
-      ).map(Number);
+    const seqs = async (): Promise<number[]> => {
+      const rows = await timeline.locator('[data-seq]').all();
+      return Promise.all(rows.map(async (r) => Number(await r.getAttribute('data-seq'))));
+    };
     const oldest = await seqs();
     expect(oldest).toEqual([...oldest].sort((a, b) => a - b));
     await page.getByRole('button', { name: /newest first/i }).click();

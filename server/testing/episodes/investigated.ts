@@ -146,6 +146,12 @@ export function seedInvestigatedEpisode(deps: Deps, open: string): InvestigatedE
         next: 'none',
       },
     });
+    // Finished, or the service would take the investigation up again when it starts.
+    append({
+      ...trace,
+      type: 'investigation.finished',
+      data: { episode_id: id, decision: 'cleared', outcome: 'cleared', result: 'cleared' },
+    });
   };
   const [ids] = seedEpisodes({ ledger, writer, clock }, [
     {
