@@ -104,7 +104,8 @@ describe('the episode page', () => {
       /^\/connections/,
     );
     expect(await file.locator('time').count()).toBe(1);
-    // Above the diagnosis and the timeline: the first thing read after the header.
+    // Above the diagnosis and the timeline (loaded on demand): read first after the header.
+    await page.getByRole('list', { name: 'hypotheses' }).waitFor();
     expect(await before('[aria-label="What changed"]', '[aria-label="hypotheses"]')).toBe(true);
     await shoot(page, '150-episode-detail');
     expect(await widthAtPhone(page)).toBeLessThanOrEqual(390);
@@ -133,7 +134,7 @@ describe('the episode page', () => {
       expect(await row.getByRole('link', { name: `#${String(t.seq)}` }).getAttribute('href')).toBe(
         `/episodes/${seeded.episodeId}?seq=${String(t.seq)}`,
       );
-      expect(await row.getByRole('link', { name: 'audit' }).getAttribute('href')).toBe(
+      expect(await row.getByRole('link', { name: 'ledger' }).getAttribute('href')).toBe(
         `/audit?seq=${String(t.seq)}`,
       );
     }

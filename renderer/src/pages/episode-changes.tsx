@@ -82,7 +82,7 @@ export function Changes({ episode }: { episode: Episode }) {
                         {c.source}
                       </Link>
                     ) : (
-                      <Link to={`/audit?seq=${String(c.seq)}`}>audit seq {c.seq}</Link>
+                      <Link to={`/audit?seq=${String(c.seq)}`}>ledger seq {c.seq}</Link>
                     )}
                   </td>
                 </tr>

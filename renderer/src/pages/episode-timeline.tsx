@@ -59,8 +59,9 @@ function TimelineRow({
           </span>
         ))}
         {' · '}
+        {/* "ledger", not "audit": the navigation's Audit link keeps a name of its own. */}
         <Link to={`/audit?seq=${seq}`} className="tl-audit">
-          audit
+          ledger
         </Link>
       </span>
     </li>
@@ -164,7 +165,7 @@ export function Timeline({ episode }: { episode: Episode }) {
         <p className="muted">
           Showing the first {episode.timeline.length} events; the rest are in the{' '}
           <Link to={`/audit?query=${encodeURIComponent(`trace:${episode.episode_id}`)}`}>
-            audit log
+            ledger
           </Link>
           .
         </p>
