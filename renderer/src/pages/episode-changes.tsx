@@ -78,9 +78,7 @@ export function Changes({ episode }: { episode: Episode }) {
                   </td>
                   <td data-label="Source">
                     {c.kind === 'snapshot' ? (
-                      <Link to={`/connections#connection-${encodeURIComponent(c.source)}`}>
-                        {c.source}
-                      </Link>
+                      <Link to="/connections">{c.source}</Link>
                     ) : (
                       <Link to={`/audit?seq=${String(c.seq)}`}>ledger seq {c.seq}</Link>
                     )}
