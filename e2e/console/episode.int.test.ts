@@ -14,6 +14,7 @@ import {
 import { buildTestServer } from '../../server/testing/test-server.js';
 import { type Proc } from '../lab/processes.js';
 import {
+  callAs,
   shoot,
   signInWithAdminToken,
   startConsole,
@@ -34,22 +35,8 @@ interface Timeline {
   timeline: { seq: number; type: string; data: Record<string, unknown> }[];
 }
 
-async function http<T>(
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; body: T }> {
-  const res = await fetch(`${svc.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${svc.adminToken}`,
-      ...(body !== undefined && { 'content-type': 'application/json' }),
-    },
-    ...(body !== undefined && { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text === '' ? {} : JSON.parse(text)) as T };
-}
+const http = <T>(method: string, path: string, body?: unknown) =>
+  callAs<T>(svc.url, svc.adminToken, method, path, body);
 
 beforeAll(async () => {
   bench = await startConsole(

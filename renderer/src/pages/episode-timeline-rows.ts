@@ -128,7 +128,8 @@ function summaryOf(e: TimelineEvent, d: Record<string, unknown>): string {
     }
     case 'check.ran':
       return finding['readable'] === false
-        ? `⚠ could not read ${text(finding['check'])}: ${text(finding['says'])}`
+        ? // The engine's own line already begins "could not read: <why>" (run-checks.ts).
+          `⚠ ${text(finding['check'])}: ${text(finding['says'])}`
         : `${text(finding['says'])} (${text(finding['check'])} via ${text(finding['connector'])})`;
     case 'decision.made':
       return `decided ${words(text(d['decision']))}${text(d['why']) ? ` — ${text(d['why'])}` : ''}`;
