@@ -34,6 +34,21 @@ export interface FiringSignalRow {
   readonly labels: Readonly<Record<string, string>>;
 }
 
+/** Severities worst first (signal.ts), as an episode's severity ranks its signals'. */
+export const SEVERITY_ORDER = ['critical', 'high', 'warning', 'info', 'unknown'] as const;
+
+/**
+ * A port for the episode list's query language: SQL for the worst severity among the signals
+ * whose (source, fingerprint) the subquery `keys` selects; 'unknown' when it selects none.
+ */
+export function worstSeveritySql(keys: string): string {
+  const last = SEVERITY_ORDER.length - 1;
+  const rank = SEVERITY_ORDER.map((v, i) => `WHEN '${v}' THEN ${String(i)}`).join(' ');
+  const name = SEVERITY_ORDER.map((v, i) => `WHEN ${String(i)} THEN '${v}'`).join(' ');
+  return `SELECT CASE min(CASE severity ${rank} ELSE ${String(last)} END) ${name} ELSE 'unknown' END
+    FROM signals WHERE (source, fingerprint) IN (${keys})`;
+}
+
 export function createIntakeStore(db: Database) {
   const firing = db.prepare<[], Omit<FiringSignalRow, 'labels'> & { labels: string }>(
     `SELECT source, fingerprint, name, severity, service, resource, labels FROM signals WHERE status = 'firing'`,
