@@ -234,6 +234,8 @@ export interface EpisodeRow {
   autonomy: string;
   kind: string;
   confidence: string;
+  /** the worst severity of its alerts (critical, high, warning, info, unknown) */
+  severity?: string;
   duration_s: number | null;
   incident_id: string | null;
   verdict: string | null;
