@@ -7,6 +7,7 @@ import { api, ApiError, type EpisodeList, type HistogramDay } from '../api.js';
 import { Empty, ErrorNote, Link, Time, duration } from '../parts.js';
 import { keys } from '../queries.js';
 import { navigate, useLocation } from '../router.js';
+import { Pager, paramHref } from './list-nav.js';
 import { QueryBar } from './episodes-query.js';
 import { ScorecardStrip } from './episodes-scorecard.js';
 import { SeverityBadge } from './severity.js';
@@ -17,14 +18,8 @@ const FACETS = ['service', 'result', 'decision', 'outcome', 'confidence', 'kind'
 const RANGES = ['24h', '7d', '30d', '90d', '1y', 'all'] as const;
 const LIMIT = 50;
 
-function withParam(params: URLSearchParams, key: string, value: string | null): string {
-  const next = new URLSearchParams(params);
-  if (value === null || value === '') next.delete(key);
-  else next.set(key, value);
-  if (key !== 'offset') next.delete('offset');
-  const text = next.toString();
-  return `/episodes${text === '' ? '' : `?${text}`}`;
-}
+const withParam = (params: URLSearchParams, key: string, value: string | null): string =>
+  paramHref('/episodes', params, key, value);
 
 function Facets({
   params,
@@ -328,29 +323,13 @@ export function EpisodesPage() {
                 </table>
               </div>
             )}
-            {data && data.total > LIMIT && (
-              <nav className="pager" aria-label="pages">
-                <button
-                  type="button"
-                  disabled={offset === 0}
-                  onClick={() =>
-                    navigate(withParam(params, 'offset', String(Math.max(0, offset - LIMIT))))
-                  }
-                >
-                  ← Newer
-                </button>
-                <span>
-                  {String(offset + 1)}–{String(Math.min(offset + LIMIT, data.total))} of{' '}
-                  {data.total.toLocaleString('en')}
-                </span>
-                <button
-                  type="button"
-                  disabled={offset + LIMIT >= data.total}
-                  onClick={() => navigate(withParam(params, 'offset', String(offset + LIMIT)))}
-                >
-                  Older →
-                </button>
-              </nav>
+            {data && (
+              <Pager
+                offset={offset}
+                limit={LIMIT}
+                total={data.total}
+                at={(o) => withParam(params, 'offset', String(o))}
+              />
             )}
           </section>
         </div>

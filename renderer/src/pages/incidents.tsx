@@ -5,6 +5,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { call } from '../api.js';
 import { Empty, ErrorNote, Link, Time } from '../parts.js';
 import { navigate, useLocation } from '../router.js';
+import { Pager, paramHref } from './list-nav.js';
 import './incidents.css';
 import './table-scroll.css';
 
@@ -31,14 +32,8 @@ interface IncidentList {
 /** Under ['incident']: the top bar's heartbeat refetches it whenever the ledger's seq moves. */
 const listKey = (query: string) => ['incident', 'list', query] as const;
 
-function withParam(params: URLSearchParams, key: string, value: string | null): string {
-  const next = new URLSearchParams(params);
-  if (value === null || value === '') next.delete(key);
-  else next.set(key, value);
-  if (key !== 'offset') next.delete('offset');
-  const text = next.toString();
-  return `/incidents${text === '' ? '' : `?${text}`}`;
-}
+const withParam = (params: URLSearchParams, key: string, value: string | null): string =>
+  paramHref('/incidents', params, key, value);
 
 export function IncidentsPage() {
   const { params } = useLocation();
@@ -122,31 +117,13 @@ export function IncidentsPage() {
           </table>
         </div>
       )}
-      {data && data.total > LIMIT && (
-        <nav className="pager" aria-label="pages">
-          <button
-            type="button"
-            disabled={offset === 0}
-            onClick={() => {
-              navigate(withParam(params, 'offset', String(Math.max(0, offset - LIMIT))));
-            }}
-          >
-            ← Newer
-          </button>
-          <span>
-            {String(offset + 1)}–{String(Math.min(offset + LIMIT, data.total))} of{' '}
-            {data.total.toLocaleString('en')}
-          </span>
-          <button
-            type="button"
-            disabled={offset + LIMIT >= data.total}
-            onClick={() => {
-              navigate(withParam(params, 'offset', String(offset + LIMIT)));
-            }}
-          >
-            Older →
-          </button>
-        </nav>
+      {data && (
+        <Pager
+          offset={offset}
+          limit={LIMIT}
+          total={data.total}
+          at={(o) => withParam(params, 'offset', String(o))}
+        />
       )}
     </main>
   );
