@@ -37,15 +37,16 @@ export interface FiringSignalRow {
 /** Severities worst first (signal.ts), as an episode's severity ranks its signals'. */
 export const SEVERITY_ORDER = ['critical', 'high', 'warning', 'info', 'unknown'] as const;
 
+/** A signal's place in SEVERITY_ORDER, in SQL (a word intake does not know ranks as unknown). */
+const SEVERITY_RANK = `CASE severity ${SEVERITY_ORDER.map((v, i) => `WHEN '${v}' THEN ${String(i)}`).join(' ')} ELSE ${String(SEVERITY_ORDER.length - 1)} END`;
+
 /**
  * A port for the episode list's query language: SQL for the worst severity among the signals
  * whose (source, fingerprint) the subquery `keys` selects; 'unknown' when it selects none.
  */
 export function worstSeveritySql(keys: string): string {
-  const last = SEVERITY_ORDER.length - 1;
-  const rank = SEVERITY_ORDER.map((v, i) => `WHEN '${v}' THEN ${String(i)}`).join(' ');
   const name = SEVERITY_ORDER.map((v, i) => `WHEN ${String(i)} THEN '${v}'`).join(' ');
-  return `SELECT CASE min(CASE severity ${rank} ELSE ${String(last)} END) ${name} ELSE 'unknown' END
+  return `SELECT CASE min(${SEVERITY_RANK}) ${name} ELSE 'unknown' END
     FROM signals WHERE (source, fingerprint) IN (${keys})`;
 }
 
@@ -89,8 +90,7 @@ export function createIntakeStore(db: Database) {
     `SELECT severity FROM signals
      WHERE (source, fingerprint) IN (
        SELECT json_extract(value, '$.source'), json_extract(value, '$.fingerprint') FROM json_each(?))
-     ORDER BY CASE severity
-       WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'warning' THEN 2 WHEN 'info' THEN 3 ELSE 4 END
+     ORDER BY ${SEVERITY_RANK}
      LIMIT 1`,
   );
   const counts = db.prepare<[], { status: string; n: number }>(

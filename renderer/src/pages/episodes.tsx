@@ -10,7 +10,7 @@ import { navigate, useLocation } from '../router.js';
 import { Pager, paramHref } from './list-nav.js';
 import { QueryBar } from './episodes-query.js';
 import { ScorecardStrip } from './episodes-scorecard.js';
-import { SeverityBadge } from './severity.js';
+import { SeverityMark } from '../severity.js';
 import './episodes.css';
 import './table-scroll.css';
 
@@ -298,7 +298,7 @@ export function EpisodesPage() {
                           <Time iso={e.t_open} />
                         </td>
                         <td>
-                          <SeverityBadge value={e.severity} />
+                          <SeverityMark severity={e.severity} />
                         </td>
                         <td>{e.service}</td>
                         <td>{e.alerts.join(', ')}</td>
