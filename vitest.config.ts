@@ -15,6 +15,8 @@ export default defineConfig({
             'models/**/*.test.ts',
             'main/**/*.test.ts',
             'build/**/*.test.ts',
+            // The console's logic without a DOM (pure functions of its pages).
+            'renderer/**/*.test.ts',
           ],
           exclude: ['**/*.int.test.ts', 'node_modules/**', 'dist/**'],
         },

@@ -118,3 +118,23 @@ export async function openSignedIn(
   await page.getByRole('heading', { name: navLink, level: 1 }).waitFor();
   return { browser, page };
 }
+
+/** A JSON call to the service with a bearer token; the answer's body parsed ({} when empty). */
+export async function callAs<T>(
+  base: string,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: T }> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body !== undefined && { 'content-type': 'application/json' }),
+    },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, body: (text === '' ? {} : JSON.parse(text)) as T };
+}

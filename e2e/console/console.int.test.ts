@@ -173,7 +173,8 @@ describe('the console in Chromium', () => {
     await page.getByRole('heading', { name: 'Timeline' }).waitFor();
     expect(await page.getByText('episode.closed').count()).toBeGreaterThan(0);
     await shoot(page, '07-episode');
-    await page.getByRole('link', { name: /^in-/ }).click();
+    // The header's incident link (the timeline links it too).
+    await page.getByRole('link', { name: /^in-/ }).first().click();
     await page.getByRole('heading', { name: /Incident/ }).waitFor();
     await page.getByRole('heading', { name: 'History' }).waitFor();
     expect(

@@ -25,6 +25,7 @@ const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.mi
 const NAV = [
   '/live',
   '/episodes',
+  '/incidents',
   '/approvals',
   '/autonomy',
   '/estate',

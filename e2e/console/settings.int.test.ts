@@ -152,7 +152,8 @@ describe('impact figures, from the scorecard to the settings page and back', () 
   it('leads from the scorecard to the form, saves the figures, and the scorecard says how it counts', async () => {
     await page.goto(`${svc.url}/episodes`);
     const card = page.getByRole('region', { name: 'scorecard' });
-    const how = card.getByLabel('how minutes saved are counted');
+    const how = card.getByRole('note', { name: 'minutes saved formula' });
+    await card.getByRole('button', { name: 'how minutes saved are counted' }).click();
     await how.waitFor();
     expect(await how.textContent()).toContain('Set the impact figures');
     await card.getByRole('link', { name: 'set impact figures' }).click();
@@ -177,12 +178,10 @@ describe('impact figures, from the scorecard to the settings page and back', () 
     });
 
     await page.goto(`${svc.url}/episodes`);
-    await card
-      .getByLabel('how minutes saved are counted')
-      .filter({ hasText: '10 min triage' })
-      .waitFor();
+    await card.getByRole('button', { name: 'how minutes saved are counted' }).click();
+    await how.filter({ hasText: '10 min triage' }).waitFor();
     expect(await how.textContent()).toContain(
-      '10 min triage × (0 ended by the service + 0 handed over with a proven cause) + 20 min fix × 0 actions verified',
+      "(10 min triage + 20 min fix) × 0 episodes the service's own verified action restored or resolved",
     );
     expect(await card.getByRole('link', { name: 'set impact figures' }).count()).toBe(0);
   });

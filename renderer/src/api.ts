@@ -211,6 +211,9 @@ export interface RunningEpisode {
   status: string;
   step: string;
   t_open: string;
+  /** The worst severity of its signals (critical, high, warning, info, unknown). */
+  severity: string;
+  incident_id: string | null;
 }
 
 export interface Live {
@@ -233,6 +236,8 @@ export interface EpisodeRow {
   autonomy: string;
   kind: string;
   confidence: string;
+  /** the worst severity of its alerts (critical, high, warning, info, unknown) */
+  severity?: string;
   duration_s: number | null;
   incident_id: string | null;
   verdict: string | null;

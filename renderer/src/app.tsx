@@ -16,6 +16,7 @@ import { ConnectionsPage } from './pages/connections.js';
 import { EpisodePage } from './pages/episode.js';
 import { EpisodesPage } from './pages/episodes.js';
 import { IncidentPage } from './pages/incident.js';
+import { CommandPalette } from './palette.js';
 import { LivePage } from './pages/live.js';
 import { SignInPage } from './pages/sign-in.js';
 import { SettingsPage } from './pages/settings.js';
@@ -53,6 +54,9 @@ const LookbackPage = lazy(() =>
 );
 // The Study page (issue 21): started now and then, followed while it runs.
 const StudyPage = lazy(() => import('./pages/study.js').then((m) => ({ default: m.StudyPage })));
+const IncidentsPage = lazy(() =>
+  import('./pages/incidents.js').then((m) => ({ default: m.IncidentsPage })),
+);
 // The page of a channel's approve/deny link: no sign-in, the signed token is the credential.
 const ApprovalLinkPage = lazy(() =>
   import('./pages/approval-link.js').then((m) => ({ default: m.ApprovalLinkPage })),
@@ -73,6 +77,7 @@ function Loading({ title }: { title: string }) {
 const PAGES = [
   { path: '/live', title: 'Live' },
   { path: '/episodes', title: 'Episodes' },
+  { path: '/incidents', title: 'Incidents' },
   { path: '/approvals', title: 'Approvals' },
   { path: '/autonomy', title: 'Autonomy' },
   { path: '/estate', title: 'Estate' },
@@ -143,6 +148,12 @@ function Page({ path }: { path: string }) {
   if (path === '/' || path === '/live' || path === '/sign-in') return <LivePage />;
   if (path === '/episodes') return <EpisodesPage />;
   if (path.startsWith('/episodes/')) return <EpisodePage id={decodeURIComponent(path.slice(10))} />;
+  if (path === '/incidents')
+    return (
+      <Suspense fallback={<Loading title="Incidents" />}>
+        <IncidentsPage />
+      </Suspense>
+    );
   if (path.startsWith('/incidents/'))
     return <IncidentPage id={decodeURIComponent(path.slice(11))} />;
   if (path === '/estate')
@@ -316,6 +327,7 @@ function Frame({ path, role }: { path: string; role: string | undefined }) {
         <HaltBanner role={role} />
         <Page path={path} />
       </fieldset>
+      <CommandPalette />
     </div>
   );
 }

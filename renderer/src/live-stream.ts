@@ -8,6 +8,8 @@ import { session } from './api.js';
 
 /** Longest wait between tries of a stream that keeps failing. */
 const MAX_RETRY_MS = 60_000;
+/** Shortest wait between tries in a hidden tab (it polls every 30 s meanwhile). */
+const HIDDEN_RETRY_MS = 30_000;
 
 interface SseEvent {
   event: string;
@@ -34,6 +36,20 @@ export function parseEvent(block: string): SseEvent {
   return e;
 }
 
+/**
+ * Whether the tab is hidden (another tab in front, a minimised window): the stream stays open
+ * then, since it costs nothing while nothing moves, but polling slows right down.
+ */
+export const pageVisibility = {
+  hidden: (): boolean => document.visibilityState === 'hidden',
+  subscribe: (listener: () => void): (() => void) => {
+    document.addEventListener('visibilitychange', listener);
+    return () => {
+      document.removeEventListener('visibilitychange', listener);
+    };
+  },
+};
+
 const seqListeners = new Set<(seq: number) => void>();
 const stateListeners = new Set<() => void>();
 let streaming = false;
@@ -58,10 +74,13 @@ function follow(): () => void {
 
   const later = (ms: number): void => {
     if (stopped) return;
-    timer = setTimeout(() => {
-      timer = null;
-      void connect();
-    }, ms);
+    timer = setTimeout(
+      () => {
+        timer = null;
+        void connect();
+      },
+      pageVisibility.hidden() ? Math.max(ms, HIDDEN_RETRY_MS) : ms,
+    );
   };
 
   async function connect(): Promise<void> {
@@ -132,10 +151,18 @@ function follow(): () => void {
     setStreaming(false);
     void connect();
   });
+  // Back in front with a try waiting (hidden tabs wait long): try now.
+  const unwatch = pageVisibility.subscribe(() => {
+    if (pageVisibility.hidden() || timer === null) return;
+    clearTimeout(timer);
+    timer = null;
+    void connect();
+  });
   void connect();
   return () => {
     stopped = true;
     unsubscribe();
+    unwatch();
     if (timer !== null) clearTimeout(timer);
     controller?.abort();
   };

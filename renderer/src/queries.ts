@@ -5,7 +5,7 @@
 import { useQuery, useQueryClient, keepPreviousData } from '@tanstack/react-query';
 import { useEffect, useSyncExternalStore } from 'react';
 import { api, type Live } from './api.js';
-import { liveStream } from './live-stream.js';
+import { liveStream, pageVisibility } from './live-stream.js';
 
 export const keys = {
   status: ['status'] as const,
@@ -25,10 +25,13 @@ export const keys = {
 
 /** Polling while the stream is down: under a second from an alert's 202 to the Live page. */
 const HEARTBEAT_MS = 500;
+/** The same in a hidden tab: one 304 of a few hundred bytes per 30 s (docs/performance.md). */
+const HIDDEN_HEARTBEAT_MS = 30_000;
 
 export function useLive(enabled: boolean) {
   const qc = useQueryClient();
   const streaming = useSyncExternalStore(liveStream.subscribe, liveStream.streaming);
+  const hidden = useSyncExternalStore(pageVisibility.subscribe, pageVisibility.hidden);
   useEffect(() => {
     if (!enabled) return;
     return liveStream.onSeq((seq) => {
@@ -41,7 +44,7 @@ export function useLive(enabled: boolean) {
     queryKey: keys.live,
     queryFn: api.live,
     enabled,
-    refetchInterval: streaming ? false : HEARTBEAT_MS,
+    refetchInterval: streaming ? false : hidden ? HIDDEN_HEARTBEAT_MS : HEARTBEAT_MS,
     refetchIntervalInBackground: true,
     placeholderData: keepPreviousData,
   });

@@ -50,6 +50,7 @@ import type {
   HealthView,
 } from './connectors.schemas.js';
 import type { ConnectorEvents } from './connectors.events.js';
+import { isRecord } from '../shared/values.js';
 
 export interface ConnectorsServiceDeps {
   readonly registry: Registry;
@@ -89,9 +90,6 @@ export class ConnectorsFileError extends Error {
   }
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === 'object' && !Array.isArray(v);
-
 /**
  * Read and check the connectors file `{connectors: {<name>: {kind, settings, …}}}`; null when
  * there is no such file. Secrets in it must be {file} or {env} references, never values.
@@ -110,13 +108,13 @@ export function readConnectorsFile(file: string, registry: Registry): ConnectorE
   } catch (err) {
     throw new ConnectorsFileError(file, null, `is not valid JSON: ${(err as Error).message}`);
   }
-  if (!isObject(parsed)) throw new ConnectorsFileError(file, 'document', 'must be an object');
+  if (!isRecord(parsed)) throw new ConnectorsFileError(file, 'document', 'must be an object');
   for (const key of Object.keys(parsed)) {
     if (key !== 'connectors')
       throw new ConnectorsFileError(file, key, `${key} is not a known field`);
   }
   const connectors = parsed['connectors'];
-  if (!isObject(connectors)) {
+  if (!isRecord(connectors)) {
     throw new ConnectorsFileError(
       file,
       'connectors',
@@ -279,7 +277,7 @@ export function createConnectorsService(deps: ConnectorsServiceDeps) {
      */
     applyCarried(doc: unknown, actor: string): void {
       if (fromFile !== null) throw new Error(`connectors are managed in ${file} on this install`);
-      const given = isObject(doc) && isObject(doc['connectors']) ? doc['connectors'] : null;
+      const given = isRecord(doc) && isRecord(doc['connectors']) ? doc['connectors'] : null;
       if (given === null) throw new Error('the connections document has no connectors object');
       const checked = Object.entries(given).map(([name, d]) => {
         checkName(name);
@@ -355,7 +353,7 @@ export function createConnectorsService(deps: ConnectorsServiceDeps) {
      * memory only. A failed check is an answer (ok false), not an error.
      */
     async test(input: unknown): Promise<HealthView> {
-      const name = isObject(input) && typeof input['name'] === 'string' ? input['name'] : 'test';
+      const name = isRecord(input) && typeof input['name'] === 'string' ? input['name'] : 'test';
       const checked = checkDocument(input, registry, {
         allowValue: true,
         allowName: true,

@@ -14,6 +14,7 @@ import {
   TIMEOUT_MAX_S,
   type ConnectorDocument,
 } from './connectors.schemas.js';
+import { isRecord } from '../shared/values.js';
 
 const NAME = new RegExp(NAME_PATTERN);
 const ENV = new RegExp(ENV_PATTERN);
@@ -54,9 +55,6 @@ export interface SecretRef {
   readonly env?: string;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === 'object' && !Array.isArray(v);
-
 /**
  * Check a document (a PUT body, a test body or an entry of the file). Throws
  * InvalidInputError with `field` naming the offending field (`settings.url`, `timeout_s`).
@@ -71,7 +69,7 @@ export function checkDocument(
     const named = `${prefix}${field}`;
     throw new InvalidInputError('invalid_input', `${named} ${why}`, { field: named });
   };
-  if (!isObject(input)) return fail('document', 'must be an object');
+  if (!isRecord(input)) return fail('document', 'must be an object');
   for (const key of Object.keys(input)) {
     const known = ['kind', 'settings', 'max_in_flight', 'timeout_s'];
     if (!known.includes(key) && !(key === 'name' && options.allowName === true))
@@ -95,7 +93,7 @@ export function checkDocument(
   const timeoutS = bounded('timeout_s', TIMEOUT_MAX_S);
   const given = input['settings'];
   if (given === undefined) fail('settings', 'is required');
-  if (!isObject(given)) return fail('settings', 'must be an object');
+  if (!isRecord(given)) return fail('settings', 'must be an object');
 
   const specs = new Map(kind.settings.map((s) => [s.name, s]));
   for (const key of Object.keys(given)) {
@@ -179,7 +177,7 @@ function secretProblem(v: unknown, allowValue: boolean): string | null {
   const expected = allowValue
     ? 'must be exactly one of {file: "/absolute/path"}, {env: "VARIABLE"} or {value: "…"}'
     : 'must be exactly one of {file: "/absolute/path"} or {env: "VARIABLE"} (a value is never written here)';
-  if (!isObject(v)) return expected;
+  if (!isRecord(v)) return expected;
   const keys = Object.keys(v);
   if (keys.length !== 1) return expected;
   const [key] = keys;

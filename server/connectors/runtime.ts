@@ -14,6 +14,7 @@ import type {
   HealthView,
   LastHealth,
 } from './connectors.schemas.js';
+import { messageOf } from '../shared/values.js';
 
 /** One configured connector, from the store or from the SVC_CONNECTORS file. */
 export interface ConnectorEntry {
@@ -75,8 +76,6 @@ export interface ConnectorRuntimeDeps {
   /** Calls that may wait per connector before further ones fail at once (1000). */
   readonly queueLimit?: number;
 }
-
-const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /**
  * Run `work` with an AbortSignal that fires after `timeoutS`. The answer is abandoned at

@@ -20,6 +20,9 @@ const Running = Type.Object({
   status: Type.String(),
   step: Type.String(),
   t_open: Type.String(),
+  /** The worst severity of the episode's signals (critical, high, warning, info, unknown). */
+  severity: Type.String(),
+  incident_id: Nullable(Type.String()),
 });
 
 export const LiveBody = Type.Object({ seq: Type.Integer(), running: Type.Array(Running) });

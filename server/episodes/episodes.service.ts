@@ -67,6 +67,8 @@ interface Deps {
   readonly closing?: (
     episodeId: string,
   ) => Omit<EpisodeEvents['episode.closed'], 'episode_id'> | null;
+  /** The worst severity of these signals (intake's), for the live view; null: none known. */
+  readonly worstSeverity?: (keys: { source: string; fingerprint: string }[]) => string | null;
   /** The investigation's findings, hypotheses, decision and actions, for the episode view. */
   readonly investigation?: (episodeId: string) => InvestigationView | null;
   /** Inside the writer job of a team verdict: what learns from it (a label). */
@@ -112,6 +114,9 @@ export function createEpisodesService(deps: Deps) {
       status: row.status,
       step: row.step,
       t_open: row.t_open,
+      // Added to the specification's fields (docs/decisions.md): triage sorts and groups by them.
+      severity: deps.worstSeverity?.(store.signalKeysOf(row.episode_id)) ?? 'unknown',
+      incident_id: row.incident_id,
     };
   }
 

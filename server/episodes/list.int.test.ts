@@ -357,11 +357,11 @@ describe('GET /v1/episodes', () => {
       },
     });
     expect(put.statusCode).toBe(200);
-    // Triage for what the service ended itself (#1, #3, #7, #10, #12: resolved or restored,
-    // no person) or handed over with a proven cause (#4): 6 × 10; the fix for the actions it
-    // verified in what it ended (#1, #7): 2 × 20. The shadow episode (#5) and the cleared one
-    // (#8) count nothing.
-    expect((await list('scorecard=1')).scorecard!.minutes_saved).toBe(100);
+    // Triage and fix for each episode the service's own verified action restored or resolved
+    // (#1, #7: act, verified, no person): 2 × (10 + 20). The settled ones (#3, #10, #12: the
+    // alerts ended with nothing done), the one handed over with a proven cause (#4), the
+    // shadow episode (#5) and the cleared one (#8) count nothing.
+    expect((await list('scorecard=1')).scorecard!.minutes_saved).toBe(60);
   });
 
   it('gives per-day totals with histogram=day', async () => {

@@ -3,6 +3,7 @@
 // whole by rowid.
 import type { Database } from 'better-sqlite3';
 import type { IncidentsStore } from '../incidents/index.js';
+import { SEVERITY_ORDER, worstSeveritySql } from '../intake/index.js';
 import { compileQuery, parseQuery, type QueryFields } from '../shared/query-language.js';
 import {
   ACTIONS,
@@ -15,6 +16,14 @@ import {
 } from './enumerations.js';
 
 const DURATION = `CAST(round((julianday(t_close) - julianday(t_open)) * 86400) AS INTEGER)`;
+
+/**
+ * An episode's severity: the worst of its signals' (intake's port), read from projections, so
+ * a rebuild from the ledger yields it with no column of its own.
+ */
+const SEVERITY = worstSeveritySql(
+  `SELECT source, fingerprint FROM episode_signals WHERE episode_id = episodes.episode_id`,
+);
 
 export const EPISODE_QUERY_FIELDS: QueryFields = {
   list: 'episodes',
@@ -29,6 +38,7 @@ export const EPISODE_QUERY_FIELDS: QueryFields = {
     result: { column: 'result', type: 'enum', values: RESULTS },
     confidence: { column: 'confidence', type: 'enum', values: CONFIDENCES },
     kind: { column: 'kind', type: 'enum', values: KINDS },
+    severity: { column: SEVERITY, type: 'enum', values: SEVERITY_ORDER },
     action: { column: 'action', type: 'enum', values: ACTIONS.filter((a) => a !== '') },
     verdict: { column: 'verdict', type: 'enum', values: TEAM_VERDICTS },
     autonomy: { column: 'autonomy', type: 'text' },
@@ -83,7 +93,8 @@ export function createEpisodeListStore(
 ) {
   const byRowid = db.prepare<[string], Record<string, unknown> & { rowid: number }>(
     `SELECT rowid, episode_id, service, t_open, t_close, alerts, confirmed, decision, outcome, result,
-       action, handover_s, autonomy, kind, confidence, incident_id, relation, verdict, suppressed
+       action, handover_s, autonomy, kind, confidence, incident_id, relation, verdict, suppressed,
+       (${SEVERITY}) AS severity
      FROM episodes WHERE rowid IN (SELECT value FROM json_each(?))`,
   );
   const relatedOf = db.prepare<[string], { episode_id: string; service: string; relation: string }>(

@@ -26,9 +26,12 @@ export interface ScanStats {
 export interface SavedCounts {
   /** resolved or restored with no person taking over, not in shadow mode */
   readonly ended: number;
-  /** of those, the ones whose action was verified */
-  readonly fixes: number;
-  /** handed over to a person with the cause proven (the triage was done) */
+  /**
+   * of those, the ones the service's own action restored or resolved (an acting decision,
+   * its action verified): the only ones minutes_saved counts
+   */
+  readonly acted: number;
+  /** handed over to a person with the cause proven (not counted: a person still worked it) */
   readonly handedProven: number;
   /** shadow mode with the cause proven: what would have been saved, never counted as saved */
   readonly shadowProven: number;
@@ -63,6 +66,8 @@ const MAX_FACET_VALUES = 1000;
 const ENDED_RESULTS = ['resolved', 'restored', 'cleared'];
 /** Results in which the service ended the episode itself (cleared: it went away on its own). */
 const SAVED_RESULTS = ['resolved', 'restored'];
+/** Decisions in which the service itself acted (a fix, a restore, a mitigation). */
+const ACTING_DECISIONS = ['act', 'restore', 'mitigated_first'];
 
 /** Values below this are counted by value; the few above are kept as they are. */
 const COUNTED = 1 << 16;
@@ -327,8 +332,9 @@ function stats(index: EpisodeIndex, rows: Int32Array, scratch: ScanScratch): Sca
   const confidenceCol = c.facet.confidence;
   const savedCodes = flagsOf(dict.result, SAVED_RESULTS);
   const shadowResult = dict.result.find('shadow');
+  const actingCodes = flagsOf(dict.decision, ACTING_DECISIONS);
   let savedEnded = 0;
-  let savedFixes = 0;
+  let savedActed = 0;
   let handedProven = 0;
   let shadowProven = 0;
   // Plain counters and columns held in locals: this loop runs over every selected row.
@@ -361,7 +367,7 @@ function stats(index: EpisodeIndex, rows: Int32Array, scratch: ScanScratch): Sca
     const proven = confidenceCol[p] === provenCode;
     if (h === NONE && savedCodes[result] === 1 && decisionCol[p] !== shadowCode) {
       savedEnded += 1;
-      if (a === verifiedCode) savedFixes += 1;
+      if (a === verifiedCode && actingCodes[decisionCol[p]!] === 1) savedActed += 1;
     } else if (h !== NONE && proven) handedProven += 1;
     else if (result === shadowResult && proven) shadowProven += 1;
     const byService = h === NONE && endedCodes[result] === 1;
@@ -394,7 +400,7 @@ function stats(index: EpisodeIndex, rows: Int32Array, scratch: ScanScratch): Sca
     actions: { ran, verified, taken_back: takenBack, not_verified: notVerified },
     incidents,
     incidentsEndedByService: endedByService,
-    saved: { ended: savedEnded, fixes: savedFixes, handedProven, shadowProven },
+    saved: { ended: savedEnded, acted: savedActed, handedProven, shadowProven },
   };
 }
 

@@ -57,6 +57,8 @@ export interface RunningEpisode {
   status: string;
   step: string;
   t_open: string;
+  severity: string;
+  incident_id: string | null;
 }
 
 function record(r: Row) {
@@ -77,6 +79,7 @@ function record(r: Row) {
     autonomy: r['autonomy'] as string,
     kind: r['kind'] as string,
     confidence: r['confidence'] as string,
+    severity: r['severity'] as string,
     duration_s: Number.isNaN(close) ? null : Math.round((close - open) / 1000),
     incident_id: r['incident_id'] as string | null,
     verdict: r['verdict'] as string | null,

@@ -53,6 +53,35 @@ describe('GET /v1/live ETag', () => {
   });
 });
 
+describe('GET /v1/live rows', () => {
+  it("carry the worst severity of the episode's signals and its incident", async () => {
+    const warn = await postAlert(server, {
+      name: 'DiskFilling',
+      service: 'sevd',
+      labels: { severity: 'warning' },
+    });
+    expect(warn.statusCode, warn.body).toBe(202);
+    const row = async () =>
+      (await live())
+        .json<{ running: Record<string, unknown>[] }>()
+        .running.find((r) => r['service'] === 'sevd');
+    expect(await row()).toMatchObject({
+      severity: 'warning',
+      incident_id: expect.any(String) as string,
+    });
+    // A critical signal joining the episode makes it critical; an info one does not lower it.
+    await postAlert(server, { name: 'Down', service: 'sevd', labels: { severity: 'critical' } });
+    await postAlert(server, { name: 'Chatty', service: 'sevd', labels: { severity: 'info' } });
+    expect((await row())?.['severity']).toBe('critical');
+    // A signal without a severity label is unknown.
+    await postAlert(server, { name: 'Plain', service: 'plaind' });
+    const plain = (await live())
+      .json<{ running: Record<string, unknown>[] }>()
+      .running.find((r) => r['service'] === 'plaind');
+    expect(plain?.['severity']).toBe('unknown');
+  });
+});
+
 describe('compression of JSON answers', () => {
   const get = (url: string, headers: Record<string, string> = {}) =>
     server.app.inject({ method: 'GET', url, headers: { ...asAdmin(), ...headers } });

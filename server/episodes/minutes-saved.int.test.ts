@@ -1,7 +1,8 @@
-// minutes_saved counts only work the service did: the triage of what it ended itself or
-// handed over with a proven cause, and the fix of what it verified in what it ended. Shadow
-// mode did nothing, so its would-be figure is given apart and never added; an episode a
-// person took over counts nothing, even when an action in it was verified.
+// minutes_saved counts only episodes the service's own action restored or resolved (an acting
+// decision, its action verified, nobody taking over): triage and fix for each. An episode whose
+// alerts went away with nothing done counts nothing, nor one a person worked (even with the
+// cause proven, even when an action in it was verified); shadow mode did nothing, so its
+// would-be figure is given apart and never added.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createFakeClock } from '../shared/clock.js';
 import { seedEpisodes, type SeedEpisode } from '../testing/episodes/episodes.js';
@@ -40,11 +41,11 @@ beforeAll(async () => {
     shadow('s3', true),
     shadow('s4', false),
     shadow('s5', false),
-    // Ended by the service, its action verified: triage and fix.
+    // Restored by the service's own action, verified: triage and fix.
     { ...base, service: 'a', decision: 'act', outcome: 'mitigated', result: 'resolved', action: 'verified', confidence: 'proven', kind: 'failure', confirmed: ['disk_full'], restore_s: 300 }, // prettier-ignore
-    // Ended by the service with no action (it settled): triage.
+    // Ended with no action of the service (it settled): nothing.
     { ...base, service: 'b', decision: 'settled', outcome: 'cleared', result: 'restored', restore_s: 100 }, // prettier-ignore
-    // Handed over with the cause proven: triage.
+    // Handed over with the cause proven: a person did the work, nothing.
     { ...base, service: 'c', decision: 'ask_human', outcome: 'escalated', result: 'handed_over', handover_s: 40, confidence: 'proven', kind: 'failure', confirmed: ['bad_deploy'] }, // prettier-ignore
     // Handed over on a suspicion: nothing.
     { ...base, service: 'd', decision: 'ask_human', outcome: 'escalated', result: 'handed_over', handover_s: 60, confidence: 'suspected' }, // prettier-ignore
@@ -101,20 +102,20 @@ it('is null until impact figures are set, and says what to set', async () => {
   expect(card.minutes_saved_how.text).toContain('Set the impact figures');
 });
 
-it('counts only what the service did, and keeps shadow mode apart', async () => {
+it("counts only episodes the service's own action restored, and keeps shadow mode apart", async () => {
   await setFigures(10, 20, 0);
   const card = await scorecard();
-  // (2 ended + 1 handed over proven) × 10 + 1 verified fix × 20. The former formula counted
-  // every episode nobody took over (the five shadow ones among them) and every verified
-  // action: 120.
-  expect(card.minutes_saved).toBe(50);
+  // 1 episode its own verified action restored × (10 + 20). The former formula also counted
+  // the triage of the one that settled by itself and of the one handed over: 50; the one
+  // before it every episode nobody took over (the five shadow ones among them): 120.
+  expect(card.minutes_saved).toBe(30);
   expect(card.minutes_saved_how.shadow_would_save).toBe(90);
   expect(card.minutes_saved_how.text).toBe(
-    '10 min triage × (2 ended by the service + 1 handed over with a proven cause) + 20 min fix × 1 action verified in the episodes it ended. Shadow mode is not counted: it would have saved 90 min (3 proven causes × 30 min).',
+    "(10 min triage + 20 min fix) × 1 episode the service's own verified action restored or resolved = 30 min. Not counted: 1 episode that ended with no action of the service, 1 episode handed over with a proven cause (a person did the work), and shadow mode, which would have saved 90 min (3 proven causes × 30 min).",
   );
   // The manual resolution time, when set, stands for the fix.
   await setFigures(10, 20, 45);
   const manual = await scorecard();
-  expect(manual.minutes_saved).toBe(75);
-  expect(manual.minutes_saved_how.text).toContain('45 min manual resolution × 1 action verified');
+  expect(manual.minutes_saved).toBe(55);
+  expect(manual.minutes_saved_how.text).toContain('(10 min triage + 45 min manual resolution) × 1');
 });

@@ -1,6 +1,7 @@
 // The scorecard of the episode list, over exactly the selected rows. minutes_saved comes only
-// from the caller's own impact figures and counts only work the service did (docs/decisions.md
-// has the formula, and minutes_saved_how says it in words); null when none are set.
+// from the caller's own impact figures and counts only episodes the service's own action
+// restored or resolved (docs/decisions.md has the formula, and minutes_saved_how says it in
+// words); null when none are set.
 import { median, type ScanStats } from './list.scan.js';
 
 export interface ImpactMinutes {
@@ -16,18 +17,19 @@ const share = (n: number, of: number): number | null =>
   of === 0 ? null : Math.round((n / of) * 1000) / 1000;
 
 /**
- * Minutes people did not spend, counting only work the service did: the triage of every
- * episode it ended itself (resolved or restored, nobody taking over, not in shadow mode) or
- * handed over with the cause proven, and the manual resolution (or, when that is not set,
- * the fix) of every action it verified in the episodes it ended. Shadow mode did nothing,
- * so what it would have saved (triage and fix for each proven cause) is given apart.
+ * Minutes people did not spend, counting only episodes the service's own action restored or
+ * resolved (an acting decision, its action verified, nobody taking over, not shadow mode): for
+ * each, the triage and the manual resolution (or, when that is not set, the fix). An episode
+ * whose alerts went away with nothing done, or that a person worked, saved nobody's time by
+ * the service's doing; shadow mode did nothing, so what it would have saved (triage and fix
+ * for each proven cause) is given apart and never added.
  */
 export function minutesSaved(stats: ScanStats, figures: ImpactMinutes | null) {
-  const { ended, fixes, handedProven, shadowProven } = stats.saved;
+  const { ended, acted, handedProven, shadowProven } = stats.saved;
   const counts = {
     ended_by_service: ended,
     handed_over_proven: handedProven,
-    actions_verified: fixes,
+    actions_verified: acted,
     shadow_proven: shadowProven,
   };
   if (
@@ -47,15 +49,18 @@ export function minutesSaved(stats: ScanStats, figures: ImpactMinutes | null) {
   const fixName = manual_resolve_min > 0 ? 'manual resolution' : 'fix';
   const n = (x: number) => x.toLocaleString('en');
   const shadow = Math.round(shadowProven * (triage + perFix));
+  const minutes = Math.round(acted * (triage + perFix));
   return {
-    minutes: Math.round((ended + handedProven) * triage + fixes * perFix),
+    minutes,
     how: {
       ...counts,
       shadow_would_save: shadow,
       text:
-        `${n(triage)} min triage × (${n(ended)} ended by the service + ${n(handedProven)} handed over with a proven cause)` +
-        ` + ${n(perFix)} min ${fixName} × ${count(fixes, 'action')} verified in the episodes it ended.` +
-        ` Shadow mode is not counted: it would have saved ${n(shadow)} min` +
+        `(${n(triage)} min triage + ${n(perFix)} min ${fixName}) × ${count(acted, 'episode')}` +
+        ` the service's own verified action restored or resolved = ${n(minutes)} min.` +
+        ` Not counted: ${count(ended - acted, 'episode')} that ended with no action of the service,` +
+        ` ${count(handedProven, 'episode')} handed over with a proven cause (a person did the work),` +
+        ` and shadow mode, which would have saved ${n(shadow)} min` +
         ` (${count(shadowProven, 'proven cause')} × ${n(triage + perFix)} min).`,
     },
   };

@@ -4,6 +4,8 @@ export {
   type SignalRow,
   SIGNAL_FIRED,
   SIGNAL_RESOLVED,
+  SEVERITY_ORDER,
+  worstSeveritySql,
 } from './intake.store.js';
 export {
   createIntakeService,

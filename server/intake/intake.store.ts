@@ -34,6 +34,22 @@ export interface FiringSignalRow {
   readonly labels: Readonly<Record<string, string>>;
 }
 
+/** Severities worst first (signal.ts), as an episode's severity ranks its signals'. */
+export const SEVERITY_ORDER = ['critical', 'high', 'warning', 'info', 'unknown'] as const;
+
+/** A signal's place in SEVERITY_ORDER, in SQL (a word intake does not know ranks as unknown). */
+const SEVERITY_RANK = `CASE severity ${SEVERITY_ORDER.map((v, i) => `WHEN '${v}' THEN ${String(i)}`).join(' ')} ELSE ${String(SEVERITY_ORDER.length - 1)} END`;
+
+/**
+ * A port for the episode list's query language: SQL for the worst severity among the signals
+ * whose (source, fingerprint) the subquery `keys` selects; 'unknown' when it selects none.
+ */
+export function worstSeveritySql(keys: string): string {
+  const name = SEVERITY_ORDER.map((v, i) => `WHEN ${String(i)} THEN '${v}'`).join(' ');
+  return `SELECT CASE min(${SEVERITY_RANK}) ${name} ELSE 'unknown' END
+    FROM signals WHERE (source, fingerprint) IN (${keys})`;
+}
+
 export function createIntakeStore(db: Database) {
   const firing = db.prepare<[], Omit<FiringSignalRow, 'labels'> & { labels: string }>(
     `SELECT source, fingerprint, name, severity, service, resource, labels FROM signals WHERE status = 'firing'`,
@@ -67,6 +83,15 @@ export function createIntakeStore(db: Database) {
      WHERE (source, fingerprint) IN (
        SELECT json_extract(value, '$.source'), json_extract(value, '$.fingerprint') FROM json_each(?))
      ORDER BY first_seq`,
+  );
+  // For the live view (a port wired by the composition root): the worst of some signals'
+  // severities, in the order of signal.ts's Severity.
+  const worstOf = db.prepare<[string], { severity: string }>(
+    `SELECT severity FROM signals
+     WHERE (source, fingerprint) IN (
+       SELECT json_extract(value, '$.source'), json_extract(value, '$.fingerprint') FROM json_each(?))
+     ORDER BY ${SEVERITY_RANK}
+     LIMIT 1`,
   );
   const counts = db.prepare<[], { status: string; n: number }>(
     `SELECT status, count(*) AS n FROM signals GROUP BY status`,
@@ -106,6 +131,9 @@ export function createIntakeStore(db: Database) {
       byKeys
         .all(JSON.stringify(keys))
         .map((r) => ({ ...r, labels: JSON.parse(r.labels) as Record<string, string> })),
+    /** The worst severity of these signals (critical first); null when none is stored. */
+    worstSeverity: (keys: readonly { source: string; fingerprint: string }[]): string | null =>
+      keys.length === 0 ? null : (worstOf.get(JSON.stringify(keys))?.severity ?? null),
     /** Every signal firing now (inhibition reads it only when the policy has rules). */
     *firing(): Generator<FiringSignalRow> {
       for (const r of firing.iterate()) {

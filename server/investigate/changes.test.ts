@@ -31,6 +31,9 @@ describe('what changed before an episode', () => {
         source: 'ssh-app',
         service: null,
         seq: 7,
+        type: 'snapshot',
+        actor: null,
+        host: null,
       },
     ]);
   });
@@ -53,5 +56,37 @@ describe('what changed before an episode', () => {
     expect(read('2026-03-02T09:00:00.000Z', 'app')[0]?.what).toBe(
       'prom: {"added":{"version":"2.53"},"removed":{},"changed":{},"first":true}',
     );
+  });
+
+  it('names the type, who reported it and the host of a deploy or action event', () => {
+    const read = createChangesReader({
+      snapshots: () => [],
+      events: () => [
+        {
+          seq: 9,
+          ts: '2026-03-02T09:40:00.000Z',
+          type: 'human.deploy',
+          actor: 'ci:app',
+          data: { service: 'app', version: 'v7', host: 'web-2' },
+        },
+        {
+          seq: 10,
+          ts: '2026-03-02T09:50:00.000Z',
+          type: 'human.action',
+          actor: 'human:alice',
+          data: { service: 'app', action: 'restart' },
+        },
+      ],
+    });
+    expect(read('2026-03-02T09:00:00.000Z', 'app')).toEqual([
+      expect.objectContaining({ seq: 10, type: 'human.action', actor: 'human:alice', host: null }),
+      expect.objectContaining({
+        seq: 9,
+        type: 'human.deploy',
+        actor: 'ci:app',
+        host: 'web-2',
+        what: 'human.deploy by ci:app version v7',
+      }),
+    ]);
   });
 });

@@ -11,6 +11,12 @@ export interface ChangeEntry {
   readonly source: string;
   readonly service: string | null;
   readonly seq: number;
+  /** the event's type (`human.deploy`, `human.action`), or `snapshot` */
+  readonly type: string;
+  /** who reported it (the event's actor); null for a snapshot: a connector saw it, nobody said */
+  readonly actor: string | null;
+  /** the host it was on, when the event names one (`data.host`) */
+  readonly host: string | null;
 }
 
 /** At most this many changes are listed per episode. */
@@ -87,11 +93,15 @@ export function createChangesReader(deps: ChangesDeps) {
       source: c.connector,
       service: null,
       seq: c.seq,
+      type: 'snapshot',
+      actor: null,
+      host: null,
     }));
     const fromEvents = deps.events(sinceIso).map((e): ChangeEntry => {
       const s = text(e.data['service']);
       const version = text(e.data['version']);
       const action = text(e.data['action']);
+      const host = text(e.data['host']);
       return {
         kind: 'event',
         at: e.ts,
@@ -99,6 +109,9 @@ export function createChangesReader(deps: ChangesDeps) {
         source: e.actor,
         service: s === '' ? null : s,
         seq: e.seq,
+        type: e.type,
+        actor: e.actor,
+        host: host === '' ? null : host,
       };
     });
     // The episode's own service first, then the newest.

@@ -7,6 +7,7 @@
 // A path that finds nothing gives null. After `[*]` the result is a list (elements that lack
 // the rest of the path are left out), so `[*].commit|count` of an empty answer is 0.
 import { fillText, type Lookup } from '../packs/index.js';
+import { isRecord } from '../shared/values.js';
 
 type Step =
   | { readonly kind: 'name'; readonly name: string }
@@ -65,9 +66,6 @@ export function parsePath(path: string): Parsed {
   if (steps.length === 0) throw new Error(`path ${path}: empty`);
   return { steps, aggregate };
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Scalars compare as text: `[pid=42]` finds `{pid: 42}`. */
 const scalarText = (v: unknown): string | null =>

@@ -17,6 +17,7 @@ import {
   type LookbackView,
 } from './lookback.schemas.js';
 import type { LookbackStore } from './lookback.store.js';
+import { messageOf } from '../shared/values.js';
 
 const DAY_MS = 86_400_000;
 
@@ -36,8 +37,6 @@ interface Deps {
     args: Readonly<Record<string, unknown>>,
   ) => Promise<unknown>;
 }
-
-const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 function countOf(answer: unknown): { count: number; detail: string | null } {
   const a = (answer ?? {}) as { count?: unknown; detail?: unknown };

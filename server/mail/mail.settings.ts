@@ -3,6 +3,7 @@
 // folder and replaced by a {file} reference before anything is stored or recorded.
 import { isAbsolute } from 'node:path';
 import { InvalidInputError } from '../shared/errors.js';
+import { isRecord } from '../shared/values.js';
 
 export const MailTransport = { Smtp: 'smtp', Api: 'api' } as const;
 export type MailTransport = (typeof MailTransport)[keyof typeof MailTransport];
@@ -54,9 +55,6 @@ const fail = (field: string, why: string): never => {
   throw new InvalidInputError('invalid_input', `${field} ${why}`, { field });
 };
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
 export const isAddress = (s: string): boolean => s.length <= 320 && ADDRESS.test(s);
 
 function only(given: Record<string, unknown>, prefix: string, keys: readonly string[]): void {
@@ -84,7 +82,7 @@ function secret(
 ): SecretRef {
   const expected =
     'must be exactly one of {file: "/absolute/path"}, {env: "VARIABLE"} or {value: "…"}';
-  if (!isObject(v)) return fail(field, expected);
+  if (!isRecord(v)) return fail(field, expected);
   const keys = Object.keys(v);
   const [key] = keys;
   const x = v[key ?? ''];
@@ -115,7 +113,7 @@ export function parseMailSettings(
   given: unknown,
   fileFor: (setting: TypedSecret['setting']) => string,
 ): { settings: MailSettings; typed: TypedSecret[] } {
-  if (!isObject(given)) return fail('body', 'must be an object');
+  if (!isRecord(given)) return fail('body', 'must be an object');
   only(given, '', ['transport', 'smtp', 'api', 'timeout_s']);
   const transport = given['transport'];
   if (transport !== 'smtp' && transport !== 'api') return fail('transport', 'must be smtp or api');
@@ -129,7 +127,7 @@ export function parseMailSettings(
   }
   if (transport === 'smtp') {
     const s = given['smtp'];
-    if (!isObject(s)) return fail('smtp', 'is required when transport is smtp');
+    if (!isRecord(s)) return fail('smtp', 'is required when transport is smtp');
     only(s, 'smtp.', ['host', 'port', 'security', 'username', 'password', 'from', 'ca_file']);
     const host = text(s['host'], 'smtp.host', true) ?? '';
     if (!/^[A-Za-z0-9.:[\]_-]+$/.test(host)) fail('smtp.host', 'must be a host name or address');
@@ -171,7 +169,7 @@ export function parseMailSettings(
     };
   }
   const a = given['api'];
-  if (!isObject(a)) return fail('api', 'is required when transport is api');
+  if (!isRecord(a)) return fail('api', 'is required when transport is api');
   only(a, 'api.', ['url', 'token', 'from']);
   const url = text(a['url'], 'api.url', true) ?? '';
   let parsed: URL | null = null;

@@ -6,6 +6,7 @@
 import { createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 import { keyFingerprint } from '../ledger/index.js';
 import { canonicalJson } from '../shared/canonical-json.js';
+import { isRecord } from '../shared/values.js';
 
 /** What a signed artefact file holds. */
 export interface ArtefactFile {
@@ -44,9 +45,6 @@ export type Verified =
 
 const ED25519_SIG_BYTES = 64;
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** An Ed25519 key (public or private) as a signer, named for people. */
 export function signerKey(name: string, key: KeyObject): SignerKey {
   if (key.asymmetricKeyType !== 'ed25519')
@@ -77,9 +75,9 @@ export function signArtefact(file: ArtefactFile, privateKey: KeyObject): Artefac
 
 /** The envelope's shape, or why it is not one. */
 export function artefactFileOf(value: unknown): ArtefactFile | string {
-  if (!isObject(value)) return 'the file is not a JSON object';
+  if (!isRecord(value)) return 'the file is not a JSON object';
   const { artefact, signatures } = value;
-  if (!isObject(artefact)) return '`artefact` is missing or not an object';
+  if (!isRecord(artefact)) return '`artefact` is missing or not an object';
   if (typeof artefact['kind'] !== 'string' || artefact['kind'] === '')
     return '`artefact.kind` is missing';
   if (typeof artefact['name'] !== 'string' || artefact['name'] === '')
@@ -92,7 +90,7 @@ export function artefactFileOf(value: unknown): ArtefactFile | string {
     return { artefact: artefact as unknown as Artefact, signatures: [] };
   if (!Array.isArray(signatures)) return '`signatures` is not a list';
   for (const [i, s] of signatures.entries()) {
-    if (!isObject(s) || typeof s['key'] !== 'string' || typeof s['sig'] !== 'string')
+    if (!isRecord(s) || typeof s['key'] !== 'string' || typeof s['sig'] !== 'string')
       return `\`signatures[${String(i)}]\` needs key and sig`;
     if (s['alg'] !== 'ed25519')
       return `\`signatures[${String(i)}].alg\` is ${JSON.stringify(s['alg'])}, not ed25519`;

@@ -1,6 +1,7 @@
 // The `relations` artefact kind: links between services found outside the service (a causal
 // discovery run over a longer history, say). They become estate suggestions for a person to
 // confirm or dismiss; they never place a link and never take part in a diagnosis.
+import { isRecord } from '../shared/values.js';
 
 export const RELATIONS_MAX_LINKS = 10_000;
 
@@ -17,19 +18,16 @@ export interface RelationLink {
   readonly evidence?: string;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** The body's links, or why the body is not a relations body (naming the field). */
 export function relationsOf(body: unknown): RelationLink[] | string {
-  if (!isObject(body) || !Array.isArray(body['links'])) return '`body.links` is not a list';
+  if (!isRecord(body) || !Array.isArray(body['links'])) return '`body.links` is not a list';
   const links = body['links'] as unknown[];
   if (links.length > RELATIONS_MAX_LINKS)
     return `\`body.links\` holds ${String(links.length)} links, more than ${String(RELATIONS_MAX_LINKS)}`;
   const out: RelationLink[] = [];
   for (const [i, l] of links.entries()) {
     const at = `\`body.links[${String(i)}]`;
-    if (!isObject(l)) return `${at}\` is not an object`;
+    if (!isRecord(l)) return `${at}\` is not an object`;
     const { from, to, strength, lag_s: lag, evidence } = l;
     if (typeof from !== 'string' || from === '') return `${at}.from\` is missing`;
     if (typeof to !== 'string' || to === '') return `${at}.to\` is missing`;

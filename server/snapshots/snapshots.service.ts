@@ -18,6 +18,7 @@ import {
   type StoredChange,
 } from './snapshots.store.js';
 import type { SnapshotEvents } from './snapshots.events.js';
+import { messageOf } from '../shared/values.js';
 
 /** A configured connector whose kind lists `setup`; `problem` set means it could not be built. */
 export interface SnapshotSource {
@@ -88,7 +89,6 @@ export type SnapshotChange = StoredChange;
 
 type Outcome = 'first' | 'changed' | 'unchanged' | 'failed';
 
-const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 const clip = (s: string): string => (s.length > DETAIL_MAX ? `${s.slice(0, DETAIL_MAX - 1)}…` : s);
 
 /** Connectors added after a run are read this soon, not a whole interval later. */

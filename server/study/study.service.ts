@@ -30,6 +30,7 @@ import {
 import type { Pack } from '../packs/index.js';
 import type { StudyStore } from './study.store.js';
 import type { StudyStart, StudyView } from './study.schemas.js';
+import { messageOf } from '../shared/values.js';
 
 export const DEFAULT_MINUTES = 15;
 export const MAX_MINUTES = 120;
@@ -103,7 +104,6 @@ interface Learned {
 type StudyAppend = Parameters<DomainLedger<StudyEvents>['append']>[0];
 
 const viaOf = (actor: Actor) => (actor.via !== undefined ? { via: actor.via } : {});
-const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 interface RangeSeries {
   readonly values?: readonly (readonly [string, number])[];

@@ -1,11 +1,12 @@
 // An episode's diagnosis (console design C.4): hypotheses best first, each with its confidence
 // as glyph and word (proven, linked, suspected, disputed, unproven, cleared) and the findings
-// it rests on (what it says, connector, call, the answer's excerpt folded away); what changed
-// in the hour before (a watched file's masked diff, deploys), folded away; the decision
-// with its why; and the actions with their dry run, approval, verification and take-back
-// state. Loaded on demand by the episode page.
+// it rests on (what it says, connector, call, the answer's excerpt folded away), and the
+// actions with their dry run, approval, verification and take-back state. Loaded on demand
+// by the episode page; what changed and the decision are above it (episode-changes.tsx,
+// episode-decision.tsx).
 import type { Episode } from '../api.js';
 import { Link, Time } from '../parts.js';
+import type { ChangeEntry } from './episode-changes.js';
 
 export type Confidence = 'proven' | 'linked' | 'suspected' | 'disputed' | 'unproven' | 'cleared';
 
@@ -66,17 +67,6 @@ export interface EpisodeAction {
   events: number[];
 }
 
-/** One entry of "what changed" before the episode (server/investigate/changes.ts). */
-export interface ChangeEntry {
-  kind: 'snapshot' | 'event';
-  at: string;
-  /** a watched file's change reads `<connector>: <path> changed: <masked changed lines>` */
-  what: string;
-  source: string;
-  service: string | null;
-  seq: number;
-}
-
 /** What GET /v1/episodes/<id> adds for an investigated episode. */
 export interface Diagnosis {
   changes?: ChangeEntry[];
@@ -127,23 +117,6 @@ export function ConfidenceBadge({ confidence }: { confidence: Confidence }) {
     >
       {c.glyph} {confidence}
     </span>
-  );
-}
-
-/** What changed in the hour before the episode: setup snapshots (masked file diffs) and deploys. */
-function Changes({ changes }: { changes: readonly ChangeEntry[] }) {
-  return (
-    <details>
-      <summary>What changed in the hour before ({changes.length})</summary>
-      <ul className="plain" aria-label="what changed">
-        {changes.map((c) => (
-          <li key={c.seq} style={{ marginBottom: 6 }}>
-            <Time iso={c.at} /> <code style={{ whiteSpace: 'pre-wrap' }}>{c.what}</code>{' '}
-            <span className="seqno">#{c.seq}</span>
-          </li>
-        ))}
-      </ul>
-    </details>
   );
 }
 
@@ -348,12 +321,6 @@ export function EpisodeDiagnosis({ episode }: { episode: Episode }) {
         </span>
       </h2>
       {nothing && <p className="muted">Nothing read yet: the investigation is starting.</p>}
-      {decision !== null && (
-        <p aria-label="decision">
-          Decision: <strong>{decision.decision.replace(/_/g, ' ')}</strong> — {decision.why}{' '}
-          <span className="muted">(next: {decision.next})</span>
-        </p>
-      )}
       {hypotheses.length > 0 && (
         <ol className="plain" aria-label="hypotheses">
           {hypotheses.map((h) => (
@@ -361,7 +328,6 @@ export function EpisodeDiagnosis({ episode }: { episode: Episode }) {
           ))}
         </ol>
       )}
-      {(d.changes ?? []).length > 0 && <Changes changes={d.changes ?? []} />}
       {other.length > 0 && (
         <details>
           <summary>Other findings ({other.length}): read, not evidence for any hypothesis</summary>

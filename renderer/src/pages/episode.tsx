@@ -1,69 +1,19 @@
-// One episode: its record or live view, the suppressions, the timeline by seq, and the
-// team's verdict form.
+// One episode (console brief C.4), in the order it is read: the header facts, the decision
+// with its caveats, what changed before it, the suppressions, the diagnosis, the timeline by
+// seq, and the team's verdict.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, useState } from 'react';
+import { lazy, Suspense } from 'react';
 import { api, type Episode } from '../api.js';
 import { ErrorNote, Link, Time } from '../parts.js';
 import { keys } from '../queries.js';
+import { Changes } from './episode-changes.js';
+import { Decision } from './episode-decision.js';
+import { Timeline } from './episode-timeline.js';
+import { VerdictForm } from './episode-verdict.js';
+import './episode.css';
 
 // Hypotheses, findings, decision and actions: loaded with the first episode opened.
 const EpisodeDiagnosis = lazy(() => import('./episode-diagnosis.js'));
-
-const VERDICTS = [
-  ['same', 'Did what it said'],
-  ['advice', 'Followed its advice'],
-  ['other', 'Did something else'],
-  ['none', 'Did nothing'],
-] as const;
-
-function VerdictForm({ id, current }: { id: string; current: string | null }) {
-  const qc = useQueryClient();
-  const [verdict, setVerdict] = useState(current ?? 'same');
-  const [detail, setDetail] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  return (
-    <form
-      className="verdict"
-      onSubmit={(e) => {
-        e.preventDefault();
-        setError(null);
-        api
-          .team(id, verdict, detail.trim())
-          .then(() => qc.invalidateQueries({ queryKey: keys.episode(id) }))
-          .catch((err: unknown) => {
-            setError(err);
-          });
-      }}
-    >
-      <fieldset>
-        <legend>What the team did</legend>
-        {VERDICTS.map(([value, label]) => (
-          <label key={value}>
-            <input
-              type="radio"
-              name="verdict"
-              value={value}
-              checked={verdict === value}
-              onChange={() => setVerdict(value)}
-            />{' '}
-            {label}
-          </label>
-        ))}
-      </fieldset>
-      <label>
-        Detail {verdict === 'other' ? '(required)' : '(optional)'}
-        <textarea
-          name="detail"
-          value={detail}
-          maxLength={2000}
-          onChange={(e) => setDetail(e.target.value)}
-        />
-      </label>
-      <button type="submit">Record verdict</button>
-      <ErrorNote error={error} />
-    </form>
-  );
-}
 
 /**
  * A running episode's timeline grows: after the first read, ask only for the events after the
@@ -86,7 +36,7 @@ export function EpisodePage({ id }: { id: string }) {
   });
   const e = episode.data;
   return (
-    <main className="page">
+    <main className="page episode-page">
       <p>
         <Link to="/episodes">← Episodes</Link>
       </p>
@@ -109,9 +59,10 @@ export function EpisodePage({ id }: { id: string }) {
             <dd>
               <Time iso={e.t_close} />
             </dd>
-            <dt>Decision / outcome</dt>
+            <dt>Outcome</dt>
             <dd>
-              {e.decision || '—'} / {e.outcome || '—'}
+              {e.outcome ? e.outcome.replace(/_/g, ' ') : '—'}
+              {e.result && <span className="muted"> · result {e.result.replace(/_/g, ' ')}</span>}
             </dd>
             <dt>Confidence</dt>
             <dd>{e.confidence}</dd>
@@ -139,6 +90,8 @@ export function EpisodePage({ id }: { id: string }) {
               <code>{e.episode_id}</code>
             </dd>
           </dl>
+          <Decision episode={e} />
+          <Changes episode={e} />
           {e.suppressed.length > 0 && (
             <div className="banner" role="note">
               Suppressed:{' '}
@@ -151,17 +104,8 @@ export function EpisodePage({ id }: { id: string }) {
           <Suspense fallback={<p className="muted">Loading the diagnosis…</p>}>
             <EpisodeDiagnosis episode={e} />
           </Suspense>
-          <h2>Timeline</h2>
-          <ol className="timeline">
-            {e.timeline.map((t) => (
-              <li key={t.seq}>
-                <span className="seqno">#{t.seq}</span> <Time iso={t.ts} />{' '}
-                <strong>{t.type}</strong> by {t.actor}
-                {t.reason && <span className="muted"> — {t.reason}</span>}
-              </li>
-            ))}
-          </ol>
-          <VerdictForm id={e.episode_id} current={e.team?.verdict ?? null} />
+          <Timeline episode={e} />
+          <VerdictForm episode={e} />
         </>
       )}
     </main>

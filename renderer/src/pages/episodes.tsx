@@ -3,74 +3,23 @@
 // view is a link; the API gets the same parameters.
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { api, ApiError, type HistogramDay, type Scorecard } from '../api.js';
+import { api, ApiError, type EpisodeList, type HistogramDay } from '../api.js';
 import { Empty, ErrorNote, Link, Time, duration } from '../parts.js';
 import { keys } from '../queries.js';
 import { navigate, useLocation } from '../router.js';
+import { Pager, paramHref } from './list-nav.js';
+import { QueryBar } from './episodes-query.js';
+import { ScorecardStrip } from './episodes-scorecard.js';
+import { SeverityMark } from '../severity.js';
+import './episodes.css';
+import './table-scroll.css';
 
 const FACETS = ['service', 'result', 'decision', 'outcome', 'confidence', 'kind'] as const;
 const RANGES = ['24h', '7d', '30d', '90d', '1y', 'all'] as const;
 const LIMIT = 50;
 
-function withParam(params: URLSearchParams, key: string, value: string | null): string {
-  const next = new URLSearchParams(params);
-  if (value === null || value === '') next.delete(key);
-  else next.set(key, value);
-  if (key !== 'offset') next.delete('offset');
-  const text = next.toString();
-  return `/episodes${text === '' ? '' : `?${text}`}`;
-}
-
-function QueryBar({ params, error }: { params: URLSearchParams; error: unknown }) {
-  const [text, setText] = useState(params.get('query') ?? '');
-  // Follow the URL's query (back, forward, a link), not every render: `params` is a new
-  // object each time, and a live refresh must never wipe what is being typed.
-  const fromUrl = params.get('query') ?? '';
-  useEffect(() => {
-    setText(fromUrl);
-  }, [fromUrl]);
-  const bad = error instanceof ApiError && error.code === 'bad_query' ? error : null;
-  return (
-    <form
-      className="query-bar"
-      role="search"
-      onSubmit={(e) => {
-        e.preventDefault();
-        navigate(withParam(params, 'query', text.trim()));
-      }}
-    >
-      <label className="grow">
-        <span className="visually-hidden">Query</span>
-        <input
-          name="query"
-          placeholder="query, e.g. service:payments -decision:settled duration>5m"
-          value={text}
-          aria-invalid={bad !== null}
-          aria-describedby={bad !== null ? 'query-error' : undefined}
-          onChange={(e) => {
-            setText(e.target.value);
-          }}
-        />
-      </label>
-      <button type="submit">Search</button>
-      {bad !== null && (
-        <p id="query-error" className="error" role="alert">
-          ⚠ {bad.message}
-          {bad.position !== undefined && (
-            <>
-              <br />
-              <code className="caret">
-                {text}
-                {'\n'}
-                {' '.repeat(bad.position)}^
-              </code>
-            </>
-          )}
-        </p>
-      )}
-    </form>
-  );
-}
+const withParam = (params: URLSearchParams, key: string, value: string | null): string =>
+  paramHref('/episodes', params, key, value);
 
 function Facets({
   params,
@@ -108,52 +57,6 @@ function Facets({
         );
       })}
     </aside>
-  );
-}
-
-function ScorecardStrip({ card }: { card: Scorecard }) {
-  const pct = (x: number | null) => (x === null ? '—' : `${String(Math.round(x * 100))} %`);
-  const tiles: [string, string][] = [
-    ['episodes', card.episodes.toLocaleString('en')],
-    ['incidents', card.incidents.toLocaleString('en')],
-    ['ended without a person', pct(card.share_ended_by_3am)],
-    ['median restore', duration(card.restore_s.median)],
-    ['median handover', duration(card.handover_s.median)],
-    ['handed over within 90 s', pct(card.handover_s.within_90)],
-    ['actions verified', `${String(card.actions.verified)} of ${String(card.actions.ran)}`],
-  ];
-  const how = card.minutes_saved_how;
-  const shadow = how?.shadow_would_save ?? null;
-  return (
-    <section className="scorecard" aria-label="scorecard">
-      {tiles.map(([label, value]) => (
-        <div key={label} className="tile">
-          <span className="value">{value}</span>
-          <span className="label">{label}</span>
-        </div>
-      ))}
-      <div className="tile">
-        <span className="value">
-          {card.minutes_saved === null ? (
-            <Link to="/settings#impact">set impact figures</Link>
-          ) : (
-            card.minutes_saved.toLocaleString('en')
-          )}
-        </span>
-        <span className="label">minutes saved</span>
-      </div>
-      {shadow !== null && shadow > 0 && (
-        <div className="tile shadow">
-          <span className="value">{shadow.toLocaleString('en')}</span>
-          <span className="label">would have saved in shadow mode (not counted)</span>
-        </div>
-      )}
-      {how !== undefined && (
-        <p className="hint scorecard-how" aria-label="how minutes saved are counted">
-          {how.text}
-        </p>
-      )}
-    </section>
   );
 }
 
@@ -212,7 +115,14 @@ export function EpisodesPage() {
     queryFn: () => api.episodes(query),
     placeholderData: keepPreviousData,
   });
-  const data = list.data;
+  // The last valid answer stays on screen, greyed, while a query is bad (or a fetch fails):
+  // an error must not blank the scorecard, facets and table.
+  const [lastGood, setLastGood] = useState<EpisodeList | undefined>(undefined);
+  useEffect(() => {
+    if (list.data !== undefined && !list.isPlaceholderData) setLastGood(list.data);
+  }, [list.data, list.isPlaceholderData]);
+  const data = list.data ?? lastGood;
+  const stale = list.isError && data !== undefined;
   const sort = params.get('sort') ?? '-t_open';
   const offset = Number(params.get('offset') ?? '0');
   const sortBy = (field: string) =>
@@ -240,7 +150,12 @@ export function EpisodesPage() {
         </span>
       </h1>
       <div className="filters">
-        <QueryBar params={params} error={list.error} />
+        <QueryBar
+          params={params}
+          error={list.error}
+          facets={data?.facets ?? {}}
+          withParam={withParam}
+        />
         <label>
           Text
           <input
@@ -344,83 +259,80 @@ export function EpisodesPage() {
       {!(list.error instanceof ApiError && list.error.code === 'bad_query') && (
         <ErrorNote error={list.error} />
       )}
-      {data?.scorecard && <ScorecardStrip card={data.scorecard} />}
-      {data?.histogram && <Histogram days={data.histogram} />}
-      <div className="with-rail">
-        {data && <Facets params={params} facets={data.facets} />}
-        <section className="results">
-          {data && data.episodes.length === 0 && (
-            <Empty>No closed episode matches. Running ones are on Live.</Empty>
-          )}
-          {data && data.episodes.length > 0 && (
-            <table className="table" aria-label="closed episodes">
-              <thead>
-                <tr>
-                  {header('t_open', 'Started')}
-                  {header('service', 'Service')}
-                  <th>Alerts</th>
-                  {params.get('group') === 'incident' && <th>Related</th>}
-                  {header('result', 'Result')}
-                  {header('decision', 'Decision')}
-                  {header('confidence', 'Confidence')}
-                  {header('duration', 'Duration', true)}
-                  <th>Verdict</th>
-                  <th>Episode</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.episodes.map((e) => (
-                  <tr key={e.episode_id}>
-                    <td>
-                      <Time iso={e.t_open} />
-                    </td>
-                    <td>{e.service}</td>
-                    <td>{e.alerts.join(', ')}</td>
-                    {params.get('group') === 'incident' && (
-                      <td>
-                        {e.related === 0 || e.related === undefined
-                          ? '—'
-                          : `+${String(e.related)} (${(e.services ?? []).join(', ')})`}
-                      </td>
-                    )}
-                    <td>{e.result}</td>
-                    <td>{e.decision}</td>
-                    <td>{e.confidence}</td>
-                    <td className="num">{duration(e.duration_s)}</td>
-                    <td>{e.verdict ?? '—'}</td>
-                    <td>
-                      <Link to={`/episodes/${e.episode_id}`}>{e.episode_id}</Link>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
-          {data && data.total > LIMIT && (
-            <nav className="pager" aria-label="pages">
-              <button
-                type="button"
-                disabled={offset === 0}
-                onClick={() =>
-                  navigate(withParam(params, 'offset', String(Math.max(0, offset - LIMIT))))
-                }
-              >
-                ← Newer
-              </button>
-              <span>
-                {String(offset + 1)}–{String(Math.min(offset + LIMIT, data.total))} of{' '}
-                {data.total.toLocaleString('en')}
-              </span>
-              <button
-                type="button"
-                disabled={offset + LIMIT >= data.total}
-                onClick={() => navigate(withParam(params, 'offset', String(offset + LIMIT)))}
-              >
-                Older →
-              </button>
-            </nav>
-          )}
-        </section>
+      <div
+        data-stale={stale}
+        aria-disabled={stale || undefined}
+        className={stale ? 'stale' : undefined}
+        title={stale ? 'The last valid result, until the query is valid again' : undefined}
+      >
+        {data?.scorecard && <ScorecardStrip card={data.scorecard} params={params} />}
+        {data?.histogram && <Histogram days={data.histogram} />}
+        <div className="with-rail">
+          {data && <Facets params={params} facets={data.facets} />}
+          <section className="results">
+            {data && data.episodes.length === 0 && (
+              <Empty>No closed episode matches. Running ones are on Live.</Empty>
+            )}
+            {data && data.episodes.length > 0 && (
+              <div className="table-scroll">
+                <table className="table" aria-label="closed episodes">
+                  <thead>
+                    <tr>
+                      {header('t_open', 'Started')}
+                      <th>Severity</th>
+                      {header('service', 'Service')}
+                      <th>Alerts</th>
+                      {params.get('group') === 'incident' && <th>Related</th>}
+                      {header('result', 'Result')}
+                      {header('decision', 'Decision')}
+                      {header('confidence', 'Confidence')}
+                      {header('duration', 'Duration', true)}
+                      <th>Verdict</th>
+                      <th>Episode</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {data.episodes.map((e) => (
+                      <tr key={e.episode_id}>
+                        <td>
+                          <Time iso={e.t_open} />
+                        </td>
+                        <td>
+                          <SeverityMark severity={e.severity} />
+                        </td>
+                        <td>{e.service}</td>
+                        <td>{e.alerts.join(', ')}</td>
+                        {params.get('group') === 'incident' && (
+                          <td>
+                            {e.related === 0 || e.related === undefined
+                              ? '—'
+                              : `+${String(e.related)} (${(e.services ?? []).join(', ')})`}
+                          </td>
+                        )}
+                        <td>{e.result}</td>
+                        <td>{e.decision}</td>
+                        <td>{e.confidence}</td>
+                        <td className="num">{duration(e.duration_s)}</td>
+                        <td>{e.verdict ?? '—'}</td>
+                        <td>
+                          <Link to={`/episodes/${e.episode_id}`}>{e.episode_id}</Link>
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+            {data && (
+              <Pager
+                offset={offset}
+                limit={LIMIT}
+                total={data.total}
+                at={(o) => withParam(params, 'offset', String(o))}
+              />
+            )}
+          </section>
+        </div>
       </div>
     </main>
   );

@@ -1,5 +1,6 @@
 // Parsing Alertmanager API v2 answers (https://github.com/prometheus/alertmanager/blob/main/api/v2/openapi.yaml)
 // into the shapes the alertmanager kind returns. Pure functions: no I/O, so unit-testable.
+import { isRecord } from '../../shared/values.js';
 
 export type Labels = Record<string, string>;
 
@@ -45,10 +46,6 @@ export interface AmStatus {
   readonly uptime: string | null;
   /** 'ready' | 'settling' | 'disabled' */
   readonly cluster_status: string;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function malformed(what: string, detail: string): Error {

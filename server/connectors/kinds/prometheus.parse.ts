@@ -1,5 +1,6 @@
 // Parsing Prometheus HTTP API answers (https://prometheus.io/docs/prometheus/latest/querying/api/)
 // into the shapes the prometheus kind returns. Pure functions: no I/O, so unit-testable.
+import { isRecord } from '../../shared/values.js';
 
 export type Labels = Record<string, string>;
 
@@ -31,10 +32,6 @@ export interface Alert {
   readonly annotations: Labels;
   readonly active_at: string | null;
   readonly value: number | null;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function malformed(what: string, detail: string): Error {

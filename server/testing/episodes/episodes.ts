@@ -24,6 +24,11 @@ export interface SeedEpisode {
   readonly incident?: string;
   /** seconds after t_open when its alerts ended (restore_s) */
   readonly restore_s?: number;
+  /**
+   * the severity of its alerts: each is then fired (signal.fired) at t_open and resolved at
+   * restore_s, or just before the close when restore_s is not given
+   */
+  readonly severity?: string;
   /** the leading hypothesis its investigation named (an investigation is recorded) */
   readonly lead?: {
     readonly cause: string;
@@ -32,6 +37,26 @@ export interface SeedEpisode {
     readonly fixes?: readonly string[];
     /** a promoted learned pattern it repeats */
     readonly pattern?: string;
+  };
+  /** appends the episode's investigation (after it opens, before its alerts end) */
+  readonly during?: (episodeId: string) => void;
+}
+
+/** The i-th alert of a seeded episode as intake records it, firing or (ended) resolved. */
+function signal(s: SeedEpisode, id: string, i: number, name: string, ended: string | null) {
+  return {
+    source: 'seed',
+    fingerprint: `${id}-${String(i)}`,
+    name,
+    status: ended === null ? ('firing' as const) : ('resolved' as const),
+    severity: s.severity ?? 'warning',
+    service: s.service,
+    resource: null,
+    started_at: s.t_open,
+    ended_at: ended,
+    summary: '',
+    labels: {},
+    link: null,
   };
 }
 
@@ -52,6 +77,15 @@ export function seedEpisodes(
       const incident = s.incident ?? newIncidentId(s.t_open);
       const alerts = s.alerts ?? ['SeededAlert'];
       clock.set(s.t_open);
+      if (s.severity !== undefined)
+        alerts.forEach((name, i) => {
+          ledger.append({
+            type: 'signal.fired',
+            actor: 'source:seed',
+            data: signal(s, id, i, name, null),
+            trace_id: id,
+          });
+        });
       ledger.append({
         type: 'episode.opened',
         actor: 'system',
@@ -119,29 +153,21 @@ export function seedEpisodes(
           trace_id: id,
         });
       }
-      if (s.restore_s !== undefined) {
-        clock.set(new Date(Date.parse(s.t_open) + s.restore_s * 1000).toISOString());
-        for (let i = 0; i < alerts.length; i++) {
+      s.during?.(id);
+      if (s.restore_s !== undefined || s.severity !== undefined) {
+        const ended =
+          s.restore_s === undefined
+            ? s.t_close
+            : new Date(Date.parse(s.t_open) + s.restore_s * 1000).toISOString();
+        clock.set(ended);
+        alerts.forEach((name, i) => {
           ledger.append({
             type: 'signal.resolved',
             actor: 'source:seed',
-            data: {
-              source: 'seed',
-              fingerprint: `${id}-${String(i)}`,
-              name: alerts[i],
-              status: 'resolved',
-              severity: 'warning',
-              service: s.service,
-              resource: null,
-              started_at: s.t_open,
-              ended_at: new Date(Date.parse(s.t_open) + s.restore_s * 1000).toISOString(),
-              summary: '',
-              labels: {},
-              link: null,
-            },
+            data: signal(s, id, i, name, ended),
             trace_id: id,
           });
-        }
+        });
       }
       clock.set(s.t_close);
       ledger.append({
