@@ -19,13 +19,14 @@ export function useAutonomy() {
 
 /**
  * The halt form: the effect in words, a reason (required), Halt and Cancel. `focus`: the
- * reason takes the focus when shown (the top bar's confirm, opened by a click; never a page
- * that merely contains the form).
+ * reason takes the focus when shown, as in a confirm someone just opened (the top bar's, the
+ * palette's); false where a page merely contains the form (Autonomy), which must not pull
+ * the focus on load.
  */
 export function HaltForm({
   onDone,
   onCancel,
-  focus = false,
+  focus = true,
 }: {
   onDone?: () => void;
   onCancel?: () => void;
@@ -270,7 +271,6 @@ export function HaltButton({
           }}
         >
           <HaltForm
-            focus
             onDone={() => {
               setOpen(false);
             }}

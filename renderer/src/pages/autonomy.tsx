@@ -156,7 +156,7 @@ function HaltSection({ view, role }: { view: AutonomyView | undefined; role: str
             <strong>✓ Not halted</strong>: actions run as each service's autonomy allows.
           </p>
           {roleAtLeast(role, 'responder') ? (
-            <HaltForm />
+            <HaltForm focus={false} />
           ) : (
             <p className="hint">Halting needs the responder role.</p>
           )}
