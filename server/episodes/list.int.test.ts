@@ -39,7 +39,16 @@ interface ListBody {
     actions: { ran: number; verified: number; taken_back: number; not_verified: number };
     minutes_saved: number | null;
   };
-  histogram?: { day: string; total: number; proven: number; mitigated: number }[];
+  histogram?: {
+    day: string;
+    total: number;
+    proven: number;
+    mitigated: number;
+    results: Record<string, number>;
+    taken_back: number;
+    restore_s: { median: number | null; n: number };
+    handover_s: { median: number | null; n: number };
+  }[];
 }
 
 const at = (day: number, hour: number): string =>
@@ -371,6 +380,45 @@ describe('GET /v1/episodes', () => {
       ['2026-11-21', 4, 2, 1],
       ['2026-11-22', 5, 0, 1],
     ]);
+  });
+
+  it('adds per day the results (taken back apart) and the median restore and handover times', async () => {
+    const body = await list('histogram=day');
+    expect(
+      body.histogram?.map((d) => [d.day, d.results, d.taken_back, d.restore_s, d.handover_s]),
+    ).toEqual([
+      [
+        '2026-11-20',
+        { restored: 1, handed_over: 1, resolved: 1, linked: 1 },
+        0,
+        { median: 300, n: 3 },
+        { median: 45, n: 1 },
+      ],
+      // #4 was taken back: it counts there and not as handed over; its times still count.
+      [
+        '2026-11-21',
+        { shadow: 1, other: 1, restored: 1 },
+        1,
+        { median: 620, n: 2 },
+        { median: 140, n: 2 },
+      ],
+      [
+        '2026-11-22',
+        { cleared: 1, resolved: 3, handed_over: 1 },
+        0,
+        { median: 30, n: 3 },
+        { median: 75, n: 2 },
+      ],
+    ]);
+    // Each day's results and taken_back add up to its total.
+    for (const d of body.histogram ?? [])
+      expect(Object.values(d.results).reduce((a, b) => a + b, d.taken_back)).toBe(d.total);
+    // The same window through since (inclusive) and until (exclusive): one day.
+    const one = await list('histogram=day&since=2026-11-21&until=2026-11-22');
+    expect(one.histogram?.map((d) => [d.day, d.total, d.restore_s.median])).toEqual([
+      ['2026-11-21', 4, 620],
+    ]);
+    expect(one.total).toBe(4);
   });
 
   it('gives one row per incident with group=incident: the root plus related, related_ids, services', async () => {

@@ -2,6 +2,7 @@
 // filters but its own, and gathers what the scorecard and the histogram need. A row failing
 // exactly one facet filter counts only in that facet; a row failing two counts nowhere.
 import { FACETS, VERDICT, type Facet, type IndexColumns, type EpisodeIndex } from './list.index.js';
+import { histogram, type HistogramDay, type HistogramScratch } from './list.histogram.js';
 import type { Selection } from './list.params.js';
 
 /** What the scorecard is computed from: exactly the selected rows. */
@@ -37,16 +38,6 @@ export interface SavedCounts {
   readonly shadowProven: number;
 }
 
-export interface HistogramDay {
-  day: string;
-  total: number;
-  failures: number;
-  symptoms: number;
-  proven: number;
-  mitigated: number;
-  escalated: number;
-}
-
 export interface ScanResult {
   /** selected positions, in list order (after sort), before paging */
   readonly picked: Int32Array;
@@ -59,7 +50,6 @@ export interface ScanResult {
 }
 
 const NONE = -1;
-const DAY_MS = 86_400_000;
 const MAX_FACET_VALUES = 1000;
 
 /** Results that end an episode without anyone taking it over. */
@@ -99,7 +89,7 @@ export class Reused<T extends Int32Array | Uint8Array> {
 }
 
 /** What one reader reuses between requests; its arrays are valid until its next request. */
-export interface ScanScratch {
+export interface ScanScratch extends HistogramScratch {
   readonly picked: Reused<Int32Array>;
   readonly grouped: Reused<Int32Array>;
   readonly mask: Reused<Uint8Array>;
@@ -120,6 +110,9 @@ export function createScanScratch(): ScanScratch {
     seen: bytes(),
     restore: ints(),
     handover: ints(),
+    slots: ints(),
+    restoreValues: ints(),
+    handoverValues: ints(),
   };
 }
 
@@ -281,7 +274,7 @@ export function scan(
     facets,
     complete: matched <= limitRows,
     stats: sel.scorecard ? stats(index, selected, scratch) : null,
-    histogram: sel.histogram ? histogram(index, selected) : null,
+    histogram: sel.histogram ? histogram(index, selected, scratch) : null,
   };
 }
 
@@ -402,46 +395,6 @@ function stats(index: EpisodeIndex, rows: Int32Array, scratch: ScanScratch): Sca
     incidentsEndedByService: endedByService,
     saved: { ended: savedEnded, acted: savedActed, handedProven, shadowProven },
   };
-}
-
-function histogram(index: EpisodeIndex, rows: Int32Array): HistogramDay[] {
-  const c = index.columns();
-  const { dict } = index;
-  const failure = dict.kind.find('failure');
-  const symptom = dict.kind.find('symptom');
-  const proven = dict.confidence.find('proven');
-  const mitigated = dict.outcome.find('mitigated');
-  const escalated = dict.outcome.find('escalated');
-  const days = new Map<number, HistogramDay>();
-  const { tOpen } = c;
-  const kindCol = c.facet.kind;
-  const confidenceCol = c.facet.confidence;
-  const outcomeCol = c.facet.outcome;
-  for (const p of rows) {
-    const d = Math.floor(tOpen[p]! / DAY_MS);
-    let day = days.get(d);
-    if (day === undefined) {
-      day = {
-        day: new Date(d * DAY_MS).toISOString().slice(0, 10),
-        total: 0,
-        failures: 0,
-        symptoms: 0,
-        proven: 0,
-        mitigated: 0,
-        escalated: 0,
-      };
-      days.set(d, day);
-    }
-    day.total += 1;
-    const kind = kindCol[p];
-    if (kind === failure) day.failures += 1;
-    else if (kind === symptom) day.symptoms += 1;
-    if (confidenceCol[p] === proven) day.proven += 1;
-    const outcome = outcomeCol[p];
-    if (outcome === mitigated) day.mitigated += 1;
-    else if (outcome === escalated) day.escalated += 1;
-  }
-  return [...days.entries()].sort((a, b) => a[0] - b[0]).map(([, day]) => day);
 }
 
 /** The selected rows in the order asked; they arrive newest first. */
