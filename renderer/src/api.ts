@@ -272,6 +272,11 @@ export interface HistogramDay {
   proven: number;
   mitigated: number;
   escalated: number;
+  /** per result, without the episodes taken back; with taken_back it adds up to total */
+  results: Record<string, number>;
+  taken_back: number;
+  restore_s: { median: number | null; n: number };
+  handover_s: { median: number | null; n: number };
 }
 
 export interface EpisodeList {

@@ -3,10 +3,11 @@
 // view is a link; the API gets the same parameters.
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { api, ApiError, type EpisodeList, type HistogramDay } from '../api.js';
+import { api, ApiError, type EpisodeList } from '../api.js';
 import { Empty, ErrorNote, Link, Time, duration } from '../parts.js';
 import { keys } from '../queries.js';
 import { navigate, useLocation } from '../router.js';
+import { EpisodesHistogram } from './episodes-histogram.js';
 import { Pager, paramHref } from './list-nav.js';
 import { QueryBar } from './episodes-query.js';
 import { ScorecardStrip } from './episodes-scorecard.js';
@@ -57,49 +58,6 @@ function Facets({
         );
       })}
     </aside>
-  );
-}
-
-/** Per-day totals as SVG bars; each bar has its numbers in a title for pointer and reader. */
-function Histogram({ days }: { days: HistogramDay[] }) {
-  if (days.length === 0) return null;
-  const shown = days.slice(-90);
-  const max = Math.max(...shown.map((d) => d.total), 1);
-  const w = 8;
-  const h = 60;
-  // At least 60 slots, newest at the right, so that a few days stay thin bars.
-  const slots = Math.max(shown.length, 60);
-  const x0 = (slots - shown.length) * (w + 2);
-  return (
-    <figure className="histogram">
-      <svg
-        viewBox={`0 0 ${String(slots * (w + 2))} ${String(h)}`}
-        role="img"
-        aria-label={`episodes per day, ${shown[0]!.day} to ${shown[shown.length - 1]!.day}`}
-        preserveAspectRatio="none"
-      >
-        {shown.map((d, i) => {
-          const bar = (d.total / max) * (h - 2);
-          const proven = (d.proven / max) * (h - 2);
-          return (
-            <g key={d.day}>
-              <title>{`${d.day}: ${String(d.total)} episodes, ${String(d.proven)} proven, ${String(d.mitigated)} mitigated, ${String(d.escalated)} escalated`}</title>
-              <rect x={x0 + i * (w + 2)} y={h - bar} width={w} height={bar} className="bar" />
-              <rect
-                x={x0 + i * (w + 2)}
-                y={h - proven}
-                width={w}
-                height={proven}
-                className="bar proven"
-              />
-            </g>
-          );
-        })}
-      </svg>
-      <figcaption>
-        Per day: all episodes, <span className="swatch proven" /> proven causes
-      </figcaption>
-    </figure>
   );
 }
 
@@ -266,7 +224,7 @@ export function EpisodesPage() {
         title={stale ? 'The last valid result, until the query is valid again' : undefined}
       >
         {data?.scorecard && <ScorecardStrip card={data.scorecard} params={params} />}
-        {data?.histogram && <Histogram days={data.histogram} />}
+        {data?.histogram && <EpisodesHistogram days={data.histogram} />}
         <div className="with-rail">
           {data && <Facets params={params} facets={data.facets} />}
           <section className="results">
