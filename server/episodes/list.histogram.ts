@@ -31,7 +31,6 @@ interface Reusable {
   take(n: number, zero?: boolean): Int32Array;
 }
 export interface HistogramScratch {
-  readonly slots: Reusable;
   readonly restoreValues: Reusable;
   readonly handoverValues: Reusable;
 }
@@ -39,13 +38,12 @@ export interface HistogramScratch {
 const DAY_MS = 86_400_000;
 const NONE = -1;
 
-interface Slot {
-  readonly day: HistogramDay;
-  readonly results: Float64Array;
-  restoreAt: number;
-  handoverAt: number;
-}
-
+/**
+ * One pass over rows that come newest first (the scan's order), so that each day's rows
+ * follow each other: counters are locals, flushed at each new day, and a day's times are one
+ * stretch of a reused array, where its median is a selection in place. Rows in any other
+ * order are sorted first.
+ */
 export function histogram(
   index: EpisodeIndex,
   rows: Int32Array,
@@ -64,96 +62,82 @@ export function histogram(
   const confidenceCol = c.facet.confidence;
   const outcomeCol = c.facet.outcome;
   const resultCol = c.facet.result;
-  const resultCount = dict.result.values.length;
+  const resultNames = dict.result.values;
+  const restoreValues = scratch.restoreValues.take(rows.length, false);
+  const handoverValues = scratch.handoverValues.take(rows.length, false);
 
-  // Pass one: counts per day, and each row's day slot for pass two.
-  const byDay = new Map<number, number>();
-  const slots: Slot[] = [];
-  const slotOf = scratch.slots.take(rows.length, false);
-  // Rows come newest first, so a day's rows follow each other: the map only at a new day.
-  let lastDay = Number.NaN;
-  let lastSlot = 0;
+  const out: HistogramDay[] = [];
+  let day = Number.NaN;
+  let results = new Float64Array(resultNames.length);
+  let total = 0;
+  let failures = 0;
+  let symptoms = 0;
+  let provenN = 0;
+  let mitigatedN = 0;
+  let escalatedN = 0;
+  let takenBackN = 0;
+  let restoreFrom = 0;
+  let restoreEnd = 0;
+  let handoverFrom = 0;
+  let handoverEnd = 0;
+  const flush = () => {
+    if (total === 0) return;
+    const byResult: Record<string, number> = {};
+    results.forEach((n, code) => {
+      if (n > 0) byResult[resultNames[code] ?? ''] = n;
+    });
+    out.push({
+      day: new Date(day * DAY_MS).toISOString().slice(0, 10),
+      total,
+      failures,
+      symptoms,
+      proven: provenN,
+      mitigated: mitigatedN,
+      escalated: escalatedN,
+      results: byResult,
+      taken_back: takenBackN,
+      restore_s: {
+        median: medianIn(restoreValues.subarray(restoreFrom, restoreEnd)),
+        n: restoreEnd - restoreFrom,
+      },
+      handover_s: {
+        median: medianIn(handoverValues.subarray(handoverFrom, handoverEnd)),
+        n: handoverEnd - handoverFrom,
+      },
+    });
+  };
   for (let i = 0; i < rows.length; i++) {
     const p = rows[i]!;
     const d = Math.floor(tOpen[p]! / DAY_MS);
-    let s = d === lastDay ? lastSlot : byDay.get(d);
-    if (s === undefined) {
-      s = slots.length;
-      byDay.set(d, s);
-      slots.push({
-        day: {
-          day: new Date(d * DAY_MS).toISOString().slice(0, 10),
-          total: 0,
-          failures: 0,
-          symptoms: 0,
-          proven: 0,
-          mitigated: 0,
-          escalated: 0,
-          results: {},
-          taken_back: 0,
-          restore_s: { median: null, n: 0 },
-          handover_s: { median: null, n: 0 },
-        },
-        results: new Float64Array(resultCount),
-        restoreAt: 0,
-        handoverAt: 0,
-      });
+    if (d !== day) {
+      if (d > day) {
+        const newestFirst = rows.slice().sort((a, b) => tOpen[b]! - tOpen[a]!);
+        return histogram(index, newestFirst, scratch);
+      }
+      flush();
+      day = d;
+      results = new Float64Array(resultNames.length);
+      total = failures = symptoms = provenN = mitigatedN = escalatedN = takenBackN = 0;
+      restoreFrom = restoreEnd;
+      handoverFrom = handoverEnd;
     }
-    slotOf[i] = s;
-    lastDay = d;
-    lastSlot = s;
-    const slot = slots[s]!;
-    const day = slot.day;
-    day.total += 1;
+    total += 1;
     const kind = kindCol[p];
-    if (kind === failure) day.failures += 1;
-    else if (kind === symptom) day.symptoms += 1;
-    if (confidenceCol[p] === proven) day.proven += 1;
+    if (kind === failure) failures += 1;
+    else if (kind === symptom) symptoms += 1;
+    if (confidenceCol[p] === proven) provenN += 1;
     const outcome = outcomeCol[p];
-    if (outcome === mitigated) day.mitigated += 1;
-    else if (outcome === escalated) day.escalated += 1;
-    if (action[p] === takenBack) day.taken_back += 1;
-    else slot.results[resultCol[p]!]! += 1;
-    if (restore[p] !== NONE) day.restore_s.n += 1;
-    if (handover[p] !== NONE) day.handover_s.n += 1;
-  }
-
-  // Pass two: each day's times side by side in one array (a counting sort by day), so that
-  // a median is a selection inside the day's stretch, with no array per day.
-  let restoreEnd = 0;
-  let handoverEnd = 0;
-  for (const slot of slots) {
-    slot.restoreAt = restoreEnd;
-    slot.handoverAt = handoverEnd;
-    restoreEnd += slot.day.restore_s.n;
-    handoverEnd += slot.day.handover_s.n;
-  }
-  const restoreValues = scratch.restoreValues.take(restoreEnd, false);
-  const handoverValues = scratch.handoverValues.take(handoverEnd, false);
-  const restoreFill = slots.map((s) => s.restoreAt);
-  const handoverFill = slots.map((s) => s.handoverAt);
-  for (let i = 0; i < rows.length; i++) {
-    const p = rows[i]!;
-    const s = slotOf[i]!;
+    if (outcome === mitigated) mitigatedN += 1;
+    else if (outcome === escalated) escalatedN += 1;
+    if (action[p] === takenBack) takenBackN += 1;
+    else results[resultCol[p]!]! += 1;
     const r = restore[p]!;
-    if (r !== NONE) restoreValues[restoreFill[s]!++] = r;
+    if (r !== NONE) restoreValues[restoreEnd++] = r;
     const h = handover[p]!;
-    if (h !== NONE) handoverValues[handoverFill[s]!++] = h;
+    if (h !== NONE) handoverValues[handoverEnd++] = h;
   }
-
-  for (const slot of slots) {
-    const { day } = slot;
-    day.restore_s.median = medianIn(
-      restoreValues.subarray(slot.restoreAt, slot.restoreAt + day.restore_s.n),
-    );
-    day.handover_s.median = medianIn(
-      handoverValues.subarray(slot.handoverAt, slot.handoverAt + day.handover_s.n),
-    );
-    slot.results.forEach((n, code) => {
-      if (n > 0) day.results[dict.result.values[code] ?? ''] = n;
-    });
-  }
-  return [...byDay.entries()].sort((a, b) => a[0] - b[0]).map(([, s]) => slots[s]!.day);
+  flush();
+  return out.reverse();
 }
 
 /** The median of `a` (reordered in place), the mean of the middle two when even; null if empty. */

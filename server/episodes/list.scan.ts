@@ -110,7 +110,6 @@ export function createScanScratch(): ScanScratch {
     seen: bytes(),
     restore: ints(),
     handover: ints(),
-    slots: ints(),
     restoreValues: ints(),
     handoverValues: ints(),
   };
