@@ -3,6 +3,8 @@
 // a legend in words, one tooltip per day by pointer or keyboard, a click or drag or Shift+→
 // that writes since/until into the URL (the table and scorecard follow), a table with the
 // same numbers, and the median restore and handover times per day.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFakeClock } from '../../server/shared/clock.js';
@@ -12,6 +14,7 @@ import { ADMIN_TOKEN, buildTestServer, type TestServer } from '../../server/test
 import { openSignedIn, shoot } from './browser.js';
 
 requireBundle();
+const require = createRequire(import.meta.url);
 
 const DAY = 86_400_000;
 const TODAY = Math.floor(Date.now() / DAY) * DAY;
@@ -112,6 +115,14 @@ async function expectContrast(): Promise<void> {
   }
 }
 
+async function seriousViolations(): Promise<string[]> {
+  // Through the debugger protocol: the console's CSP refuses an injected script tag.
+  await page.evaluate(`${readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8')};0`);
+  return page.evaluate<string[]>(`axe.run('.histogram').then((r) => r.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`);
+}
+
 async function clearSelection(): Promise<void> {
   await page.getByRole('button', { name: 'Clear selection' }).click();
   await expect.poll(() => param('since')).toBeNull();
@@ -147,6 +158,8 @@ describe('the per-day histogram', () => {
     await expectContrast();
     await shoot(page, '145-histogram-dark');
     await page.emulateMedia({ colorScheme: 'light' });
+    // No serious accessibility violation inside the figure (axe-core, both views).
+    expect(await seriousViolations()).toEqual([]);
     await shoot(page, '140-histogram');
   });
 
@@ -236,6 +249,7 @@ describe('the per-day histogram', () => {
     expect(await of(9, 'median restore')).toBe('10 min');
     expect(await of(9, 'median handover')).toBe('1 min');
     expect(await of(7, 'total')).toBe('0');
+    expect(await seriousViolations()).toEqual([]);
     await shoot(page, '144-histogram-table');
     await page.getByRole('button', { name: 'Show as chart' }).click();
     await chart().waitFor();
