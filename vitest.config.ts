@@ -35,6 +35,9 @@ export default defineConfig({
           exclude: ['node_modules/**', 'dist/**'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
+          // expect.poll's own default (1 s) is shorter than a busy two-core runner needs for a
+          // page to fetch and render; a poll that passes returns as soon as it does.
+          expect: { poll: { timeout: 10_000 } },
           // Two cores: integration tests start servers and child processes.
           maxWorkers: 2,
         },
