@@ -2,18 +2,23 @@
 // the scorecard strip and the per-day histogram. The page's URL holds every filter, so a
 // view is a link; the API gets the same parameters.
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { api, ApiError, type EpisodeList } from '../api.js';
 import { Empty, ErrorNote, Link, Time, duration } from '../parts.js';
 import { keys } from '../queries.js';
 import { navigate, useLocation } from '../router.js';
-import { EpisodesHistogram } from './episodes-histogram.js';
 import { Pager, paramHref } from './list-nav.js';
 import { QueryBar } from './episodes-query.js';
 import { ScorecardStrip } from './episodes-scorecard.js';
 import { SeverityMark } from '../severity.js';
 import './episodes.css';
 import './table-scroll.css';
+
+// The chart (visx and d3) loads after the list, outside the first page's script (first load
+// ≤ 150 KB gzip); until then its place is kept empty so nothing below it moves twice.
+const EpisodesHistogram = lazy(() =>
+  import('./episodes-histogram.js').then((m) => ({ default: m.EpisodesHistogram })),
+);
 
 const FACETS = ['service', 'result', 'decision', 'outcome', 'confidence', 'kind'] as const;
 const RANGES = ['24h', '7d', '30d', '90d', '1y', 'all'] as const;
@@ -224,7 +229,11 @@ export function EpisodesPage() {
         title={stale ? 'The last valid result, until the query is valid again' : undefined}
       >
         {data?.scorecard && <ScorecardStrip card={data.scorecard} params={params} />}
-        {data?.histogram && <EpisodesHistogram days={data.histogram} />}
+        {data?.histogram && (
+          <Suspense fallback={<div className="histogram-pending" aria-busy="true" />}>
+            <EpisodesHistogram days={data.histogram} />
+          </Suspense>
+        )}
         <div className="with-rail">
           {data && <Facets params={params} facets={data.facets} />}
           <section className="results">
