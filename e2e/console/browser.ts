@@ -94,12 +94,16 @@ export async function onLiveSignedIn(
 }
 
 /** The page's width at a 390 px phone screen (the viewport comes back after): at most 390 means
- * nothing scrolls sideways. */
+ * nothing scrolls sideways. It is read two frames after the resize, once resize observers and
+ * the renders they start have run, as a person would see it. */
 export async function widthAtPhone(page: Page): Promise<number> {
   const own = page.viewportSize();
   await page.setViewportSize({ width: 390, height: 844 });
   try {
-    return await page.evaluate<number>('document.documentElement.scrollWidth');
+    return await page.evaluate<number>(
+      `new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() =>
+        setTimeout(() => done(document.documentElement.scrollWidth), 0))))`,
+    );
   } finally {
     if (own !== null) await page.setViewportSize(own);
   }
