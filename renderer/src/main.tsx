@@ -1,9 +1,9 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { ApiError } from './api.js';
-import { App } from './app.js';
-import './styles.css';
+import { ApiError } from './shared/api.js';
+import { App } from './shell/app.js';
+import './shared/styles.css';
 
 const client = new QueryClient({
   defaultOptions: {

@@ -1,0 +1,2 @@
+// The audit feature as other folders see it: they import from here, never its files.
+export { AuditPage } from './audit.js';

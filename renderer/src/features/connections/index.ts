@@ -1,0 +1,2 @@
+// The connections feature as other folders see it: they import from here, never its files.
+export { ConnectionsPage } from './connections.js';

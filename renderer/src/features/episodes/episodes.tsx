@@ -1,0 +1,306 @@
+// Episodes: the table with every filter of GET /v1/episodes, a query bar, facets with counts,
+// the scorecard strip and the per-day histogram. The page's URL holds every filter, so a
+// view is a link; the API gets the same parameters.
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { lazy, Suspense, useEffect, useState } from 'react';
+import { api, ApiError, type EpisodeList } from '../../shared/api.js';
+import { Empty, ErrorNote, Link, Time, duration } from '../../shared/parts.js';
+import { keys } from '../../shared/queries.js';
+import { navigate, useLocation } from '../../shared/router.js';
+import { Pager, paramHref } from '../../shared/list-nav.js';
+import { QueryBar } from './episodes-query.js';
+import { ScorecardStrip } from './episodes-scorecard.js';
+import { SeverityMark } from '../../shared/severity.js';
+import './episodes.css';
+import '../../shared/table-scroll.css';
+
+// The chart (visx and d3) loads after the list, outside the first page's script (first load
+// ≤ 150 KB gzip); until then its place is kept empty so nothing below it moves twice.
+const EpisodesHistogram = lazy(() =>
+  import('./episodes-histogram.js').then((m) => ({ default: m.EpisodesHistogram })),
+);
+
+const FACETS = ['service', 'result', 'decision', 'outcome', 'confidence', 'kind'] as const;
+const RANGES = ['24h', '7d', '30d', '90d', '1y', 'all'] as const;
+const LIMIT = 50;
+
+const withParam = (params: URLSearchParams, key: string, value: string | null): string =>
+  paramHref('/episodes', params, key, value);
+
+function Facets({
+  params,
+  facets,
+}: {
+  params: URLSearchParams;
+  facets: Record<string, Record<string, number>>;
+}) {
+  return (
+    <aside className="facets" aria-label="facets">
+      {FACETS.map((f) => {
+        const chosen = new Set((params.get(f) ?? '').split(',').filter((v) => v !== ''));
+        const values = Object.entries(facets[f] ?? {});
+        return (
+          <fieldset key={f}>
+            <legend>{f}</legend>
+            {values.length === 0 && <span className="muted">none</span>}
+            {values.slice(0, 12).map(([value, count]) => (
+              <label key={value} className="facet">
+                <input
+                  type="checkbox"
+                  checked={chosen.has(value)}
+                  onChange={() => {
+                    const next = new Set(chosen);
+                    if (next.has(value)) next.delete(value);
+                    else next.add(value);
+                    navigate(withParam(params, f, [...next].join(',')), { replace: true });
+                  }}
+                />
+                <span className="value">{value}</span>
+                <span className="num">{count.toLocaleString('en')}</span>
+              </label>
+            ))}
+          </fieldset>
+        );
+      })}
+    </aside>
+  );
+}
+
+export function EpisodesPage() {
+  const { params } = useLocation();
+  const apiParams = new URLSearchParams(params);
+  apiParams.set('scorecard', '1');
+  apiParams.set('histogram', 'day');
+  if (!apiParams.has('limit')) apiParams.set('limit', String(LIMIT));
+  const query = apiParams.toString();
+  const list = useQuery({
+    queryKey: keys.episodes(query),
+    queryFn: () => api.episodes(query),
+    placeholderData: keepPreviousData,
+  });
+  // The last valid answer stays on screen, greyed, while a query is bad (or a fetch fails):
+  // an error must not blank the scorecard, facets and table.
+  const [lastGood, setLastGood] = useState<EpisodeList | undefined>(undefined);
+  useEffect(() => {
+    if (list.data !== undefined && !list.isPlaceholderData) setLastGood(list.data);
+  }, [list.data, list.isPlaceholderData]);
+  const data = list.data ?? lastGood;
+  const stale = list.isError && data !== undefined;
+  const sort = params.get('sort') ?? '-t_open';
+  const offset = Number(params.get('offset') ?? '0');
+  const sortBy = (field: string) =>
+    navigate(withParam(params, 'sort', sort === `-${field}` ? field : `-${field}`), {
+      replace: true,
+    });
+  const header = (field: string, label: string, numeric = false) => (
+    <th
+      className={numeric ? 'num' : undefined}
+      aria-sort={sort === field ? 'ascending' : sort === `-${field}` ? 'descending' : 'none'}
+    >
+      <button type="button" className="sort" onClick={() => sortBy(field)}>
+        {label} {sort === field ? '▲' : sort === `-${field}` ? '▼' : ''}
+      </button>
+    </th>
+  );
+  return (
+    <main className="page episodes">
+      <h1>
+        Episodes{' '}
+        <span className="count">
+          {data
+            ? `${data.total.toLocaleString('en')} ${params.get('group') === 'incident' ? 'incidents' : 'closed'}${data.complete === false ? ` (the newest ${String(data.latest)} only)` : ''} · ${String(data.running.length)} running`
+            : ''}
+        </span>
+      </h1>
+      <div className="filters">
+        <QueryBar
+          params={params}
+          error={list.error}
+          facets={data?.facets ?? {}}
+          withParam={withParam}
+        />
+        <label>
+          Text
+          <input
+            name="q"
+            defaultValue={params.get('q') ?? ''}
+            placeholder="id, service, alert, cause"
+            onKeyDown={(e) => {
+              if (e.key === 'Enter') navigate(withParam(params, 'q', e.currentTarget.value.trim()));
+            }}
+          />
+        </label>
+        <label>
+          Range
+          <select
+            name="range"
+            value={params.get('range') ?? 'all'}
+            onChange={(e) => {
+              navigate(
+                withParam(params, 'range', e.target.value === 'all' ? null : e.target.value),
+                { replace: true },
+              );
+            }}
+          >
+            {RANGES.map((r) => (
+              <option key={r} value={r}>
+                {r}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Cause
+          <select
+            name="confirmed"
+            value={params.get('confirmed') ?? ''}
+            onChange={(e) => {
+              navigate(withParam(params, 'confirmed', e.target.value), { replace: true });
+            }}
+          >
+            <option value="">any</option>
+            <option value="yes">confirmed</option>
+            <option value="no">not confirmed</option>
+          </select>
+        </label>
+        <label>
+          Since
+          <input
+            type="date"
+            name="since"
+            value={params.get('since') ?? ''}
+            onChange={(e) => {
+              navigate(withParam(params, 'since', e.target.value), { replace: true });
+            }}
+          />
+        </label>
+        <label>
+          Until
+          <input
+            type="date"
+            name="until"
+            value={params.get('until') ?? ''}
+            onChange={(e) => {
+              navigate(withParam(params, 'until', e.target.value), { replace: true });
+            }}
+          />
+        </label>
+        <label>
+          Newest
+          <select
+            name="latest"
+            value={params.get('latest') ?? ''}
+            onChange={(e) => {
+              navigate(withParam(params, 'latest', e.target.value), { replace: true });
+            }}
+          >
+            <option value="">all</option>
+            <option value="100">100</option>
+            <option value="1000">1,000</option>
+            <option value="5000">5,000</option>
+          </select>
+        </label>
+        <label className="inline">
+          <input
+            type="checkbox"
+            name="group"
+            checked={params.get('group') === 'incident'}
+            onChange={(e) => {
+              navigate(withParam(params, 'group', e.target.checked ? 'incident' : null), {
+                replace: true,
+              });
+            }}
+          />
+          one row per incident
+        </label>
+        {[...params.keys()].length > 0 && (
+          <Link to="/episodes" className="clear">
+            Clear filters
+          </Link>
+        )}
+      </div>
+      {!(list.error instanceof ApiError && list.error.code === 'bad_query') && (
+        <ErrorNote error={list.error} />
+      )}
+      <div
+        data-stale={stale}
+        aria-disabled={stale || undefined}
+        className={stale ? 'stale' : undefined}
+        title={stale ? 'The last valid result, until the query is valid again' : undefined}
+      >
+        {data?.scorecard && <ScorecardStrip card={data.scorecard} params={params} />}
+        {data?.histogram && (
+          <Suspense fallback={<div className="histogram-pending" aria-busy="true" />}>
+            <EpisodesHistogram days={data.histogram} />
+          </Suspense>
+        )}
+        <div className="with-rail">
+          {data && <Facets params={params} facets={data.facets} />}
+          <section className="results">
+            {data && data.episodes.length === 0 && (
+              <Empty>No closed episode matches. Running ones are on Live.</Empty>
+            )}
+            {data && data.episodes.length > 0 && (
+              <div className="table-scroll">
+                <table className="table" aria-label="closed episodes">
+                  <thead>
+                    <tr>
+                      {header('t_open', 'Started')}
+                      <th>Severity</th>
+                      {header('service', 'Service')}
+                      <th>Alerts</th>
+                      {params.get('group') === 'incident' && <th>Related</th>}
+                      {header('result', 'Result')}
+                      {header('decision', 'Decision')}
+                      {header('confidence', 'Confidence')}
+                      {header('duration', 'Duration', true)}
+                      <th>Verdict</th>
+                      <th>Episode</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {data.episodes.map((e) => (
+                      <tr key={e.episode_id}>
+                        <td>
+                          <Time iso={e.t_open} />
+                        </td>
+                        <td>
+                          <SeverityMark severity={e.severity} />
+                        </td>
+                        <td>{e.service}</td>
+                        <td>{e.alerts.join(', ')}</td>
+                        {params.get('group') === 'incident' && (
+                          <td>
+                            {e.related === 0 || e.related === undefined
+                              ? '—'
+                              : `+${String(e.related)} (${(e.services ?? []).join(', ')})`}
+                          </td>
+                        )}
+                        <td>{e.result}</td>
+                        <td>{e.decision}</td>
+                        <td>{e.confidence}</td>
+                        <td className="num">{duration(e.duration_s)}</td>
+                        <td>{e.verdict ?? '—'}</td>
+                        <td>
+                          <Link to={`/episodes/${e.episode_id}`}>{e.episode_id}</Link>
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+            {data && (
+              <Pager
+                offset={offset}
+                limit={LIMIT}
+                total={data.total}
+                at={(o) => withParam(params, 'offset', String(o))}
+              />
+            )}
+          </section>
+        </div>
+      </div>
+    </main>
+  );
+}

@@ -1,0 +1,3 @@
+// The episodes feature as other folders see it: they import from here, never its files.
+export { EpisodePage } from './episode.js';
+export { EpisodesPage } from './episodes.js';

@@ -1,0 +1,8 @@
+// The Licence page's forms (install, remove, ask, look, vouch, poll, download) run through
+// the shared page action; the licence and status are asked again after each success.
+import { usePageAction, type PageAction } from '../../shared/page-action.js';
+import { licenceKeys } from './licence-queries.js';
+
+export type LicenceAction = PageAction;
+
+export const useLicenceAction = (): LicenceAction => usePageAction(licenceKeys.all);

@@ -1,0 +1,4 @@
+// The live feature as other folders see it: they import from here, never its files.
+export { liveStream, pageVisibility } from './live-stream.js';
+export { LivePage } from './live.js';
+export { WallPage } from './wall.js';

@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import type { RunningEpisode } from '../../shared/api.js';
+import {
+  announcement,
+  attentionOrder,
+  groupsOf,
+  hrefOf,
+  matches,
+  severityCounts,
+  viewOf,
+} from './live-rows.js';
+
+const row = (over: Partial<RunningEpisode> & { episode_id: string }): RunningEpisode => ({
+  service: 'svc',
+  alerts: ['Alert'],
+  status: 'open',
+  step: 'intake',
+  t_open: '2026-11-29T10:00:00.000Z',
+  severity: 'info',
+  incident_id: null,
+  ...over,
+});
+
+describe('the Live view in the URL', () => {
+  it('reads group, sev and q, dropping what it does not know', () => {
+    const v = viewOf(new URLSearchParams('group=incident&sev=warning,bogus,critical&q=pay'));
+    expect(v).toEqual({ group: 'incident', sev: ['critical', 'warning'], q: 'pay' });
+    expect(viewOf(new URLSearchParams('group=team'))).toEqual({ group: 'none', sev: [], q: '' });
+  });
+
+  it('writes only what is not at its default, and reads back the same', () => {
+    expect(hrefOf({ group: 'none', sev: [], q: '' })).toBe('/live');
+    const href = hrefOf({ group: 'service', sev: ['critical', 'high'], q: 'a b' });
+    expect(href).toBe('/live?group=service&sev=critical,high&q=a+b');
+    expect(viewOf(new URL(href, 'http://x').searchParams)).toEqual({
+      group: 'service',
+      sev: ['critical', 'high'],
+      q: 'a b',
+    });
+  });
+});
+
+describe('attention order', () => {
+  it('puts firing before quiet, then the worst severity, then the newest', () => {
+    const rows = [
+      row({ episode_id: 'old-crit', severity: 'critical', t_open: '2026-11-29T09:00:00.000Z' }),
+      row({ episode_id: 'new-info', severity: 'info', t_open: '2026-11-29T11:00:00.000Z' }),
+      row({ episode_id: 'new-crit', severity: 'critical', t_open: '2026-11-29T10:00:00.000Z' }),
+      row({ episode_id: 'quiet-crit', severity: 'critical', status: 'quiet' }),
+      row({ episode_id: 'odd', severity: 'page-me' }),
+      row({ episode_id: 'high', severity: 'high' }),
+    ];
+    expect(rows.sort(attentionOrder).map((r) => r.episode_id)).toEqual([
+      'new-crit',
+      'old-crit',
+      'high',
+      'new-info',
+      'odd',
+      'quiet-crit',
+    ]);
+  });
+});
+
+describe('filter and search', () => {
+  const r = row({ episode_id: 'ep-1', service: 'Billing', alerts: ['QueueBacklog'] });
+  it('matches severity and text over service, alerts and episode, ignoring case', () => {
+    expect(matches(r, { group: 'none', sev: [], q: 'billing' })).toBe(true);
+    expect(matches(r, { group: 'none', sev: [], q: 'backlog' })).toBe(true);
+    expect(matches(r, { group: 'none', sev: [], q: 'ep-1' })).toBe(true);
+    expect(matches(r, { group: 'none', sev: [], q: 'payments' })).toBe(false);
+    expect(matches(r, { group: 'none', sev: ['info'], q: '' })).toBe(true);
+    expect(matches(r, { group: 'none', sev: ['critical'], q: '' })).toBe(false);
+  });
+});
+
+describe('groups', () => {
+  const rows = [
+    row({ episode_id: 'a', service: 'pay', incident_id: 'inc-1', severity: 'critical' }),
+    row({ episode_id: 'b', service: 'web', incident_id: null }),
+    row({ episode_id: 'c', service: 'pay', incident_id: 'inc-1', severity: 'warning' }),
+  ];
+  it('keeps the order of first rows, and the no-value group last', () => {
+    expect(groupsOf(rows, 'incident').map((g) => [g.key, g.rows.length])).toEqual([
+      ['inc-1', 2],
+      ['', 1],
+    ]);
+    expect(groupsOf(rows, 'service').map((g) => [g.key, g.rows.length])).toEqual([
+      ['pay', 2],
+      ['web', 1],
+    ]);
+  });
+  it('shows the no-incident group even when empty; no grouping is one group', () => {
+    expect(groupsOf(rows.slice(0, 1), 'incident').map((g) => g.key)).toEqual(['inc-1', '']);
+    expect(groupsOf(rows, 'none')).toEqual([{ key: '', rows }]);
+  });
+  it('counts each severity present, worst first', () => {
+    expect(severityCounts(rows)).toEqual([
+      ['critical', 1],
+      ['warning', 1],
+      ['info', 1],
+    ]);
+  });
+});
+
+describe('announcement', () => {
+  it('names severity, service and alert; more than three are counted', () => {
+    expect(
+      announcement([
+        row({
+          episode_id: 'a',
+          severity: 'critical',
+          service: 'billing',
+          alerts: ['QueueBacklog'],
+        }),
+      ]),
+    ).toBe('New critical alert on billing: QueueBacklog');
+    const many = ['a', 'b', 'c', 'd', 'e'].map((id) => row({ episode_id: id }));
+    expect(announcement(many)).toMatch(/^New info alert on svc: Alert\. .*\. and 2 more$/);
+  });
+});

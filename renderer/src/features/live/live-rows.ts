@@ -1,0 +1,107 @@
+// What the Live page shows of the running episodes, as plain functions: the view in the URL
+// (grouping, severity filter, search), attention-first order, groups with their counts, and
+// the sentence a screen reader hears for new rows.
+import type { RunningEpisode } from '../../shared/api.js';
+import { SEVERITIES, severityOf, severityRank, type Severity } from '../../shared/severity.js';
+
+export type Grouping = 'none' | 'incident' | 'service';
+
+export interface LiveView {
+  readonly group: Grouping;
+  /** Severities shown; empty: all. */
+  readonly sev: readonly Severity[];
+  readonly q: string;
+}
+
+const GROUPINGS: readonly Grouping[] = ['none', 'incident', 'service'];
+
+/** The view a URL's query string names (`group`, `sev` as a comma list, `q`). */
+export function viewOf(params: URLSearchParams): LiveView {
+  const group = params.get('group') ?? 'none';
+  const sev = (params.get('sev') ?? '')
+    .split(',')
+    .filter((s): s is Severity => (SEVERITIES as readonly string[]).includes(s));
+  return {
+    group: (GROUPINGS as readonly string[]).includes(group) ? (group as Grouping) : 'none',
+    sev: SEVERITIES.filter((s) => sev.includes(s)),
+    q: params.get('q') ?? '',
+  };
+}
+
+/** `/live` with the view in its query string; what is at its default is left out. */
+export function hrefOf(view: LiveView): string {
+  const params = new URLSearchParams();
+  if (view.group !== 'none') params.set('group', view.group);
+  if (view.sev.length > 0) params.set('sev', view.sev.join(','));
+  if (view.q !== '') params.set('q', view.q);
+  const search = params.toString().replace(/%2C/g, ',');
+  return search === '' ? '/live' : `/live?${search}`;
+}
+
+/**
+ * Attention first: firing before quiet (a quiet episode's alerts have ended and it closes
+ * after the hold), then worst severity, then newest.
+ */
+export function attentionOrder(a: RunningEpisode, b: RunningEpisode): number {
+  return (
+    Number(a.status === 'quiet') - Number(b.status === 'quiet') ||
+    severityRank(a.severity) - severityRank(b.severity) ||
+    b.t_open.localeCompare(a.t_open) ||
+    b.episode_id.localeCompare(a.episode_id)
+  );
+}
+
+export function matches(row: RunningEpisode, view: LiveView): boolean {
+  if (view.sev.length > 0 && !view.sev.includes(severityOf(row.severity))) return false;
+  const q = view.q.trim().toLowerCase();
+  if (q === '') return true;
+  return [row.service, row.episode_id, row.incident_id ?? '', ...row.alerts].some((t) =>
+    t.toLowerCase().includes(q),
+  );
+}
+
+export interface LiveGroup {
+  /** '' for the one group of an ungrouped view and for the group without a value. */
+  readonly key: string;
+  readonly rows: readonly RunningEpisode[];
+}
+
+/**
+ * Rows (already in order) in groups, each group where its first row would be; the group
+ * without a value ("no incident") comes last and is there even when empty, so that grouping
+ * never hides how many rows have none.
+ */
+export function groupsOf(rows: readonly RunningEpisode[], grouping: Grouping): LiveGroup[] {
+  if (grouping === 'none') return [{ key: '', rows }];
+  const groups = new Map<string, RunningEpisode[]>();
+  for (const r of rows) {
+    const key = (grouping === 'incident' ? r.incident_id : r.service) ?? '';
+    const list = groups.get(key);
+    if (list === undefined) groups.set(key, [r]);
+    else list.push(r);
+  }
+  const none = groups.get('') ?? [];
+  groups.delete('');
+  const out = [...groups].map(([key, list]) => ({ key, rows: list }));
+  return [...out, ...(grouping === 'incident' || none.length > 0 ? [{ key: '', rows: none }] : [])];
+}
+
+/** How many rows of each severity, worst first, leaving out those with none. */
+export function severityCounts(rows: readonly RunningEpisode[]): [Severity, number][] {
+  return SEVERITIES.map((s): [Severity, number] => [
+    s,
+    rows.filter((r) => severityOf(r.severity) === s).length,
+  ]).filter(([, n]) => n > 0);
+}
+
+/** What a screen reader hears for rows that arrived: "New critical alert on billing: X". */
+export function announcement(rows: readonly RunningEpisode[]): string {
+  const said = rows
+    .slice(0, 3)
+    .map(
+      (r) =>
+        `New ${severityOf(r.severity)} alert on ${r.service}: ${r.alerts.join(', ') || 'no alert name'}`,
+    );
+  if (rows.length > 3) said.push(`and ${String(rows.length - 3)} more`);
+  return said.join('. ');
+}

@@ -1,0 +1,91 @@
+// The running episodes as dense rows, optionally in groups whose headers count rows by
+// severity. On a phone only severity, service, alert and age stay (live.css).
+import type { RunningEpisode } from '../../shared/api.js';
+import { Link, age } from '../../shared/parts.js';
+import { SeverityMark, severityGlyph } from '../../shared/severity.js';
+import { severityCounts, type Grouping, type LiveGroup } from './live-rows.js';
+
+const COLUMNS = 7;
+
+function GroupHead({ group, grouping }: { group: LiveGroup; grouping: Grouping }) {
+  const counts = severityCounts(group.rows);
+  let label;
+  if (group.key === '') label = grouping === 'incident' ? 'No incident' : 'No service';
+  else if (grouping === 'incident') label = <Link to={`/incidents/${group.key}`}>{group.key}</Link>;
+  else label = group.key;
+  return (
+    <tr className="group-head">
+      <th colSpan={COLUMNS} scope="colgroup">
+        {label}{' '}
+        <span className="count">
+          {group.rows.length} running
+          {counts.map(([s, n]) => (
+            <span key={s} className={`sev-${s}`}>
+              {' · '}
+              <span aria-hidden="true">{severityGlyph(s)}</span> {n} {s}
+            </span>
+          ))}
+        </span>
+      </th>
+    </tr>
+  );
+}
+
+function Row({ e, now, fresh }: { e: RunningEpisode; now: number; fresh: boolean }) {
+  return (
+    <tr
+      data-episode={e.episode_id}
+      className={[fresh ? 'new' : '', e.status === 'quiet' ? 'quiet-row' : ''].join(' ').trim()}
+    >
+      <td className="severity">
+        <SeverityMark severity={e.severity} />
+      </td>
+      <td className="service">{e.service}</td>
+      <td className="alerts" title={e.alerts.join(', ')}>
+        <Link to={`/episodes/${e.episode_id}`}>{e.alerts.join(', ') || '(no alert name)'}</Link>
+      </td>
+      <td className="status">{e.status === 'open' ? 'firing' : e.status}</td>
+      <td className="step">{e.step}</td>
+      <td className="num age">{age(e.t_open, now)}</td>
+      <td className="episode">
+        <Link to={`/episodes/${e.episode_id}`}>{e.episode_id}</Link>
+      </td>
+    </tr>
+  );
+}
+
+export function LiveTable({
+  groups,
+  grouping,
+  now,
+  fresh,
+}: {
+  groups: readonly LiveGroup[];
+  grouping: Grouping;
+  now: number;
+  fresh: ReadonlySet<string>;
+}) {
+  return (
+    <table className="table live-table" aria-label="running episodes">
+      <thead>
+        <tr>
+          <th className="severity">Severity</th>
+          <th className="service">Service</th>
+          <th className="alerts">Alerts</th>
+          <th className="status">Status</th>
+          <th className="step">Step</th>
+          <th className="num age">Age</th>
+          <th className="episode">Episode</th>
+        </tr>
+      </thead>
+      {groups.map((g) => (
+        <tbody key={g.key}>
+          {grouping !== 'none' && <GroupHead group={g} grouping={grouping} />}
+          {g.rows.map((e) => (
+            <Row key={e.episode_id} e={e} now={now} fresh={fresh.has(e.episode_id)} />
+          ))}
+        </tbody>
+      ))}
+    </table>
+  );
+}

@@ -1,0 +1,8 @@
+// The people feature as other folders see it: they import from here, never its files.
+import { lazy } from 'react';
+// People, teams and "Me" load on demand: most visits never open them.
+export const PeoplePage = lazy(() =>
+  import('./people.js').then((m) => ({ default: m.PeoplePage })),
+);
+export const MePage = lazy(() => import('./me.js').then((m) => ({ default: m.MePage })));
+export { Problem } from './people.js';

@@ -1,0 +1,2 @@
+// The status feature as other folders see it: they import from here, never its files.
+export { StatusPage } from './status.js';

@@ -1,0 +1,40 @@
+// One action of a page on TanStack Query's useMutation: busy while it runs, the last error
+// until the next run or a reset, and the page's own query and the status asked again after
+// each success. `then` runs with the answer before that, whether or not the form is still
+// shown. The Licence and Keychain pages run every form through it.
+import { useMutation, useQueryClient, type QueryKey } from '@tanstack/react-query';
+import { keys } from './queries.js';
+
+export interface PageAction {
+  readonly busy: boolean;
+  readonly error: unknown;
+  /** Forget the last error (a Cancel, a Keep). */
+  readonly reset: () => void;
+  readonly run: <T>(work: () => Promise<T>, then?: (answer: T) => void) => void;
+}
+
+export function usePageAction(queryKey: QueryKey): PageAction {
+  const qc = useQueryClient();
+  const m = useMutation({
+    mutationFn: (job: () => Promise<void>) => job(),
+    // Answers may hold what is shown once (site keys): nothing is kept once the form is gone.
+    gcTime: 0,
+    onSuccess: async () => {
+      await qc.invalidateQueries({ queryKey });
+      await qc.invalidateQueries({ queryKey: keys.status });
+    },
+  });
+  return {
+    busy: m.isPending,
+    error: m.error,
+    reset: () => {
+      m.reset();
+    },
+    run: (work, then) => {
+      m.mutate(async () => {
+        const answer = await work();
+        then?.(answer);
+      });
+    },
+  };
+}
