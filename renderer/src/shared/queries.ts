@@ -4,7 +4,7 @@
 // refetches only when its `seq` moves.
 import { useQuery, useQueryClient, keepPreviousData } from '@tanstack/react-query';
 import { useEffect, useSyncExternalStore } from 'react';
-import { api, type Live } from './api.js';
+import { type Live, liveApi } from '../features/live/index.js';
 import { liveStream, pageVisibility } from '../features/live/index.js';
 
 export const keys = {
@@ -42,7 +42,7 @@ export function useLive(enabled: boolean) {
   }, [enabled, qc]);
   const live = useQuery({
     queryKey: keys.live,
-    queryFn: api.live,
+    queryFn: liveApi.live,
     enabled,
     refetchInterval: streaming ? false : hidden ? HIDDEN_HEARTBEAT_MS : HEARTBEAT_MS,
     refetchIntervalInBackground: true,

@@ -1,9 +1,11 @@
 // The frame: sign-in gate, top bar (instance, mode, live seq, halt), and the page of the path.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Suspense, useEffect, useSyncExternalStore } from 'react';
-import { api, ApiError, session } from '../shared/api.js';
+import { peopleApi } from '../features/people/index.js';
+import { ApiError, session } from '../shared/api.js';
+import { statusApi } from '../features/status/index.js';
 import { BrandingEffect } from '../features/branding/index.js';
-import { connection } from './connection.js';
+import { connection } from '../shared/connection.js';
 import { HaltBanner } from '../features/autonomy/index.js';
 import { LicenceBanner } from './licence-banner.js';
 import { liveStream } from '../features/live/index.js';
@@ -85,7 +87,7 @@ function decoded(part: string): string {
 }
 
 function SetupBanner() {
-  const status = useQuery({ queryKey: keys.status, queryFn: api.status });
+  const status = useQuery({ queryKey: keys.status, queryFn: statusApi.status });
   if (status.data === undefined || status.data.mode === 'operating') return null;
   const next = status.data.setup.steps.find((s) => !s.done);
   return (
@@ -108,7 +110,7 @@ function SetupBanner() {
 }
 
 function Page({ path }: { path: string }) {
-  const status = useQuery({ queryKey: keys.status, queryFn: api.status });
+  const status = useQuery({ queryKey: keys.status, queryFn: statusApi.status });
   const licence = (
     <Suspense fallback={<Loading title="Licence" />}>
       <LicencePage />
@@ -232,7 +234,7 @@ export function App() {
   // Back from single sign-on while an older session is still held: the new sign-in wins.
   const ssoReturn = path === '/sign-in' && (params.has('sso') || params.has('sso_error'));
   // One /v1/me for the whole frame: sign-in and sign-out clear the cache, so the key needs no token.
-  const me = useQuery({ queryKey: keys.me, queryFn: api.me, enabled: token !== null });
+  const me = useQuery({ queryKey: keys.me, queryFn: peopleApi.me, enabled: token !== null });
   const signedOut =
     ssoReturn || token === null || (me.error instanceof ApiError && me.error.status === 401);
   // A channel's approve/deny link works signed in or not: the token is the credential.

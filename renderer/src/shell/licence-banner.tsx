@@ -2,7 +2,7 @@
 // or in grace (when it ends), linking to the Licence page. Lapsed or missing licences put the
 // service in setup mode, whose own banner leads to the same page.
 import { useQuery } from '@tanstack/react-query';
-import { api, type StatusLicence } from '../shared/api.js';
+import { type StatusLicence, statusApi } from '../features/status/index.js';
 import { Link, Time } from '../shared/parts.js';
 import { keys } from '../shared/queries.js';
 import { daysLeftText } from '../features/licence/index.js';
@@ -47,7 +47,7 @@ function words(l: StatusLicence) {
 }
 
 export function LicenceBanner({ path }: { path: string }) {
-  const status = useQuery({ queryKey: keys.status, queryFn: api.status });
+  const status = useQuery({ queryKey: keys.status, queryFn: statusApi.status });
   const l = status.data?.licence;
   if (l === null || l === undefined) return null;
   if (l.stage !== 'expiring' && l.stage !== 'in_grace') return null;

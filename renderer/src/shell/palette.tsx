@@ -4,7 +4,9 @@
 // match is preselected; arrows move, Enter runs, Escape closes and gives the focus back.
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState } from 'react';
-import { api, roleAtLeast } from '../shared/api.js';
+import { episodesApi } from '../features/episodes/index.js';
+import { peopleApi } from '../features/people/index.js';
+import { roleAtLeast } from '../shared/api.js';
 import { HaltForm } from '../features/autonomy/index.js';
 import { keys } from '../shared/queries.js';
 import { navigate } from '../shared/router.js';
@@ -61,7 +63,7 @@ function useEpisodeSearch(text: string) {
   const query = new URLSearchParams({ q: debounced, limit: '5', sort: '-t_open' }).toString();
   const found = useQuery({
     queryKey: keys.episodes(query),
-    queryFn: () => api.episodes(query),
+    queryFn: () => episodesApi.episodes(query),
     enabled: debounced.length >= 3,
   });
   return debounced.length >= 3 ? (found.data?.episodes ?? []) : [];
@@ -71,7 +73,7 @@ function Palette({ onClose }: { onClose: () => void }) {
   const [text, setText] = useState('');
   const [active, setActive] = useState(0);
   const [halting, setHalting] = useState(false);
-  const me = useQuery({ queryKey: keys.me, queryFn: api.me });
+  const me = useQuery({ queryKey: keys.me, queryFn: peopleApi.me });
   const episodes = useEpisodeSearch(text);
   const id = useId();
   const go = (path: string) => () => {

@@ -1,11 +1,14 @@
 // The top bar (console brief C.1): instance and mode, the pages (in a Menu on a phone), the
 // live seq, who is signed in, the halt and sign-out; and the banner of a lost connection.
 // While the service cannot be reached the bar says what it last knew, not what is now.
+import { signInApi } from '../features/access/index.js';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
-import { api, ApiError, roleAtLeast, session, type Me } from '../shared/api.js';
+import { type Me, peopleApi } from '../features/people/index.js';
+import { ApiError, roleAtLeast, session } from '../shared/api.js';
+import { statusApi } from '../features/status/index.js';
 import { BrandMark } from '../features/branding/index.js';
-import { connection } from './connection.js';
+import { connection } from '../shared/connection.js';
 import { HaltButton } from '../features/autonomy/index.js';
 import { Link } from '../shared/parts.js';
 import { keys, useLive } from '../shared/queries.js';
@@ -157,7 +160,7 @@ function SignOut() {
       type="button"
       className="quiet"
       onClick={() => {
-        void api
+        void signInApi
           .logout()
           .catch(() => undefined)
           .finally(() => {
@@ -200,8 +203,8 @@ function SeqState({ reachable }: { reachable: boolean }) {
 }
 
 export function TopBar({ path, pages }: { path: string; pages: readonly NavPage[] }) {
-  const status = useQuery({ queryKey: keys.status, queryFn: api.status });
-  const me = useQuery({ queryKey: keys.me, queryFn: api.me });
+  const status = useQuery({ queryKey: keys.status, queryFn: statusApi.status });
+  const me = useQuery({ queryKey: keys.me, queryFn: peopleApi.me });
   const reach = useReach();
   return (
     <header className="topbar">

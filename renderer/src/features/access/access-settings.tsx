@@ -6,21 +6,19 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import {
-  ApiError,
-  mailApi,
-  peopleApi,
-  ssoApi,
   type AccessSettings,
   type MailSettingsInput,
   type MailSettingsView,
   type MailTest,
-  type SecretInput,
-  type SecretRef,
   type SsoDiscover,
   type SsoSettingsInput,
   type SsoSettingsView,
   type SsoTest,
-} from '../../shared/api.js';
+  mailApi,
+  ssoApi,
+} from './api.js';
+import { peopleApi } from '../people/index.js';
+import { ApiError, type SecretInput, type SecretRef } from '../../shared/api.js';
 import type { FieldProblem } from '../../shared/field-problems.js';
 import { Time } from '../../shared/parts.js';
 import { Problem } from '../people/index.js';

@@ -4,7 +4,9 @@
 // directory (LDAP), and the admin token (folded away unless it is the only way in).
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type ReactNode } from 'react';
-import { api, ApiError, session, signInApi, type SignedIn } from '../../shared/api.js';
+import { type SignedIn, signInApi } from './api.js';
+import { ApiError, session } from '../../shared/api.js';
+import { statusApi } from '../status/index.js';
 import { duration } from '../../shared/parts.js';
 import { keys } from '../../shared/queries.js';
 import { navigate } from '../../shared/router.js';
@@ -240,7 +242,7 @@ function TokenForm() {
     <form
       onSubmit={(e) => {
         e.preventDefault();
-        run(() => api.login(token.trim()));
+        run(() => signInApi.login(token.trim()));
       }}
     >
       <p className="hint">
@@ -312,7 +314,7 @@ function useSsoReturn(): { busy: boolean; error: string | null } {
 }
 
 export function SignInPage() {
-  const status = useQuery({ queryKey: keys.status, queryFn: api.status });
+  const status = useQuery({ queryKey: keys.status, queryFn: statusApi.status });
   const sso = useSsoReturn();
   const methods = status.data?.auth?.methods ?? (status.isError ? ['token'] : []);
   const offered = TABS.filter((t) => methods.includes(t.method));

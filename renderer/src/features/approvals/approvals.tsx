@@ -6,7 +6,8 @@
 // reason) act on it. A request you asked for says why you cannot approve it.
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { api, ApiError, roleAtLeast, type Me } from '../../shared/api.js';
+import { type Me, peopleApi } from '../people/index.js';
+import { ApiError, roleAtLeast } from '../../shared/api.js';
 import { fieldProblems, type FieldProblem } from '../../shared/field-problems.js';
 import { Empty, Link, Time } from '../../shared/parts.js';
 import { keys } from '../../shared/queries.js';
@@ -500,7 +501,7 @@ function RequestCard({
 
 export function ApprovalsPage() {
   const { params } = useLocation();
-  const me = useQuery({ queryKey: keys.me, queryFn: api.me });
+  const me = useQuery({ queryKey: keys.me, queryFn: peopleApi.me });
   const now = useNow(30_000);
   const query = apiQuery(params);
   const list = useQuery({

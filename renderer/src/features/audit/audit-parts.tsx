@@ -1,7 +1,7 @@
 // Parts of the Audit page: a ledger row that opens to show what the event holds, and the
 // verification's result in words, with the first bad seq as a link to the events around it.
 import { Fragment } from 'react';
-import type { LedgerPage, VerifyReport } from '../../shared/api.js';
+import { type LedgerPage, type VerifyReport } from './api.js';
 import { Link, Time } from '../../shared/parts.js';
 
 type LedgerEvent = LedgerPage['events'][number];

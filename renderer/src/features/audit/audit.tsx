@@ -2,7 +2,7 @@
 // what an event holds; verify on demand, with the result in words (audit-parts.tsx).
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, type VerifyReport } from '../../shared/api.js';
+import { type VerifyReport, auditApi } from './api.js';
 import { ErrorNote } from '../../shared/parts.js';
 import { keys } from '../../shared/queries.js';
 import { navigate, useLocation } from '../../shared/router.js';
@@ -18,7 +18,7 @@ async function exportEvents(filter: URLSearchParams, progress: (n: number) => vo
     q.set('order', 'asc');
     q.set('limit', '2000');
     q.set('after_seq', String(after));
-    const page = await api.ledger(q.toString());
+    const page = await auditApi.ledger(q.toString());
     for (const e of page.events) lines.push(JSON.stringify(e));
     progress(lines.length);
     const last = page.events.at(-1);
@@ -80,7 +80,7 @@ export function AuditPage() {
   const text = query.toString();
   const page = useQuery({
     queryKey: keys.ledger(text),
-    queryFn: () => api.ledger(text),
+    queryFn: () => auditApi.ledger(text),
     placeholderData: keepPreviousData,
   });
   const [opened, setOpened] = useState<ReadonlySet<number>>(new Set());
@@ -132,7 +132,7 @@ export function AuditPage() {
           disabled={verify.busy}
           onClick={() => {
             setVerify({ busy: true, result: null, error: null });
-            api
+            auditApi
               .verify()
               .then((result) => setVerify({ busy: false, result, error: null }))
               .catch((error: unknown) => setVerify({ busy: false, result: null, error }));

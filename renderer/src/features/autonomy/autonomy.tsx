@@ -5,7 +5,8 @@
 // quorum state. A refusal (409) is shown with the service's own words.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
-import { api, roleAtLeast } from '../../shared/api.js';
+import { peopleApi } from '../people/index.js';
+import { roleAtLeast } from '../../shared/api.js';
 import { HaltForm, haltedText, ResumeControl, useAutonomy } from './halt-button.js';
 import { Empty, Link, Time } from '../../shared/parts.js';
 import { keys } from '../../shared/queries.js';
@@ -292,7 +293,7 @@ function FixModeSection({ view, admin }: { view: AutonomyView; admin: boolean })
 }
 
 export function AutonomyPage() {
-  const me = useQuery({ queryKey: keys.me, queryFn: api.me });
+  const me = useQuery({ queryKey: keys.me, queryFn: peopleApi.me });
   const role = me.data?.role;
   const autonomy = useAutonomy();
   const { outcomes, busy, set } = useSetLevel();

@@ -3,7 +3,7 @@
 // and applied to the document as soon as they change (no reload).
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useSyncExternalStore } from 'react';
-import { api, type BrandingTheme, type SupportLink } from '../../shared/api.js';
+import { type BrandingTheme, type SupportLink, brandingApi } from './api.js';
 
 /** The query key of the branding (beside the keys in queries.ts). */
 export const brandingKey = ['branding'] as const;
@@ -20,7 +20,7 @@ export const MIN_TEXT_CONTRAST = 4.5;
 export type ColourScheme = 'light' | 'dark';
 
 export function useBranding() {
-  return useQuery({ queryKey: brandingKey, queryFn: api.branding, staleTime: 60_000 });
+  return useQuery({ queryKey: brandingKey, queryFn: brandingApi.branding, staleTime: 60_000 });
 }
 
 const HEX = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i;

@@ -8,3 +8,4 @@ export {
   readableAccent,
   useBranding,
 } from './branding.js';
+export { brandingApi, type Branding, type BrandingTheme } from './api.js';

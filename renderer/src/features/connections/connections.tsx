@@ -7,15 +7,15 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import {
-  api,
-  ApiError,
-  connectorApi,
   type Connector,
   type ConnectorHealth,
   type ConnectorInput,
   type ConnectorKind,
   type ConnectorSetting,
-} from '../../shared/api.js';
+  connectorApi,
+} from './api.js';
+import { peopleApi } from '../people/index.js';
+import { ApiError } from '../../shared/api.js';
 import { age, Empty, ErrorNote, Time } from '../../shared/parts.js';
 import { fieldProblems, type FieldProblem } from '../../shared/field-problems.js';
 import { keys } from '../../shared/queries.js';
@@ -859,7 +859,7 @@ function Table({
 type Editor = { mode: 'closed' } | { mode: 'add' } | { mode: 'edit'; connector: Connector };
 
 export function ConnectionsPage() {
-  const me = useQuery({ queryKey: keys.me, queryFn: api.me });
+  const me = useQuery({ queryKey: keys.me, queryFn: peopleApi.me });
   const catalogue = useQuery({ queryKey: catalogueKey, queryFn: connectorApi.catalogue });
   const list = useQuery({
     queryKey: connectorsKey,

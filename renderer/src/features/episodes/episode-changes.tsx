@@ -2,7 +2,7 @@
 // watched files and settings a connector saw): its own section near the top of the episode
 // page, one row each with when, where (service and host), what, who, and a link to where it
 // came from (the audit entry of a reported event, the connector that saw a snapshot change).
-import type { Episode } from '../../shared/api.js';
+import { type Episode } from './api.js';
 import { Link, Time } from '../../shared/parts.js';
 
 /** One entry of "what changed" (server/investigate/changes.ts); type/actor/host are newer. */

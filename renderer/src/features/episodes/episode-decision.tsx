@@ -3,7 +3,7 @@
 // read: `unproven`), so "cleared" never reads as "nothing was wrong" above causes nobody
 // checked. The decisions are the spec's enumeration; server/investigate/decide.ts says when
 // each is made.
-import type { Episode } from '../../shared/api.js';
+import { type Episode } from './api.js';
 import type { Diagnosis } from './episode-diagnosis.js';
 
 /** Each decision as a person reads it: a glyph and a short phrase (never colour alone). */

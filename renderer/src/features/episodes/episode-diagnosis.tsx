@@ -4,7 +4,7 @@
 // actions with their dry run, approval, verification and take-back state. Loaded on demand
 // by the episode page; what changed and the decision are above it (episode-changes.tsx,
 // episode-decision.tsx).
-import type { Episode } from '../../shared/api.js';
+import { type Episode } from './api.js';
 import { Link, Time } from '../../shared/parts.js';
 import type { ChangeEntry } from './episode-changes.js';
 

@@ -2,7 +2,7 @@
 // person reads, the objects it names as links, and whether state changed there (the only
 // rows that get colour: a hypothesis promoted or cleared, an action verified, failed or taken
 // back, an approval granted or denied). Pure: the page renders what this returns.
-import type { Episode } from '../../shared/api.js';
+import { type Episode } from './api.js';
 
 export type TimelineEvent = Episode['timeline'][number];
 

@@ -3,7 +3,7 @@
 // its audit entry; chips filter by kind and a toggle flips the order, both in the URL
 // (`kind`, `order`); keys 1–8 pick a chip (D.2). Colour only on rows where state changed.
 import { useEffect, useMemo, useRef } from 'react';
-import type { Episode } from '../../shared/api.js';
+import { type Episode } from './api.js';
 import { Link, Time } from '../../shared/parts.js';
 import { navigate, useLocation } from '../../shared/router.js';
 import {

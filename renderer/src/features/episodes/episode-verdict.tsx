@@ -3,7 +3,9 @@
 // viewer sees the form disabled with the role it needs before trying (console brief D.1).
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
-import { api, roleAtLeast, type Episode } from '../../shared/api.js';
+import { type Episode, episodesApi } from './api.js';
+import { peopleApi } from '../people/index.js';
+import { roleAtLeast } from '../../shared/api.js';
 import { ErrorNote, Time } from '../../shared/parts.js';
 import { keys } from '../../shared/queries.js';
 
@@ -20,7 +22,7 @@ const labelOf = (v: string): string => VERDICTS.find(([id]) => id === v)?.[1] ??
 export function VerdictForm({ episode }: { episode: Episode }) {
   const id = episode.episode_id;
   const qc = useQueryClient();
-  const me = useQuery({ queryKey: keys.me, queryFn: api.me });
+  const me = useQuery({ queryKey: keys.me, queryFn: peopleApi.me });
   const [verdict, setVerdict] = useState<Verdict | null>(null);
   const [detail, setDetail] = useState('');
   const [error, setError] = useState<unknown>(null);
@@ -45,7 +47,7 @@ export function VerdictForm({ episode }: { episode: Episode }) {
         if (verdict === null || missing !== null) return;
         setError(null);
         setBusy(true);
-        api
+        episodesApi
           .team(id, verdict, detail.trim())
           .then(async () => {
             setVerdict(null);

@@ -3,7 +3,7 @@
 // seq, and the team's verdict.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense } from 'react';
-import { api, type Episode } from '../../shared/api.js';
+import { type Episode, episodesApi } from './api.js';
 import { ErrorNote, Link, Time } from '../../shared/parts.js';
 import { keys } from '../../shared/queries.js';
 import { Changes } from './episode-changes.js';
@@ -21,8 +21,9 @@ const EpisodeDiagnosis = lazy(() => import('./episode-diagnosis.js'));
  */
 async function fetchEpisode(id: string, held: Episode | undefined): Promise<Episode> {
   const last = held?.timeline.at(-1)?.seq;
-  if (held === undefined || !held.live || last === undefined || held.more) return api.episode(id);
-  const fresh = await api.episode(id, last);
+  if (held === undefined || !held.live || last === undefined || held.more)
+    return episodesApi.episode(id);
+  const fresh = await episodesApi.episode(id, last);
   const bySeq = new Map(held.timeline.map((t) => [t.seq, t] as const));
   for (const t of fresh.timeline) bySeq.set(t.seq, t);
   return { ...fresh, timeline: [...bySeq.values()].sort((a, b) => a.seq - b.seq) };

@@ -1,7 +1,7 @@
 // What the per-day charts draw, apart from how: the stacked series in their order, a row per
 // day with the quiet days filled in, the words a bar says, and the URL a selection writes.
 import type { scaleBand } from '@visx/scale';
-import type { HistogramDay } from '../../shared/api.js';
+import { type HistogramDay } from './api.js';
 import { duration } from '../../shared/parts.js';
 
 /** Stacked bottom to top; `taken_back` is hatched (console.md D.1) and sits on top. */

@@ -7,7 +7,7 @@ import { AxisBottom, AxisLeft } from '@visx/axis';
 import { Group } from '@visx/group';
 import { scaleBand, scaleLinear } from '@visx/scale';
 import { useLayoutEffect, useRef, useState, type KeyboardEvent, type PointerEvent } from 'react';
-import type { HistogramDay } from '../../shared/api.js';
+import { type HistogramDay } from './api.js';
 import { duration } from '../../shared/parts.js';
 import { navigate, useLocation } from '../../shared/router.js';
 import {

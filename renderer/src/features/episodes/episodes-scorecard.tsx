@@ -3,7 +3,7 @@
 // ⓘ (an i in a circle: the glyph is missing from common fonts) with the server's formula and
 // a link to the impact figures; never a bare 0 when unset.
 import { useState, type ReactNode } from 'react';
-import type { Scorecard } from '../../shared/api.js';
+import { type Scorecard } from './api.js';
 import { Link, duration } from '../../shared/parts.js';
 import './episodes-scorecard.css';
 

@@ -3,7 +3,8 @@
 // view is a link; the API gets the same parameters.
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, useState } from 'react';
-import { api, ApiError, type EpisodeList } from '../../shared/api.js';
+import { type EpisodeList, episodesApi } from './api.js';
+import { ApiError } from '../../shared/api.js';
 import { Empty, ErrorNote, Link, Time, duration } from '../../shared/parts.js';
 import { keys } from '../../shared/queries.js';
 import { navigate, useLocation } from '../../shared/router.js';
@@ -75,7 +76,7 @@ export function EpisodesPage() {
   const query = apiParams.toString();
   const list = useQuery({
     queryKey: keys.episodes(query),
-    queryFn: () => api.episodes(query),
+    queryFn: () => episodesApi.episodes(query),
     placeholderData: keepPreviousData,
   });
   // The last valid answer stays on screen, greyed, while a query is bad (or a fetch fails):

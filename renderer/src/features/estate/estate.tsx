@@ -4,7 +4,8 @@
 // first bundle. The URL holds the view: focus, depth, view=list, sel, hide (origins).
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useCallback, useMemo } from 'react';
-import { api, estateApi, type EstateService } from '../../shared/api.js';
+import { type EstateService, estateApi } from './api.js';
+import { peopleApi } from '../people/index.js';
 import { EstateGraph, Legend } from './graph.js';
 import {
   ORIGIN_KINDS,
@@ -42,7 +43,7 @@ function withParams(params: URLSearchParams, changes: Record<string, string | nu
 
 export function EstatePage() {
   const { params } = useLocation();
-  const me = useQuery({ queryKey: keys.me, queryFn: api.me });
+  const me = useQuery({ queryKey: keys.me, queryFn: peopleApi.me });
   const estate = useQuery({
     queryKey: keys.estate,
     queryFn: estateApi.view,

@@ -13,7 +13,7 @@ import {
 } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
 import { memo, useCallback, useMemo, useRef, type KeyboardEvent } from 'react';
-import type { EstateLink, EstateService } from '../../shared/api.js';
+import { type EstateLink, type EstateService } from './api.js';
 import {
   NODE_KINDS,
   ORIGIN_KINDS,

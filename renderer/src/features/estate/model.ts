@@ -1,7 +1,7 @@
 // The estate page's pure parts: what kind of thing a service is, what kind of origin a link
 // has, the focused neighbourhood, and the dagre layout with its position cache.
 import { Graph, layout } from '@dagrejs/dagre';
-import type { EstateLink, EstateOrigin, EstateService } from '../../shared/api.js';
+import { type EstateLink, type EstateOrigin, type EstateService } from './api.js';
 
 /** Node shapes: a service's `kind` (free text from an override) falls into one of these. */
 export type NodeKind = 'service' | 'datastore' | 'queue' | 'external' | 'unknown';

@@ -2,16 +2,16 @@
 // per connector, suggested links, the overrides editor and the Discover button with its job.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useState, type ReactNode } from 'react';
+import { episodesApi } from '../episodes/index.js';
 import {
-  api,
-  ApiError,
-  estateApi,
   type Estate,
   type EstateLink,
   type EstateOverrides,
   type EstateService,
   type EstateSuggestion,
-} from '../../shared/api.js';
+  estateApi,
+} from './api.js';
+import { ApiError } from '../../shared/api.js';
 import { Empty, ErrorNote, Link, Time } from '../../shared/parts.js';
 import { keys } from '../../shared/queries.js';
 import {
@@ -61,7 +61,7 @@ export function ServicePanel({
   const query = new URLSearchParams({ service: name, limit: '5', sort: '-t_open' }).toString();
   const episodes = useQuery({
     queryKey: keys.episodes(query),
-    queryFn: () => api.episodes(query),
+    queryFn: () => episodesApi.episodes(query),
     retry: false,
   });
   const out = links.filter((l) => l.from === name);

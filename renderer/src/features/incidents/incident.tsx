@@ -1,11 +1,14 @@
 // One incident: its lifecycle, its episodes (root first), causes, fixes and history.
 import { useQuery } from '@tanstack/react-query';
-import { api } from '../../shared/api.js';
+import { incidentsApi } from './api.js';
 import { ErrorNote, Link, Time, duration } from '../../shared/parts.js';
 import { keys } from '../../shared/queries.js';
 
 export function IncidentPage({ id }: { id: string }) {
-  const incident = useQuery({ queryKey: keys.incident(id), queryFn: () => api.incident(id) });
+  const incident = useQuery({
+    queryKey: keys.incident(id),
+    queryFn: () => incidentsApi.incident(id),
+  });
   const i = incident.data;
   return (
     <main className="page">

@@ -8,7 +8,8 @@
 // signed-in role may not use is disabled with the role it needs.
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, roleAtLeast } from '../../shared/api.js';
+import { peopleApi } from '../people/index.js';
+import { roleAtLeast } from '../../shared/api.js';
 import { ErrorNote, Time } from '../../shared/parts.js';
 import { keys } from '../../shared/queries.js';
 import { Refusal } from '../../shared/http.js';
@@ -271,7 +272,7 @@ function SyncControls({ view, why }: { view: KeychainView; why: string | null })
 }
 
 export function KeychainPage() {
-  const me = useQuery({ queryKey: keys.me, queryFn: api.me });
+  const me = useQuery({ queryKey: keys.me, queryFn: peopleApi.me });
   const role = me.data?.role;
   const admin = roleAtLeast(role, 'admin');
   const kc = useQuery({

@@ -3,7 +3,8 @@
 // the actions their state allows (admin), and a form to label an episode (responder).
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { api, roleAtLeast } from '../../shared/api.js';
+import { peopleApi } from '../people/index.js';
+import { roleAtLeast } from '../../shared/api.js';
 import { keys } from '../../shared/queries.js';
 import { Empty, ErrorNote, Link, Time } from '../../shared/parts.js';
 import { CalibrationChart } from './learning-chart.js';
@@ -324,7 +325,7 @@ function LabelForm({ responder }: { responder: boolean }) {
 }
 
 export function LearningPage() {
-  const me = useQuery({ queryKey: keys.me, queryFn: api.me });
+  const me = useQuery({ queryKey: keys.me, queryFn: peopleApi.me });
   const summary = useQuery({ queryKey: learningKeys.summary, queryFn: learningApi.summary });
   const role = me.data?.role;
   const body = summary.data;

@@ -1,13 +1,8 @@
 // The licence and its installs (docs/licence.md, licence.md §3.7): the wire shapes of the
 // licence endpoints, their calls and query keys, and the words for a stage. The top bar's
 // banner uses this file, so it stays small: it is part of the first load.
-import {
-  ApiError,
-  call,
-  session,
-  type LicenceStage,
-  type StatusLicence,
-} from '../../shared/api.js';
+import { ApiError, call, session } from '../../shared/api.js';
+import { type LicenceStage, type StatusLicence } from '../status/index.js';
 
 export const licenceKeys = {
   all: ['licence'] as const,

@@ -5,7 +5,9 @@
 // installs and the offline exchange (licence-installs.tsx), and the usage statement.
 import { useQuery } from '@tanstack/react-query';
 import { useId, useRef, useState } from 'react';
-import { api, ApiError, roleAtLeast, type StatusLicence } from '../../shared/api.js';
+import { peopleApi } from '../people/index.js';
+import { ApiError, roleAtLeast } from '../../shared/api.js';
+import { type StatusLicence, statusApi } from '../status/index.js';
 import { ErrorNote, Time } from '../../shared/parts.js';
 import { keys } from '../../shared/queries.js';
 import { Refusal } from '../../shared/http.js';
@@ -374,8 +376,8 @@ function UsageStatement({ admin }: { admin: boolean }) {
 }
 
 export function LicencePage() {
-  const status = useQuery({ queryKey: keys.status, queryFn: api.status });
-  const me = useQuery({ queryKey: keys.me, queryFn: api.me });
+  const status = useQuery({ queryKey: keys.status, queryFn: statusApi.status });
+  const me = useQuery({ queryKey: keys.me, queryFn: peopleApi.me });
   const owner = roleAtLeast(me.data?.role, 'owner');
   const admin = roleAtLeast(me.data?.role, 'admin');
   const s = status.data;

@@ -2,3 +2,4 @@
 export { liveStream, pageVisibility } from './live-stream.js';
 export { LivePage } from './live.js';
 export { WallPage } from './wall.js';
+export { liveApi, type Live, type RunningEpisode } from './api.js';

@@ -3,7 +3,7 @@
 // behind "N new · show" instead of pushing the rows being read down. Rows that come in are
 // highlighted for a moment, and every arrival is said to screen readers as it happens.
 import { useCallback, useEffect, useRef, useState, type RefObject } from 'react';
-import type { RunningEpisode } from '../../shared/api.js';
+import { type RunningEpisode } from './api.js';
 import { announcement } from './live-rows.js';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RunningEpisode } from '../../shared/api.js';
+import { type RunningEpisode } from './api.js';
 import {
   announcement,
   attentionOrder,

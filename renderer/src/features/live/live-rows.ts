@@ -1,7 +1,7 @@
 // What the Live page shows of the running episodes, as plain functions: the view in the URL
 // (grouping, severity filter, search), attention-first order, groups with their counts, and
 // the sentence a screen reader hears for new rows.
-import type { RunningEpisode } from '../../shared/api.js';
+import { type RunningEpisode } from './api.js';
 import { SEVERITIES, severityOf, severityRank, type Severity } from '../../shared/severity.js';
 
 export type Grouping = 'none' | 'incident' | 'service';

@@ -1,6 +1,6 @@
 // The running episodes as dense rows, optionally in groups whose headers count rows by
 // severity. On a phone only severity, service, alert and age stay (live.css).
-import type { RunningEpisode } from '../../shared/api.js';
+import { type RunningEpisode } from './api.js';
 import { Link, age } from '../../shared/parts.js';
 import { SeverityMark, severityGlyph } from '../../shared/severity.js';
 import { severityCounts, type Grouping, type LiveGroup } from './live-rows.js';

@@ -1,6 +1,6 @@
 // Live's controls: search, severity filter (each with its count), grouping and pause. Every
 // change but pause is written into the URL (replace, not push: typing is not navigation).
-import type { RunningEpisode } from '../../shared/api.js';
+import { type RunningEpisode } from './api.js';
 import { SEVERITIES, severityGlyph, severityOf } from '../../shared/severity.js';
 import type { Grouping, LiveView } from './live-rows.js';
 

@@ -4,7 +4,7 @@
 // why; the wall offers no button (it may be a shared screen).
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { api } from '../../shared/api.js';
+import { statusApi } from '../status/index.js';
 import { BrandMark } from '../branding/index.js';
 import { age, Time } from '../../shared/parts.js';
 import { keys, useLive } from '../../shared/queries.js';
@@ -12,7 +12,7 @@ import { autonomyApi, autonomyKey } from '../autonomy/index.js';
 
 export function WallPage() {
   const live = useLive(true);
-  const status = useQuery({ queryKey: keys.status, queryFn: api.status });
+  const status = useQuery({ queryKey: keys.status, queryFn: statusApi.status });
   // Refetched when the live seq moves (useLive): a halt shows within a heartbeat.
   const autonomy = useQuery({ queryKey: autonomyKey, queryFn: autonomyApi.get });
   const halted = autonomy.data?.halted ?? null;

@@ -6,3 +6,4 @@ export const PeoplePage = lazy(() =>
 );
 export const MePage = lazy(() => import('./me.js').then((m) => ({ default: m.MePage })));
 export { Problem } from './people.js';
+export { peopleApi, type Me } from './api.js';

@@ -2,7 +2,8 @@
 // not a person: its session has nothing to change here.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, ApiError, peopleApi, type Me } from '../../shared/api.js';
+import { type Me, peopleApi } from './api.js';
+import { ApiError } from '../../shared/api.js';
 import { keys } from '../../shared/queries.js';
 import { HandleFields, Problem } from './people.js';
 
@@ -201,7 +202,7 @@ function PasswordChange() {
 }
 
 export function MePage() {
-  const me = useQuery({ queryKey: keys.me, queryFn: api.me });
+  const me = useQuery({ queryKey: keys.me, queryFn: peopleApi.me });
   const m = me.data;
   return (
     <main className="page me-page">

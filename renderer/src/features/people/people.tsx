@@ -6,19 +6,15 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import {
-  api,
-  ApiError,
   HANDLE_KINDS,
-  peopleApi,
-  roleAtLeast,
-  ROLES,
   type HandleKind,
   type Handles,
   type HandlesInput,
   type Person,
-  type Role,
   type Team,
-} from '../../shared/api.js';
+  peopleApi,
+} from './api.js';
+import { ApiError, ROLES, type Role, roleAtLeast } from '../../shared/api.js';
 import { Empty, Link, Time } from '../../shared/parts.js';
 import { keys } from '../../shared/queries.js';
 
@@ -735,7 +731,7 @@ function Teams({
 }
 
 export function PeoplePage() {
-  const me = useQuery({ queryKey: keys.me, queryFn: api.me });
+  const me = useQuery({ queryKey: keys.me, queryFn: peopleApi.me });
   const role = me.data?.role;
   const isAdmin = roleAtLeast(role, 'admin');
   const users = useQuery({ queryKey: usersKey, queryFn: peopleApi.list, enabled: isAdmin });

@@ -6,7 +6,8 @@
 // Change windows, actions and escalation get a short readable summary above their JSON.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
-import { api, ApiError, roleAtLeast } from '../../shared/api.js';
+import { peopleApi } from '../people/index.js';
+import { ApiError, roleAtLeast } from '../../shared/api.js';
 import { fieldProblems, type FieldProblem } from '../../shared/field-problems.js';
 import { Time } from '../../shared/parts.js';
 import { keys } from '../../shared/queries.js';
@@ -324,7 +325,7 @@ function SectionEditor({
 }
 
 export function PolicyPage() {
-  const me = useQuery({ queryKey: keys.me, queryFn: api.me });
+  const me = useQuery({ queryKey: keys.me, queryFn: peopleApi.me });
   const policy = useQuery({ queryKey: policyKey, queryFn: policyApi.get });
   const [managed, setManaged] = useState<string | null>(null);
   const view = policy.data;

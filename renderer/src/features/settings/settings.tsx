@@ -3,7 +3,9 @@
 // console shows the change at once. A 400 is shown beside the field the server names.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Suspense, useEffect, useRef, useState } from 'react';
-import { api, ApiError, type Branding, type BrandingTheme } from '../../shared/api.js';
+import { type Branding, type BrandingTheme, brandingApi } from '../branding/index.js';
+import { peopleApi } from '../people/index.js';
+import { ApiError } from '../../shared/api.js';
 import {
   brandingKey,
   contrastRatio,
@@ -263,7 +265,7 @@ function BrandingForm({ saved, canEdit }: { saved: Branding; canEdit: boolean })
       return;
     }
     setBusy(true);
-    api
+    brandingApi
       .putBranding(bodyOf(draft))
       .then((answer) => {
         qc.setQueryData(brandingKey, answer);
@@ -511,7 +513,7 @@ function BrandingForm({ saved, canEdit }: { saved: Branding; canEdit: boolean })
 
 export function SettingsPage() {
   const branding = useBranding();
-  const me = useQuery({ queryKey: keys.me, queryFn: api.me });
+  const me = useQuery({ queryKey: keys.me, queryFn: peopleApi.me });
   const b = branding.data;
   const role = me.data?.role;
   return (

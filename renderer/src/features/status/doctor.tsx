@@ -2,7 +2,7 @@
 // is not ok with a link to the page that mends it, and a re-run that does not wait for the
 // server's 15-second cache.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, type DoctorCheck, type DoctorReport } from '../../shared/api.js';
+import { type DoctorCheck, type DoctorReport, statusApi } from './api.js';
 import { ErrorNote, Link, Time } from '../../shared/parts.js';
 import { keys } from '../../shared/queries.js';
 
@@ -48,9 +48,9 @@ export function groupChecks(
 
 export function DoctorSection() {
   const client = useQueryClient();
-  const doctor = useQuery({ queryKey: keys.doctor, queryFn: () => api.doctor(false) });
+  const doctor = useQuery({ queryKey: keys.doctor, queryFn: () => statusApi.doctor(false) });
   const rerun = useMutation({
-    mutationFn: () => api.doctor(true),
+    mutationFn: () => statusApi.doctor(true),
     onSuccess: (report) => client.setQueryData(keys.doctor, report),
   });
   const report: DoctorReport | undefined = doctor.data;

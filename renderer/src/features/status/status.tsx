@@ -1,12 +1,12 @@
 // Status and doctor: mode, licence, set-up steps with their hints, and the doctor (doctor.tsx).
 import { useQuery } from '@tanstack/react-query';
-import { api } from '../../shared/api.js';
+import { statusApi } from './api.js';
 import { ErrorNote, Link } from '../../shared/parts.js';
 import { keys } from '../../shared/queries.js';
 import { DoctorSection } from './doctor.js';
 
 export function StatusPage() {
-  const status = useQuery({ queryKey: keys.status, queryFn: api.status });
+  const status = useQuery({ queryKey: keys.status, queryFn: statusApi.status });
   const s = status.data;
   return (
     <main className="page">

@@ -4,7 +4,8 @@
 // as suggestions) and the causes whose checks can be read.
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, roleAtLeast } from '../../shared/api.js';
+import { peopleApi } from '../people/index.js';
+import { roleAtLeast } from '../../shared/api.js';
 import { keys } from '../../shared/queries.js';
 import { Empty, ErrorNote, Link, Time } from '../../shared/parts.js';
 import { usePageAction } from '../../shared/page-action.js';
@@ -249,7 +250,7 @@ function ServiceCard({ s }: { s: ServiceStudied }) {
 }
 
 export function StudyPage() {
-  const me = useQuery({ queryKey: keys.me, queryFn: api.me });
+  const me = useQuery({ queryKey: keys.me, queryFn: peopleApi.me });
   const study = useQuery({
     queryKey: studyKeys.all,
     queryFn: studyApi.get,
