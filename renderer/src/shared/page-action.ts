@@ -1,9 +1,8 @@
 // One action of a page on TanStack Query's useMutation: busy while it runs, the last error
-// until the next run or a reset, and the page's own query and the status asked again after
-// each success. `then` runs with the answer before that, whether or not the form is still
+// until the next run or a reset, and the queries it names (its page's own, and the status)
+// asked again after each success. `then` runs with the answer before that, whether or not the form is still
 // shown. The Licence and Keychain pages run every form through it.
 import { useMutation, useQueryClient, type QueryKey } from '@tanstack/react-query';
-import { keys } from './queries.js';
 
 export interface PageAction {
   readonly busy: boolean;
@@ -13,15 +12,14 @@ export interface PageAction {
   readonly run: <T>(work: () => Promise<T>, then?: (answer: T) => void) => void;
 }
 
-export function usePageAction(queryKey: QueryKey): PageAction {
+export function usePageAction(...queryKeys: QueryKey[]): PageAction {
   const qc = useQueryClient();
   const m = useMutation({
     mutationFn: (job: () => Promise<void>) => job(),
     // Answers may hold what is shown once (site keys): nothing is kept once the form is gone.
     gcTime: 0,
     onSuccess: async () => {
-      await qc.invalidateQueries({ queryKey });
-      await qc.invalidateQueries({ queryKey: keys.status });
+      for (const queryKey of queryKeys) await qc.invalidateQueries({ queryKey });
     },
   });
   return {

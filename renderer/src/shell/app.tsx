@@ -1,17 +1,18 @@
 // The frame: sign-in gate, top bar (instance, mode, live seq, halt), and the page of the path.
+import { peopleKeys } from '../features/people/index.js';
+import { useStatus } from '../features/status/index.js';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Suspense, useEffect, useSyncExternalStore } from 'react';
 import { peopleApi } from '../features/people/index.js';
 import { ApiError, session } from '../shared/api.js';
-import { statusApi } from '../features/status/index.js';
 import { BrandingEffect } from '../features/branding/index.js';
 import { connection } from '../shared/connection.js';
 import { HaltBanner } from '../features/autonomy/index.js';
 import { LicenceBanner } from './licence-banner.js';
 import { liveStream } from '../features/live/index.js';
 import { Link } from '../shared/parts.js';
-import { keys } from '../shared/queries.js';
 import { navigate, useLocation } from '../shared/router.js';
+import { LedgerRefresh } from './ledger-refresh.js';
 import { ConnectionBanner, TopBar, useReach } from './top-bar.js';
 import { AuditPage } from '../features/audit/index.js';
 import { ConnectionsPage } from '../features/connections/index.js';
@@ -87,7 +88,7 @@ function decoded(part: string): string {
 }
 
 function SetupBanner() {
-  const status = useQuery({ queryKey: keys.status, queryFn: statusApi.status });
+  const status = useStatus();
   if (status.data === undefined || status.data.mode === 'operating') return null;
   const next = status.data.setup.steps.find((s) => !s.done);
   return (
@@ -110,7 +111,7 @@ function SetupBanner() {
 }
 
 function Page({ path }: { path: string }) {
-  const status = useQuery({ queryKey: keys.status, queryFn: statusApi.status });
+  const status = useStatus();
   const licence = (
     <Suspense fallback={<Loading title="Licence" />}>
       <LicencePage />
@@ -234,7 +235,7 @@ export function App() {
   // Back from single sign-on while an older session is still held: the new sign-in wins.
   const ssoReturn = path === '/sign-in' && (params.has('sso') || params.has('sso_error'));
   // One /v1/me for the whole frame: sign-in and sign-out clear the cache, so the key needs no token.
-  const me = useQuery({ queryKey: keys.me, queryFn: peopleApi.me, enabled: token !== null });
+  const me = useQuery({ queryKey: peopleKeys.me, queryFn: peopleApi.me, enabled: token !== null });
   const signedOut =
     ssoReturn || token === null || (me.error instanceof ApiError && me.error.status === 401);
   // A channel's approve/deny link works signed in or not: the token is the credential.
@@ -257,6 +258,7 @@ export function App() {
     return (
       <>
         <BrandingEffect />
+        <LedgerRefresh />
         <WallPage />
       </>
     );
@@ -290,6 +292,7 @@ function Frame({ path, role }: { path: string; role: string | undefined }) {
   return (
     <div className="frame">
       <BrandingEffect />
+      <LedgerRefresh />
       <TopBar path={path} pages={PAGES} />
       <ConnectionBanner />
       <fieldset

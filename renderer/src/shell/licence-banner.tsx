@@ -1,10 +1,9 @@
 // The licence banner under the top bar on every page while the licence is expiring (days left)
 // or in grace (when it ends), linking to the Licence page. Lapsed or missing licences put the
 // service in setup mode, whose own banner leads to the same page.
-import { useQuery } from '@tanstack/react-query';
-import { type StatusLicence, statusApi } from '../features/status/index.js';
+import { useStatus } from '../features/status/index.js';
+import { type StatusLicence } from '../features/status/index.js';
 import { Link, Time } from '../shared/parts.js';
-import { keys } from '../shared/queries.js';
 import { daysLeftText } from '../features/licence/index.js';
 
 function words(l: StatusLicence) {
@@ -47,7 +46,7 @@ function words(l: StatusLicence) {
 }
 
 export function LicenceBanner({ path }: { path: string }) {
-  const status = useQuery({ queryKey: keys.status, queryFn: statusApi.status });
+  const status = useStatus();
   const l = status.data?.licence;
   if (l === null || l === undefined) return null;
   if (l.stage !== 'expiring' && l.stage !== 'in_grace') return null;

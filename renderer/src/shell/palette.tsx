@@ -2,13 +2,13 @@
 // searches the pages, the actions ("Halt all actions" opens the halt form here: it never
 // halts by itself) and episodes by id or text (GET /v1/episodes?q=, debounced). The first
 // match is preselected; arrows move, Enter runs, Escape closes and gives the focus back.
+import { episodeKeys } from '../features/episodes/index.js';
+import { useMe } from '../features/people/index.js';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState } from 'react';
 import { episodesApi } from '../features/episodes/index.js';
-import { peopleApi } from '../features/people/index.js';
 import { roleAtLeast } from '../shared/api.js';
 import { HaltForm } from '../features/autonomy/index.js';
-import { keys } from '../shared/queries.js';
 import { navigate } from '../shared/router.js';
 import './palette.css';
 
@@ -62,7 +62,7 @@ function useEpisodeSearch(text: string) {
   }, [text]);
   const query = new URLSearchParams({ q: debounced, limit: '5', sort: '-t_open' }).toString();
   const found = useQuery({
-    queryKey: keys.episodes(query),
+    queryKey: episodeKeys.list(query),
     queryFn: () => episodesApi.episodes(query),
     enabled: debounced.length >= 3,
   });
@@ -73,7 +73,7 @@ function Palette({ onClose }: { onClose: () => void }) {
   const [text, setText] = useState('');
   const [active, setActive] = useState(0);
   const [halting, setHalting] = useState(false);
-  const me = useQuery({ queryKey: keys.me, queryFn: peopleApi.me });
+  const me = useMe();
   const episodes = useEpisodeSearch(text);
   const id = useId();
   const go = (path: string) => () => {

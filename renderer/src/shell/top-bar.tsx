@@ -1,17 +1,18 @@
 // The top bar (console brief C.1): instance and mode, the pages (in a Menu on a phone), the
 // live seq, who is signed in, the halt and sign-out; and the banner of a lost connection.
 // While the service cannot be reached the bar says what it last knew, not what is now.
+import { useLive } from '../features/live/index.js';
+import { useMe } from '../features/people/index.js';
+import { useStatus } from '../features/status/index.js';
 import { signInApi } from '../features/access/index.js';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
-import { type Me, peopleApi } from '../features/people/index.js';
+import { type Me } from '../features/people/index.js';
 import { ApiError, roleAtLeast, session } from '../shared/api.js';
-import { statusApi } from '../features/status/index.js';
 import { BrandMark } from '../features/branding/index.js';
 import { connection } from '../shared/connection.js';
 import { HaltButton } from '../features/autonomy/index.js';
 import { Link } from '../shared/parts.js';
-import { keys, useLive } from '../shared/queries.js';
 import { navigate } from '../shared/router.js';
 import { approvalApi, approvalKeys, waitsFor } from '../features/approvals/index.js';
 import './frame.css';
@@ -203,8 +204,8 @@ function SeqState({ reachable }: { reachable: boolean }) {
 }
 
 export function TopBar({ path, pages }: { path: string; pages: readonly NavPage[] }) {
-  const status = useQuery({ queryKey: keys.status, queryFn: statusApi.status });
-  const me = useQuery({ queryKey: keys.me, queryFn: peopleApi.me });
+  const status = useStatus();
+  const me = useMe();
   const reach = useReach();
   return (
     <header className="topbar">

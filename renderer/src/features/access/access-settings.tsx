@@ -3,6 +3,7 @@
 // and single sign-on (/v1/settings/sso, with Discover and Test). Each form keeps its own draft,
 // taken from the saved document once: a refetch never replaces what is being typed. A 400 is
 // shown naming its field, which is marked invalid and focused.
+import { statusKeys } from '../status/index.js';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import {
@@ -21,7 +22,7 @@ import { peopleApi } from '../people/index.js';
 import { ApiError, type SecretInput, type SecretRef } from '../../shared/api.js';
 import type { FieldProblem } from '../../shared/field-problems.js';
 import { Time } from '../../shared/parts.js';
-import { Problem } from '../people/index.js';
+import { Refusal } from '../../shared/http.js';
 
 export const accessKey = ['settings', 'access'] as const;
 export const mailKey = ['settings', 'mail'] as const;
@@ -218,7 +219,7 @@ function AccessForm({ saved }: { saved: AccessSettings }) {
           </span>
         )}
       </div>
-      <Problem error={p.general} />
+      <Refusal error={p.general} />
     </form>
   );
 }
@@ -227,7 +228,7 @@ export function AccessSection() {
   const q = useQuery({ queryKey: accessKey, queryFn: peopleApi.access });
   return (
     <>
-      <Problem error={q.error} />
+      <Refusal error={q.error} />
       {q.data && <AccessForm saved={q.data} />}
     </>
   );
@@ -591,7 +592,7 @@ function MailForm({ saved, myEmail }: { saved: MailSettingsView; myEmail: string
             </span>
           )}
         </div>
-        <Problem error={p.general} />
+        <Refusal error={p.general} />
       </form>
       <form
         className="settings-form inline-form"
@@ -635,7 +636,7 @@ function MailForm({ saved, myEmail }: { saved: MailSettingsView; myEmail: string
             {test.ok ? '✓ Sent' : '✕ Not sent'}: {test.detail} ({test.duration_ms} ms)
           </p>
         )}
-        <Problem error={testError} />
+        <Refusal error={testError} />
       </form>
     </>
   );
@@ -645,7 +646,7 @@ export function MailSection({ myEmail }: { myEmail: string }) {
   const q = useQuery({ queryKey: mailKey, queryFn: mailApi.get });
   return (
     <>
-      <Problem error={q.error} />
+      <Refusal error={q.error} />
       {q.data && <MailForm saved={q.data} myEmail={myEmail} />}
     </>
   );
@@ -806,7 +807,7 @@ function SsoForm({ saved }: { saved: SsoSettingsView }) {
           .put(ssoBody(d, base))
           .then((answer) => {
             qc.setQueryData(ssoKey, answer);
-            void qc.invalidateQueries({ queryKey: ['status'] });
+            void qc.invalidateQueries({ queryKey: statusKeys.status });
             setBase(answer);
             setD(ssoDraft(answer));
             setDone(true);
@@ -888,7 +889,7 @@ function SsoForm({ saved }: { saved: SsoSettingsView }) {
           </span>
         )}
       </div>
-      <Problem error={p.general} />
+      <Refusal error={p.general} />
       {discovered !== null && <Discovered answer={discovered} />}
       {tested !== null && <Tested answer={tested} />}
     </form>
@@ -899,7 +900,7 @@ export function SsoSection() {
   const q = useQuery({ queryKey: ssoKey, queryFn: ssoApi.get });
   return (
     <>
-      <Problem error={q.error} />
+      <Refusal error={q.error} />
       {q.data && <SsoForm saved={q.data} />}
     </>
   );

@@ -2,13 +2,12 @@
 // sign-on (a link to /v1/auth/sso/start; the callback comes back here with ?sso=<one-time
 // code>, redeemed at once and taken out of the URL), an e-mailed code, a password, the
 // directory (LDAP), and the admin token (folded away unless it is the only way in).
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useStatus } from '../status/index.js';
+import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type ReactNode } from 'react';
 import { type SignedIn, signInApi } from './api.js';
 import { ApiError, session } from '../../shared/api.js';
-import { statusApi } from '../status/index.js';
 import { duration } from '../../shared/parts.js';
-import { keys } from '../../shared/queries.js';
 import { navigate } from '../../shared/router.js';
 
 type Method = 'code' | 'password' | 'ldap';
@@ -314,7 +313,7 @@ function useSsoReturn(): { busy: boolean; error: string | null } {
 }
 
 export function SignInPage() {
-  const status = useQuery({ queryKey: keys.status, queryFn: statusApi.status });
+  const status = useStatus();
   const sso = useSsoReturn();
   const methods = status.data?.auth?.methods ?? (status.isError ? ['token'] : []);
   const offered = TABS.filter((t) => methods.includes(t.method));

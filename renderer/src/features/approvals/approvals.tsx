@@ -4,13 +4,13 @@
 // requester, quorum state ("1 of 2 approvals" and who), expiry, channels it was sent to and
 // every decision; Approve (with a confirmation naming it), Deny and Withdraw (each with a
 // reason) act on it. A request you asked for says why you cannot approve it.
+import { useMe } from '../people/index.js';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { type Me, peopleApi } from '../people/index.js';
+import { type Me } from '../people/index.js';
 import { ApiError, roleAtLeast } from '../../shared/api.js';
 import { fieldProblems, type FieldProblem } from '../../shared/field-problems.js';
 import { Empty, Link, Time } from '../../shared/parts.js';
-import { keys } from '../../shared/queries.js';
 import { navigate, useLocation } from '../../shared/router.js';
 import {
   approvalApi,
@@ -501,7 +501,7 @@ function RequestCard({
 
 export function ApprovalsPage() {
   const { params } = useLocation();
-  const me = useQuery({ queryKey: keys.me, queryFn: peopleApi.me });
+  const me = useMe();
   const now = useNow(30_000);
   const query = apiQuery(params);
   const list = useQuery({

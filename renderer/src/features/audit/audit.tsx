@@ -1,10 +1,10 @@
 // Audit log: the ledger, newest first, filtered with the query language; rows open to show
 // what an event holds; verify on demand, with the result in words (audit-parts.tsx).
+import { auditKeys } from './queries.js';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { type VerifyReport, auditApi } from './api.js';
 import { ErrorNote } from '../../shared/parts.js';
-import { keys } from '../../shared/queries.js';
 import { navigate, useLocation } from '../../shared/router.js';
 import { LedgerRow, VerifyResult } from './audit-parts.js';
 
@@ -79,7 +79,7 @@ export function AuditPage() {
   if (!query.has('limit')) query.set('limit', '100');
   const text = query.toString();
   const page = useQuery({
-    queryKey: keys.ledger(text),
+    queryKey: auditKeys.page(text),
     queryFn: () => auditApi.ledger(text),
     placeholderData: keepPreviousData,
   });

@@ -3,13 +3,12 @@
 // level picker, then fix mode. Lowering applies at once; raising (and fix mode draft) becomes
 // an approval request that needs two admins other than the requester, shown here with its
 // quorum state. A refusal (409) is shown with the service's own words.
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMe } from '../people/index.js';
+import { useQueryClient } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
-import { peopleApi } from '../people/index.js';
 import { roleAtLeast } from '../../shared/api.js';
 import { HaltForm, haltedText, ResumeControl, useAutonomy } from './halt-button.js';
 import { Empty, Link, Time } from '../../shared/parts.js';
-import { keys } from '../../shared/queries.js';
 import { approvalKeys, quorumText, type ApprovalRequest } from '../approvals/index.js';
 import {
   autonomyApi,
@@ -293,7 +292,7 @@ function FixModeSection({ view, admin }: { view: AutonomyView; admin: boolean })
 }
 
 export function AutonomyPage() {
-  const me = useQuery({ queryKey: keys.me, queryFn: peopleApi.me });
+  const me = useMe();
   const role = me.data?.role;
   const autonomy = useAutonomy();
   const { outcomes, busy, set } = useSetLevel();

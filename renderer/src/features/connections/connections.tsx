@@ -4,6 +4,8 @@
 // or named as a file or an environment variable. The list never holds a secret, only its
 // reference. A 400 is shown beside the field the server names; a 409 means a file manages
 // the connectors, and the forms are disabled.
+import { useMe } from '../people/index.js';
+import { statusKeys } from '../status/index.js';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import {
@@ -14,11 +16,9 @@ import {
   type ConnectorSetting,
   connectorApi,
 } from './api.js';
-import { peopleApi } from '../people/index.js';
 import { ApiError } from '../../shared/api.js';
 import { age, Empty, ErrorNote, Time } from '../../shared/parts.js';
 import { fieldProblems, type FieldProblem } from '../../shared/field-problems.js';
-import { keys } from '../../shared/queries.js';
 
 export const connectorsKey = ['connectors'] as const;
 export const catalogueKey = ['connectors', 'catalogue'] as const;
@@ -518,7 +518,7 @@ function ConnectionForm({
       connectorApi.put(name, body),
     onSuccess: (saved) => {
       void qc.invalidateQueries({ queryKey: connectorsKey, exact: true });
-      void qc.invalidateQueries({ queryKey: keys.status });
+      void qc.invalidateQueries({ queryKey: statusKeys.status });
       onDone(saved);
     },
     onError: refused,
@@ -727,7 +727,7 @@ function DeleteButton({
     onSuccess: () => {
       setConfirming(false);
       void qc.invalidateQueries({ queryKey: connectorsKey, exact: true });
-      void qc.invalidateQueries({ queryKey: keys.status });
+      void qc.invalidateQueries({ queryKey: statusKeys.status });
     },
     onError: (err) => {
       setConfirming(false);
@@ -859,7 +859,7 @@ function Table({
 type Editor = { mode: 'closed' } | { mode: 'add' } | { mode: 'edit'; connector: Connector };
 
 export function ConnectionsPage() {
-  const me = useQuery({ queryKey: keys.me, queryFn: peopleApi.me });
+  const me = useMe();
   const catalogue = useQuery({ queryKey: catalogueKey, queryFn: connectorApi.catalogue });
   const list = useQuery({
     queryKey: connectorsKey,

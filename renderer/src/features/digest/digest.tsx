@@ -1,5 +1,6 @@
 // The Digest page (issue 21): the digest a manager reads (GET /v1/digest), for today so far
 // or the last days, as figures, the per-day chart and the Markdown to copy into a report.
+import { digestKeys } from './queries.js';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { call } from '../../shared/api.js';
 import { navigate, useLocation } from '../../shared/router.js';
@@ -48,7 +49,7 @@ export function DigestPage() {
   const asked = Number(params.get('days') ?? '1');
   const days = SPANS.some((s) => s.days === asked) ? asked : 1;
   const digest = useQuery({
-    queryKey: ['digest', days],
+    queryKey: digestKeys.days(days),
     queryFn: () => call<DigestBody>('GET', `/v1/digest?days=${String(days)}`),
     placeholderData: keepPreviousData,
   });

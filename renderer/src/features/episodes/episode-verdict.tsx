@@ -1,13 +1,13 @@
 // What the team did (POST /v1/episodes/<id>/team, responder): no answer is chosen for the
 // person, Record stays off until one is, "other" needs its detail as the API does, and a
 // viewer sees the form disabled with the role it needs before trying (console brief D.1).
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { episodeKeys } from './queries.js';
+import { useMe } from '../people/index.js';
+import { useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { type Episode, episodesApi } from './api.js';
-import { peopleApi } from '../people/index.js';
 import { roleAtLeast } from '../../shared/api.js';
 import { ErrorNote, Time } from '../../shared/parts.js';
-import { keys } from '../../shared/queries.js';
 
 const VERDICTS = [
   ['same', 'Did what it said'],
@@ -22,7 +22,7 @@ const labelOf = (v: string): string => VERDICTS.find(([id]) => id === v)?.[1] ??
 export function VerdictForm({ episode }: { episode: Episode }) {
   const id = episode.episode_id;
   const qc = useQueryClient();
-  const me = useQuery({ queryKey: keys.me, queryFn: peopleApi.me });
+  const me = useMe();
   const [verdict, setVerdict] = useState<Verdict | null>(null);
   const [detail, setDetail] = useState('');
   const [error, setError] = useState<unknown>(null);
@@ -52,7 +52,7 @@ export function VerdictForm({ episode }: { episode: Episode }) {
           .then(async () => {
             setVerdict(null);
             setDetail('');
-            await qc.invalidateQueries({ queryKey: keys.episode(id) });
+            await qc.invalidateQueries({ queryKey: episodeKeys.detail(id) });
           })
           .catch((err: unknown) => {
             setError(err);

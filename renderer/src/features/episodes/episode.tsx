@@ -1,11 +1,11 @@
 // One episode (console brief C.4), in the order it is read: the header facts, the decision
 // with its caveats, what changed before it, the suppressions, the diagnosis, the timeline by
 // seq, and the team's verdict.
+import { episodeKeys } from './queries.js';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense } from 'react';
 import { type Episode, episodesApi } from './api.js';
 import { ErrorNote, Link, Time } from '../../shared/parts.js';
-import { keys } from '../../shared/queries.js';
 import { Changes } from './episode-changes.js';
 import { Decision } from './episode-decision.js';
 import { Timeline } from './episode-timeline.js';
@@ -32,8 +32,8 @@ async function fetchEpisode(id: string, held: Episode | undefined): Promise<Epis
 export function EpisodePage({ id }: { id: string }) {
   const qc = useQueryClient();
   const episode = useQuery({
-    queryKey: keys.episode(id),
-    queryFn: () => fetchEpisode(id, qc.getQueryData<Episode>(keys.episode(id))),
+    queryKey: episodeKeys.detail(id),
+    queryFn: () => fetchEpisode(id, qc.getQueryData<Episode>(episodeKeys.detail(id))),
   });
   const e = episode.data;
   return (

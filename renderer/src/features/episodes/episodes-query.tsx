@@ -2,6 +2,7 @@
 // ARIA combobox that completes field names and values from the facet counts already loaded,
 // first suggestion preselected, at most 10, keyboard navigable; a bad query is explained at
 // the caret while the page keeps the last valid result.
+import { episodeKeys } from './queries.js';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState } from 'react';
 import { ApiError, call } from '../../shared/api.js';
@@ -16,7 +17,7 @@ interface SearchFields {
 /** GET /v1/search/fields once per session: the field table does not change while running. */
 function useFields(): SearchField[] {
   const fields = useQuery({
-    queryKey: ['search-fields'],
+    queryKey: episodeKeys.searchFields,
     queryFn: () => call<SearchFields>('GET', '/v1/search/fields'),
     staleTime: Infinity,
   });

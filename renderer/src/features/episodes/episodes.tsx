@@ -1,12 +1,12 @@
 // Episodes: the table with every filter of GET /v1/episodes, a query bar, facets with counts,
 // the scorecard strip and the per-day histogram. The page's URL holds every filter, so a
 // view is a link; the API gets the same parameters.
+import { episodeKeys } from './queries.js';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { type EpisodeList, episodesApi } from './api.js';
 import { ApiError } from '../../shared/api.js';
 import { Empty, ErrorNote, Link, Time, duration } from '../../shared/parts.js';
-import { keys } from '../../shared/queries.js';
 import { navigate, useLocation } from '../../shared/router.js';
 import { Pager, paramHref } from '../../shared/list-nav.js';
 import { QueryBar } from './episodes-query.js';
@@ -75,7 +75,7 @@ export function EpisodesPage() {
   if (!apiParams.has('limit')) apiParams.set('limit', String(LIMIT));
   const query = apiParams.toString();
   const list = useQuery({
-    queryKey: keys.episodes(query),
+    queryKey: episodeKeys.list(query),
     queryFn: () => episodesApi.episodes(query),
     placeholderData: keepPreviousData,
   });

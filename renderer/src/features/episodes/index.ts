@@ -2,3 +2,4 @@
 export { EpisodePage } from './episode.js';
 export { EpisodesPage } from './episodes.js';
 export { episodesApi, type TimelineEvent } from './api.js';
+export { episodeKeys } from './queries.js';

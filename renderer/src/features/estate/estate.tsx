@@ -2,10 +2,11 @@
 // list view, a side panel per service, what each connector found, suggested links, the
 // overrides and discovery. Loaded on demand (app.tsx): the graph libraries stay out of the
 // first bundle. The URL holds the view: focus, depth, view=list, sel, hide (origins).
+import { estateKeys } from './queries.js';
+import { useMe } from '../people/index.js';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useCallback, useMemo } from 'react';
 import { type EstateService, estateApi } from './api.js';
-import { peopleApi } from '../people/index.js';
 import { EstateGraph, Legend } from './graph.js';
 import {
   ORIGIN_KINDS,
@@ -23,7 +24,6 @@ import {
   Suggestions,
 } from './panels.js';
 import { Empty, ErrorNote } from '../../shared/parts.js';
-import { keys } from '../../shared/queries.js';
 import { navigate, useLocation } from '../../shared/router.js';
 
 const ADMIN_REASON = 'Only an admin can do this; you are signed in as';
@@ -43,9 +43,9 @@ function withParams(params: URLSearchParams, changes: Record<string, string | nu
 
 export function EstatePage() {
   const { params } = useLocation();
-  const me = useQuery({ queryKey: keys.me, queryFn: peopleApi.me });
+  const me = useMe();
   const estate = useQuery({
-    queryKey: keys.estate,
+    queryKey: estateKeys.view,
     queryFn: estateApi.view,
     placeholderData: keepPreviousData,
   });

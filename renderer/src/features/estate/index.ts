@@ -4,3 +4,4 @@ import { lazy } from 'react';
 export const EstatePage = lazy(() =>
   import('./estate.js').then((m) => ({ default: m.EstatePage })),
 );
+export { estateKeys } from './queries.js';

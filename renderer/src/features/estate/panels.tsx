@@ -1,5 +1,7 @@
 // The estate page's panels: the side panel of one service, the list view, discovery status
 // per connector, suggested links, the overrides editor and the Discover button with its job.
+import { episodeKeys } from '../episodes/index.js';
+import { estateKeys } from './queries.js';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useState, type ReactNode } from 'react';
 import { episodesApi } from '../episodes/index.js';
@@ -13,7 +15,6 @@ import {
 } from './api.js';
 import { ApiError } from '../../shared/api.js';
 import { Empty, ErrorNote, Link, Time } from '../../shared/parts.js';
-import { keys } from '../../shared/queries.js';
 import {
   describeOrigin,
   glyphOf,
@@ -60,7 +61,7 @@ export function ServicePanel({
 }) {
   const query = new URLSearchParams({ service: name, limit: '5', sort: '-t_open' }).toString();
   const episodes = useQuery({
-    queryKey: keys.episodes(query),
+    queryKey: episodeKeys.list(query),
     queryFn: () => episodesApi.episodes(query),
     retry: false,
   });
@@ -395,7 +396,7 @@ function evidenceText(evidence: unknown): string {
 export function Suggestions({ isAdmin, reason }: { isAdmin: boolean; reason: string }) {
   const qc = useQueryClient();
   const list = useQuery({
-    queryKey: keys.estateSuggestions,
+    queryKey: estateKeys.suggestions,
     // An older service has no suggestions: say so rather than fail.
     queryFn: () =>
       estateApi.suggestions().catch((err: unknown) => {
@@ -410,8 +411,8 @@ export function Suggestions({ isAdmin, reason }: { isAdmin: boolean; reason: str
       verb === 'confirm' ? estateApi.confirm(s.id) : estateApi.dismiss(s.id),
     onSuccess: (_, { s, verb }) => {
       setDone(`${verb === 'confirm' ? 'Confirmed' : 'Dismissed'} ${s.from} → ${s.to}`);
-      void qc.invalidateQueries({ queryKey: keys.estateSuggestions });
-      void qc.invalidateQueries({ queryKey: ['estate'] });
+      void qc.invalidateQueries({ queryKey: estateKeys.suggestions });
+      void qc.invalidateQueries({ queryKey: estateKeys.all });
     },
   });
   const suggestions = list.data?.suggestions ?? [];
@@ -486,7 +487,7 @@ const format = (o: unknown): string => JSON.stringify(o, null, 2);
 export function OverridesEditor({ isAdmin, reason }: { isAdmin: boolean; reason: string }) {
   const qc = useQueryClient();
   const id = useId();
-  const view = useQuery({ queryKey: keys.estateOverrides, queryFn: estateApi.overrides });
+  const view = useQuery({ queryKey: estateKeys.overrides, queryFn: estateApi.overrides });
   const [text, setText] = useState<string | null>(null);
   const [problem, setProblem] = useState<{ message: string; field?: string } | null>(null);
   const [saved, setSaved] = useState(false);
@@ -497,11 +498,11 @@ export function OverridesEditor({ isAdmin, reason }: { isAdmin: boolean; reason:
   const save = useMutation({
     mutationFn: (body: EstateOverrides) => estateApi.putOverrides(body),
     onSuccess: (answer) => {
-      qc.setQueryData(keys.estateOverrides, answer);
+      qc.setQueryData(estateKeys.overrides, answer);
       setText(null);
       setProblem(null);
       setSaved(true);
-      void qc.invalidateQueries({ queryKey: ['estate'] });
+      void qc.invalidateQueries({ queryKey: estateKeys.all });
     },
     onError: (err) => {
       setSaved(false);
@@ -624,7 +625,7 @@ export function Discover({ isAdmin, reason }: { isAdmin: boolean; reason: string
     onSuccess: ({ job_id }) => setJobId(job_id),
   });
   const job = useQuery({
-    queryKey: keys.job(jobId ?? ''),
+    queryKey: estateKeys.job(jobId ?? ''),
     queryFn: () => estateApi.job(jobId ?? ''),
     enabled: jobId !== null,
     refetchInterval: (q) => (q.state.data?.status === 'running' ? 500 : false),
@@ -632,8 +633,8 @@ export function Discover({ isAdmin, reason }: { isAdmin: boolean; reason: string
   const status = job.data?.status;
   useEffect(() => {
     if (status === 'done' || status === 'failed') {
-      void qc.invalidateQueries({ queryKey: ['estate'] });
-      void qc.invalidateQueries({ queryKey: keys.estateSuggestions });
+      void qc.invalidateQueries({ queryKey: estateKeys.all });
+      void qc.invalidateQueries({ queryKey: estateKeys.suggestions });
     }
   }, [status, qc]);
   const running = start.isPending || status === 'running';

@@ -1,12 +1,12 @@
 // One incident: its lifecycle, its episodes (root first), causes, fixes and history.
+import { incidentKeys } from './queries.js';
 import { useQuery } from '@tanstack/react-query';
 import { incidentsApi } from './api.js';
 import { ErrorNote, Link, Time, duration } from '../../shared/parts.js';
-import { keys } from '../../shared/queries.js';
 
 export function IncidentPage({ id }: { id: string }) {
   const incident = useQuery({
-    queryKey: keys.incident(id),
+    queryKey: incidentKeys.detail(id),
     queryFn: () => incidentsApi.incident(id),
   });
   const i = incident.data;

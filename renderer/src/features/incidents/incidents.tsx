@@ -1,6 +1,7 @@
 // Incidents (GET /v1/incidents): every incident, newest first, with its status, services,
 // episode count and opening time, each linked to its page; the status filter (spec: a csv of
 // open, mitigating, monitoring, resolved) lives in the URL, so a view is a link.
+import { incidentKeys } from './queries.js';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { call } from '../../shared/api.js';
 import { Empty, ErrorNote, Link, Time } from '../../shared/parts.js';
@@ -30,8 +31,6 @@ interface IncidentList {
 }
 
 /** Under ['incident']: the top bar's heartbeat refetches it whenever the ledger's seq moves. */
-const listKey = (query: string) => ['incident', 'list', query] as const;
-
 const withParam = (params: URLSearchParams, key: string, value: string | null): string =>
   paramHref('/incidents', params, key, value);
 
@@ -43,7 +42,7 @@ export function IncidentsPage() {
   if (chosen.size > 0) apiParams.set('status', [...chosen].join(','));
   const query = apiParams.toString();
   const list = useQuery({
-    queryKey: listKey(query),
+    queryKey: incidentKeys.list(query),
     queryFn: () => call<IncidentList>('GET', `/v1/incidents?${query}`),
     placeholderData: keepPreviousData,
   });

@@ -5,3 +5,4 @@ export const IncidentsPage = lazy(() =>
   import('./incidents.js').then((m) => ({ default: m.IncidentsPage })),
 );
 export { IncidentPage } from './incident.js';
+export { incidentKeys } from './queries.js';

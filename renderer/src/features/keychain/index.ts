@@ -4,3 +4,4 @@ import { lazy } from 'react';
 export const KeychainPage = lazy(() =>
   import('./keychain.js').then((m) => ({ default: m.KeychainPage })),
 );
+export { keychainKeys } from './queries.js';

@@ -2,8 +2,10 @@
 // keychain view replaces the cached one at once, before the view and the status are asked
 // again (a member's carried parts change what other pages may do). A refusal asks for the
 // view again too: a wrong pairing code refused ends the request, and the page shows it ended.
+import { statusKeys } from '../status/index.js';
 import { useQueryClient } from '@tanstack/react-query';
-import { keychainKeys, type KeychainView } from './keychain-queries.js';
+import { type KeychainView } from './keychain-queries.js';
+import { keychainKeys } from './queries.js';
 import { usePageAction } from '../../shared/page-action.js';
 
 export interface KeychainAction {
@@ -16,7 +18,7 @@ export interface KeychainAction {
 
 export function useKeychainAction(): KeychainAction {
   const qc = useQueryClient();
-  const action = usePageAction(keychainKeys.all);
+  const action = usePageAction(keychainKeys.all, statusKeys.status);
   return {
     ...action,
     run: (work, then) => {

@@ -4,10 +4,6 @@
 // queries: a key is shown once and must not outlive the page in a cache.
 import { ApiError, call } from '../../shared/api.js';
 
-export const keychainKeys = {
-  all: ['keychain'] as const,
-};
-
 export type KeychainRole = 'none' | 'home' | 'member';
 export type MemberHealth = 'ok' | 'silent' | 'gone';
 export type SiteKeyStatus = 'open' | 'used' | 'expired' | 'revoked' | 'locked';

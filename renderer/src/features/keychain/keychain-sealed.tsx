@@ -3,15 +3,14 @@
 // keychain-<version>.sealed; opening takes a file and the passphrase and lists what was
 // applied, left to the home, or skipped. A passphrase is held by its field only until the call
 // is sent: it is never a mutation's variables and the fields are emptied as it goes.
+import { statusKeys } from '../status/index.js';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
-import { keys } from '../../shared/queries.js';
 import { Refusal } from '../../shared/http.js';
 import { Field, Why } from './keychain-bits.js';
 import {
   homeLabel,
   keychainApi,
-  keychainKeys,
   MAX_SEALED,
   MIN_PASSPHRASE,
   PART_WORDS,
@@ -20,6 +19,7 @@ import {
   type SealedAnswer,
   type UnsealAnswer,
 } from './keychain-queries.js';
+import { keychainKeys } from './queries.js';
 
 const partList = (parts: string[]): string =>
   parts.map((p) => PART_WORDS[p] ?? p).join(', ') || 'none';
@@ -194,7 +194,7 @@ function UnsealForm({ view, why }: { view: KeychainView; why: string | null }) {
     gcTime: 0,
     onSuccess: async () => {
       await qc.invalidateQueries({ queryKey: keychainKeys.all });
-      await qc.invalidateQueries({ queryKey: keys.status });
+      await qc.invalidateQueries({ queryKey: statusKeys.status });
     },
   });
   return (

@@ -11,12 +11,12 @@ import { adminWhy, CopyButton, Field, SiteKeyBadge, Why } from './keychain-bits.
 import {
   homeLabel,
   keychainApi,
-  keychainKeys,
   type KeychainView,
   type SiteKeyRow,
   type SiteKeysCreated,
   type SiteKeysInput,
 } from './keychain-queries.js';
+import { keychainKeys } from './queries.js';
 
 const origin = (): string => window.location.origin;
 

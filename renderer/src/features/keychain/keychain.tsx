@@ -6,12 +6,11 @@
 // handing the home to a member, and taking over as home on a member (keychain-handover.tsx).
 // Home-only controls are not shown on a member, which says where they are; a control the
 // signed-in role may not use is disabled with the role it needs.
+import { useMe } from '../people/index.js';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { peopleApi } from '../people/index.js';
 import { roleAtLeast } from '../../shared/api.js';
 import { ErrorNote, Time } from '../../shared/parts.js';
-import { keys } from '../../shared/queries.js';
 import { Refusal } from '../../shared/http.js';
 import { useKeychainAction } from './keychain-action.js';
 import { adminWhy, CopyButton, Field, Fingerprint, ownerWhy, Why } from './keychain-bits.js';
@@ -23,10 +22,10 @@ import {
   handoverUnderWay,
   homeLabel,
   keychainApi,
-  keychainKeys,
   pairingUnderWay,
   type KeychainView,
 } from './keychain-queries.js';
+import { keychainKeys } from './queries.js';
 import { SealedSection } from './keychain-sealed.js';
 import { SiteKeysSection } from './keychain-site-keys.js';
 
@@ -272,7 +271,7 @@ function SyncControls({ view, why }: { view: KeychainView; why: string | null })
 }
 
 export function KeychainPage() {
-  const me = useQuery({ queryKey: keys.me, queryFn: peopleApi.me });
+  const me = useMe();
   const role = me.data?.role;
   const admin = roleAtLeast(role, 'admin');
   const kc = useQuery({

@@ -1,11 +1,11 @@
 // The Learning page (issue 21): what labels say about the diagnoses. Counts, calibration (a
 // chart and a table), demoted causes, precision per cause and pack, the learned patterns with
 // the actions their state allows (admin), and a form to label an episode (responder).
+import { statusKeys } from '../status/index.js';
+import { useMe } from '../people/index.js';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { peopleApi } from '../people/index.js';
 import { roleAtLeast } from '../../shared/api.js';
-import { keys } from '../../shared/queries.js';
 import { Empty, ErrorNote, Link, Time } from '../../shared/parts.js';
 import { CalibrationChart } from './learning-chart.js';
 import {
@@ -149,7 +149,7 @@ function Demotions({ body }: { body: LearningBody }) {
 
 function Patterns({ admin, minSupport }: { admin: boolean; minSupport: number }) {
   const patterns = useQuery({ queryKey: learningKeys.patterns, queryFn: learningApi.patterns });
-  const action = usePageAction(learningKeys.all);
+  const action = usePageAction(learningKeys.all, statusKeys.status);
   const list = patterns.data?.patterns ?? [];
   // Opened from an episode's "matches learned pattern": bring the list into view.
   const loaded = patterns.data !== undefined;
@@ -222,7 +222,7 @@ function Patterns({ admin, minSupport }: { admin: boolean; minSupport: number })
 }
 
 function LabelForm({ responder }: { responder: boolean }) {
-  const action = usePageAction(learningKeys.all);
+  const action = usePageAction(learningKeys.all, statusKeys.status);
   const [episode, setEpisode] = useState('');
   const [correct, setCorrect] = useState<'' | 'right' | 'wrong'>('');
   const [source, setSource] = useState('');
@@ -325,7 +325,7 @@ function LabelForm({ responder }: { responder: boolean }) {
 }
 
 export function LearningPage() {
-  const me = useQuery({ queryKey: keys.me, queryFn: peopleApi.me });
+  const me = useMe();
   const summary = useQuery({ queryKey: learningKeys.summary, queryFn: learningApi.summary });
   const role = me.data?.role;
   const body = summary.data;

@@ -5,3 +5,4 @@ export const LicencePage = lazy(() =>
   import('./licence.js').then((m) => ({ default: m.LicencePage })),
 );
 export { daysLeftText } from './licence-queries.js';
+export { licenceKeys } from './licence-queries.js';

@@ -3,13 +3,12 @@
 // one by pasting or choosing a file (a refusal names its check; one that gives something up
 // lists the losses and installs only when acknowledged), removing it (owner, confirmed), the
 // installs and the offline exchange (licence-installs.tsx), and the usage statement.
-import { useQuery } from '@tanstack/react-query';
+import { useMe } from '../people/index.js';
+import { useStatus } from '../status/index.js';
 import { useId, useRef, useState } from 'react';
-import { peopleApi } from '../people/index.js';
 import { ApiError, roleAtLeast } from '../../shared/api.js';
-import { type StatusLicence, statusApi } from '../status/index.js';
+import { type StatusLicence } from '../status/index.js';
 import { ErrorNote, Time } from '../../shared/parts.js';
-import { keys } from '../../shared/queries.js';
 import { Refusal } from '../../shared/http.js';
 import { useLicenceAction } from './licence-action.js';
 import { Field, InstallsSection, WouldLose } from './licence-installs.js';
@@ -376,8 +375,8 @@ function UsageStatement({ admin }: { admin: boolean }) {
 }
 
 export function LicencePage() {
-  const status = useQuery({ queryKey: keys.status, queryFn: statusApi.status });
-  const me = useQuery({ queryKey: keys.me, queryFn: peopleApi.me });
+  const status = useStatus();
+  const me = useMe();
   const owner = roleAtLeast(me.data?.role, 'owner');
   const admin = roleAtLeast(me.data?.role, 'admin');
   const s = status.data;

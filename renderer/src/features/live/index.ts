@@ -3,3 +3,4 @@ export { liveStream, pageVisibility } from './live-stream.js';
 export { LivePage } from './live.js';
 export { WallPage } from './wall.js';
 export { liveApi, type Live, type RunningEpisode } from './api.js';
+export { useLive } from './queries.js';

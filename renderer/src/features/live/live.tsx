@@ -3,7 +3,7 @@
 // nothing re-renders needlessly, and nothing moves while the reader reads (live-hold.ts).
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { Empty, ErrorNote, Link } from '../../shared/parts.js';
-import { useLive } from '../../shared/queries.js';
+import { useLive } from './queries.js';
 import { navigate, useLocation } from '../../shared/router.js';
 import { useHeld } from './live-hold.js';
 import { attentionOrder, groupsOf, hrefOf, matches, viewOf } from './live-rows.js';

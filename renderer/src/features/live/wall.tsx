@@ -2,17 +2,17 @@
 // header so a screen across the room says what it shows and how fresh it is. While every
 // action is halted (GET /v1/autonomy `halted`), a hatched banner says so, with who, when and
 // why; the wall offers no button (it may be a shared screen).
+import { useLive } from './queries.js';
+import { useStatus } from '../status/index.js';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { statusApi } from '../status/index.js';
 import { BrandMark } from '../branding/index.js';
 import { age, Time } from '../../shared/parts.js';
-import { keys, useLive } from '../../shared/queries.js';
 import { autonomyApi, autonomyKey } from '../autonomy/index.js';
 
 export function WallPage() {
   const live = useLive(true);
-  const status = useQuery({ queryKey: keys.status, queryFn: statusApi.status });
+  const status = useStatus();
   // Refetched when the live seq moves (useLive): a halt shows within a heartbeat.
   const autonomy = useQuery({ queryKey: autonomyKey, queryFn: autonomyApi.get });
   const halted = autonomy.data?.halted ?? null;

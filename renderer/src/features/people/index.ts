@@ -5,5 +5,6 @@ export const PeoplePage = lazy(() =>
   import('./people.js').then((m) => ({ default: m.PeoplePage })),
 );
 export const MePage = lazy(() => import('./me.js').then((m) => ({ default: m.MePage })));
-export { Problem } from './people.js';
 export { peopleApi, type Me } from './api.js';
+export { useMe } from './queries.js';
+export { peopleKeys } from './queries.js';

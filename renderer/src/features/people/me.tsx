@@ -1,11 +1,12 @@
 // "Me": your own name, handles and password (PUT /v1/me; never your role). The admin token is
 // not a person: its session has nothing to change here.
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { peopleKeys, useMe } from './queries.js';
+import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { type Me, peopleApi } from './api.js';
 import { ApiError } from '../../shared/api.js';
-import { keys } from '../../shared/queries.js';
-import { HandleFields, Problem } from './people.js';
+import { HandleFields } from './people.js';
+import { Refusal } from '../../shared/http.js';
 
 const MIN_PASSWORD = 12;
 
@@ -36,7 +37,7 @@ function Profile({ me }: { me: Me }) {
         peopleApi
           .putMe({ name: name.trim(), handles: change })
           .then((answer) => {
-            qc.setQueryData(keys.me, answer);
+            qc.setQueryData(peopleKeys.me, answer);
             setSaved(true);
           })
           .catch((err: unknown) => {
@@ -79,7 +80,7 @@ function Profile({ me }: { me: Me }) {
           </span>
         )}
       </div>
-      <Problem error={error} />
+      <Refusal error={error} />
     </form>
   );
 }
@@ -196,18 +197,18 @@ function PasswordChange() {
           </span>
         )}
       </div>
-      <Problem error={error} />
+      <Refusal error={error} />
     </form>
   );
 }
 
 export function MePage() {
-  const me = useQuery({ queryKey: keys.me, queryFn: peopleApi.me });
+  const me = useMe();
   const m = me.data;
   return (
     <main className="page me-page">
       <h1>Me</h1>
-      <Problem error={me.error} />
+      <Refusal error={me.error} />
       {m && (
         <dl className="facts">
           <dt>Name</dt>

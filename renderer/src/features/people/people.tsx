@@ -3,6 +3,7 @@
 // confirmation. Teams (every role reads them): create, rename, members and leads (admin or a
 // lead of the team), delete. Drafts live in the editors, so a refetch never replaces what is
 // being typed; 403 names the role needed, 409 says why (the last owner, a name taken).
+import { peopleKeys, useMe } from './queries.js';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import {
@@ -15,8 +16,8 @@ import {
   peopleApi,
 } from './api.js';
 import { ApiError, ROLES, type Role, roleAtLeast } from '../../shared/api.js';
+import { Refusal } from '../../shared/http.js';
 import { Empty, Link, Time } from '../../shared/parts.js';
-import { keys } from '../../shared/queries.js';
 
 export const usersKey = ['users'] as const;
 export const teamsKey = ['teams'] as const;
@@ -27,28 +28,6 @@ const HANDLE_TITLES: Record<HandleKind, string> = {
   teams: 'Teams',
   phone: 'Phone',
 };
-
-/** A refused change in words: the role a 403 needs, why a 409 refused. */
-export function explain(err: unknown): string {
-  if (!(err instanceof ApiError)) return err instanceof Error ? err.message : String(err);
-  if (err.status === 403 && err.role !== undefined)
-    return `${err.message} (needs the ${err.role} role)`;
-  if (err.code === 'last_owner')
-    return /owner first/i.test(err.message)
-      ? err.message
-      : `${err.message}. Make someone else owner first.`;
-  if (err.field !== undefined) return `${err.field}: ${err.message}`;
-  return err.message;
-}
-
-export function Problem({ error, id }: { error: unknown; id?: string }) {
-  if (error === null || error === undefined) return null;
-  return (
-    <p className="error" role="alert" id={id}>
-      ⚠ {explain(error)}
-    </p>
-  );
-}
 
 /** Handles as a change: emptied ones are removed (null), unchanged ones left out. */
 function handlesChange(before: Handles, after: Record<HandleKind, string>): HandlesInput {
@@ -206,7 +185,7 @@ function AddPerson({ myRole }: { myRole: string | undefined }) {
           ✓ Added {added.email} as {added.role}.
         </p>
       )}
-      <Problem error={error} />
+      <Refusal error={error} />
     </form>
   );
 }
@@ -246,7 +225,7 @@ function PersonEditor({
           .update(person.id, change)
           .then(() => {
             void qc.invalidateQueries({ queryKey: usersKey });
-            void qc.invalidateQueries({ queryKey: keys.me });
+            void qc.invalidateQueries({ queryKey: peopleKeys.me });
             onDone();
           })
           .catch((err: unknown) => {
@@ -301,7 +280,7 @@ function PersonEditor({
           Cancel
         </button>
       </div>
-      <Problem error={error} />
+      <Refusal error={error} />
     </form>
   );
 }
@@ -323,7 +302,7 @@ function DeletePerson({ person }: { person: Person }) {
         >
           Delete<span className="visually-hidden"> {person.email}</span>
         </button>
-        <Problem error={error} />
+        <Refusal error={error} />
       </>
     );
   return (
@@ -562,7 +541,7 @@ function TeamForm({
           Cancel
         </button>
       </div>
-      <Problem error={error} />
+      <Refusal error={error} />
     </form>
   );
 }
@@ -585,7 +564,7 @@ function DeleteTeam({ team, allowed, why }: { team: Team; allowed: boolean; why:
         >
           Delete<span className="visually-hidden"> team {team.name}</span>
         </button>
-        <Problem error={error} />
+        <Refusal error={error} />
       </>
     );
   return (
@@ -650,7 +629,7 @@ function Teams({
       <h2 id="teams-title">
         Teams <span className="count">{list.length}</span>
       </h2>
-      <Problem error={teams.error} />
+      <Refusal error={teams.error} />
       {list.length === 0 && teams.isSuccess && <Empty>No teams yet.</Empty>}
       {list.length > 0 && (
         <table className="table teams">
@@ -731,7 +710,7 @@ function Teams({
 }
 
 export function PeoplePage() {
-  const me = useQuery({ queryKey: keys.me, queryFn: peopleApi.me });
+  const me = useMe();
   const role = me.data?.role;
   const isAdmin = roleAtLeast(role, 'admin');
   const users = useQuery({ queryKey: usersKey, queryFn: peopleApi.list, enabled: isAdmin });
@@ -749,7 +728,7 @@ export function PeoplePage() {
     people = (
       <>
         <AddPerson myRole={role} />
-        <Problem error={users.error} />
+        <Refusal error={users.error} />
         {users.data && (
           <PeopleTable people={users.data.users} teamNames={teamNames} myRole={role} />
         )}

@@ -4,13 +4,12 @@
 // the section's editor is marked and the message shown beside it. When the SVC_POLICY file
 // manages the policy (source `file`, or a 409), the page says so and editing is off.
 // Change windows, actions and escalation get a short readable summary above their JSON.
+import { useMe } from '../people/index.js';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
-import { peopleApi } from '../people/index.js';
 import { ApiError, roleAtLeast } from '../../shared/api.js';
 import { fieldProblems, type FieldProblem } from '../../shared/field-problems.js';
 import { Time } from '../../shared/parts.js';
-import { keys } from '../../shared/queries.js';
 import { explain, Refusal } from '../../shared/http.js';
 import { policyApi, policyKey, type PolicyView } from './policy-queries.js';
 
@@ -325,7 +324,7 @@ function SectionEditor({
 }
 
 export function PolicyPage() {
-  const me = useQuery({ queryKey: keys.me, queryFn: peopleApi.me });
+  const me = useMe();
   const policy = useQuery({ queryKey: policyKey, queryFn: policyApi.get });
   const [managed, setManaged] = useState<string | null>(null);
   const view = policy.data;

@@ -2,6 +2,7 @@
 // episode list's scorecard counts minutes saved with. PUT /v1/impact replaces the whole set,
 // so the form always sends every figure; 0 means not counted. On a keychain member whose home
 // carries the impact figures the server refuses with where to change them, shown as it says.
+import { episodeKeys } from '../episodes/index.js';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { call } from '../../shared/api.js';
@@ -82,7 +83,7 @@ export function ImpactSection() {
       .then((answer) => {
         qc.setQueryData(impactKey, answer);
         // Every scorecard counts with these figures.
-        void qc.invalidateQueries({ queryKey: ['episodes'] });
+        void qc.invalidateQueries({ queryKey: episodeKeys.lists });
         setDone(true);
       })
       .catch(setError)

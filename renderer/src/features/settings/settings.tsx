@@ -1,10 +1,10 @@
 // Settings: the branding form and the impact figures (admin). PUT /v1/branding replaces the whole document, so the
 // form always sends every field; on success the ['branding'] query is refreshed and the
 // console shows the change at once. A 400 is shown beside the field the server names.
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMe } from '../people/index.js';
+import { useQueryClient } from '@tanstack/react-query';
 import { Suspense, useEffect, useRef, useState } from 'react';
 import { type Branding, type BrandingTheme, brandingApi } from '../branding/index.js';
-import { peopleApi } from '../people/index.js';
 import { ApiError } from '../../shared/api.js';
 import {
   brandingKey,
@@ -16,7 +16,6 @@ import {
 import { SignInSettings } from '../access/index.js';
 import { ErrorNote, Time } from '../../shared/parts.js';
 import { fieldProblems, type FieldProblem } from '../../shared/field-problems.js';
-import { keys } from '../../shared/queries.js';
 import { ImpactSection } from './impact.js';
 
 /** "each at most 500 KB": decoded bytes (server/branding/branding.schemas.ts). */
@@ -513,7 +512,7 @@ function BrandingForm({ saved, canEdit }: { saved: Branding; canEdit: boolean })
 
 export function SettingsPage() {
   const branding = useBranding();
-  const me = useQuery({ queryKey: keys.me, queryFn: peopleApi.me });
+  const me = useMe();
   const b = branding.data;
   const role = me.data?.role;
   return (

@@ -1,10 +1,10 @@
 // The doctor as an operator reads it at 3 am: failing first, grouped by area, each check that
 // is not ok with a link to the page that mends it, and a re-run that does not wait for the
 // server's 15-second cache.
+import { statusKeys } from './queries.js';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type DoctorCheck, type DoctorReport, statusApi } from './api.js';
 import { ErrorNote, Link, Time } from '../../shared/parts.js';
-import { keys } from '../../shared/queries.js';
 
 const GLYPH = { ok: '✓', warn: '!', fail: '✗' } as const;
 const RANK = { fail: 0, warn: 1, ok: 2 } as const;
@@ -48,10 +48,10 @@ export function groupChecks(
 
 export function DoctorSection() {
   const client = useQueryClient();
-  const doctor = useQuery({ queryKey: keys.doctor, queryFn: () => statusApi.doctor(false) });
+  const doctor = useQuery({ queryKey: statusKeys.doctor, queryFn: () => statusApi.doctor(false) });
   const rerun = useMutation({
     mutationFn: () => statusApi.doctor(true),
-    onSuccess: (report) => client.setQueryData(keys.doctor, report),
+    onSuccess: (report) => client.setQueryData(statusKeys.doctor, report),
   });
   const report: DoctorReport | undefined = doctor.data;
   const counts = { fail: 0, warn: 0, ok: 0 };

@@ -1,12 +1,10 @@
 // Status and doctor: mode, licence, set-up steps with their hints, and the doctor (doctor.tsx).
-import { useQuery } from '@tanstack/react-query';
-import { statusApi } from './api.js';
+import { useStatus } from './queries.js';
 import { ErrorNote, Link } from '../../shared/parts.js';
-import { keys } from '../../shared/queries.js';
 import { DoctorSection } from './doctor.js';
 
 export function StatusPage() {
-  const status = useQuery({ queryKey: keys.status, queryFn: statusApi.status });
+  const status = useStatus();
   const s = status.data;
   return (
     <main className="page">

@@ -2,11 +2,11 @@
 // while it runs (asked again every second), stop it, and read what the last one learned per
 // service: normal ranges, obstacles with their fixes, relations (offered on the Estate page
 // as suggestions) and the causes whose checks can be read.
+import { statusKeys } from '../status/index.js';
+import { useMe } from '../people/index.js';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { peopleApi } from '../people/index.js';
 import { roleAtLeast } from '../../shared/api.js';
-import { keys } from '../../shared/queries.js';
 import { Empty, ErrorNote, Link, Time } from '../../shared/parts.js';
 import { usePageAction } from '../../shared/page-action.js';
 import {
@@ -40,7 +40,7 @@ const READING_WORDS: Record<string, string> = {
 };
 
 function StartForm({ admin, running }: { admin: boolean; running: boolean }) {
-  const action = usePageAction(studyKeys.all);
+  const action = usePageAction(studyKeys.all, statusKeys.status);
   const [minutes, setMinutes] = useState('15');
   const n = Number(minutes);
   const valid = Number.isInteger(n) && n >= 1 && n <= 120;
@@ -89,7 +89,7 @@ function StartForm({ admin, running }: { admin: boolean; running: boolean }) {
 }
 
 function Progress({ body, admin }: { body: StudyBody; admin: boolean }) {
-  const action = usePageAction(studyKeys.all);
+  const action = usePageAction(studyKeys.all, statusKeys.status);
   const r = body.running;
   if (r === null) return null;
   const where = [r.service, r.cause].filter((x): x is string => x !== null).join(' · ');
@@ -250,7 +250,7 @@ function ServiceCard({ s }: { s: ServiceStudied }) {
 }
 
 export function StudyPage() {
-  const me = useQuery({ queryKey: keys.me, queryFn: peopleApi.me });
+  const me = useMe();
   const study = useQuery({
     queryKey: studyKeys.all,
     queryFn: studyApi.get,
