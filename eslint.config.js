@@ -5,6 +5,7 @@ import { importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 import boundaries from './build/eslint/boundaries.js';
 import ownedTables from './build/eslint/owned-tables.js';
+import rendererWalls from './build/eslint/renderer-walls.js';
 
 const serverImports = [
   {
@@ -143,6 +144,14 @@ export default tseslint.config(
       'boundaries/no-test-support': 'error',
       'boundaries/no-folder-cycle': 'error',
     },
+  },
+  {
+    // The console's walls (build/eslint/renderer-walls.js): a feature only through its
+    // index.ts, shared/ under everything, features never import the shell, and from server/
+    // only types out of its wire files.
+    files: ['renderer/src/**/*.{ts,tsx}'],
+    plugins: { renderer: rendererWalls },
+    rules: { 'renderer/walls': 'error' },
   },
   {
     files: ['models/**'],
