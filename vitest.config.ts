@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects: fast colocated unit tests, and integration tests that use real SQLite
+// Three projects: fast colocated unit tests, the console's components in a DOM, and integration tests that use real SQLite
 // files, sockets, child processes and Debian's servers (rsyslog, …).
 export default defineConfig({
   test: {
@@ -19,6 +19,16 @@ export default defineConfig({
             'renderer/**/*.test.ts',
           ],
           exclude: ['**/*.int.test.ts', 'node_modules/**', 'dist/**'],
+        },
+      },
+      {
+        // The console's components with logic, rendered into happy-dom (a DOM without a
+        // browser): fast checks of what a person sees and does; the real Chromium runs in e2e/.
+        test: {
+          name: 'dom',
+          environment: 'happy-dom',
+          sequence: { groupOrder: 0 },
+          include: ['renderer/**/*.test.tsx'],
         },
       },
       {
