@@ -23,6 +23,7 @@ import { ApiError, type SecretInput, type SecretRef } from '../../shared/api.js'
 import type { FieldProblem } from '../../shared/field-problems.js';
 import { Time } from '../../shared/parts.js';
 import { Refusal } from '../../shared/http.js';
+import './access-settings.css';
 
 export const accessKey = ['settings', 'access'] as const;
 export const mailKey = ['settings', 'mail'] as const;

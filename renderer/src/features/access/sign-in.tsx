@@ -9,6 +9,7 @@ import { type SignedIn, signInApi } from './api.js';
 import { ApiError, session } from '../../shared/api.js';
 import { duration } from '../../shared/parts.js';
 import { navigate } from '../../shared/router.js';
+import './sign-in.css';
 
 type Method = 'code' | 'password' | 'ldap';
 const TABS: readonly { method: Method; title: string }[] = [

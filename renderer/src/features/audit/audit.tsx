@@ -7,6 +7,7 @@ import { type VerifyReport, auditApi } from './api.js';
 import { ErrorNote } from '../../shared/parts.js';
 import { navigate, useLocation } from '../../shared/router.js';
 import { LedgerRow, VerifyResult } from './audit-parts.js';
+import './audit.css';
 
 /** Oldest first, 2,000 at a time after the last seq seen, until `more` is false. */
 async function exportEvents(filter: URLSearchParams, progress: (n: number) => void): Promise<Blob> {

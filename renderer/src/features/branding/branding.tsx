@@ -4,6 +4,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useSyncExternalStore } from 'react';
 import { type BrandingTheme, type SupportLink, brandingApi } from './api.js';
+import './branding.css';
 
 /** The query key of the branding (beside the keys in queries.ts). */
 export const brandingKey = ['branding'] as const;

@@ -19,6 +19,7 @@ import {
 import { ApiError } from '../../shared/api.js';
 import { age, Empty, ErrorNote, Time } from '../../shared/parts.js';
 import { fieldProblems, type FieldProblem } from '../../shared/field-problems.js';
+import './connections.css';
 
 export const connectorsKey = ['connectors'] as const;
 export const catalogueKey = ['connectors', 'catalogue'] as const;

@@ -5,6 +5,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { call } from '../../shared/api.js';
 import { navigate, useLocation } from '../../shared/router.js';
 import { duration, Empty, ErrorNote } from '../../shared/parts.js';
+import './digest.css';
 
 interface DigestBody {
   first_day: string;

@@ -25,6 +25,7 @@ import {
 } from './panels.js';
 import { Empty, ErrorNote } from '../../shared/parts.js';
 import { navigate, useLocation } from '../../shared/router.js';
+import './estate.css';
 
 const ADMIN_REASON = 'Only an admin can do this; you are signed in as';
 

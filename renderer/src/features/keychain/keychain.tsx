@@ -28,6 +28,7 @@ import {
 import { keychainKeys } from './queries.js';
 import { SealedSection } from './keychain-sealed.js';
 import { SiteKeysSection } from './keychain-site-keys.js';
+import './keychain.css';
 
 /** Health changes without a ledger event until a member turns silent: ask again now and then. */
 const REFRESH_MS = 15_000;

@@ -18,6 +18,7 @@ import {
   type Precision,
 } from './learning-queries.js';
 import { usePageAction } from '../../shared/page-action.js';
+import './learning.css';
 
 const STATE_WORDS: Record<Pattern['state'], string> = {
   proposed: '◇ proposed',

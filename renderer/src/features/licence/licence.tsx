@@ -19,6 +19,7 @@ import {
   STAGE_WORDS,
   type LicenceAnswer,
 } from './licence-queries.js';
+import './licence.css';
 
 /** What POST /v1/licence takes at most (server/licence/licence.schemas.ts). */
 const MAX_TEXT = 512 * 1024;

@@ -9,6 +9,7 @@ import { useEffect, useState } from 'react';
 import { BrandMark } from '../branding/index.js';
 import { age, Time } from '../../shared/parts.js';
 import { autonomyApi, autonomyKey } from '../autonomy/index.js';
+import './wall.css';
 
 export function WallPage() {
   const live = useLive(true);

@@ -5,6 +5,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { ErrorNote, Link, Time } from '../../shared/parts.js';
 import { kindTitle, lookbackApi, lookbackKeys, type LookbackReport } from './lookback-queries.js';
+import './lookback.css';
 
 function Report({ r }: { r: LookbackReport }) {
   const failed = r.connections.filter((c) => c.error !== null).length;

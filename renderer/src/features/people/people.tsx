@@ -18,6 +18,7 @@ import {
 import { ApiError, ROLES, type Role, roleAtLeast } from '../../shared/api.js';
 import { Refusal } from '../../shared/http.js';
 import { Empty, Link, Time } from '../../shared/parts.js';
+import './people.css';
 
 export const usersKey = ['users'] as const;
 export const teamsKey = ['teams'] as const;

@@ -17,6 +17,7 @@ import { SignInSettings } from '../access/index.js';
 import { ErrorNote, Time } from '../../shared/parts.js';
 import { fieldProblems, type FieldProblem } from '../../shared/field-problems.js';
 import { ImpactSection } from './impact.js';
+import './settings.css';
 
 /** "each at most 500 KB": decoded bytes (server/branding/branding.schemas.ts). */
 const LOGO_MAX_BYTES = 512_000;

@@ -2,6 +2,7 @@
 import { useStatus } from './queries.js';
 import { ErrorNote, Link } from '../../shared/parts.js';
 import { DoctorSection } from './doctor.js';
+import './status.css';
 
 export function StatusPage() {
   const status = useStatus();

@@ -16,6 +16,7 @@ import {
   type ServiceStudied,
   type StudyBody,
 } from './study-queries.js';
+import './study.css';
 
 const STEP_WORDS: Record<NonNullable<StudyBody['running']>['step'], string> = {
   baseline: 'reading baselines',
