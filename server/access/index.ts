@@ -23,7 +23,8 @@ export {
   type SessionsService,
   type SessionView,
 } from './sessions.service.js';
-export { LoginBody, LoginReply, MeBody, SessionBody, sessionsRoutes } from './sessions.routes.js';
+export { sessionsRoutes } from './sessions.routes.js';
+export { LoginBody, LoginReply, MeBody, SessionBody } from './sessions.schemas.js';
 export { createSignInGuard, TooManyAttemptsError, type SignInGuard } from './throttle.js';
 export {
   createIdentitiesStore,

@@ -5,70 +5,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { bearerOf, WRONG_CREDENTIAL_DELAY_MS } from '../http/auth.js';
-import { ErrorBody, errorResponses, IsoTime } from '../http/common.schemas.js';
+import { ErrorBody, errorResponses } from '../http/common.schemas.js';
 import { ConflictError, UnauthenticatedError, type ServiceError } from '../shared/errors.js';
-import { Role } from '../shared/roles.js';
 import type { Secret } from '../shared/secret.js';
 import { FIRST_OWNER, SignInMethod, type SessionsService } from './sessions.service.js';
+import { LoginBody, LoginReply, MeBody } from './sessions.schemas.js';
 import { answerThrottled } from './throttle.js';
-
-const RoleBody = Type.Union([
-  Type.Literal(Role.Viewer),
-  Type.Literal(Role.Responder),
-  Type.Literal(Role.Admin),
-  Type.Literal(Role.Owner),
-]);
-
-export const LoginBody = Type.Object(
-  { token: Type.String({ minLength: 1, maxLength: 1024, description: 'the admin token' }) },
-  { additionalProperties: false },
-);
-
-export const SessionBody = Type.Object({
-  id: Type.String({ description: 'safe to show and log; not a credential' }),
-  user_id: Type.String(),
-  name: Type.String(),
-  role: RoleBody,
-  method: Type.String({ description: 'how the person signed in: admin-token' }),
-  created_at: IsoTime,
-  expires_at: IsoTime,
-  idle_expires_at: IsoTime,
-});
-
-export const LoginReply = Type.Object({
-  token: Type.String({ description: 'svs_…: send as Authorization: Bearer <token>' }),
-  session: SessionBody,
-});
-
-export const MeBody = Type.Object({
-  name: Type.String(),
-  role: RoleBody,
-  user_id: Type.Union([Type.String(), Type.Null()]),
-  kind: Type.Union([Type.Literal('session'), Type.Literal('admin-token')]),
-  session: Type.Union([
-    Type.Object({
-      id: Type.String(),
-      // Added (issue 22): the admin token's session is the first owner's, named "owner" like
-      // a person could be; the console names it by how it signed in instead.
-      method: Type.String({ description: 'how the session signed in: admin-token, code, …' }),
-      created_at: IsoTime,
-      expires_at: IsoTime,
-      idle_expires_at: IsoTime,
-    }),
-    Type.Null(),
-  ]),
-  // A person's session only (server/people): their e-mail, channel handles and team ids.
-  email: Type.Optional(Type.String()),
-  handles: Type.Optional(
-    Type.Object({
-      slack: Type.Optional(Type.String()),
-      mattermost: Type.Optional(Type.String()),
-      teams: Type.Optional(Type.String()),
-      phone: Type.Optional(Type.String()),
-    }),
-  ),
-  teams: Type.Optional(Type.Array(Type.String())),
-});
 
 /** What GET /v1/me adds for a person (people.profile); null when the user id is no person. */
 export type MeProfile = (userId: string) => {

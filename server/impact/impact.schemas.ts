@@ -25,6 +25,7 @@ export const ImpactBody = Type.Object({
   set_by: Type.Union([Type.String(), Type.Null()]),
   set_at: Type.Union([Type.String(), Type.Null()]),
 });
+export type ImpactBody = Static<typeof ImpactBody>;
 
 export const NOT_SET: ImpactFigures = {
   currency: 'EUR',

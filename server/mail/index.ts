@@ -10,7 +10,8 @@ export {
   type MailSettingsView,
 } from './mail.service.js';
 export { environmentMail, type EnvironmentMail } from './mail.environment.js';
-export { mailRoutes, MailSettingsBody, MailTestReply } from './mail.routes.js';
+export { mailRoutes } from './mail.routes.js';
+export { MailSettingsBody, MailTestReply } from './mail.schemas.js';
 export { sendMail, type Mail, type SendResult } from './mail.send.js';
 export {
   DEFAULT_TIMEOUT_S,

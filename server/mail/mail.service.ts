@@ -23,6 +23,7 @@ import {
   type MailSettings,
   type SecretRef,
 } from './mail.settings.js';
+import type { MailSettingsView, MailTestReply } from './mail.schemas.js';
 import type { MailStore } from './mail.store.js';
 import type { MailEvents } from './mail.events.js';
 
@@ -53,14 +54,8 @@ export interface MailDeps {
 const SECRET_SETTINGS = ['smtp.password', 'api.token'] as const;
 type SecretSetting = (typeof SECRET_SETTINGS)[number];
 
-/** GET /v1/settings/mail. */
-export interface MailSettingsView {
-  readonly configured: boolean;
-  readonly settings: MailSettings | null;
-  readonly updated_at: string | null;
-  /** When the environment sets mail: the variables that do (the settings are theirs). */
-  readonly environment?: string[];
-}
+/** GET /v1/settings/mail: the schema's type, so a change on either side fails tsc. */
+export type { MailSettingsView };
 
 /** Who the mail comes to, as the ledger may show it: the domain only. */
 const domainOf = (to: string): string => to.slice(to.lastIndexOf('@') + 1);
@@ -283,7 +278,7 @@ export function createMailService({
     },
 
     /** POST /v1/settings/mail/test {to}: a test mail, recorded with its outcome. */
-    async test(to: string, actor: Actor): Promise<SendResult> {
+    async test(to: string, actor: Actor): Promise<MailTestReply> {
       if (!isAddress(to))
         throw new InvalidInputError('invalid_input', 'to must be an e-mail address', {
           field: 'to',

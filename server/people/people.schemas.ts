@@ -62,6 +62,7 @@ export const UserView = Type.Object({
 export type User = Static<typeof UserView>;
 
 export const UserList = Type.Object({ users: Type.Array(UserView) });
+export type UserList = Static<typeof UserList>;
 
 export const UserCreate = Type.Object(
   {
@@ -95,6 +96,7 @@ export const Deleted = Type.Object({
   id: Type.String(),
   ended_sessions: Type.Optional(Type.Integer()),
 });
+export type Deleted = Static<typeof Deleted>;
 
 export const TeamView = Type.Object({
   id: Type.String(),
@@ -111,6 +113,7 @@ export const TeamList = Type.Object({
   teams: Type.Array(TeamView),
   people: Type.Array(Type.Object({ id: Type.String(), name: Type.String() })),
 });
+export type TeamList = Static<typeof TeamList>;
 
 const Ids = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 1000 });
 export const TeamCreate = Type.Object(

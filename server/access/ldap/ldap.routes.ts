@@ -3,7 +3,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ErrorBody, errorResponses } from '../../http/common.schemas.js';
-import { LoginReply } from '../sessions.routes.js';
+import { LoginReply } from '../sessions.schemas.js';
 import { answerThrottled, ThrottledBody } from '../throttle.js';
 import type { LdapSignIn } from './ldap.service.js';
 

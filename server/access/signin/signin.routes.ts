@@ -5,7 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ErrorBody, errorResponses } from '../../http/common.schemas.js';
 import { ForbiddenError } from '../../shared/errors.js';
-import { LoginReply } from '../sessions.routes.js';
+import { LoginReply } from '../sessions.schemas.js';
 import { answerThrottled, ThrottledBody, type SignInGuard } from '../throttle.js';
 import type { SignInService } from './signin.service.js';
 

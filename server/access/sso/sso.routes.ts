@@ -15,7 +15,7 @@ import { requireMode } from '../../http/operating-gate.js';
 import type { Mode } from '../../shared/mode.js';
 import { roleAtLeast } from '../../shared/roles.js';
 import { ServiceError } from '../../shared/errors.js';
-import { LoginReply } from '../sessions.routes.js';
+import { LoginReply } from '../sessions.schemas.js';
 import { answerThrottled, ThrottledBody, TooManyAttemptsError } from '../throttle.js';
 import {
   CallbackQuery,

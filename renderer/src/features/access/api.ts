@@ -1,21 +1,30 @@
 // Signing in, who may sign in without being added, mail for sign-in codes and single sign-on
-// (docs/sign-in.md, docs/directory-and-sso.md): wire shapes and calls.
-import { call, type SecretInput, type SecretRef } from '../../shared/api.js';
+// (docs/sign-in.md, docs/directory-and-sso.md): calls; the wire shapes are the server's own.
+import type { LoginReply } from '../../../../server/access/sessions.schemas.js';
+import type {
+  DiscoverReply,
+  SsoSettingsInput,
+  SsoSettingsView,
+  TestReply,
+} from '../../../../server/access/sso/sso.schemas.js';
+import type { MailSettingsView, MailTestReply } from '../../../../server/mail/mail.schemas.js';
+import type {
+  AccessSettingsInput,
+  AccessSettingsView,
+} from '../../../../server/people/people.schemas.js';
+import { call, type SecretInput } from '../../shared/api.js';
 
-export interface AccessSettings {
-  domains: string[];
-  directory_groups: string[];
-  sso_groups: string[];
-  default_role: 'viewer' | 'responder';
-  set_by: string | null;
-  set_at: string | null;
-}
+export type { MailSettingsView, SsoSettingsInput, SsoSettingsView };
+export type AccessSettings = AccessSettingsView;
+/** What every way of signing in answers: the session token and the session. */
+export type SignedIn = LoginReply;
+export type MailTest = MailTestReply;
+export type SsoDiscover = DiscoverReply;
+export type SsoTest = TestReply;
 
-export interface SignedIn {
-  token: string;
-  session: { name: string; role: string; method?: string };
-}
-
+// Hand-written: the server parses the mail PUT body by hand (parseMailSettings names the field
+// at fault), so it has no schema type; the GET answer's secrets are references, this one's may
+// be a typed {value}.
 export interface MailSmtp {
   host: string;
   port: number;
@@ -26,81 +35,20 @@ export interface MailSmtp {
   ca_file?: string;
 }
 
-export interface MailApiSettings {
-  url: string;
-  token: SecretInput;
-  from: string;
-}
-
 export interface MailSettingsInput {
   transport: 'smtp' | 'api';
   timeout_s?: number;
   smtp?: MailSmtp;
-  api?: MailApiSettings;
+  api?: { url: string; token: SecretInput; from: string };
 }
 
-export interface MailSettingsView {
-  configured: boolean;
-  settings: (MailSettingsInput & { timeout_s: number }) | null;
-  updated_at: string | null;
-}
-
-export interface MailTest {
-  ok: boolean;
-  detail: string;
-  duration_ms: number;
-}
-
-export interface SsoSettingsInput {
-  issuer: string;
-  client_id: string;
-  /** Left out: unchanged; null: a public client (PKCE only). */
-  client_secret?: SecretInput | null;
-  redirect_uri: string;
-  scopes?: string[];
-  groups_claim?: string;
-  enabled: boolean;
-}
-
-export interface SsoSettingsView {
-  issuer: string;
-  client_id: string;
-  client_secret: SecretRef | null;
-  redirect_uri: string;
-  scopes: string[];
-  groups_claim: string;
-  enabled: boolean;
-  set_by: string | null;
-  set_at: string | null;
-}
-
-export interface SsoDiscover {
-  ok: boolean;
-  detail: string;
-  issuer: string | null;
-  authorization_endpoint: string | null;
-  token_endpoint: string | null;
-  userinfo_endpoint: string | null;
-  jwks_uri: string | null;
-  scopes_supported: string[];
-  claims_supported: string[];
-  code_challenge_methods_supported: string[];
-  token_endpoint_auth_methods_supported: string[];
-  pkce_s256: boolean;
-  groups_claim_offered: boolean | null;
-}
-
-export interface SsoTest {
-  ok: boolean;
-  detail: string;
-  checks: { name: string; ok: boolean; detail: string }[];
-}
+export const accessApi = {
+  get: () => call<AccessSettingsView>('GET', '/v1/settings/access'),
+  put: (body: AccessSettingsInput) => call<AccessSettingsView>('PUT', '/v1/settings/access', body),
+};
 
 export const signInApi = {
-  login: (token: string) =>
-    call<{ token: string; session: { name: string; role: string } }>('POST', '/v1/login', {
-      token,
-    }),
+  login: (token: string) => call<SignedIn>('POST', '/v1/login', { token }),
   logout: () => call<{ ended: boolean }>('POST', '/v1/auth/logout', {}),
   requestCode: (email: string) => call<{ sent: true }>('POST', '/v1/auth/request', { email }),
   verifyCode: (email: string, code: string) =>

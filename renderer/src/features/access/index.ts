@@ -3,4 +3,4 @@ import { lazy } from 'react';
 // The sign-in settings (admin, on the Settings page) load on demand.
 export const SignInSettings = lazy(() => import('./access-settings.js'));
 export { SignInPage } from './sign-in.js';
-export { signInApi, type AccessSettings } from './api.js';
+export { signInApi } from './api.js';

@@ -1,33 +1,17 @@
-// Branding (GET and PUT /v1/branding, docs/branding.md): wire shapes and calls.
+// Branding (GET and PUT /v1/branding, docs/branding.md): calls; the wire shapes are the
+// server's own (server/branding/branding.schemas.ts).
+import type {
+  BrandingInput,
+  BrandingView,
+  SupportLink,
+  Theme,
+} from '../../../../server/branding/branding.schemas.js';
 import { call } from '../../shared/api.js';
 
-export type BrandingTheme = 'light' | 'dark' | 'system';
-
-export interface SupportLink {
-  label: string;
-  url: string;
-}
-
+export type { BrandingInput, SupportLink };
+export type BrandingTheme = Theme;
 /** GET /v1/branding (no credential needed) and the PUT answer: an empty logo slot is null. */
-export interface Branding {
-  name: string;
-  logos: { light: string | null; dark: string | null; mark: string | null };
-  theme: BrandingTheme;
-  /** #rrggbb, lower case. */
-  accent: string;
-  support: SupportLink[];
-  set_by: string | null;
-  set_at: string | null;
-}
-
-/** PUT /v1/branding replaces the whole document: a missing field takes its default. */
-export interface BrandingInput {
-  name?: string;
-  logos?: { light?: string | null; dark?: string | null; mark?: string | null };
-  theme?: BrandingTheme;
-  accent?: string;
-  support?: SupportLink[];
-}
+export type Branding = BrandingView;
 
 export const brandingApi = {
   branding: () => call<Branding>('GET', '/v1/branding'),

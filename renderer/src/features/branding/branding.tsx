@@ -1,13 +1,10 @@
 // Branding (GET /v1/branding, docs/branding.md): the install's name, logos, theme, accent
 // colour and support links, read without a credential so the sign-in page shows them too,
 // and applied to the document as soon as they change (no reload).
-import { useQuery } from '@tanstack/react-query';
 import { useEffect, useSyncExternalStore } from 'react';
-import { type BrandingTheme, type SupportLink, brandingApi } from './api.js';
+import { type BrandingTheme, type SupportLink } from './api.js';
+import { useBranding } from './queries.js';
 import './branding.css';
-
-/** The query key of the branding (beside the keys in queries.ts). */
-export const brandingKey = ['branding'] as const;
 
 /** What the top bar says before the branding has arrived, or when it cannot be read. */
 export const DEFAULT_NAME = 'Incident response';
@@ -19,10 +16,6 @@ export const BACKGROUND = { light: '#ffffff', dark: '#14171b' } as const;
 export const MIN_TEXT_CONTRAST = 4.5;
 
 export type ColourScheme = 'light' | 'dark';
-
-export function useBranding() {
-  return useQuery({ queryKey: brandingKey, queryFn: brandingApi.branding, staleTime: 60_000 });
-}
 
 const HEX = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i;
 

@@ -6,5 +6,4 @@ export const PeoplePage = lazy(() =>
 );
 export const MePage = lazy(() => import('./me.js').then((m) => ({ default: m.MePage })));
 export { peopleApi, type Me } from './api.js';
-export { useMe } from './queries.js';
-export { peopleKeys } from './queries.js';
+export { peopleKeys, useMe } from './queries.js';

@@ -5,7 +5,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { type Me, peopleApi } from './api.js';
 import { ApiError } from '../../shared/api.js';
-import { HandleFields } from './people.js';
+import { HandleFields, handlesDraft } from './handles.js';
 import { Refusal } from '../../shared/http.js';
 
 const MIN_PASSWORD = 12;
@@ -13,12 +13,7 @@ const MIN_PASSWORD = 12;
 function Profile({ me }: { me: Me }) {
   const qc = useQueryClient();
   const [name, setName] = useState(me.name);
-  const [handles, setHandles] = useState(() => ({
-    slack: me.handles?.slack ?? '',
-    mattermost: me.handles?.mattermost ?? '',
-    teams: me.handles?.teams ?? '',
-    phone: me.handles?.phone ?? '',
-  }));
+  const [handles, setHandles] = useState(() => handlesDraft(me.handles));
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [saved, setSaved] = useState(false);

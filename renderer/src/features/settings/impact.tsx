@@ -3,29 +3,13 @@
 // so the form always sends every figure; 0 means not counted. On a keychain member whose home
 // carries the impact figures the server refuses with where to change them, shown as it says.
 import { episodeKeys } from '../episodes/index.js';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { call } from '../../shared/api.js';
+import { type ImpactFigures, impactApi } from './api.js';
+import { impactKeys, useImpact } from './queries.js';
 import { ErrorNote, Time } from '../../shared/parts.js';
 
-interface Figures {
-  currency: string;
-  engineer_hour: number;
-  triage_min: number;
-  fix_min: number;
-  manual_resolve_min: number;
-  downtime_hour: number;
-  callout: number;
-  annual_cost: number;
-}
-
-interface ImpactBody {
-  figures: Figures;
-  set: boolean;
-  set_by: string | null;
-  set_at: string | null;
-}
-
+type Figures = ImpactFigures;
 type Amount = Exclude<keyof Figures, 'currency'>;
 
 /** The figures in the order a person fills them, each with what it is counted for. */
@@ -39,14 +23,17 @@ const AMOUNTS: readonly { field: Amount; label: string; money: boolean }[] = [
   { field: 'annual_cost', label: 'What this service costs a year', money: true },
 ];
 
-const impactKey = ['impact'] as const;
+/** The PUT body of a draft: the currency in capitals, every amount a number (empty is 0). */
+export const figuresOf = (draft: Record<keyof Figures, string>): Figures => ({
+  currency: draft.currency.trim().toUpperCase(),
+  ...(Object.fromEntries(
+    AMOUNTS.map(({ field }) => [field, Number(draft[field] || '0')]),
+  ) as Record<Amount, number>),
+});
 
 export function ImpactSection() {
   const qc = useQueryClient();
-  const saved = useQuery({
-    queryKey: impactKey,
-    queryFn: () => call<ImpactBody>('GET', '/v1/impact'),
-  });
+  const saved = useImpact();
   const [draft, setDraft] = useState<Record<keyof Figures, string> | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
@@ -75,13 +62,10 @@ export function ImpactSection() {
     setError(null);
     setDone(false);
     setBusy(true);
-    const body = {
-      currency: draft.currency.trim().toUpperCase(),
-      ...Object.fromEntries(AMOUNTS.map(({ field }) => [field, Number(draft[field] || '0')])),
-    };
-    call<ImpactBody>('PUT', '/v1/impact', body)
+    impactApi
+      .put(figuresOf(draft))
       .then((answer) => {
-        qc.setQueryData(impactKey, answer);
+        qc.setQueryData(impactKeys.all, answer);
         // Every scorecard counts with these figures.
         void qc.invalidateQueries({ queryKey: episodeKeys.lists });
         setDone(true);
