@@ -131,6 +131,7 @@ export const Catalogue = Type.Object({
 export type Catalogue = Static<typeof Catalogue>;
 
 export const Removed = Type.Object({ name: Type.String(), removed: Type.Literal(true) });
+export type Removed = Static<typeof Removed>;
 
 /** POST /v1/connectors/ssh/keypair. */
 export const SshKeypairInput = Type.Object(
