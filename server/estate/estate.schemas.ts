@@ -180,3 +180,4 @@ export type SuggestionDecided = Static<typeof SuggestionDecided>;
 
 export const JobIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 export const JobAccepted = Type.Object({ job_id: Type.String() });
+export type JobAccepted = Static<typeof JobAccepted>;

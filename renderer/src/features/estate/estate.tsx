@@ -15,14 +15,12 @@ import {
   originKindOf,
   type OriginKind,
 } from './model.js';
-import {
-  Discover,
-  FoundStatus,
-  ListView,
-  OverridesEditor,
-  ServicePanel,
-  Suggestions,
-} from './panels.js';
+import { Discover } from './discover.js';
+import { FoundStatus } from './found-status.js';
+import { ListView } from './list-view.js';
+import { OverridesEditor } from './overrides-editor.js';
+import { ServicePanel } from './service-panel.js';
+import { Suggestions } from './suggestions.js';
 import { Empty, ErrorNote } from '../../shared/parts.js';
 import { navigate, useLocation } from '../../shared/router.js';
 import './estate.css';
