@@ -90,11 +90,11 @@ describe('the connection form', () => {
     expect(step.getAttribute('min')).toBe('1');
     expect(step.getAttribute('max')).toBe('60');
     expect(step.getAttribute('placeholder')).toBe('15');
-    expect((screen.getByLabelText(/verify_tls/) as HTMLInputElement).checked).toBe(true);
+    expect(screen.getByLabelText<HTMLInputElement>(/verify_tls/).checked).toBe(true);
     expect(screen.getByLabelText('headers').tagName).toBe('TEXTAREA');
     // An optional secret starts unset; typing one in shows a password field.
     const where = screen.getByRole('radiogroup', { name: 'Where token comes from' });
-    expect((screen.getByRole('radio', { name: /Not set/ }) as HTMLInputElement).checked).toBe(true);
+    expect(screen.getByRole<HTMLInputElement>('radio', { name: /Not set/ }).checked).toBe(true);
     expect(where).toBeTruthy();
     fireEvent.click(screen.getByRole('radio', { name: /Type it/ }));
     expect(screen.getByLabelText(/^Value of token/).getAttribute('type')).toBe('password');
@@ -104,9 +104,9 @@ describe('the connection form', () => {
     form(SAVED);
     expect(screen.getByText(/Saved: from the environment variable PROM_TOKEN/)).toBeTruthy();
     expect(
-      (screen.getByLabelText('Environment variable holding token') as HTMLInputElement).value,
+      screen.getByLabelText<HTMLInputElement>('Environment variable holding token').value,
     ).toBe('PROM_TOKEN');
-    expect((screen.getByLabelText('step_s') as HTMLInputElement).value).toBe('30');
+    expect(screen.getByLabelText<HTMLInputElement>('step_s').value).toBe('30');
   });
 
   it('refuses a bad name before asking the server', async () => {
@@ -132,7 +132,7 @@ describe('the connection form', () => {
     });
     const [url, init] = fetch.mock.calls[0] ?? [];
     expect(url).toBe('/v1/connectors/test');
-    expect(JSON.parse(String(init?.body))).toEqual({
+    expect(JSON.parse(init?.body as string)).toEqual({
       kind: 'prometheus',
       settings: {
         url: 'http://p:9090',
