@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 
 export const InstallLicenceBody = Type.Object(
   {
@@ -18,3 +18,4 @@ export const LicenceAnswer = Type.Object({
   changed: Type.Boolean(),
   licence: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
 });
+export type LicenceAnswer = Static<typeof LicenceAnswer>;

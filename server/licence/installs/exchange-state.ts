@@ -14,11 +14,15 @@ import { online, type AuthorityLink } from './exchange-authority.js';
 import type { ExchangeStore, RequestRow } from './exchange.store.js';
 import type { LookContext } from './look.js';
 import { examineRequest, type FingerprintKind } from './request.js';
+import type {
+  Allowed,
+  InstallAction,
+  InstallsView,
+  OutgoingRequest,
+  PollState,
+} from '../licence.wire.js';
 
-export interface Allowed {
-  readonly allowed: boolean;
-  readonly why?: string;
-}
+export type { Allowed, PollState } from '../licence.wire.js';
 
 export interface HistoryEvent {
   readonly seq: number;
@@ -30,9 +34,6 @@ export interface HistoryEvent {
 
 /** The history GET /v1/licence/installs shows: every licence.install.* event (a type prefix). */
 export const INSTALL_HISTORY_PREFIX = 'licence.install.';
-
-/** Where a request asked here stands (§3.7 step 4). */
-export type PollState = 'open' | 'granted' | 'pending' | 'expired' | 'burned' | 'refused';
 
 export interface ExchangeDeps {
   readonly licence: Pick<
@@ -165,7 +166,7 @@ export function createExchangeReads(deps: ExchangeDeps) {
     return { allowed: true };
   }
 
-  function can(role: Role): Record<'ask' | 'look' | 'vouch' | 'poll' | 'remove', Allowed> {
+  function can(role: Role): Record<InstallAction, Allowed> {
     const admin = roleAtLeast(role, 'admin');
     const needs: Allowed = { allowed: false, why: `needs the admin role (you are ${role})` };
     const ask = askable();
@@ -196,7 +197,7 @@ export function createExchangeReads(deps: ExchangeDeps) {
     return 'open';
   }
 
-  const outgoingOf = (r: RequestRow) => ({
+  const outgoingOf = (r: RequestRow): OutgoingRequest => ({
     req_id: r.req_id,
     fingerprint: r.fingerprint,
     purpose: r.purpose,
@@ -233,7 +234,7 @@ export function createExchangeReads(deps: ExchangeDeps) {
     outgoingOf,
 
     /** GET /v1/licence/installs. */
-    view: (role: Role) => {
+    view: (role: Role): InstallsView => {
       const v = licence.view();
       const lic = effectiveLicence();
       const grants = outstandingGrants(lic);

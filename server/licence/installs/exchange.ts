@@ -12,6 +12,7 @@ import { lookAt, type LookAnswer, type LookContext } from './look.js';
 import { buildRequest, examineRequest, type Purpose, type RequestPayload } from './request.js';
 import { decideVouch, MAX_CODE_MISMATCHES } from './vouch.js';
 import { vouchAnswer } from './vouch-answer.js';
+import type { AskAnswer, PollAnswer, RemoveAnswer, VouchAnswer } from '../licence.wire.js';
 import { buildForward } from './forward.js';
 import {
   forwardToAuthority,
@@ -48,7 +49,7 @@ export function createInstallExchange(deps: ExchangeDeps) {
     vouchable,
 
     /** POST /v1/licence/installs/ask, on N. */
-    async ask(input: { purpose: Purpose; label?: string }, actor: string) {
+    async ask(input: { purpose: Purpose; label?: string }, actor: string): Promise<AskAnswer> {
       const why = askable();
       if (!why.allowed) throw new ConflictError('cannot_ask', why.why ?? 'cannot ask');
       const key = deps.installKey();
@@ -119,7 +120,10 @@ export function createInstallExchange(deps: ExchangeDeps) {
     },
 
     /** POST /v1/licence/installs/vouch, on E. */
-    async vouch(input: { text: string; code: string; role?: InstallRole }, actor: string) {
+    async vouch(
+      input: { text: string; code: string; role?: InstallRole },
+      actor: string,
+    ): Promise<VouchAnswer> {
       const able = vouchable();
       if (!able.allowed) throw new ConflictError('cannot_vouch', able.why ?? 'cannot vouch');
       const key = deps.installKey();
@@ -207,7 +211,7 @@ export function createInstallExchange(deps: ExchangeDeps) {
      * the authority, each open request is asked there; a serial listing this install is
      * installed at once. polled is recorded when a request's state changes.
      */
-    async poll(actor: string) {
+    async poll(actor: string): Promise<PollAnswer> {
       if (store.requests('asked').length === 0)
         throw new NotFoundError('no_requests', 'this install has asked nothing');
       const link = deps.authority;
@@ -277,7 +281,7 @@ export function createInstallExchange(deps: ExchangeDeps) {
     },
 
     /** POST /v1/licence/installs/remove, on E. */
-    async remove(fingerprint: string, actor: string) {
+    async remove(fingerprint: string, actor: string): Promise<RemoveAnswer> {
       const lic = effectiveLicence();
       if (lic === null)
         throw new ConflictError('no_licence', 'this install holds no signed licence');

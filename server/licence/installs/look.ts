@@ -9,6 +9,12 @@ import { Value } from 'typebox/value';
 import { LicenceInstall, type LicencePayload } from '../document/licence-doc.js';
 import { stageOf } from '../stages.js';
 import { examineRequest, FINGERPRINT_KINDS, type Check, type SignedRequest } from './request.js';
+import type {
+  LookAnswer as WireLookAnswer,
+  LookCheck as WireLookCheck,
+  LookRequest,
+  Would,
+} from '../licence.wire.js';
 
 /** Whether `fp` is an install fingerprint as licences list it (the house format, not §3.5's svc1-). */
 export function isInstallFingerprint(fp: unknown): boolean {
@@ -41,34 +47,18 @@ const REFUSING: readonly LookCheckName[] = [
   'fingerprint_plausible',
 ];
 
-export interface LookCheck {
+/** One check, by its name here (the wire names it as a string). */
+export interface LookCheck extends WireLookCheck {
   readonly name: LookCheckName;
-  readonly ok: boolean;
-  readonly detail?: string;
 }
 
-/** granted | pending | manual as §3.7; refused when a check rules any vouch out. */
-export type Would = 'granted' | 'pending' | 'manual' | 'refused';
+export type { LookRequest, Would } from '../licence.wire.js';
 /** How a vouch would carry the outcome out: the authority online, an offline grant, a forward. */
 export type Route = 'authority' | 'grant' | 'forward' | null;
 
-export interface LookRequest {
-  readonly req_id: string;
-  readonly fingerprint: string;
-  readonly kind: string;
-  readonly label: string | null;
-  readonly purpose: string;
-  readonly version: string;
-  readonly created_at: string;
-  readonly expires_at: string;
-}
-
-export interface LookAnswer {
-  readonly request: LookRequest | null;
-  readonly digits: string | null;
+/** What look answers (the wire's LookAnswer), with each check's name from LOOK_CHECKS. */
+export interface LookAnswer extends WireLookAnswer {
   readonly checks: readonly LookCheck[];
-  readonly would: Would;
-  readonly why: string;
 }
 
 export interface LookContext {

@@ -2,19 +2,10 @@
 // the text to carry for granted and manual, 409 for a replay, a burned request or a wrong
 // code, 400 naming the check when the text itself is refused.
 import { ConflictError, InvalidInputError } from '../../shared/errors.js';
+import type { VouchAnswer } from '../licence.wire.js';
 import { MAX_CODE_MISMATCHES, type VouchResult } from './vouch.js';
 
-export interface VouchAnswer {
-  readonly result: 'granted' | 'pending' | 'manual';
-  readonly why: string;
-  readonly req_id: string;
-  readonly fingerprint: string;
-  readonly role?: string;
-  /** an offline grant's end (null when the authority added the install) */
-  readonly valid_until?: string | null;
-  /** granted: the grant or licence to paste on N; manual: the forward bundle for the vendor */
-  readonly text?: string;
-}
+export type { VouchAnswer } from '../licence.wire.js';
 
 /** The answer, or the error to throw, for an outcome that is not `authority`. */
 export function vouchAnswer(

@@ -4,5 +4,5 @@ import { lazy } from 'react';
 export const LicencePage = lazy(() =>
   import('./licence.js').then((m) => ({ default: m.LicencePage })),
 );
-export { daysLeftText } from './licence-queries.js';
-export { licenceKeys } from './licence-queries.js';
+export { daysLeftText } from './words.js';
+export { licenceKeys } from './queries.js';

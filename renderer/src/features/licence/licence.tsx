@@ -10,15 +10,11 @@ import { ApiError, roleAtLeast } from '../../shared/api.js';
 import { type StatusLicence } from '../status/index.js';
 import { ErrorNote, Time } from '../../shared/parts.js';
 import { Refusal } from '../../shared/http.js';
-import { useLicenceAction } from './licence-action.js';
-import { Field, InstallsSection, WouldLose } from './licence-installs.js';
-import {
-  daysLeftText,
-  licenceApi,
-  limitText,
-  STAGE_WORDS,
-  type LicenceAnswer,
-} from './licence-queries.js';
+import { InstallsSection } from './licence-installs.js';
+import { Field, WouldLose } from './licence-parts.js';
+import { licenceApi, type LicenceAnswer } from './api.js';
+import { useLicenceAction } from './queries.js';
+import { daysLeftText, limitText, STAGE_WORDS } from './words.js';
 import './licence.css';
 
 /** What POST /v1/licence takes at most (server/licence/licence.schemas.ts). */
@@ -164,7 +160,8 @@ function InstallForm({
     action.run(
       () => licenceApi.install(text, acknowledge),
       (answer: LicenceAnswer) => {
-        const l = answer.licence;
+        // The server declares the licence a free object: its fields are read one by one.
+        const l = answer.licence as Record<string, unknown> | null;
         const tier = typeof l?.['tier'] === 'string' ? l['tier'] : 'licence';
         const customer = typeof l?.['customer'] === 'string' ? ` for ${l['customer']}` : '';
         setDone(
