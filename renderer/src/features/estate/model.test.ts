@@ -20,7 +20,11 @@ const svc = (name: string, kind: string | null = null): EstateService => ({
   origins: [],
 });
 const PROM = { connector: 'prom', how: 'label depends_on' };
-const link = (from: string, to: string, origin = PROM): EstateLink => ({ from, to, origin });
+const link = (from: string, to: string, origin: EstateLink['origin'] = PROM): EstateLink => ({
+  from,
+  to,
+  origin,
+});
 const ALL = new Set<OriginKind>(ORIGIN_KINDS.map((o) => o.kind));
 
 describe('what a service is', () => {
