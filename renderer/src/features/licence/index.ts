@@ -5,4 +5,4 @@ export const LicencePage = lazy(() =>
   import('./licence.js').then((m) => ({ default: m.LicencePage })),
 );
 export { daysLeftText } from './words.js';
-export { licenceKeys } from './queries.js';
+export { licenceKeys } from './keys.js';

@@ -1,15 +1,14 @@
-// The licence feature's query keys, and the queries and actions its components share. The
-// page's forms (install, remove, ask, look, vouch, poll, download) run through the shared page
-// action; the licence and the status are asked again after each success.
+// The licence feature's query keys (kept in keys.ts, out of the first load's way), and the
+// queries and actions its components share. The page's forms (install, remove, ask, look,
+// vouch, poll, download) run through the shared page action; the licence and the status are
+// asked again after each success.
 import { useQuery } from '@tanstack/react-query';
 import { statusKeys } from '../status/index.js';
 import { usePageAction, type PageAction } from '../../shared/page-action.js';
 import { licenceApi } from './api.js';
+import { licenceKeys } from './keys.js';
 
-export const licenceKeys = {
-  all: ['licence'] as const,
-  installs: ['licence', 'installs'] as const,
-};
+export { licenceKeys };
 
 export type LicenceAction = PageAction;
 
