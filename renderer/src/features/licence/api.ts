@@ -4,37 +4,17 @@
 import { ApiError, call, session } from '../../shared/api.js';
 import type { LicenceAnswer } from '../../../../server/licence/licence.schemas.js';
 import type {
-  Allowed,
   AskAnswer,
-  InstallAction,
-  InstallEntry,
-  InstallHistoryEvent,
   InstallsView,
   LookAnswer,
-  LookCheck,
-  OutgoingRequest,
   PollAnswer,
   Purpose,
   RemoveAnswer,
   VouchAnswer,
 } from '../../../../server/licence/licence.wire.js';
 
-export type {
-  Allowed,
-  AskAnswer,
-  InstallAction,
-  InstallEntry,
-  InstallHistoryEvent,
-  InstallsView,
-  LicenceAnswer,
-  LookAnswer,
-  LookCheck,
-  OutgoingRequest,
-  PollAnswer,
-  Purpose,
-  RemoveAnswer,
-  VouchAnswer,
-};
+export type { LicenceAnswer };
+export type * from '../../../../server/licence/licence.wire.js';
 
 export const licenceApi = {
   install: (licence: string, acknowledge?: boolean) =>
