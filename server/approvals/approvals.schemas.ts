@@ -2,12 +2,23 @@
 // signed channel links (GET and POST /v1/approvals/link).
 import { Type, type Static } from 'typebox';
 import { TimeOrDate } from '../http/common.schemas.js';
-import { SORT_FIELDS } from './approvals.store.js';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) =>
   Type.Union([t, Type.Null()]);
 
 export const MAX_LIMIT = 500;
+
+/** What GET /v1/approvals sorts by (a leading minus: descending). */
+export const SORT_FIELDS = [
+  'requested_at',
+  'expires_at',
+  'closed_at',
+  'status',
+  'risk',
+  'kind',
+  'service',
+] as const;
+export type ApprovalSortField = (typeof SORT_FIELDS)[number];
 
 export const ApprovalDecisionEntry = Type.Object({
   by: Type.String({ description: 'a person, admin-token, channel:<connector> or lab-approver' }),
@@ -74,6 +85,9 @@ export const ApprovalRequestBody = Type.Object(
   },
   { $id: 'ApprovalRequest' },
 );
+export type ApprovalRequestBody = Static<typeof ApprovalRequestBody>;
+export type ApprovalDecisionEntry = Static<typeof ApprovalDecisionEntry>;
+export type ApprovalChannelEntry = Static<typeof ApprovalChannelEntry>;
 
 const Csv = Type.String({ maxLength: 1000 });
 

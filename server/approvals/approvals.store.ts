@@ -3,6 +3,7 @@
 import type { Database } from 'better-sqlite3';
 import { projectionOf } from '../ledger/index.js';
 import type { ApprovalEvents } from './approvals.events.js';
+import type { ApprovalSortField } from './approvals.schemas.js';
 import { canonicalJson } from '../shared/canonical-json.js';
 import { compileQuery, parseQuery, type QueryFields } from '../shared/query-language.js';
 import type {
@@ -34,16 +35,8 @@ export const RISKS = ['low', 'medium', 'high'] as const;
 export const KINDS = ['action', 'autonomy', 'fix_mode'] as const;
 export const FACETS = ['status', 'risk', 'kind'] as const;
 export type ApprovalFacet = (typeof FACETS)[number];
-export const SORT_FIELDS = [
-  'requested_at',
-  'expires_at',
-  'closed_at',
-  'status',
-  'risk',
-  'kind',
-  'service',
-] as const;
-export type ApprovalSortField = (typeof SORT_FIELDS)[number];
+// The sort fields live with the wire schema (the console type-checks against that file).
+export { SORT_FIELDS, type ApprovalSortField } from './approvals.schemas.js';
 
 /** What `query` can name in GET /v1/approvals (GET /v1/search/fields lists it). */
 export const APPROVAL_QUERY_FIELDS: QueryFields = {

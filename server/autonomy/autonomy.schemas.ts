@@ -63,14 +63,17 @@ export const SetAutonomy = Type.Object(
   { additionalProperties: false },
 );
 export const AutonomySet = Type.Object({ service: Type.String(), level: Level });
+export type AutonomySet = Static<typeof AutonomySet>;
 
 export const SetFixMode = Type.Object(
   { mode: Mode, by: Type.Optional(By) },
   { additionalProperties: false },
 );
 export const FixModeSet = Type.Object({ mode: Mode });
+export type FixModeSet = Static<typeof FixModeSet>;
 
 export const Requested = Type.Object({ request: ApprovalRequestBody });
+export type Requested = Static<typeof Requested>;
 
 export const HaltBody = Type.Object(
   {
@@ -84,3 +87,4 @@ export const ResumeBody = Type.Object(
   { additionalProperties: false },
 );
 export const HaltState = Type.Object({ halted: Nullable(Halted) });
+export type HaltState = Static<typeof HaltState>;

@@ -2,6 +2,9 @@
 // days. Pure: the composition root gathers the input (server/compose/digest.ts).
 import { dayChartSvg } from './digest.chart.js';
 import { digestMarkdown } from './digest.markdown.js';
+import type { Digest, DigestFigures } from './digest.wire.js';
+
+export type { Digest, DigestFigures };
 
 const DAY_MS = 86_400_000;
 export const MAX_DAYS = 90;
@@ -79,7 +82,7 @@ const timing = (values: readonly number[]) => ({
 const TEAM_AGREED = new Set(['same', 'advice']);
 
 /** The digest's figures, before they are drawn and written. */
-export function figuresOf(input: DigestInput) {
+export function figuresOf(input: DigestInput): DigestFigures {
   const { from, to } = windowOf(
     new Date(Date.parse(`${input.first}T00:00:00.000Z`) + (input.days - 1) * DAY_MS)
       .toISOString()
@@ -135,7 +138,7 @@ export function figuresOf(input: DigestInput) {
         .length,
     };
   });
-  const digest = {
+  const digest: DigestFigures = {
     first_day: dayOf(from),
     last_day: dayOf(new Date(Date.parse(to) - DAY_MS).toISOString()),
     days: input.days,
@@ -174,9 +177,8 @@ export function figuresOf(input: DigestInput) {
   };
   return digest;
 }
-export type DigestFigures = ReturnType<typeof figuresOf>;
 
-export function buildDigest(input: DigestInput) {
+export function buildDigest(input: DigestInput): Digest {
   const figures = figuresOf(input);
   return {
     ...figures,
@@ -184,4 +186,3 @@ export function buildDigest(input: DigestInput) {
     markdown: digestMarkdown(figures),
   };
 }
-export type Digest = ReturnType<typeof buildDigest>;

@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) =>
   Type.Union([t, Type.Null()]);
@@ -17,6 +17,7 @@ export const SiteKeysBody = Type.Object(
   },
   { additionalProperties: false },
 );
+export type SiteKeysBody = Static<typeof SiteKeysBody>;
 
 const Fingerprint = Type.String({
   pattern: '^[A-Z2-7]{52}$',
@@ -48,6 +49,7 @@ export const SiteKeysCreated = Type.Object({
     }),
   ),
 });
+export type SiteKeysCreated = Static<typeof SiteKeysCreated>;
 
 export const KeychainView = Type.Object({
   role: Type.Union([Type.Literal('none'), Type.Literal('home'), Type.Literal('member')]),
@@ -155,6 +157,7 @@ export const KeychainView = Type.Object({
     ),
   ),
 });
+export type KeychainView = Static<typeof KeychainView>;
 
 const Code = Type.String({
   pattern: '^[0-9 -]{6,9}$',
@@ -203,6 +206,7 @@ export const SealedAnswer = Type.Object({
   parts: Type.Array(Type.String()),
   sha256: Type.String(),
 });
+export type SealedAnswer = Static<typeof SealedAnswer>;
 
 export const UnsealBody = Type.Object(
   { file: Type.String({ minLength: 1, maxLength: 8 * 1024 * 1024 }), passphrase: Passphrase },
@@ -217,6 +221,7 @@ export const UnsealAnswer = Type.Object({
   content_version: Type.Integer(),
   skipped: Type.Union([Type.String(), Type.Null()]),
 });
+export type UnsealAnswer = Static<typeof UnsealAnswer>;
 
 export const ScopeBody = Type.Object(
   { skip: Type.Array(Type.String({ maxLength: 32 }), { maxItems: 16 }) },

@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import type { PATTERN_ACTIONS } from './learning.events.js';
 
 const EpisodeId = Type.String({ pattern: '^ep-[0-9TZ]+-[0-9a-f]+$', maxLength: 64 });
@@ -16,6 +16,7 @@ export const LabelBody = Type.Object(
   },
   { additionalProperties: false },
 );
+export type LabelBody = Static<typeof LabelBody>;
 
 export const LabelView = Type.Object({
   episode_id: Type.String(),
@@ -27,6 +28,7 @@ export const LabelView = Type.Object({
   at: Type.String(),
   seq: Type.Integer(),
 });
+export type LabelView = Static<typeof LabelView>;
 
 const Precision = Type.Object({
   name: Type.String(),
@@ -67,6 +69,7 @@ export const LearningView = Type.Object({
     pattern_min_support: Type.Integer(),
   }),
 });
+export type LearningView = Static<typeof LearningView>;
 
 export const PatternView = Type.Object({
   pattern_id: Type.String(),
@@ -81,27 +84,32 @@ export const PatternView = Type.Object({
   support: Type.Integer(),
   wrong: Type.Integer(),
 });
+export type PatternView = Static<typeof PatternView>;
 
 export const LearnedView = Type.Object({ patterns: Type.Array(PatternView) });
+export type LearnedView = Static<typeof LearnedView>;
 
 export const PatternParams = Type.Object({
   id: Type.String({ pattern: '^lp-[0-9a-f]{12}$' }),
 });
 
+// A tuple (as const), so that Static<> names each action; satisfies keeps it to the store's.
+const PatternActions = [
+  Type.Literal('promote'),
+  Type.Literal('reject'),
+  Type.Literal('disable'),
+  Type.Literal('enable'),
+  Type.Literal('delete'),
+] as const satisfies readonly { const: (typeof PATTERN_ACTIONS)[number] }[];
+
 export const DecideBody = Type.Object(
-  {
-    action: Type.Union([
-      Type.Literal('promote'),
-      Type.Literal('reject'),
-      Type.Literal('disable'),
-      Type.Literal('enable'),
-      Type.Literal('delete'),
-    ] satisfies { const: (typeof PATTERN_ACTIONS)[number] }[]),
-  },
+  { action: Type.Union([...PatternActions]) },
   { additionalProperties: false },
 );
+export type DecideBody = Static<typeof DecideBody>;
 
 export const DecideAnswer = Type.Union([
   PatternView,
   Type.Object({ pattern_id: Type.String(), deleted: Type.Literal(true) }),
 ]);
+export type DecideAnswer = Static<typeof DecideAnswer>;

@@ -13,6 +13,7 @@ export const StartBody = Type.Object(
   },
   { additionalProperties: false },
 );
+export type StartBody = Static<typeof StartBody>;
 
 export const StudyStart = Type.Object({
   study_id: Type.String(),
