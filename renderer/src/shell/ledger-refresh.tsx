@@ -6,14 +6,14 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { approvalKeys } from '../features/approvals/index.js';
 import { auditKeys } from '../features/audit/index.js';
-import { autonomyKey } from '../features/autonomy/index.js';
+import { autonomyKeys } from '../features/autonomy/index.js';
 import { episodeKeys } from '../features/episodes/index.js';
 import { estateKeys } from '../features/estate/index.js';
 import { incidentKeys } from '../features/incidents/index.js';
 import { keychainKeys } from '../features/keychain/index.js';
 import { licenceKeys } from '../features/licence/index.js';
 import { useLive } from '../features/live/index.js';
-import { policyKey } from '../features/policy/index.js';
+import { policyKeys } from '../features/policy/index.js';
 import { statusKeys } from '../features/status/index.js';
 
 const LEDGER_DERIVED = [
@@ -26,8 +26,8 @@ const LEDGER_DERIVED = [
   estateKeys.all,
   // So is every approval decision, autonomy or fix mode change, halt, resume and policy save.
   approvalKeys.all,
-  autonomyKey,
-  policyKey,
+  autonomyKeys.all,
+  policyKeys.all,
   // Installs asked, vouched and removed are licence events.
   licenceKeys.all,
   // Members added, removed, renamed, heard again; site keys made and used: keychain events.

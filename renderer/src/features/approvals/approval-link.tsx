@@ -11,16 +11,9 @@ import { ApiError } from '../../shared/api.js';
 import { BrandMark } from '../branding/index.js';
 import { Time } from '../../shared/parts.js';
 import { useLocation } from '../../shared/router.js';
-import {
-  approvalApi,
-  linkKey,
-  quorumText,
-  requesterOf,
-  RISK_GLYPH,
-  type ApprovalRequest,
-  type LinkPreview,
-  type LinkUsed,
-} from './approvals-queries.js';
+import { approvalApi, type ApprovalRequest, type LinkPreview, type LinkUsed } from './api.js';
+import { approvalKeys } from './queries.js';
+import { quorumText, requesterOf, RISK_GLYPH } from './approval-words.js';
 import { explain } from '../../shared/http.js';
 
 /** The request id a token names: anyone can read a token's payload (only the mac is secret). */
@@ -262,7 +255,7 @@ export function ApprovalLinkPage() {
   const { params } = useLocation();
   const token = params.get('token') ?? '';
   const preview = useQuery({
-    queryKey: linkKey(token),
+    queryKey: approvalKeys.link(token),
     queryFn: () => approvalApi.peekLink(token),
     enabled: token !== '',
     // Read once: the answer changes only by using the link, which this page shows itself.

@@ -12,9 +12,9 @@ import { ApiError, roleAtLeast } from '../../shared/api.js';
 import { fieldProblems, type FieldProblem } from '../../shared/field-problems.js';
 import { Empty, Link, Time } from '../../shared/parts.js';
 import { navigate, useLocation } from '../../shared/router.js';
+import { approvalApi, type ApprovalList, type ApprovalRequest } from './api.js';
+import { approvalKeys } from './queries.js';
 import {
-  approvalApi,
-  approvalKeys,
   approversOf,
   requesterOf,
   hasApproved,
@@ -26,10 +26,8 @@ import {
   STATUS_GLYPH,
   STATUSES,
   waitsFor,
-  type ApprovalList,
-  type ApprovalRequest,
-} from './approvals-queries.js';
-import { autonomyKey } from '../autonomy/index.js';
+} from './approval-words.js';
+import { autonomyKeys } from '../autonomy/index.js';
 import { explain, Refusal } from '../../shared/http.js';
 
 const FACETS = [
@@ -124,7 +122,13 @@ function SearchBar({ params }: { params: URLSearchParams }) {
   );
 }
 
-function Facets({ params, facets }: { params: URLSearchParams; facets: ApprovalList['facets'] }) {
+function Facets({
+  params,
+  facets,
+}: {
+  params: URLSearchParams;
+  facets: Partial<ApprovalList['facets']>;
+}) {
   return (
     <aside className="facets" aria-label="facets">
       {FACETS.map(([name, values]) => {
@@ -302,7 +306,7 @@ function DecideForm({ r, me }: { r: ApprovalRequest; me: Me | undefined }) {
         setBusy(false);
         // Whatever happened, the request may have moved (decided by another, expired).
         void qc.invalidateQueries({ queryKey: approvalKeys.all });
-        void qc.invalidateQueries({ queryKey: autonomyKey });
+        void qc.invalidateQueries({ queryKey: autonomyKeys.all });
       });
   };
 

@@ -8,10 +8,7 @@ export const ApprovalsPage = lazy(() =>
 export const ApprovalLinkPage = lazy(() =>
   import('./approval-link.js').then((m) => ({ default: m.ApprovalLinkPage })),
 );
-export {
-  type ApprovalRequest,
-  approvalApi,
-  approvalKeys,
-  quorumText,
-  waitsFor,
-} from './approvals-queries.js';
+// Small and static: the top bar counts the requests waiting for me on every page.
+export { type ApprovalRequest, approvalApi } from './api.js';
+export { approvalKeys } from './queries.js';
+export { quorumText, waitsFor } from './approval-words.js';

@@ -7,21 +7,18 @@ import { useMe } from '../people/index.js';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import { roleAtLeast } from '../../shared/api.js';
-import { HaltForm, haltedText, ResumeControl, useAutonomy } from './halt-button.js';
+import { HaltForm, haltedText, ResumeControl } from './halt-button.js';
 import { Empty, Link, Time } from '../../shared/parts.js';
 import { approvalKeys, quorumText, type ApprovalRequest } from '../approvals/index.js';
 import {
   autonomyApi,
-  autonomyKey,
-  FIX_MODE_MEANING,
-  FIX_MODES,
-  LEVEL_MEANING,
-  LEVELS,
   type AutonomyLevel,
   type AutonomyView,
   type FixMode,
   type SetAnswer,
-} from './autonomy-queries.js';
+} from './api.js';
+import { autonomyKeys, useAutonomy } from './queries.js';
+import { FIX_MODE_MEANING, FIX_MODES, LEVEL_MEANING, LEVELS } from './autonomy-words.js';
 import { explain } from '../../shared/http.js';
 
 type Outcome = { ok: boolean; text: ReactNode } | null;
@@ -112,7 +109,7 @@ function useSetLevel() {
       })
       .finally(() => {
         setBusy(null);
-        void qc.invalidateQueries({ queryKey: autonomyKey });
+        void qc.invalidateQueries({ queryKey: autonomyKeys.all });
         void qc.invalidateQueries({ queryKey: approvalKeys.all });
       });
   };
@@ -254,7 +251,7 @@ function FixModeSection({ view, admin }: { view: AutonomyView; admin: boolean })
       })
       .finally(() => {
         setBusy(false);
-        void qc.invalidateQueries({ queryKey: autonomyKey });
+        void qc.invalidateQueries({ queryKey: autonomyKeys.all });
         void qc.invalidateQueries({ queryKey: approvalKeys.all });
       });
   };

@@ -2,20 +2,13 @@
 // and up) that asks for a reason before POST /v1/halt; the halted state from GET /v1/autonomy,
 // refetched whenever the live seq moves, shown in the top bar and as a hatched banner under
 // it with who, when and why; Resume (admin) asks for a confirmation naming what resumes.
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { roleAtLeast } from '../../shared/api.js';
 import { Time } from '../../shared/parts.js';
-import { autonomyApi, autonomyKey, type Halted } from './autonomy-queries.js';
+import { autonomyApi, type Halted } from './api.js';
+import { autonomyKeys, useAutonomy } from './queries.js';
 import { Refusal } from '../../shared/http.js';
-
-/**
- * GET /v1/autonomy, one query for the bar, banner and page; the top bar's live heartbeat
- * refetches it when the seq moves (queries.ts).
- */
-export function useAutonomy() {
-  return useQuery({ queryKey: autonomyKey, queryFn: autonomyApi.get });
-}
 
 /**
  * The halt form: the effect in words, a reason (required), Halt and Cancel. `focus`: the
@@ -61,10 +54,10 @@ export function HaltForm({
         autonomyApi
           .halt(reason)
           .then(async (answer) => {
-            qc.setQueryData(autonomyKey, (old: unknown) =>
+            qc.setQueryData(autonomyKeys.all, (old: unknown) =>
               old === undefined ? old : { ...(old as object), halted: answer.halted },
             );
-            await qc.invalidateQueries({ queryKey: autonomyKey });
+            await qc.invalidateQueries({ queryKey: autonomyKeys.all });
             setReason('');
             onDone?.();
           })
@@ -148,10 +141,10 @@ export function ResumeControl({ role }: { role: string | undefined }) {
           autonomyApi
             .resume()
             .then(async () => {
-              qc.setQueryData(autonomyKey, (old: unknown) =>
+              qc.setQueryData(autonomyKeys.all, (old: unknown) =>
                 old === undefined ? old : { ...(old as object), halted: null },
               );
-              await qc.invalidateQueries({ queryKey: autonomyKey });
+              await qc.invalidateQueries({ queryKey: autonomyKeys.all });
               setAsking(false);
             })
             .catch((err: unknown) => {

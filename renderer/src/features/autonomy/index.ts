@@ -4,5 +4,7 @@ import { lazy } from 'react';
 export const AutonomyPage = lazy(() =>
   import('./autonomy.js').then((m) => ({ default: m.AutonomyPage })),
 );
-export { autonomyApi, autonomyKey } from './autonomy-queries.js';
+// Small and static: the top bar's halt button and the banner are on every page.
+export { autonomyApi } from './api.js';
+export { autonomyKeys, useAutonomy } from './queries.js';
 export { HaltBanner, HaltButton, HaltForm } from './halt-button.js';

@@ -2,38 +2,10 @@
 // or the last days, as figures, the per-day chart and the Markdown to copy into a report.
 import { digestKeys } from './queries.js';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { call } from '../../shared/api.js';
+import { digestApi } from './api.js';
 import { navigate, useLocation } from '../../shared/router.js';
 import { duration, Empty, ErrorNote } from '../../shared/parts.js';
 import './digest.css';
-
-interface DigestBody {
-  first_day: string;
-  last_day: string;
-  days: number;
-  partial: boolean;
-  incidents: {
-    opened: number;
-    ended: number;
-    by_service: { service: string; opened: number; ended: number }[];
-  };
-  episodes: { opened: number; ended: number };
-  service: {
-    diagnosed: { proven: number; linked: number; other: number };
-    results: Record<string, number>;
-    acted: number;
-  };
-  times: {
-    handover: { n: number; median_s: number | null; p90_s: number | null };
-    restore: { n: number; median_s: number | null; p90_s: number | null };
-  };
-  approvals_waiting: number;
-  shadow: { episodes: number; team_agreed: number; team_did_other: number; not_judged: number };
-  labels: { labels: number; correct: number; wrong: number; demoted: string[] };
-  ledger: { ok: boolean; head_seq: number; failure: string | null };
-  chart_svg: string;
-  markdown: string;
-}
 
 const SPANS = [
   { days: 1, label: 'Today so far' },
@@ -51,7 +23,7 @@ export function DigestPage() {
   const days = SPANS.some((s) => s.days === asked) ? asked : 1;
   const digest = useQuery({
     queryKey: digestKeys.days(days),
-    queryFn: () => call<DigestBody>('GET', `/v1/digest?days=${String(days)}`),
+    queryFn: () => digestApi.get(days),
     placeholderData: keepPreviousData,
   });
   const d = digest.data;

@@ -4,7 +4,7 @@
 // view again too: a wrong pairing code refused ends the request, and the page shows it ended.
 import { statusKeys } from '../status/index.js';
 import { useQueryClient } from '@tanstack/react-query';
-import { type KeychainView } from './keychain-queries.js';
+import { type KeychainView } from './api.js';
 import { keychainKeys } from './queries.js';
 import { usePageAction } from '../../shared/page-action.js';
 

@@ -8,7 +8,7 @@ import {
   SITE_KEY_WORDS,
   type MemberHealth,
   type SiteKeyStatus,
-} from './keychain-queries.js';
+} from './keychain-words.js';
 
 /** Put `text` on the clipboard; outside a secure context, through a selected hidden textarea. */
 async function copyText(text: string): Promise<boolean> {

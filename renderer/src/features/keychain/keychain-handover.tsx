@@ -13,13 +13,8 @@ import { Refusal } from '../../shared/http.js';
 import { useKeychainAction } from './keychain-action.js';
 import { Fingerprint, Why } from './keychain-bits.js';
 import { CodeDigits, CodeForm, StateBadge, type StateWords } from './keychain-pairing.js';
-import {
-  homeLabel,
-  keychainApi,
-  type HandoverView,
-  type KeychainMember,
-  type KeychainView,
-} from './keychain-queries.js';
+import { keychainApi, type HandoverView, type KeychainMember, type KeychainView } from './api.js';
+import { homeLabel } from './keychain-words.js';
 
 /** The epoch the home moves to: one above this install's. */
 const nextEpoch = (view: KeychainView): number => (view.epoch ?? 0) + 1;

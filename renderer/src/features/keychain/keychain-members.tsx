@@ -11,15 +11,8 @@ import { Refusal } from '../../shared/http.js';
 import { useKeychainAction } from './keychain-action.js';
 import { adminWhy, CopyButton, Fingerprint, HealthBadge, Why } from './keychain-bits.js';
 import { HandOverConfirm } from './keychain-handover.js';
-import {
-  homeLabel,
-  keychainApi,
-  quietText,
-  seatRequest,
-  viaText,
-  type KeychainMember,
-  type KeychainView,
-} from './keychain-queries.js';
+import { keychainApi, type KeychainMember, type KeychainView } from './api.js';
+import { homeLabel, quietText, seatRequest, viaText } from './keychain-words.js';
 
 function RenameForm({ member, onDone }: { member: KeychainMember; onDone: () => void }) {
   const [label, setLabel] = useState(member.label);

@@ -11,15 +11,13 @@ import { Refusal } from '../../shared/http.js';
 import { useKeychainAction, type KeychainAction } from './keychain-action.js';
 import { CopyButton, Field, Why } from './keychain-bits.js';
 import {
-  codeDigits,
-  codeGroups,
   keychainApi,
   type JoiningView,
   type KeychainView,
   type PairingRequest,
-  type PairingState,
   type PairingView,
-} from './keychain-queries.js';
+} from './api.js';
+import { codeDigits, codeGroups, type PairingState } from './keychain-words.js';
 
 /** The six digits, large and monospaced, in two groups of three. */
 export function CodeDigits({ code, label }: { code: string; label: string }) {

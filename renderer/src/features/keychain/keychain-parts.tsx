@@ -5,7 +5,8 @@
 import { Refusal } from '../../shared/http.js';
 import { useKeychainAction } from './keychain-action.js';
 import { Why } from './keychain-bits.js';
-import { homeLabel, keychainApi, PART_WORDS, type KeychainView } from './keychain-queries.js';
+import { keychainApi, type KeychainView } from './api.js';
+import { homeLabel, PART_WORDS } from './keychain-words.js';
 
 type PartControl = { label: string; run: () => Promise<KeychainView> } | null;
 

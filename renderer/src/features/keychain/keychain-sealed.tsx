@@ -8,17 +8,14 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
 import { Refusal } from '../../shared/http.js';
 import { Field, Why } from './keychain-bits.js';
+import { keychainApi, type KeychainView, type SealedAnswer, type UnsealAnswer } from './api.js';
 import {
   homeLabel,
-  keychainApi,
   MAX_SEALED,
   MIN_PASSPHRASE,
   PART_WORDS,
   sealedWords,
-  type KeychainView,
-  type SealedAnswer,
-  type UnsealAnswer,
-} from './keychain-queries.js';
+} from './keychain-words.js';
 import { keychainKeys } from './queries.js';
 
 const partList = (parts: string[]): string =>

@@ -9,13 +9,13 @@ import { Refusal } from '../../shared/http.js';
 import { useKeychainAction } from './keychain-action.js';
 import { adminWhy, CopyButton, Field, SiteKeyBadge, Why } from './keychain-bits.js';
 import {
-  homeLabel,
   keychainApi,
   type KeychainView,
   type SiteKeyRow,
   type SiteKeysCreated,
   type SiteKeysInput,
-} from './keychain-queries.js';
+} from './api.js';
+import { homeLabel } from './keychain-words.js';
 import { keychainKeys } from './queries.js';
 
 const origin = (): string => window.location.origin;

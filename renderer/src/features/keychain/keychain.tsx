@@ -18,13 +18,8 @@ import { HandoverSection, OfferSection, TakeOverSection } from './keychain-hando
 import { MembersSection } from './keychain-members.js';
 import { JoinByCodeSection, PairingSection } from './keychain-pairing.js';
 import { PartsSection } from './keychain-parts.js';
-import {
-  handoverUnderWay,
-  homeLabel,
-  keychainApi,
-  pairingUnderWay,
-  type KeychainView,
-} from './keychain-queries.js';
+import { keychainApi, type KeychainView } from './api.js';
+import { handoverUnderWay, homeLabel, pairingUnderWay } from './keychain-words.js';
 import { keychainKeys } from './queries.js';
 import { SealedSection } from './keychain-sealed.js';
 import { SiteKeysSection } from './keychain-site-keys.js';

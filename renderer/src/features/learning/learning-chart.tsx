@@ -4,8 +4,8 @@ import { AxisBottom, AxisLeft } from '@visx/axis';
 import { Group } from '@visx/group';
 import { scaleBand, scaleLinear } from '@visx/scale';
 import { Bar } from '@visx/shape';
-import type { Calibration } from './learning-queries.js';
-import { percent } from './learning-queries.js';
+import type { Calibration } from './api.js';
+import { percent } from './learning-words.js';
 
 const WIDTH = 420;
 const HEIGHT = 220;

@@ -8,19 +8,13 @@ import { useEffect, useState } from 'react';
 import { roleAtLeast } from '../../shared/api.js';
 import { Empty, ErrorNote, Link, Time } from '../../shared/parts.js';
 import { CalibrationChart } from './learning-chart.js';
-import {
-  ACTIONS_FROM,
-  learningApi,
-  learningKeys,
-  percent,
-  type LearningBody,
-  type Pattern,
-  type Precision,
-} from './learning-queries.js';
+import { learningApi, type LearningBody, type Precision } from './api.js';
+import { learningKeys } from './queries.js';
+import { actionsFrom, isPatternState, percent, type PatternState } from './learning-words.js';
 import { usePageAction } from '../../shared/page-action.js';
 import './learning.css';
 
-const STATE_WORDS: Record<Pattern['state'], string> = {
+const STATE_WORDS: Record<PatternState, string> = {
   proposed: '◇ proposed',
   promoted: '◆ promoted',
   disabled: '○ disabled',
@@ -193,11 +187,11 @@ function Patterns({ admin, minSupport }: { admin: boolean; minSupport: number })
                   {p.support} right{p.wrong > 0 && `, ${String(p.wrong)} wrong`}
                 </td>
                 <td>
-                  {STATE_WORDS[p.state]}
+                  {isPatternState(p.state) ? STATE_WORDS[p.state] : p.state}
                   {p.changed_by !== null && <span className="muted"> by {p.changed_by}</span>}
                 </td>
                 <td className="actions">
-                  {ACTIONS_FROM[p.state].map((a) => (
+                  {actionsFrom(p.state).map((a) => (
                     <button
                       key={a}
                       type="button"

@@ -8,14 +8,14 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { BrandMark } from '../branding/index.js';
 import { age, Time } from '../../shared/parts.js';
-import { autonomyApi, autonomyKey } from '../autonomy/index.js';
+import { autonomyApi, autonomyKeys } from '../autonomy/index.js';
 import './wall.css';
 
 export function WallPage() {
   const live = useLive(true);
   const status = useStatus();
   // Refetched when the live seq moves (useLive): a halt shows within a heartbeat.
-  const autonomy = useQuery({ queryKey: autonomyKey, queryFn: autonomyApi.get });
+  const autonomy = useQuery({ queryKey: autonomyKeys.all, queryFn: autonomyApi.get });
   const halted = autonomy.data?.halted ?? null;
   const [now, setNow] = useState(Date.now());
   useEffect(() => {

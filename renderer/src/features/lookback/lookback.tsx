@@ -4,7 +4,9 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { ErrorNote, Link, Time } from '../../shared/parts.js';
-import { kindTitle, lookbackApi, lookbackKeys, type LookbackReport } from './lookback-queries.js';
+import { lookbackApi, type LookbackReport } from './api.js';
+import { lookbackKeys } from './queries.js';
+import { kindTitle } from './lookback-words.js';
 import './lookback.css';
 
 function Report({ r }: { r: LookbackReport }) {

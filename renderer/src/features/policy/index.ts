@@ -4,4 +4,4 @@ import { lazy } from 'react';
 export const PolicyPage = lazy(() =>
   import('./policy.js').then((m) => ({ default: m.PolicyPage })),
 );
-export { policyKey } from './policy-queries.js';
+export { policyKeys } from './queries.js';

@@ -11,7 +11,8 @@ import { ApiError, roleAtLeast } from '../../shared/api.js';
 import { fieldProblems, type FieldProblem } from '../../shared/field-problems.js';
 import { Time } from '../../shared/parts.js';
 import { explain, Refusal } from '../../shared/http.js';
-import { policyApi, policyKey, type PolicyView } from './policy-queries.js';
+import { policyApi, type PolicyDocument, type PolicyView } from './api.js';
+import { policyKeys } from './queries.js';
 
 /** Known sections in reading order; any other section the service adds follows. */
 const ORDER = [
@@ -212,7 +213,8 @@ function SectionEditor({
   onManaged: (message: string) => void;
 }) {
   const qc = useQueryClient();
-  const saved = view.policy[name];
+  const doc: PolicyDocument = view.policy;
+  const saved = doc[name];
   const pretty = JSON.stringify(saved, null, 2);
   // The draft is what was typed; null follows the saved document (a refetch never overwrites).
   const [draft, setDraft] = useState<string | null>(null);
@@ -252,9 +254,9 @@ function SectionEditor({
           }
           setBusy(true);
           policyApi
-            .put({ ...view.policy, [name]: JSON.parse(text) as unknown })
+            .put({ ...doc, [name]: JSON.parse(text) as unknown })
             .then((answer) => {
-              qc.setQueryData(policyKey, answer);
+              qc.setQueryData(policyKeys.all, answer);
               setDraft(null);
               setDone(true);
             })
@@ -325,7 +327,7 @@ function SectionEditor({
 
 export function PolicyPage() {
   const me = useMe();
-  const policy = useQuery({ queryKey: policyKey, queryFn: policyApi.get });
+  const policy = useQuery({ queryKey: policyKeys.all, queryFn: policyApi.get });
   const [managed, setManaged] = useState<string | null>(null);
   const view = policy.data;
   const admin = roleAtLeast(me.data?.role, 'admin');

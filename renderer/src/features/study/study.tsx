@@ -9,13 +9,9 @@ import { useState } from 'react';
 import { roleAtLeast } from '../../shared/api.js';
 import { Empty, ErrorNote, Link, Time } from '../../shared/parts.js';
 import { usePageAction } from '../../shared/page-action.js';
-import {
-  shown,
-  studyApi,
-  studyKeys,
-  type ServiceStudied,
-  type StudyBody,
-} from './study-queries.js';
+import { studyApi, type ServiceStudied, type StudyBody } from './api.js';
+import { studyKeys } from './queries.js';
+import { shown } from './study-words.js';
 import './study.css';
 
 const STEP_WORDS: Record<NonNullable<StudyBody['running']>['step'], string> = {
