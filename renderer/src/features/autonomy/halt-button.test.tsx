@@ -52,7 +52,7 @@ describe('the halt form', () => {
     const [url, init] = fetch.mock.calls[0] ?? [];
     expect(url).toBe('/v1/halt');
     expect(init?.method).toBe('POST');
-    expect(JSON.parse(String(init?.body))).toEqual({ reason: 'bad deploy' });
+    expect(JSON.parse(init?.body as string)).toEqual({ reason: 'bad deploy' });
     expect(screen.queryByRole('alert')).toBeNull();
     expect(qc.getQueryData(autonomyKeys.all)).toMatchObject({ halted: HALTED });
   });

@@ -26,7 +26,7 @@ function page(role = 'admin') {
       url === '/v1/me'
         ? { name: 'ana', role, kind: 'user' }
         : init?.method === 'PUT'
-          ? { ...VIEW, policy: JSON.parse(String(init.body)) as unknown }
+          ? { ...VIEW, policy: JSON.parse(init.body as string) as unknown }
           : VIEW;
     return Promise.resolve(new Response(JSON.stringify(body), { status: 200 }));
   });
@@ -62,7 +62,7 @@ describe('the policy section editor', () => {
     await waitFor(() => {
       expect(puts(fetch)).toHaveLength(1);
     });
-    expect(JSON.parse(String(puts(fetch)[0]?.[1]?.body))).toEqual({
+    expect(JSON.parse(puts(fetch)[0]?.[1]?.body as string)).toEqual({
       grouping: VIEW.policy.grouping,
       inhibit: [{ source: { alertname: 'Down' } }],
     });
