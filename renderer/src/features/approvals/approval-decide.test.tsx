@@ -47,9 +47,9 @@ const request = (over: Partial<ApprovalRequest> = {}): ApprovalRequest => ({
   ...over,
 });
 
-const ana: Me = { name: 'ana', role: 'responder', kind: 'user', user_id: 'usr-ana' };
-const bo: Me = { name: 'bo', role: 'responder', kind: 'user', user_id: 'usr-bo' };
-const vic: Me = { name: 'vic', role: 'viewer', kind: 'user', user_id: 'usr-vic' };
+const ana: Me = { name: 'ana', role: 'responder', kind: 'session', user_id: 'usr-ana' };
+const bo: Me = { name: 'bo', role: 'responder', kind: 'session', user_id: 'usr-bo' };
+const vic: Me = { name: 'vic', role: 'viewer', kind: 'session', user_id: 'usr-vic' };
 
 function decide(r: ApprovalRequest, me: Me) {
   const fetch = vi.fn(async (_url: string, _init?: RequestInit) =>
