@@ -20,6 +20,8 @@ import {
   type EpisodesStore,
 } from './episodes.store.js';
 import type { EpisodeEvents } from './episodes.events.js';
+import type { LiveBody } from './episodes.schemas.js';
+import type { EpisodeDetail, EpisodeSuppression, Suppression } from './episodes.wire.js';
 
 /** How long a quiet episode waits for its alerts to fire again before it closes. */
 export const FLAP_HOLD_MS = 5 * 60 * 1000;
@@ -36,10 +38,7 @@ export interface EpisodeSignal {
   readonly labels: Readonly<Record<string, string>>;
 }
 
-/** Why a signal is recorded but not investigated (the policy's maintenance and inhibition). */
-export type Suppression =
-  | { kind: 'maintenance'; rule: string; until: string; reason: string | null }
-  | { kind: 'inhibition'; rule: string; by: { source: string; fingerprint: string; name: string } };
+export type { Suppression };
 
 /** What episodes need of the policy document, read for every signal. */
 export interface NoiseControl {
@@ -222,7 +221,7 @@ export function createEpisodesService(deps: Deps) {
       });
     },
     /** GET /v1/live: seq moves on every committed change; running episodes. */
-    live() {
+    live(): LiveBody {
       return { seq: ledger.headSeq(), running: store.running().map(view) };
     },
     /**
@@ -233,7 +232,7 @@ export function createEpisodesService(deps: Deps) {
       return liveVersion(seq);
     },
     /** GET /v1/episodes/<id>: the record of a closed episode, the live view of a running one. */
-    get(id: string, afterSeq?: number) {
+    get(id: string, afterSeq?: number): EpisodeDetail {
       const row = store.get(id);
       if (row === null) throw new NotFoundError('not_found', `no episode ${id}`);
       const page = reader.list({
@@ -267,7 +266,7 @@ export function createEpisodesService(deps: Deps) {
         incident_id: row.incident_id,
         relation: row.relation,
         confidence: row.confidence,
-        suppressed: JSON.parse(row.suppressed) as unknown[],
+        suppressed: JSON.parse(row.suppressed) as EpisodeSuppression[],
         team: row.verdict === null ? null : { verdict: row.verdict, detail: row.verdict_detail },
       };
       const inv = deps.investigation?.(id) ?? null;

@@ -3,28 +3,7 @@
 // here over every selected row, never by the console from one page of rows.
 import type { EpisodeIndex } from './list.index.js';
 
-export interface DayMedian {
-  /** seconds; null when no episode of the day has the time */
-  median: number | null;
-  /** how many episodes of the day have it */
-  n: number;
-}
-
-export interface HistogramDay {
-  day: string;
-  total: number;
-  failures: number;
-  symptoms: number;
-  proven: number;
-  mitigated: number;
-  escalated: number;
-  /** counts per result, leaving out the episodes whose action was taken back */
-  results: Record<string, number>;
-  /** episodes whose action was taken back; with `results` it adds up to `total` */
-  taken_back: number;
-  restore_s: DayMedian;
-  handover_s: DayMedian;
-}
+import type { HistogramDay } from './episodes.wire.js';
 
 /** Arrays one reader reuses between requests (Reused in list.scan.ts). */
 interface Reusable {

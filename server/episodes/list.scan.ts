@@ -2,7 +2,8 @@
 // filters but its own, and gathers what the scorecard and the histogram need. A row failing
 // exactly one facet filter counts only in that facet; a row failing two counts nowhere.
 import { FACETS, VERDICT, type Facet, type IndexColumns, type EpisodeIndex } from './list.index.js';
-import { histogram, type HistogramDay, type HistogramScratch } from './list.histogram.js';
+import type { HistogramDay } from './episodes.wire.js';
+import { histogram, type HistogramScratch } from './list.histogram.js';
 import type { Selection } from './list.params.js';
 
 /** What the scorecard is computed from: exactly the selected rows. */

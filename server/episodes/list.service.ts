@@ -8,6 +8,14 @@ import { readSelection, type ListQuery, type Selection } from './list.params.js'
 import type { EpisodeListStore } from './list.query.js';
 import { createScanScratch, scan } from './list.scan.js';
 import { scorecard, type ImpactMinutes } from './scorecard.js';
+import type { RunningEpisode } from './episodes.schemas.js';
+import type {
+  EpisodeGroupRow,
+  EpisodeListBody,
+  EpisodeListRow,
+  HistogramDay,
+  Scorecard,
+} from './episodes.wire.js';
 
 /** What the event loop sends a read worker for one list request. */
 export interface ListJob {
@@ -20,12 +28,12 @@ export interface ListJob {
 
 /** What the worker answers: the list without the running episodes. */
 export interface ListPage {
-  readonly episodes: unknown[];
+  readonly episodes: EpisodeListRow[] | EpisodeGroupRow[];
   readonly total: number;
   readonly facets: Record<string, Record<string, number>>;
   readonly complete: boolean;
-  readonly scorecard: ReturnType<typeof scorecard> | null;
-  readonly histogram: unknown[] | null;
+  readonly scorecard: Scorecard | null;
+  readonly histogram: HistogramDay[] | null;
   /** The ledger seq the answer was read at (at least the job's minSeq). */
   readonly seq: number;
 }
@@ -50,18 +58,7 @@ interface Deps {
 
 type Row = Record<string, unknown>;
 
-export interface RunningEpisode {
-  episode_id: string;
-  service: string;
-  alerts: string[];
-  status: string;
-  step: string;
-  t_open: string;
-  severity: string;
-  incident_id: string | null;
-}
-
-function record(r: Row) {
+function record(r: Row): EpisodeListRow {
   const open = Date.parse(r['t_open'] as string);
   const close = r['t_close'] === null ? Number.NaN : Date.parse(r['t_close'] as string);
   return {
@@ -120,7 +117,7 @@ export function createListReader({ index, store, headSeq }: ReaderDeps) {
     return out.subarray(0, n);
   }
 
-  function incidentRow(r: Row) {
+  function incidentRow(r: Row): EpisodeGroupRow {
     const incidentId = r['incident_id'] as string | null;
     if (incidentId === null)
       return { ...record(r), related: 0, related_ids: [], services: [r['service'] as string] };
@@ -173,7 +170,7 @@ export function createListReader({ index, store, headSeq }: ReaderDeps) {
 /** The handler's side, on the event loop. */
 export function createEpisodeList({ read, clock, impact, headSeq, running }: Deps) {
   return {
-    async list(query: ListQuery) {
+    async list(query: ListQuery): Promise<EpisodeListBody> {
       const nowMs = clock.now();
       const sel = readSelection(query, nowMs);
       // Everything committed before this request: the worker waits for its snapshot to

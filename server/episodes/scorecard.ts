@@ -2,6 +2,7 @@
 // from the caller's own impact figures and counts only episodes the service's own action
 // restored or resolved (docs/decisions.md has the formula, and minutes_saved_how says it in
 // words); null when none are set.
+import type { Scorecard } from './episodes.wire.js';
 import { median, type ScanStats } from './list.scan.js';
 
 export interface ImpactMinutes {
@@ -66,7 +67,7 @@ export function minutesSaved(stats: ScanStats, figures: ImpactMinutes | null) {
   };
 }
 
-export function scorecard(stats: ScanStats, figures: ImpactMinutes | null) {
+export function scorecard(stats: ScanStats, figures: ImpactMinutes | null): Scorecard {
   const total = [...stats.results.values()].reduce((a, b) => a + b, 0);
   return {
     episodes: total,

@@ -3,38 +3,10 @@ import { Type } from 'typebox';
 import { errorResponses } from '../http/common.schemas.js';
 import { InvalidInputError } from '../shared/errors.js';
 import { INCIDENT_STATUSES, type IncidentStatus } from './incidents.store.js';
+import { IncidentBody, IncidentListBody } from './incidents.schemas.js';
 import type { IncidentsService } from './incidents.service.js';
 import { requireMode } from '../http/operating-gate.js';
 import type { Mode } from '../shared/mode.js';
-
-const Status = Type.String({ description: INCIDENT_STATUSES.join(' | ') });
-
-const Summary = Type.Object({
-  incident_id: Type.String(),
-  status: Status,
-  root_episode_id: Type.String(),
-  services: Type.Array(Type.String()),
-  episodes: Type.Integer(),
-  t_open: Type.String(),
-  t_resolved: Type.Union([Type.String(), Type.Null()]),
-});
-
-const IncidentBody = Type.Object({
-  incident_id: Type.String(),
-  status: Status,
-  root_episode_id: Type.String(),
-  services: Type.Array(Type.String()),
-  lifecycle: Type.Object({
-    status: Status,
-    opened_at: Type.String(),
-    resolved_at: Type.Union([Type.String(), Type.Null()]),
-    duration_s: Type.Integer(),
-  }),
-  episodes: Type.Array(Type.Unknown()),
-  causes: Type.Array(Type.Unknown()),
-  fixes: Type.Array(Type.Unknown()),
-  history: Type.Array(Type.Unknown()),
-});
 
 /** `status=open,monitoring`: every value must be a status; 400 names the field. */
 export function parseStatuses(csv: string | undefined): IncidentStatus[] {
@@ -72,12 +44,7 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{
           { additionalProperties: false },
         ),
         response: {
-          200: Type.Object({
-            incidents: Type.Array(Summary),
-            total: Type.Integer(),
-            limit: Type.Integer(),
-            offset: Type.Integer(),
-          }),
+          200: IncidentListBody,
           ...errorResponses,
         },
       },

@@ -17,6 +17,7 @@ import {
   type IncidentsStore,
 } from './incidents.store.js';
 import type { IncidentEvents } from './incidents.events.js';
+import type { IncidentDetail, IncidentListBody } from './incidents.schemas.js';
 
 /** What an incident needs to know of its episodes (the episodes store supplies it). */
 export interface IncidentEpisode {
@@ -83,7 +84,7 @@ const WHY: Record<IncidentStatus, string> = {
 };
 
 export function createIncidentsService({ store, ledger, clock, episodesOf }: Deps) {
-  function record(row: IncidentRow) {
+  function record(row: IncidentRow): IncidentDetail {
     const episodes = episodesOf(row.incident_id);
     const parse = (s: string): unknown[] => JSON.parse(s) as unknown[];
     const causes = episodes.flatMap((e) =>
@@ -192,7 +193,7 @@ export function createIncidentsService({ store, ledger, clock, episodesOf }: Dep
         trace_id: move.to,
       });
     },
-    list(statuses: readonly IncidentStatus[], limit: number, offset: number) {
+    list(statuses: readonly IncidentStatus[], limit: number, offset: number): IncidentListBody {
       const { rows, total } = store.list(statuses, limit, offset);
       return {
         incidents: rows.map((row) => ({
@@ -209,7 +210,7 @@ export function createIncidentsService({ store, ledger, clock, episodesOf }: Dep
         offset,
       };
     },
-    get(id: string) {
+    get(id: string): IncidentDetail {
       const row = store.get(id);
       if (row === null) throw new NotFoundError('not_found', `no incident ${id}`);
       return record(row);

@@ -2,6 +2,7 @@
 import type { Database } from 'better-sqlite3';
 import { projectionOf, type LedgerEvent } from '../ledger/index.js';
 import type { IncidentEvents } from './incidents.events.js';
+import { INCIDENT_STATUSES, type HistoryEntry, type IncidentStatus } from './incidents.schemas.js';
 
 export const INCIDENT_OPENED = 'incident.opened';
 export const INCIDENT_JOINED = 'incident.joined';
@@ -13,8 +14,7 @@ export const INCIDENT_STATUS = 'incident.status';
  */
 export const INCIDENT_LINKED = 'incident.linked';
 
-export const INCIDENT_STATUSES = ['open', 'mitigating', 'monitoring', 'resolved'] as const;
-export type IncidentStatus = (typeof INCIDENT_STATUSES)[number];
+export { INCIDENT_STATUSES, type HistoryEntry, type IncidentStatus };
 
 export interface IncidentRow {
   readonly incident_id: string;
@@ -29,16 +29,6 @@ export interface IncidentRow {
 }
 
 /** One line of an incident's history, in the order it happened. */
-export interface HistoryEntry {
-  readonly at: string;
-  readonly seq: number;
-  readonly event: 'opened' | 'joined' | 'status';
-  readonly episode_id?: string;
-  readonly service?: string;
-  readonly from?: IncidentStatus;
-  readonly to?: IncidentStatus;
-  readonly why?: string | null;
-}
 
 const COLUMNS = `incident_id, root_episode_id, status, group_key, t_open, t_resolved, services, history`;
 /** Rebuild replays rows as stored, so a field is read as text whatever it holds. */

@@ -90,3 +90,7 @@ export const VerifyReportBody = Type.Object({
     description: 'when the chain was recomputed; the report is reused until the head moves',
   }),
 });
+
+/** GET /v1/ledger and GET /v1/ledger/verify as the console reads them (features/audit). */
+export type LedgerListBody = Static<typeof LedgerList>;
+export type VerifyReportBody = Static<typeof VerifyReportBody>;

@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) =>
   Type.Union([t, Type.Null()]);
@@ -14,7 +14,7 @@ export const StatusBody = Type.Object({
     Type.Object({
       tier: Type.String(),
       /** trial (the offline trial) or licence (a signed licence) */
-      kind: Type.String(),
+      kind: Type.Unsafe<'trial' | 'licence'>(Type.String()),
       customer: Nullable(Type.String()),
       /** the licensed number of services; null for unlimited */
       services: Nullable(Type.Integer()),
@@ -25,8 +25,8 @@ export const StatusBody = Type.Object({
       expires_at: Nullable(Type.String()),
       grace_ends_at: Nullable(Type.String()),
       in_grace: Type.Boolean(),
-      /** not_yet, valid, expiring, in_grace or lapsed */
-      stage: Type.String(),
+      /** not_yet, valid, expiring, in_grace or lapsed (server/licence/stages.ts) */
+      stage: Type.Unsafe<'not_yet' | 'valid' | 'expiring' | 'in_grace' | 'lapsed'>(Type.String()),
       valid: Type.Boolean(),
       /** why the licence does not let the service operate */
       why: Nullable(Type.String()),
@@ -109,3 +109,5 @@ export const StatusBody = Type.Object({
   ingest: Type.Boolean(),
   started_at: Type.String(),
 });
+/** GET /v1/status as the console reads it (renderer/src/features/status/api.ts). */
+export type StatusBody = Static<typeof StatusBody>;

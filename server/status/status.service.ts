@@ -5,6 +5,7 @@ import type { LicenceService } from '../licence/index.js';
 import { Mode } from '../shared/mode.js';
 import type { ModelUseState } from '../investigate/index.js';
 import { modelsView } from './status.models.js';
+import type { StatusBody } from './status.schemas.js';
 
 interface Deps {
   readonly config: Config;
@@ -57,7 +58,8 @@ export function createStatusService(deps: Deps) {
 
   return {
     mode,
-    status() {
+    /** GET /v1/status: typed by its schema, which the console reads too. */
+    status(): StatusBody {
       const head = deps.ledgerStore.head();
       const last = deps.ledgerStore.lastSegment();
       const lic = licence.view();

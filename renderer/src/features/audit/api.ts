@@ -1,23 +1,12 @@
 // The ledger (GET /v1/ledger) and its verification (GET /v1/ledger/verify): wire shapes and calls.
-import { type TimelineEvent } from '../episodes/index.js';
+import type { LedgerListBody, VerifyReportBody } from '../../../../server/ledger/ledger.schemas.js';
 import { call } from '../../shared/api.js';
 
 /** GET /v1/ledger/verify: the whole chain checked, and the first failure when there is one. */
-export interface VerifyReport {
-  ok: boolean;
-  checked: number;
-  head: { seq: number; hash: string | null };
-  segments: number;
-  sealed_through: number;
-  failure: { seq: number; check: string; segment: number | null; message: string } | null;
-  duration_ms: number;
-}
+export type VerifyReport = VerifyReportBody;
 
-export interface LedgerPage {
-  events: (TimelineEvent & { hash?: string })[];
-  more: boolean;
-  head: { seq: number; hash: string | null };
-}
+/** GET /v1/ledger: a page of events, newest first unless asked otherwise. */
+export type LedgerPage = LedgerListBody;
 
 export const auditApi = {
   ledger: (query: string) =>

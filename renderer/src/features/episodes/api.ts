@@ -1,101 +1,29 @@
 // Episodes (GET /v1/episodes, GET /v1/episodes/<id>, POST .../team): wire shapes and calls.
-import { type RunningEpisode } from '../live/index.js';
+import type {
+  TeamAnswer,
+  TeamBody,
+  TimelineEvent,
+} from '../../../../server/episodes/episodes.schemas.js';
+import type {
+  EpisodeDetail,
+  EpisodeGroupRow,
+  EpisodeListBody,
+  EpisodeListRow,
+  HistogramDay,
+  Scorecard,
+} from '../../../../server/episodes/episodes.wire.js';
 import { call } from '../../shared/api.js';
 
-export interface EpisodeRow {
-  episode_id: string;
-  service: string;
-  t_open: string;
-  t_close: string | null;
-  alerts: string[];
-  confirmed: unknown[];
-  decision: string;
-  outcome: string;
-  result: string;
-  action: string;
-  handover_s: number | null;
-  autonomy: string;
-  kind: string;
-  confidence: string;
-  /** the worst severity of its alerts (critical, high, warning, info, unknown) */
-  severity?: string;
-  duration_s: number | null;
-  incident_id: string | null;
-  verdict: string | null;
-  suppressed: boolean;
-  related?: number;
-  related_ids?: string[];
-  services?: string[];
-}
+/** A row of the list: a closed episode; grouped by incident, its incident's root with the rest. */
+export type EpisodeRow = EpisodeListRow & Partial<Omit<EpisodeGroupRow, keyof EpisodeListRow>>;
 
-export interface Scorecard {
-  episodes: number;
-  results: Record<string, number>;
-  incidents: number;
-  share_ended_by_3am: number | null;
-  restore_s: { median: number | null };
-  handover_s: { median: number | null; within_90: number | null };
-  actions: { ran: number; verified: number; taken_back: number; not_verified: number };
-  minutes_saved: number | null;
-  /** How minutes_saved was counted; shadow mode's would-be figure apart from it. */
-  minutes_saved_how?: {
-    shadow_proven: number;
-    shadow_would_save: number | null;
-    text: string;
-  };
-}
+/** GET /v1/episodes: its rows read as EpisodeRow, grouped or not. */
+export type EpisodeList = Omit<EpisodeListBody, 'episodes'> & { episodes: EpisodeRow[] };
 
-export interface HistogramDay {
-  day: string;
-  total: number;
-  failures: number;
-  symptoms: number;
-  proven: number;
-  mitigated: number;
-  escalated: number;
-  /** per result, without the episodes taken back; with taken_back it adds up to total */
-  results: Record<string, number>;
-  taken_back: number;
-  restore_s: { median: number | null; n: number };
-  handover_s: { median: number | null; n: number };
-}
+export type { HistogramDay, Scorecard, TimelineEvent };
 
-export interface EpisodeList {
-  episodes: EpisodeRow[];
-  total: number;
-  limit: number;
-  offset: number;
-  sort: string;
-  running: RunningEpisode[];
-  seq: number;
-  facets: Record<string, Record<string, number>>;
-  latest?: number;
-  complete?: boolean;
-  scorecard?: Scorecard;
-  histogram?: HistogramDay[];
-}
-
-export interface TimelineEvent {
-  seq: number;
-  ts: string;
-  type: string;
-  actor: string;
-  data: Record<string, unknown>;
-  reason: string | null;
-}
-
-export interface Episode extends Omit<EpisodeRow, 'suppressed' | 'duration_s' | 'verdict'> {
-  live: boolean;
-  status?: string;
-  step?: string;
-  relation: string;
-  suppressed: { kind: string; rule: string; until?: string; at?: string }[];
-  team: { verdict: string; detail: string | null } | null;
-  findings?: unknown[];
-  hypotheses?: unknown[];
-  timeline: TimelineEvent[];
-  more: boolean;
-}
+/** GET /v1/episodes/<id>: its record when closed, its live view while running. */
+export type Episode = EpisodeDetail;
 
 export const episodesApi = {
   episodes: (query: string) =>
@@ -105,8 +33,8 @@ export const episodesApi = {
       'GET',
       `/v1/episodes/${encodeURIComponent(id)}${afterSeq === undefined ? '' : `?after_seq=${String(afterSeq)}`}`,
     ),
-  team: (id: string, verdict: string, detail?: string) =>
-    call<{ verdict: string }>('POST', `/v1/episodes/${encodeURIComponent(id)}/team`, {
+  team: (id: string, verdict: TeamBody['verdict'], detail?: string) =>
+    call<TeamAnswer>('POST', `/v1/episodes/${encodeURIComponent(id)}/team`, {
       verdict,
       ...(detail !== undefined && detail !== '' && { detail }),
     }),

@@ -97,7 +97,10 @@ export function EpisodePage({ id }: { id: string }) {
             <div className="banner" role="note">
               Suppressed:{' '}
               {e.suppressed
-                .map((s) => `${s.kind} ${s.rule}${s.until ? ` until ${s.until}` : ''}`)
+                .map(
+                  (s) =>
+                    `${s.kind} ${s.rule}${s.kind === 'maintenance' ? ` until ${s.until}` : ''}`,
+                )
                 .join('; ')}{' '}
               — recorded, not investigated.
             </div>

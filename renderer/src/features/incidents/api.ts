@@ -1,38 +1,19 @@
-// One incident (GET /v1/incidents/<id>): its wire shape and call.
+// Incidents (GET /v1/incidents, GET /v1/incidents/<id>): wire shapes and calls.
+import type {
+  IncidentDetail,
+  IncidentListBody,
+  IncidentStatus,
+} from '../../../../server/incidents/incidents.schemas.js';
 import { call } from '../../shared/api.js';
 
-export interface Incident {
-  incident_id: string;
-  status: string;
-  root_episode_id: string;
-  services: string[];
-  lifecycle: { status: string; opened_at: string; resolved_at: string | null; duration_s: number };
-  episodes: {
-    episode_id: string;
-    service: string;
-    relation: string;
-    status: string;
-    t_open: string;
-    t_close: string | null;
-    alerts: string[];
-    decision: string;
-    outcome: string;
-    result: string;
-  }[];
-  causes: { episode_id: string; cause: unknown }[];
-  fixes: { episode_id: string; fix: string; action: string }[];
-  history: {
-    at: string;
-    seq: number;
-    event: string;
-    episode_id?: string;
-    service?: string;
-    from?: string;
-    to?: string;
-    why?: string | null;
-  }[];
-}
+export type { IncidentStatus };
+
+/** GET /v1/incidents/<id>: lifecycle, episodes, causes, fixes, history. */
+export type Incident = IncidentDetail;
+/** GET /v1/incidents: a page of incidents, newest first. */
+export type IncidentList = IncidentListBody;
 
 export const incidentsApi = {
+  list: (query: string) => call<IncidentList>('GET', `/v1/incidents?${query}`),
   incident: (id: string) => call<Incident>('GET', `/v1/incidents/${encodeURIComponent(id)}`),
 };

@@ -3,32 +3,20 @@
 // open, mitigating, monitoring, resolved) lives in the URL, so a view is a link.
 import { incidentKeys } from './queries.js';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { call } from '../../shared/api.js';
+import { incidentsApi, type IncidentStatus } from './api.js';
 import { Empty, ErrorNote, Link, Time } from '../../shared/parts.js';
 import { navigate, useLocation } from '../../shared/router.js';
 import { Pager, paramHref } from '../../shared/list-nav.js';
 import './incidents.css';
 import '../../shared/table-scroll.css';
 
-const STATUSES = ['open', 'mitigating', 'monitoring', 'resolved'] as const;
+const STATUSES = [
+  'open',
+  'mitigating',
+  'monitoring',
+  'resolved',
+] as const satisfies readonly IncidentStatus[];
 const LIMIT = 100;
-
-interface IncidentSummary {
-  incident_id: string;
-  status: string;
-  root_episode_id: string;
-  services: string[];
-  episodes: number;
-  t_open: string;
-  t_resolved: string | null;
-}
-
-interface IncidentList {
-  incidents: IncidentSummary[];
-  total: number;
-  limit: number;
-  offset: number;
-}
 
 /** Under ['incident']: the top bar's heartbeat refetches it whenever the ledger's seq moves. */
 const withParam = (params: URLSearchParams, key: string, value: string | null): string =>
@@ -43,7 +31,7 @@ export function IncidentsPage() {
   const query = apiParams.toString();
   const list = useQuery({
     queryKey: incidentKeys.list(query),
-    queryFn: () => call<IncidentList>('GET', `/v1/incidents?${query}`),
+    queryFn: () => incidentsApi.list(query),
     placeholderData: keepPreviousData,
   });
   const data = list.data;

@@ -1,4 +1,5 @@
 // The running episodes (GET /v1/live), revalidated by ETag: a few hundred bytes when seq has not moved.
+import type { LiveBody, RunningEpisode } from '../../../../server/episodes/episodes.schemas.js';
 import { reaching } from '../../shared/connection.js';
 import { ApiError, session } from '../../shared/api.js';
 
@@ -30,22 +31,9 @@ async function liveView(): Promise<Live> {
   return body;
 }
 
-export interface RunningEpisode {
-  episode_id: string;
-  service: string;
-  alerts: string[];
-  status: string;
-  step: string;
-  t_open: string;
-  /** The worst severity of its signals (critical, high, warning, info, unknown). */
-  severity: string;
-  incident_id: string | null;
-}
-
-export interface Live {
-  seq: number;
-  running: RunningEpisode[];
-}
+/** GET /v1/live: the running episodes and the ledger's seq (the server's schema). */
+export type Live = LiveBody;
+export type { RunningEpisode };
 
 export const liveApi = {
   live: liveView,
