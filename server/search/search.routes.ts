@@ -1,7 +1,6 @@
 // GET /v1/search/fields: what the query language can name in each list, so that consoles and
 // scripts build queries (and suggestions) from the server's own field table.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { APPROVAL_FACETS, APPROVAL_QUERY_FIELDS } from '../approvals/index.js';
 import { EPISODE_QUERY_FIELDS, FACETS } from '../episodes/index.js';
 import { errorResponses } from '../http/common.schemas.js';
@@ -9,25 +8,9 @@ import { LEDGER_QUERY_FIELDS } from '../ledger/index.js';
 import type { QueryFields } from '../shared/query-language.js';
 import { requireMode } from '../http/operating-gate.js';
 import type { Mode } from '../shared/mode.js';
+import { SearchFieldsBody, type SearchList } from './search.schemas.js';
 
-const Field = Type.Object({
-  name: Type.String(),
-  type: Type.String(),
-  values: Type.Optional(Type.Array(Type.String())),
-  multi: Type.Optional(Type.Boolean()),
-});
-const List = Type.Object({
-  fields: Type.Array(Field),
-  facets: Type.Array(Type.String()),
-  /** `data.<key>:<value>` matches inside the event data */
-  data: Type.Boolean(),
-  /** the field `last:` and `opened<` compare with */
-  time: Type.String(),
-  /** bare words match any of these */
-  text: Type.Array(Type.String()),
-});
-
-function describe(spec: QueryFields, facets: readonly string[]) {
+function describe(spec: QueryFields, facets: readonly string[]): SearchList {
   return {
     fields: Object.entries(spec.fields).map(([name, f]) => ({
       name,
@@ -69,7 +52,7 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{
         summary: 'The fields of each list for the query language, with enumerated values',
         tags: ['incidents'],
         response: {
-          200: Type.Object({ episodes: List, ledger: List, approvals: List }),
+          200: SearchFieldsBody,
           ...errorResponses,
         },
       },

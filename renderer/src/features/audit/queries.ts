@@ -1,5 +1,7 @@
-// The ledger queries' keys (the Audit page's pages of events).
+// The ledger queries' keys (the Audit page's pages of events, and the chain's verification).
+const all = ['ledger'] as const;
+
 export const auditKeys = {
-  all: ['ledger'] as const,
-  page: (query: string) => ['ledger', query] as const,
+  all,
+  page: (query: string) => [...all, query] as const,
 };

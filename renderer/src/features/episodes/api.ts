@@ -12,6 +12,7 @@ import type {
   HistogramDay,
   Scorecard,
 } from '../../../../server/episodes/episodes.wire.js';
+import type { SearchFieldsBody } from '../../../../server/search/search.schemas.js';
 import { call } from '../../shared/api.js';
 
 /** A row of the list: a closed episode; grouped by incident, its incident's root with the rest. */
@@ -33,6 +34,8 @@ export const episodesApi = {
       'GET',
       `/v1/episodes/${encodeURIComponent(id)}${afterSeq === undefined ? '' : `?after_seq=${String(afterSeq)}`}`,
     ),
+  /** GET /v1/search/fields: what the query language can name (the query bar's suggestions). */
+  searchFields: () => call<SearchFieldsBody>('GET', '/v1/search/fields'),
   team: (id: string, verdict: TeamBody['verdict'], detail?: string) =>
     call<TeamAnswer>('POST', `/v1/episodes/${encodeURIComponent(id)}/team`, {
       verdict,

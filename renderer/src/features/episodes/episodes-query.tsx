@@ -5,20 +5,17 @@
 import { episodeKeys } from './queries.js';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState } from 'react';
-import { ApiError, call } from '../../shared/api.js';
+import { ApiError } from '../../shared/api.js';
+import { episodesApi } from './api.js';
 import { navigate } from '../../shared/router.js';
 import { suggest, type SearchField, type Suggestion } from './episodes-suggest.js';
 import './episodes-query.css';
-
-interface SearchFields {
-  episodes: { fields: SearchField[] };
-}
 
 /** GET /v1/search/fields once per session: the field table does not change while running. */
 function useFields(): SearchField[] {
   const fields = useQuery({
     queryKey: episodeKeys.searchFields,
-    queryFn: () => call<SearchFields>('GET', '/v1/search/fields'),
+    queryFn: episodesApi.searchFields,
     staleTime: Infinity,
   });
   return fields.data?.episodes.fields ?? [];

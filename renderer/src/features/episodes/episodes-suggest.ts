@@ -1,12 +1,9 @@
 // Query-bar suggestions (console.md C.3, Kibana's lessons): field names from
 // GET /v1/search/fields, values from the facet counts already loaded for the current scope (or
 // a field's enumerated values), substring matched, at most 10. Nothing here calls the server.
+import type { SearchField } from '../../../../server/search/search.schemas.js';
 
-export interface SearchField {
-  name: string;
-  type: string;
-  values?: string[];
-}
+export type { SearchField };
 
 export interface Suggestion {
   /** what the option shows, e.g. "payments (41)" */
