@@ -7,21 +7,12 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createFakeClock } from '../shared/clock.js';
 import { seedEpisodes, type SeedEpisode } from '../testing/episodes/episodes.js';
 import { asAdmin, buildTestServer, type TestServer } from '../testing/test-server.js';
+import type { Scorecard as WireScorecard } from './episodes.wire.js';
 
 const clock = createFakeClock('2026-11-22T12:00:00.000Z');
 let server: TestServer;
 
-interface Scorecard {
-  minutes_saved: number | null;
-  minutes_saved_how: {
-    ended_by_service: number;
-    handed_over_proven: number;
-    actions_verified: number;
-    shadow_proven: number;
-    shadow_would_save: number | null;
-    text: string;
-  };
-}
+type Scorecard = Pick<WireScorecard, 'minutes_saved' | 'minutes_saved_how'>;
 
 const base = { t_open: '2026-11-21T10:00:00.000Z', t_close: '2026-11-21T10:10:00.000Z' };
 const shadow = (service: string, proven: boolean): SeedEpisode => ({
