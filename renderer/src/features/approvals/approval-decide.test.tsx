@@ -47,9 +47,15 @@ const request = (over: Partial<ApprovalRequest> = {}): ApprovalRequest => ({
   ...over,
 });
 
-const ana: Me = { name: 'ana', role: 'responder', kind: 'session', user_id: 'usr-ana' };
-const bo: Me = { name: 'bo', role: 'responder', kind: 'session', user_id: 'usr-bo' };
-const vic: Me = { name: 'vic', role: 'viewer', kind: 'session', user_id: 'usr-vic' };
+const ana: Me = {
+  name: 'ana',
+  role: 'responder',
+  kind: 'session',
+  user_id: 'usr-ana',
+  session: null,
+};
+const bo: Me = { name: 'bo', role: 'responder', kind: 'session', user_id: 'usr-bo', session: null };
+const vic: Me = { name: 'vic', role: 'viewer', kind: 'session', user_id: 'usr-vic', session: null };
 
 function decide(r: ApprovalRequest, me: Me) {
   const fetch = vi.fn(async (_url: string, _init?: RequestInit) =>
