@@ -32,6 +32,8 @@ export default defineConfig({
           environment: 'happy-dom',
           sequence: { groupOrder: 0 },
           include: ['renderer/**/*.test.tsx'],
+          // Runs beside unit (same group), which vitest allows only with the same worker count.
+          maxWorkers: 2,
         },
       },
       {
