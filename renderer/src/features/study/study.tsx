@@ -36,7 +36,7 @@ const READING_WORDS: Record<string, string> = {
   host_memory_available: 'host memory available',
 };
 
-function StartForm({ admin, running }: { admin: boolean; running: boolean }) {
+export function StartForm({ admin, running }: { admin: boolean; running: boolean }) {
   const action = usePageAction(studyKeys.all, statusKeys.status);
   const [minutes, setMinutes] = useState('15');
   const n = Number(minutes);
@@ -85,7 +85,7 @@ function StartForm({ admin, running }: { admin: boolean; running: boolean }) {
   );
 }
 
-function Progress({ body, admin }: { body: StudyBody; admin: boolean }) {
+export function Progress({ body, admin }: { body: StudyBody; admin: boolean }) {
   const action = usePageAction(studyKeys.all, statusKeys.status);
   const r = body.running;
   if (r === null) return null;
