@@ -8,8 +8,9 @@ import { liveStream, pageVisibility } from './live-stream.js';
 
 export const liveKeys = { all: ['live'] as const };
 
-/** Polling while the stream is down: under a second from an alert's 202 to the Live page. */
-const HEARTBEAT_MS = 500;
+/** Polling while the stream is down (refused at its cap, cut by a proxy): every 2 s, so a tab
+ * stays within 5 KB per 10 s idle (docs/performance.md) and an alert still shows within 2 s. */
+const HEARTBEAT_MS = 2_000;
 /** The same in a hidden tab: one 304 of a few hundred bytes per 30 s (docs/performance.md). */
 const HIDDEN_HEARTBEAT_MS = 30_000;
 
