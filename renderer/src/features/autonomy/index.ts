@@ -6,5 +6,5 @@ export const AutonomyPage = lazy(() =>
 );
 // Small and static: the top bar's halt button and the banner are on every page.
 export { autonomyApi } from './api.js';
-export { autonomyKeys, useAutonomy } from './queries.js';
+export { autonomyKeys } from './queries.js';
 export { HaltBanner, HaltButton, HaltForm } from './halt-button.js';

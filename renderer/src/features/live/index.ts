@@ -1,6 +1,6 @@
 // The live feature as other folders see it: they import from here, never its files.
-export { liveStream, pageVisibility } from './live-stream.js';
+export { liveStream } from './live-stream.js';
 export { LivePage } from './live.js';
 export { WallPage } from './wall.js';
-export { liveApi, type Live, type RunningEpisode } from './api.js';
+export { type Live } from './api.js';
 export { useLive } from './queries.js';

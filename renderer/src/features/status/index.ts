@@ -1,5 +1,4 @@
 // The status feature as other folders see it: they import from here, never its files.
 export { StatusPage } from './status.js';
-export { statusApi, type LicenceStage, type StatusLicence } from './api.js';
-export { statusKeys } from './queries.js';
-export { useStatus } from './queries.js';
+export { type LicenceStage, type StatusLicence } from './api.js';
+export { statusKeys, useStatus } from './queries.js';
