@@ -10,7 +10,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOidcProvider, type OidcProvider } from '../lab/oidc-provider.js';
 import { type Proc } from '../lab/processes.js';
 import { SMTPD_WAIT_MS, startSmtpd, type Smtpd } from '../lab/smtpd.js';
-import { shoot, signInWithAdminToken, startConsole, type ConsoleBench } from './browser.js';
+import {
+  shoot,
+  signInWithAdminToken,
+  startConsole,
+  widthAtPhone,
+  type ConsoleBench,
+} from './browser.js';
 
 const SMTP_PASSWORD = 'smtp-typed-secret-4417';
 const BOB_PASSWORD = 'bob-correct-horse-battery-9';
@@ -221,6 +227,8 @@ describe('people page', () => {
     expect(await row.textContent()).toContain('Ann Owner');
     await admin.getByRole('row').filter({ hasText: 'bob@lab.test' }).getByText('SRE').waitFor();
     await shoot(admin, '45-people');
+    // The people and team tables scroll inside their box on a phone, never the page.
+    expect(await widthAtPhone(admin)).toBeLessThanOrEqual(390);
   });
 });
 

@@ -7,6 +7,7 @@ import { peopleKeys, useTeams } from './queries.js';
 import { ApiError } from '../../shared/api.js';
 import { Refusal } from '../../shared/http.js';
 import { Empty } from '../../shared/parts.js';
+import '../../shared/table-scroll.css';
 
 /** The body of a team's create or change: the name trimmed; every lead is a member too. */
 export const teamBody = (name: string, leads: string[], members: string[]) => ({
@@ -221,58 +222,60 @@ export function Teams({
       <Refusal error={teams.error} />
       {list.length === 0 && teams.isSuccess && <Empty>No teams yet.</Empty>}
       {list.length > 0 && (
-        <table className="table teams">
-          <thead>
-            <tr>
-              <th>Team</th>
-              <th>Leads</th>
-              <th>Members</th>
-              <th>
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.map((t) => {
-              const allowed = isAdmin || (myId !== null && t.leads.includes(myId));
-              const why = 'Only an admin or a lead of this team can change it';
-              return [
-                <tr key={t.id}>
-                  <td>{t.name}</td>
-                  <td>{t.leads.map(nameOf).join(', ') || '—'}</td>
-                  <td>{t.members.map(nameOf).join(', ') || '—'}</td>
-                  <td className="row-actions">
-                    <button
-                      type="button"
-                      disabled={!allowed}
-                      title={allowed ? undefined : why}
-                      aria-expanded={editing === t.id}
-                      onClick={() => {
-                        setEditing(editing === t.id ? null : t.id);
-                      }}
-                    >
-                      Change<span className="visually-hidden"> team {t.name}</span>
-                    </button>{' '}
-                    <DeleteTeam team={t} allowed={allowed} why={why} />
-                  </td>
-                </tr>,
-                editing === t.id && (
-                  <tr key={`${t.id}-edit`} className="editor-row">
-                    <td colSpan={4}>
-                      <TeamForm
-                        team={t}
-                        choices={choices}
-                        onDone={() => {
-                          setEditing(null);
+        <div className="table-scroll">
+          <table className="table teams">
+            <thead>
+              <tr>
+                <th>Team</th>
+                <th>Leads</th>
+                <th>Members</th>
+                <th>
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((t) => {
+                const allowed = isAdmin || (myId !== null && t.leads.includes(myId));
+                const why = 'Only an admin or a lead of this team can change it';
+                return [
+                  <tr key={t.id}>
+                    <td>{t.name}</td>
+                    <td>{t.leads.map(nameOf).join(', ') || '—'}</td>
+                    <td>{t.members.map(nameOf).join(', ') || '—'}</td>
+                    <td className="row-actions">
+                      <button
+                        type="button"
+                        disabled={!allowed}
+                        title={allowed ? undefined : why}
+                        aria-expanded={editing === t.id}
+                        onClick={() => {
+                          setEditing(editing === t.id ? null : t.id);
                         }}
-                      />
+                      >
+                        Change<span className="visually-hidden"> team {t.name}</span>
+                      </button>{' '}
+                      <DeleteTeam team={t} allowed={allowed} why={why} />
                     </td>
-                  </tr>
-                ),
-              ];
-            })}
-          </tbody>
-        </table>
+                  </tr>,
+                  editing === t.id && (
+                    <tr key={`${t.id}-edit`} className="editor-row">
+                      <td colSpan={4}>
+                        <TeamForm
+                          team={t}
+                          choices={choices}
+                          onDone={() => {
+                            setEditing(null);
+                          }}
+                        />
+                      </td>
+                    </tr>
+                  ),
+                ];
+              })}
+            </tbody>
+          </table>
+        </div>
       )}
       {editing === 'new' ? (
         <TeamForm
