@@ -101,6 +101,26 @@ describe('the episodes query bar', () => {
     expect(input.value).toBe('-service:"pay gateway" ');
   });
 
+  it('puts the caret after the taken suggestion before the next key can land', async () => {
+    const input = bar();
+    await loaded();
+    // Completing a word in the middle: the caret follows the insert, not the end of the text.
+    input.focus();
+    // What a browser does when "serv" is typed before an existing term: the value changes
+    // with the caret after the typed letters, then the input event fires.
+    Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')?.set?.call(
+      input,
+      'serv decision:open',
+    );
+    input.setSelectionRange(4, 4);
+    fireEvent.input(input);
+    expect(options()).toEqual(['service:']);
+    fireEvent.keyDown(input, { key: 'Enter' });
+    expect(input.value).toBe('service: decision:open');
+    // No frame has passed: a letter typed now goes after "service:".
+    expect(input.selectionStart).toBe('service:'.length);
+  });
+
   it('closes the suggestions on Escape', async () => {
     const input = bar();
     await loaded();

@@ -4,7 +4,7 @@
 // the caret while the page keeps the last valid result.
 import { episodeKeys } from './queries.js';
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useId, useRef, useState } from 'react';
+import { useEffect, useId, useLayoutEffect, useRef, useState } from 'react';
 import { ApiError } from '../../shared/api.js';
 import { episodesApi } from './api.js';
 import { navigate } from '../../shared/router.js';
@@ -70,13 +70,19 @@ export function QueryBar({
     setOptions(suggest(value, caret, fields, facets));
     setActive(0);
   };
+  // Where the caret goes once React has written an accepted suggestion: set in the same
+  // commit, before the next key press can land (a frame later, a fast typist's next letters
+  // would go in before the caret moved back over them).
+  const caretAfter = useRef<number | null>(null);
+  useLayoutEffect(() => {
+    if (caretAfter.current === null) return;
+    input.current?.setSelectionRange(caretAfter.current, caretAfter.current);
+    caretAfter.current = null;
+  });
   const accept = (s: Suggestion) => {
+    caretAfter.current = s.caret;
     setText(s.text);
     refresh(s.text, s.caret);
-    // The caret after the inserted text, once React has written the value.
-    requestAnimationFrame(() => {
-      input.current?.setSelectionRange(s.caret, s.caret);
-    });
   };
 
   return (
