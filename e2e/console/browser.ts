@@ -53,6 +53,29 @@ const WIDTHS = [
   { width: 390, height: 844, suffix: '-390' },
 ] as const;
 
+/** Whether the page paints a frame within `ms` (a requestAnimationFrame callback runs). */
+async function paints(page: Page, ms: number): Promise<boolean> {
+  const frame = page.evaluate(`new Promise((done) => requestAnimationFrame(() => done(true)))`);
+  const late = new Promise<false>((done) => setTimeout(() => done(false), ms));
+  return (await Promise.race([frame, late])) === true;
+}
+
+/**
+ * Resize the page and see that it paints again. On CI, a page resized around a full-page
+ * screenshot once stopped producing frames: Playwright's click, which waits for two frames
+ * to call an element stable, then hung for its whole timeout. Bringing the page to the front
+ * restarts its frames; the log says when that was needed, and a page that still paints
+ * nothing fails here, naming the cause, instead of in some later click.
+ */
+export async function resize(page: Page, size: { width: number; height: number }): Promise<void> {
+  await page.setViewportSize(size);
+  if (await paints(page, 3000)) return;
+  console.warn(`e2e: ${page.url()} painted no frame 3 s after a resize; bringing it to the front`);
+  await page.bringToFront();
+  if (!(await paints(page, 5000)))
+    throw new Error(`${page.url()} paints no frames after a resize to ${JSON.stringify(size)}`);
+}
+
 /**
  * Save full-page screenshots at each width for a person to look at (e2e/screenshots is not
  * committed); the page gets its own viewport back after.
@@ -62,11 +85,11 @@ export async function shoot(page: Page, name: string): Promise<void> {
   const own = page.viewportSize();
   try {
     for (const w of WIDTHS) {
-      await page.setViewportSize({ width: w.width, height: w.height });
+      await resize(page, { width: w.width, height: w.height });
       await page.screenshot({ path: join(SCREENSHOTS, `${name}${w.suffix}.png`), fullPage: true });
     }
   } finally {
-    if (own !== null) await page.setViewportSize(own);
+    if (own !== null) await resize(page, own);
   }
 }
 
@@ -98,14 +121,14 @@ export async function onLiveSignedIn(
  * the renders they start have run, as a person would see it. */
 export async function widthAtPhone(page: Page): Promise<number> {
   const own = page.viewportSize();
-  await page.setViewportSize({ width: 390, height: 844 });
+  await resize(page, { width: 390, height: 844 });
   try {
     return await page.evaluate<number>(
       `new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() =>
         setTimeout(() => done(document.documentElement.scrollWidth), 0))))`,
     );
   } finally {
-    if (own !== null) await page.setViewportSize(own);
+    if (own !== null) await resize(page, own);
   }
 }
 

@@ -15,6 +15,7 @@ import { buildTestServer } from '../../server/testing/test-server.js';
 import { type Proc } from '../lab/processes.js';
 import {
   callAs,
+  resize,
   shoot,
   signInWithAdminToken,
   startConsole,
@@ -144,7 +145,7 @@ describe('the episode page', () => {
 
   it('opens at ?seq=N with that row scrolled to and highlighted', async () => {
     const seq = seeded.seqs['decision.made'] ?? 0;
-    await page.setViewportSize({ width: 1440, height: 500 });
+    await resize(page, { width: 1440, height: 500 });
     await page.goto(episodeUrl(`?seq=${String(seq)}`));
     const row = page.getByRole('list', { name: 'timeline' }).locator(`[data-seq="${String(seq)}"]`);
     await row.waitFor();
@@ -159,7 +160,7 @@ describe('the episode page', () => {
     expect(
       await page.getByRole('list', { name: 'timeline' }).locator('[aria-current="true"]').count(),
     ).toBe(1);
-    await page.setViewportSize({ width: 1440, height: 900 });
+    await resize(page, { width: 1440, height: 900 });
     await shoot(page, '151-episode-anchor');
   });
 

@@ -15,7 +15,7 @@ import {
   postAlert,
   type TestServer,
 } from '../../server/testing/test-server.js';
-import { launch, onLiveSignedIn } from './browser.js';
+import { launch, onLiveSignedIn, resize } from './browser.js';
 
 requireBundle();
 
@@ -135,7 +135,7 @@ describe('every page', () => {
         { width: 390, height: 844, scheme: 'light' as const },
         { width: 1440, height: 900, scheme: 'dark' as const },
       ]) {
-        await page.setViewportSize(size);
+        await resize(page, size);
         await page.emulateMedia({ colorScheme: scheme });
         await open(route);
         const at = `${route} at ${String(size.width)} ${scheme}`;

@@ -11,7 +11,7 @@ import { createFakeClock } from '../../server/shared/clock.js';
 import { seedEpisodes, type SeedEpisode } from '../../server/testing/episodes/episodes.js';
 import { freePort, requireBundle } from '../../server/testing/processes.js';
 import { ADMIN_TOKEN, buildTestServer, type TestServer } from '../../server/testing/test-server.js';
-import { openSignedIn, shoot } from './browser.js';
+import { openSignedIn, resize, shoot } from './browser.js';
 
 requireBundle();
 const require = createRequire(import.meta.url);
@@ -269,7 +269,7 @@ describe('the per-day histogram', () => {
 
   it('fits a phone: no sideways scroll, fewer date ticks', async () => {
     const wide = await chart().locator('.histogram-x-axis .visx-axis-tick').count();
-    await page.setViewportSize({ width: 390, height: 844 });
+    await resize(page, { width: 390, height: 844 });
     await expect
       .poll(() => chart().locator('.histogram-x-axis .visx-axis-tick').count())
       .toBeLessThan(wide);
@@ -280,6 +280,6 @@ describe('the per-day histogram', () => {
       '.histogram *:not(.histogram-table *)')].map((e) => e.getBoundingClientRect().right))`);
     expect(right).toBeLessThanOrEqual(390);
     expect(await page.evaluate('window.scrollX')).toBe(0);
-    await page.setViewportSize({ width: 1366, height: 900 });
+    await resize(page, { width: 1366, height: 900 });
   });
 });

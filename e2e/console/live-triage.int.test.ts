@@ -11,7 +11,7 @@ import {
   postAlert,
   type TestServer,
 } from '../../server/testing/test-server.js';
-import { launch, shoot, signInWithAdminToken } from './browser.js';
+import { launch, resize, shoot, signInWithAdminToken } from './browser.js';
 
 requireBundle();
 
@@ -212,7 +212,7 @@ describe('Live for triage', () => {
       .not.toMatch(/\bnew\b/);
 
     // Scrolled down, the same holds.
-    await page.setViewportSize({ width: 1440, height: 400 });
+    await resize(page, { width: 1440, height: 400 });
     await page.evaluate('document.activeElement.blur(); window.scrollTo(0, 200)');
     await fire('ScrolledPast', 'svc-scrolled', 'critical');
     await page.getByRole('button', { name: /^1 new · show$/ }).waitFor({ timeout: 15_000 });
@@ -250,7 +250,7 @@ describe('Live for triage', () => {
     expect(inView).toBeGreaterThanOrEqual(20);
     await shoot(page, '115-live-dense');
 
-    await page.setViewportSize({ width: 390, height: 844 });
+    await resize(page, { width: 390, height: 844 });
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
       390,
     );

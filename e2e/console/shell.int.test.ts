@@ -14,7 +14,7 @@ import {
   personOn,
   type TestServer,
 } from '../../server/testing/test-server.js';
-import { launch, onLiveSignedIn, shoot } from './browser.js';
+import { launch, onLiveSignedIn, resize, shoot } from './browser.js';
 
 requireBundle();
 
@@ -85,7 +85,7 @@ describe('a lost connection', () => {
 
 describe('on a phone', () => {
   it('puts the pages in a Menu that opens, closes on Escape and gives focus back', async () => {
-    await page.setViewportSize({ width: 390, height: 844 });
+    await resize(page, { width: 390, height: 844 });
     const menu = page.getByRole('button', { name: 'Menu' });
     await menu.waitFor();
     expect(await menu.getAttribute('aria-expanded')).toBe('false');
@@ -111,7 +111,7 @@ describe('on a phone', () => {
   });
 
   it('fits the top bar in two lines and nothing scrolls sideways', async () => {
-    await page.setViewportSize({ width: 390, height: 844 });
+    await resize(page, { width: 390, height: 844 });
     await page.goto(`${url}/live`);
     await page.getByRole('heading', { name: /Live/, level: 1 }).waitFor();
     const bar = await page.locator('header.topbar').boundingBox();
@@ -129,7 +129,7 @@ describe('on a phone', () => {
     expect(await page.evaluate<string>(`document.activeElement?.getAttribute('name')`)).not.toBe(
       'reason',
     );
-    await page.setViewportSize({ width: 1440, height: 900 });
+    await resize(page, { width: 1440, height: 900 });
   });
 });
 
