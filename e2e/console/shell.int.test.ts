@@ -192,3 +192,37 @@ describe('attribution', () => {
     await shoot(page, '123-approvals-requester');
   });
 });
+
+describe('the keyboard', () => {
+  it('lists every shortcut on ?, goes to a page on g then its letter, and not while typing', async () => {
+    await page.goto(`${url}/live`);
+    await page.getByRole('heading', { name: /Live/, level: 1 }).waitFor();
+    await page.getByRole('heading', { name: /Live/, level: 1 }).click();
+    await page.keyboard.press('?');
+    const sheet = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+    await sheet.waitFor();
+    expect(await sheet.textContent()).toContain('pause or resume the live list');
+    await shoot(page, '160-shortcuts');
+    await page.keyboard.press('Escape');
+    await sheet.waitFor({ state: 'detached' });
+    // g, the hint, then a: Approvals; the `a` reached nothing else.
+    await page.keyboard.press('g');
+    await page.getByRole('status').filter({ hasText: 'g —' }).waitFor();
+    await page.keyboard.press('a');
+    await page.getByRole('heading', { name: /^Approvals/, level: 1 }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/approvals');
+    // In the palette's box, g and e are letters.
+    await page.keyboard.press('Control+k');
+    const box = page.getByRole('combobox', { name: /Search pages/ });
+    await box.waitFor();
+    await page.keyboard.type('ge');
+    expect(await box.inputValue()).toBe('ge');
+    expect(new URL(page.url()).pathname).toBe('/approvals');
+    // The palette opens the list too.
+    await box.fill('keyboard');
+    await page.keyboard.press('Enter');
+    await sheet.waitFor();
+    await page.keyboard.press('Escape');
+    await sheet.waitFor({ state: 'detached' });
+  });
+});

@@ -20,6 +20,7 @@ import { EpisodePage } from '../features/episodes/index.js';
 import { EpisodesPage } from '../features/episodes/index.js';
 import { IncidentPage } from '../features/incidents/index.js';
 import { CommandPalette } from './palette.js';
+import { Shortcuts } from './shortcuts.js';
 import { LivePage } from '../features/live/index.js';
 import { SignInPage } from '../features/access/index.js';
 import { SettingsPage } from '../features/settings/index.js';
@@ -306,6 +307,7 @@ function Frame({ path, role }: { path: string; role: string | undefined }) {
         <Page path={path} />
       </fieldset>
       <CommandPalette />
+      <Shortcuts />
     </div>
   );
 }

@@ -1,7 +1,8 @@
 // The command palette (console.md C.1, D.2): Ctrl+K or ⌘K anywhere opens a dialog that
 // searches the pages, the actions ("Halt all actions" opens the halt form here: it never
-// halts by itself) and episodes by id or text (GET /v1/episodes?q=, debounced). The first
-// match is preselected; arrows move, Enter runs, Escape closes and gives the focus back.
+// halts by itself; "Keyboard shortcuts" opens their list) and episodes by id or text
+// (GET /v1/episodes?q=, debounced). The first match is preselected; arrows move, Enter runs,
+// Escape closes and gives the focus back.
 import { episodeKeys } from '../features/episodes/index.js';
 import { useMe } from '../features/people/index.js';
 import { useQuery } from '@tanstack/react-query';
@@ -10,6 +11,7 @@ import { episodesApi } from '../features/episodes/index.js';
 import { roleAtLeast } from '../shared/api.js';
 import { HaltForm } from '../features/autonomy/index.js';
 import { navigate } from '../shared/router.js';
+import { showShortcuts } from './shortcuts.js';
 import './palette.css';
 
 /** Where the palette can go: every page of the navigation, and a few sections by name. */
@@ -100,6 +102,20 @@ function Palette({ onClose }: { onClose: () => void }) {
             ...(!responder && { disabled: 'needs the responder role' }),
             run: () => {
               setHalting(true);
+            },
+          } satisfies Item,
+        ]
+      : []),
+    ...(matches('Keyboard shortcuts') || matches('keys') || word === '?'
+      ? [
+          {
+            key: 'shortcuts',
+            kind: 'action',
+            label: 'Keyboard shortcuts',
+            detail: 'the list (also ?)',
+            run: () => {
+              onClose();
+              showShortcuts();
             },
           } satisfies Item,
         ]

@@ -6,6 +6,7 @@ import { useEffect, useMemo, useRef } from 'react';
 import { type Episode } from './api.js';
 import { Link, Time } from '../../shared/parts.js';
 import { navigate, useLocation } from '../../shared/router.js';
+import { shortcutKey } from '../../shared/keys.js';
 import {
   CHANGE_MARK,
   TIMELINE_KINDS,
@@ -16,11 +17,6 @@ import {
 
 const isKind = (k: string | null): k is TimelineKind =>
   TIMELINE_KINDS.some(([id]) => id === k && id !== 'all');
-
-/** Typing in a field is not a shortcut. */
-const typing = (target: EventTarget | null): boolean =>
-  target instanceof HTMLElement &&
-  (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
 
 function TimelineRow({
   row,
@@ -113,7 +109,7 @@ export function Timeline({ episode }: { episode: Episode }) {
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
-      if (e.altKey || e.ctrlKey || e.metaKey || typing(e.target)) return;
+      if (!shortcutKey(e)) return;
       const i = Number(e.key);
       const chosen = Number.isInteger(i) && i >= 1 ? TIMELINE_KINDS[i - 1] : undefined;
       if (chosen === undefined) return;

@@ -8,6 +8,7 @@ import { useEffect, useId, useLayoutEffect, useRef, useState } from 'react';
 import { ApiError } from '../../shared/api.js';
 import { episodesApi } from './api.js';
 import { navigate } from '../../shared/router.js';
+import { shortcutKey } from '../../shared/keys.js';
 import { suggest, type SearchField, type Suggestion } from './episodes-suggest.js';
 import './episodes-query.css';
 
@@ -19,12 +20,6 @@ function useFields(): SearchField[] {
     staleTime: Infinity,
   });
   return fields.data?.episodes.fields ?? [];
-}
-
-/** Whether a key press is typing into something (where `/` is a character, not a command). */
-export function typingIn(target: EventTarget | null): boolean {
-  if (!(target instanceof HTMLElement)) return false;
-  return target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName);
 }
 
 export function QueryBar({
@@ -52,7 +47,7 @@ export function QueryBar({
   }, [fromUrl]);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (e.key !== '/' || e.ctrlKey || e.metaKey || e.altKey || typingIn(e.target)) return;
+      if (e.key !== '/' || !shortcutKey(e)) return;
       e.preventDefault();
       input.current?.focus();
     };

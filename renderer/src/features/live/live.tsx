@@ -5,6 +5,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { Empty, ErrorNote, Link } from '../../shared/parts.js';
 import { useLive } from './queries.js';
 import { navigate, useLocation } from '../../shared/router.js';
+import { shortcutKey } from '../../shared/keys.js';
 import { useHeld } from './live-hold.js';
 import { attentionOrder, groupsOf, hrefOf, matches, viewOf } from './live-rows.js';
 import { LiveTable } from './live-table.js';
@@ -24,16 +25,6 @@ function useNow(intervalMs: number): number {
   return now;
 }
 
-/** Whether a key press is text being typed (then `p` is a letter, not Pause). */
-function typing(target: EventTarget | null): boolean {
-  return (
-    target instanceof HTMLInputElement ||
-    target instanceof HTMLTextAreaElement ||
-    target instanceof HTMLSelectElement ||
-    (target instanceof HTMLElement && target.isContentEditable)
-  );
-}
-
 export function LivePage() {
   const live = useLive(true);
   const now = useNow(1000);
@@ -50,7 +41,7 @@ export function LivePage() {
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
-      if (e.key !== 'p' || e.ctrlKey || e.metaKey || e.altKey || typing(e.target)) return;
+      if (e.key !== 'p' || !shortcutKey(e)) return;
       e.preventDefault();
       if (pausedAt === null) pause();
       else resume();
