@@ -1,5 +1,6 @@
 // One person: add (e-mail, name, role), change (name, role, handles, disabled) and delete
 // after a confirmation. The roles the caller may not grant are shown disabled with the reason.
+import { ConfirmDelete } from './confirm-delete.js';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { type HandleKind, type Person, type UserChange, peopleApi } from './api.js';
@@ -219,61 +220,11 @@ export function PersonEditor({
 }
 
 export function DeletePerson({ person }: { person: Person }) {
-  const qc = useQueryClient();
-  const [confirming, setConfirming] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  if (!confirming)
-    return (
-      <>
-        <button
-          type="button"
-          onClick={() => {
-            setConfirming(true);
-            setError(null);
-          }}
-        >
-          Delete<span className="visually-hidden"> {person.email}</span>
-        </button>
-        <Refusal error={error} />
-      </>
-    );
   return (
-    <span className="confirm" role="group" aria-label={`Delete ${person.email}?`}>
-      Delete {person.email}? Their sessions end.{' '}
-      <button
-        type="button"
-        className="danger"
-        disabled={busy}
-        autoFocus
-        onClick={() => {
-          setBusy(true);
-          peopleApi
-            .remove(person.id)
-            .then(() => {
-              void qc.invalidateQueries({ queryKey: peopleKeys.users });
-              void qc.invalidateQueries({ queryKey: peopleKeys.teams });
-            })
-            .catch((err: unknown) => {
-              setError(err);
-              setConfirming(false);
-            })
-            .finally(() => {
-              setBusy(false);
-            });
-        }}
-      >
-        Yes, delete
-      </button>{' '}
-      <button
-        type="button"
-        className="quiet"
-        onClick={() => {
-          setConfirming(false);
-        }}
-      >
-        Keep
-      </button>
-    </span>
+    <ConfirmDelete
+      what={person.email}
+      question={`Delete ${person.email}? Their sessions end.`}
+      remove={() => peopleApi.remove(person.id)}
+    />
   );
 }

@@ -1,5 +1,6 @@
 // Teams (every role reads them): create, rename, members and leads (an admin or a lead of the
 // team), delete. A lead is always a member too: the body sent says so.
+import { ConfirmDelete } from './confirm-delete.js';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { type Person, type Team, peopleApi } from './api.js';
@@ -137,58 +138,13 @@ function TeamForm({
 }
 
 function DeleteTeam({ team, allowed, why }: { team: Team; allowed: boolean; why: string }) {
-  const qc = useQueryClient();
-  const [confirming, setConfirming] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  if (!confirming)
-    return (
-      <>
-        <button
-          type="button"
-          disabled={!allowed}
-          title={allowed ? undefined : why}
-          onClick={() => {
-            setConfirming(true);
-            setError(null);
-          }}
-        >
-          Delete<span className="visually-hidden"> team {team.name}</span>
-        </button>
-        <Refusal error={error} />
-      </>
-    );
   return (
-    <span className="confirm" role="group" aria-label={`Delete team ${team.name}?`}>
-      Delete team {team.name}?{' '}
-      <button
-        type="button"
-        className="danger"
-        autoFocus
-        onClick={() => {
-          peopleApi
-            .removeTeam(team.id)
-            .then(() => {
-              void qc.invalidateQueries({ queryKey: peopleKeys.teams });
-              void qc.invalidateQueries({ queryKey: peopleKeys.users });
-            })
-            .catch((err: unknown) => {
-              setError(err);
-              setConfirming(false);
-            });
-        }}
-      >
-        Yes, delete
-      </button>{' '}
-      <button
-        type="button"
-        className="quiet"
-        onClick={() => {
-          setConfirming(false);
-        }}
-      >
-        Keep
-      </button>
-    </span>
+    <ConfirmDelete
+      what={`team ${team.name}`}
+      question={`Delete team ${team.name}?`}
+      remove={() => peopleApi.removeTeam(team.id)}
+      why={allowed ? null : why}
+    />
   );
 }
 

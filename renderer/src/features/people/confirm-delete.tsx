@@ -1,0 +1,81 @@
+// Delete in place with a confirmation (a person, a team): "Delete", then the question with
+// "Yes, delete" (focused) and "Keep"; a refusal shows beside the button. People and teams
+// name each other, so both lists are read again after.
+import { useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Refusal } from '../../shared/http.js';
+import { peopleKeys } from './queries.js';
+
+export function ConfirmDelete({
+  what,
+  question,
+  remove,
+  why = null,
+}: {
+  /** what is deleted, as a screen reader hears the button ("ann@example.com", "team db") */
+  what: string;
+  /** the question, with what follows from it */
+  question: string;
+  remove: () => Promise<unknown>;
+  /** why it cannot be deleted by this person; null: it can */
+  why?: string | null;
+}) {
+  const qc = useQueryClient();
+  const [confirming, setConfirming] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  if (!confirming)
+    return (
+      <>
+        <button
+          type="button"
+          disabled={why !== null}
+          title={why ?? undefined}
+          onClick={() => {
+            setConfirming(true);
+            setError(null);
+          }}
+        >
+          Delete<span className="visually-hidden"> {what}</span>
+        </button>
+        <Refusal error={error} />
+      </>
+    );
+  return (
+    <span className="confirm" role="group" aria-label={`Delete ${what}?`}>
+      {question}{' '}
+      <button
+        type="button"
+        className="danger"
+        disabled={busy}
+        autoFocus
+        onClick={() => {
+          setBusy(true);
+          remove()
+            .then(() => {
+              void qc.invalidateQueries({ queryKey: peopleKeys.users });
+              void qc.invalidateQueries({ queryKey: peopleKeys.teams });
+            })
+            .catch((err: unknown) => {
+              setError(err);
+              setConfirming(false);
+            })
+            .finally(() => {
+              setBusy(false);
+            });
+        }}
+      >
+        Yes, delete
+      </button>{' '}
+      <button
+        type="button"
+        className="quiet"
+        onClick={() => {
+          setConfirming(false);
+        }}
+      >
+        Keep
+      </button>
+    </span>
+  );
+}
