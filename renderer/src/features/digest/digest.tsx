@@ -6,6 +6,7 @@ import { digestApi } from './api.js';
 import { navigate, useLocation } from '../../shared/router.js';
 import { duration, Empty, ErrorNote } from '../../shared/parts.js';
 import './digest.css';
+import { CopyButton } from '../../shared/clipboard.js';
 
 const SPANS = [
   { days: 1, label: 'Today so far' },
@@ -128,14 +129,7 @@ export function DigestPage() {
             </table>
           )}
           <h2>As text</h2>
-          <button
-            type="button"
-            onClick={() => {
-              void navigator.clipboard.writeText(d.markdown);
-            }}
-          >
-            Copy the Markdown
-          </button>
+          <CopyButton text={d.markdown} what="the Markdown" label="Copy the Markdown" />
           <pre className="digest-text" aria-label="digest as Markdown">
             {d.markdown}
           </pre>

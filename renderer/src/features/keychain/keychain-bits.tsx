@@ -1,7 +1,8 @@
-// Small pieces of the Keychain page: a Copy button, a fingerprint grouped in fours, the
+// Small pieces of the Keychain page: a fingerprint grouped in fours (with a Copy), the
 // health and site-key badges (colour, shape and word), and the line that says which role a
 // disabled control needs.
-import { Fragment, useId, useState, type ReactNode } from 'react';
+import { Fragment, useId, type ReactNode } from 'react';
+import { CopyButton } from '../../shared/clipboard.js';
 import {
   fingerprintGroups,
   HEALTH_WORDS,
@@ -9,64 +10,6 @@ import {
   type MemberHealth,
   type SiteKeyStatus,
 } from './keychain-words.js';
-
-/** Put `text` on the clipboard; outside a secure context, through a selected hidden textarea. */
-async function copyText(text: string): Promise<boolean> {
-  if (typeof navigator.clipboard !== 'undefined') {
-    try {
-      await navigator.clipboard.writeText(text);
-      return true;
-    } catch {
-      // denied (a headless browser, a policy): the old way below
-    }
-  }
-  const area = document.createElement('textarea');
-  area.value = text;
-  area.setAttribute('readonly', '');
-  area.className = 'visually-hidden';
-  document.body.appendChild(area);
-  area.select();
-  try {
-    return document.execCommand('copy');
-  } finally {
-    area.remove();
-  }
-}
-
-/** A Copy button that says what happened: copied, or select the text yourself. */
-export function CopyButton({
-  text,
-  what,
-  label = 'Copy',
-}: {
-  text: string;
-  what: string;
-  label?: string;
-}) {
-  const [said, setSaid] = useState<string | null>(null);
-  return (
-    <span className="copy">
-      <button
-        type="button"
-        className="quiet"
-        aria-label={`Copy ${what}`}
-        onClick={() => {
-          void copyText(text).then((ok) => {
-            setSaid(ok ? 'Copied.' : 'Could not copy: select the text and press Ctrl+C (⌘C).');
-          });
-        }}
-      >
-        {label}
-      </button>
-      {said !== null && (
-        <span className={said === 'Copied.' ? 'ok' : 'hint'} role="status">
-          {' '}
-          {said}
-        </span>
-      )}
-    </span>
-  );
-}
 
 /** The whole fingerprint in groups of four (breaking only between groups), and a Copy. */
 export function Fingerprint({ fp, copy = true }: { fp: string; copy?: boolean }) {

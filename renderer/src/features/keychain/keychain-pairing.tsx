@@ -9,7 +9,8 @@ import { useState } from 'react';
 import { Time } from '../../shared/parts.js';
 import { Refusal } from '../../shared/http.js';
 import { useKeychainAction, type KeychainAction } from './keychain-action.js';
-import { CopyButton, Field, Why } from './keychain-bits.js';
+import { Field, Why } from './keychain-bits.js';
+import { CopyButton } from '../../shared/clipboard.js';
 import {
   keychainApi,
   type JoiningView,

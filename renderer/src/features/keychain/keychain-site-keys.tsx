@@ -7,7 +7,8 @@ import { useId, useLayoutEffect, useState } from 'react';
 import { Time } from '../../shared/parts.js';
 import { Refusal } from '../../shared/http.js';
 import { useKeychainAction } from './keychain-action.js';
-import { adminWhy, CopyButton, Field, SiteKeyBadge, Why } from './keychain-bits.js';
+import { adminWhy, Field, SiteKeyBadge, Why } from './keychain-bits.js';
+import { CopyButton } from '../../shared/clipboard.js';
 import {
   keychainApi,
   type KeychainView,
