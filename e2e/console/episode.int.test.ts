@@ -164,6 +164,43 @@ describe('the episode page', () => {
     await shoot(page, '151-episode-anchor');
   });
 
+  it('moves along the rows with j and k, and c copies the link to the focused row', async () => {
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], {
+      origin: svc.url,
+    });
+    const seq = seeded.seqs['decision.made'] ?? 0;
+    await page.goto(episodeUrl(`?seq=${String(seq)}`));
+    const timeline = page.getByRole('list', { name: 'timeline' });
+    await timeline.locator('[aria-current="true"]').waitFor();
+    await page.getByRole('heading', { name: 'Timeline' }).click();
+    // Nothing focused: the highlighted row's link.
+    await page.keyboard.press('c');
+    const said = page.getByRole('status').filter({ hasText: 'Copied the link' });
+    await said.waitFor();
+    const anchored = episodeUrl(`?seq=${String(seq)}`);
+    expect(await said.textContent()).toContain(`#${String(seq)}: ${anchored}`);
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(anchored);
+    // j twice: the second row has the focus, and c copies its link.
+    await page.keyboard.press('j');
+    await page.keyboard.press('j');
+    const rows = timeline.locator('[data-seq]');
+    const second = (await rows.nth(1).getAttribute('data-seq')) ?? '';
+    await expect
+      .poll(() => page.evaluate(`document.activeElement?.closest('[data-seq]')?.dataset.seq`))
+      .toBe(second);
+    await page.keyboard.press('k');
+    const first = (await rows.nth(0).getAttribute('data-seq')) ?? '';
+    await expect
+      .poll(() => page.evaluate(`document.activeElement?.closest('[data-seq]')?.dataset.seq`))
+      .toBe(first);
+    await page.keyboard.press('c');
+    await page
+      .getByRole('status')
+      .filter({ hasText: `#${first}:` })
+      .waitFor();
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(episodeUrl(`?seq=${first}`));
+  });
+
   it('filters the timeline by kind and flips its order, in the URL', async () => {
     await page.goto(episodeUrl());
     const timeline = page.getByRole('list', { name: 'timeline' });

@@ -51,6 +51,12 @@ export const SHORTCUTS: readonly Shortcut[] = [
     where: 'Episodes histogram',
   },
   { keys: ['1', '…', '8'], does: 'show one kind of timeline row', where: 'an episode' },
+  { keys: ['j', 'k'], does: 'move down and up the timeline rows', where: 'an episode' },
+  {
+    keys: ['c'],
+    does: 'copy the link to the focused row (else the highlighted one, else the episode)',
+    where: 'an episode',
+  },
   { keys: ['←', '↑', '→', '↓', 'Enter'], does: 'move between services, open one', where: 'Estate' },
 ];
 

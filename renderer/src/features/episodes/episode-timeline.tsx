@@ -1,12 +1,14 @@
 // The episode's timeline, merged by seq (console brief C.4): every row shows its seq and is a
 // permalink (`?seq=N`: scrolled to and highlighted on load), links the objects it names and
 // its audit entry; chips filter by kind and a toggle flips the order, both in the URL
-// (`kind`, `order`); keys 1–8 pick a chip (D.2). Colour only on rows where state changed.
-import { useEffect, useMemo, useRef } from 'react';
+// (`kind`, `order`); keys 1–8 pick a chip, j and k move between rows, c copies a row's link
+// (D.2). Colour only on rows where state changed.
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { type Episode } from './api.js';
 import { Link, Time } from '../../shared/parts.js';
 import { navigate, useLocation } from '../../shared/router.js';
 import { shortcutKey } from '../../shared/keys.js';
+import { copyText } from '../../shared/clipboard.js';
 import {
   CHANGE_MARK,
   TIMELINE_KINDS,
@@ -107,9 +109,43 @@ export function Timeline({ episode }: { episode: Episode }) {
     el.scrollIntoView({ block: 'center' });
   });
 
+  // `c` copies the link to the focused row (else the highlighted one, else the episode);
+  // `j` and `k` move the focus down and up the rows' permalinks.
+  const [copied, setCopied] = useState<string | null>(null);
+  // The key handler is registered once; it reads the episode and anchor of the last render.
+  const current = useRef({ id: episode.episode_id, anchor });
+  current.current = { id: episode.episode_id, anchor };
+
   useEffect(() => {
+    const focusedSeq = (): string | null =>
+      document.activeElement?.closest('[data-seq]')?.getAttribute('data-seq') ?? null;
     const onKey = (e: KeyboardEvent): void => {
       if (!shortcutKey(e)) return;
+      if (e.key === 'c') {
+        e.preventDefault();
+        const { id, anchor: at } = current.current;
+        const seq = focusedSeq() ?? (Number.isNaN(at) ? null : String(at));
+        const link =
+          `${window.location.origin}/episodes/${encodeURIComponent(id)}` +
+          (seq === null ? '' : `?seq=${seq}`);
+        void copyText(link).then((ok) => {
+          const what = seq === null ? 'this episode' : `#${seq}`;
+          setCopied(ok ? `Copied the link to ${what}: ${link}` : `Copy the link by hand: ${link}`);
+        });
+        return;
+      }
+      if (e.key === 'j' || e.key === 'k') {
+        const links = [...(listRef.current?.querySelectorAll<HTMLElement>('.tl-seq') ?? [])];
+        if (links.length === 0) return;
+        e.preventDefault();
+        const at = links.findIndex(
+          (l) => l.closest('[data-seq]')?.getAttribute('data-seq') === focusedSeq(),
+        );
+        const next =
+          at < 0 ? 0 : Math.min(links.length - 1, Math.max(0, at + (e.key === 'j' ? 1 : -1)));
+        links[next]?.focus();
+        return;
+      }
       const i = Number(e.key);
       const chosen = Number.isInteger(i) && i >= 1 ? TIMELINE_KINDS[i - 1] : undefined;
       if (chosen === undefined) return;
@@ -146,6 +182,11 @@ export function Timeline({ episode }: { episode: Episode }) {
           </button>
         </div>
       </div>
+      {copied !== null && (
+        <p className="ok tl-copied" role="status">
+          {copied}
+        </p>
+      )}
       {shown.length === 0 && <p className="muted">No {kind} events in this episode.</p>}
       <ol className="timeline" aria-label="timeline" ref={listRef}>
         {shown.map((r) => (
