@@ -1,8 +1,19 @@
-// One incident: its lifecycle, its episodes (root first), causes, fixes and history.
+// One incident: its lifecycle, its episodes (root first), causes (each with the episode that
+// confirmed it), fixes and history (each entry linked to its ledger event and episode).
 import { incidentKeys } from './queries.js';
 import { useQuery } from '@tanstack/react-query';
 import { incidentsApi } from './api.js';
 import { ErrorNote, Link, Time, duration } from '../../shared/parts.js';
+
+/** A confirmed cause as the episode recorded it: its name, or a `{cause}` record's. */
+export function causeName(cause: unknown): string {
+  if (typeof cause === 'string') return cause;
+  if (typeof cause === 'object' && cause !== null && 'cause' in cause) {
+    const named = (cause as { cause: unknown }).cause;
+    if (typeof named === 'string') return named;
+  }
+  return 'a cause without a name';
+}
 
 export function IncidentPage({ id }: { id: string }) {
   const incident = useQuery({
@@ -37,7 +48,16 @@ export function IncidentPage({ id }: { id: string }) {
             <dd>
               {i.causes.length === 0
                 ? 'none confirmed'
-                : i.causes.map((c) => JSON.stringify(c.cause)).join(', ')}
+                : i.causes.map((c, n) => (
+                    <span key={`${c.episode_id}-${String(n)}`}>
+                      {n > 0 && ', '}
+                      {causeName(c.cause)} (
+                      <Link to={`/episodes/${encodeURIComponent(c.episode_id)}`}>
+                        {c.episode_id}
+                      </Link>
+                      )
+                    </span>
+                  ))}
             </dd>
             <dt>Fixes</dt>
             <dd>
@@ -80,12 +100,22 @@ export function IncidentPage({ id }: { id: string }) {
           <h2>History</h2>
           <ol className="timeline">
             {i.history.map((h) => (
-              <li key={h.seq}>
-                <span className="seqno">#{h.seq}</span> <Time iso={h.at} />{' '}
+              <li key={h.seq} data-seq={h.seq}>
+                {/* Each entry is a ledger event: its seq opens it on the Audit page. */}
+                <Link to={`/audit?seq=${String(h.seq)}`} className="seqno">
+                  #{h.seq}
+                </Link>{' '}
+                <Time iso={h.at} />{' '}
                 <strong>
                   {h.event === 'status' ? `${h.from ?? ''} → ${h.to ?? ''}` : h.event}
                 </strong>
                 {h.service !== undefined && <> {h.service}</>}
+                {h.episode_id !== undefined && (
+                  <>
+                    {' · '}
+                    <Link to={`/episodes/${encodeURIComponent(h.episode_id)}`}>{h.episode_id}</Link>
+                  </>
+                )}
                 {h.why && <span className="muted"> — {h.why}</span>}
               </li>
             ))}
