@@ -201,6 +201,13 @@ describe('the per-day histogram', () => {
       ),
     ).toBe(true);
     await page.getByText(`Selected ${date(5)}`).waitFor();
+    // The facets compare the day with the rest: what only that day had comes first, badged;
+    // "restored" (2 of its 4, 4 of the other 9) is not called out.
+    const result = page.getByRole('group', { name: 'result' });
+    await page.getByText('Selected days vs the rest').waitFor();
+    await expect
+      .poll(() => result.locator('label').allTextContents(), { timeout: 15_000 })
+      .toEqual(['clearedonly here1', 'otheronly here1', 'restored2']);
     // One day keeps a bar of readable width, not a wall across the chart.
     await expect.poll(() => chart().locator('[data-day]').count()).toBe(1);
     expect(

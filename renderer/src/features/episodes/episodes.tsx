@@ -14,6 +14,7 @@ import { ScorecardStrip } from './episodes-scorecard.js';
 import { SeverityMark } from '../../shared/severity.js';
 import './episodes.css';
 import '../../shared/table-scroll.css';
+import { compareWithRest, liftBadge } from './episodes-facets.js';
 
 // The chart (visx and d3) loads after the list, outside the first page's script (first load
 // ≤ 150 KB gzip); until then its place is kept empty so nothing below it moves twice.
@@ -28,43 +29,93 @@ const LIMIT = 50;
 const withParam = (params: URLSearchParams, key: string, value: string | null): string =>
   paramHref('/episodes', params, key, value);
 
+/** The whole scope a histogram selection was cut from: its facets and how many episodes. */
+interface Whole {
+  facets: Record<string, Record<string, number>>;
+  total: number;
+}
+
 function Facets({
   params,
   facets,
+  total,
+  whole,
 }: {
   params: URLSearchParams;
   facets: Record<string, Record<string, number>>;
+  /** episodes the facets count */
+  total: number;
+  /** while days are selected: the scope without the selection, to compare with */
+  whole: Whole | undefined;
 }) {
   return (
     <aside className="facets" aria-label="facets">
+      {whole !== undefined && (
+        <p className="muted facets-compare">
+          Selected days vs the rest: most over-represented first.
+        </p>
+      )}
       {FACETS.map((f) => {
         const chosen = new Set((params.get(f) ?? '').split(',').filter((v) => v !== ''));
-        const values = Object.entries(facets[f] ?? {});
+        const values =
+          whole === undefined
+            ? Object.entries(facets[f] ?? {}).map(([value, count]) => ({
+                value,
+                count,
+                lift: Number.NaN,
+              }))
+            : compareWithRest(facets[f] ?? {}, total, whole.facets[f] ?? {}, whole.total);
         return (
           <fieldset key={f}>
             <legend>{f}</legend>
             {values.length === 0 && <span className="muted">none</span>}
-            {values.slice(0, 12).map(([value, count]) => (
-              <label key={value} className="facet">
-                <input
-                  type="checkbox"
-                  checked={chosen.has(value)}
-                  onChange={() => {
-                    const next = new Set(chosen);
-                    if (next.has(value)) next.delete(value);
-                    else next.add(value);
-                    navigate(withParam(params, f, [...next].join(',')), { replace: true });
-                  }}
-                />
-                <span className="value">{value}</span>
-                <span className="num">{count.toLocaleString('en')}</span>
-              </label>
-            ))}
+            {values.slice(0, 12).map(({ value, count, lift }) => {
+              const badge = liftBadge(lift);
+              return (
+                <label key={value} className="facet">
+                  <input
+                    type="checkbox"
+                    checked={chosen.has(value)}
+                    onChange={() => {
+                      const next = new Set(chosen);
+                      if (next.has(value)) next.delete(value);
+                      else next.add(value);
+                      navigate(withParam(params, f, [...next].join(',')), { replace: true });
+                    }}
+                  />
+                  <span className="value">{value}</span>
+                  <span>
+                    {badge !== null && <span className="badge lift">{badge}</span>}
+                    <span className="num">{count.toLocaleString('en')}</span>
+                  </span>
+                </label>
+              );
+            })}
           </fieldset>
         );
       })}
     </aside>
   );
+}
+
+/**
+ * While days are selected on the histogram (`since`/`until`), the same filters without them:
+ * the rest the selection is compared with. One small request (one row), cached per filter.
+ */
+function useWhole(params: URLSearchParams): Whole | undefined {
+  const selected = params.has('since') || params.has('until');
+  const scope = new URLSearchParams(params);
+  for (const key of ['since', 'until', 'offset', 'sort']) scope.delete(key);
+  scope.set('limit', '1');
+  const query = scope.toString();
+  const whole = useQuery({
+    queryKey: episodeKeys.list(query),
+    queryFn: () => episodesApi.episodes(query),
+    enabled: selected,
+  });
+  return selected && whole.data !== undefined
+    ? { facets: whole.data.facets, total: whole.data.total }
+    : undefined;
 }
 
 export function EpisodesPage() {
@@ -86,6 +137,7 @@ export function EpisodesPage() {
     if (list.data !== undefined && !list.isPlaceholderData) setLastGood(list.data);
   }, [list.data, list.isPlaceholderData]);
   const data = list.data ?? lastGood;
+  const whole = useWhole(params);
   const stale = list.isError && data !== undefined;
   const sort = params.get('sort') ?? '-t_open';
   const offset = Number(params.get('offset') ?? '0');
@@ -236,7 +288,7 @@ export function EpisodesPage() {
           </Suspense>
         )}
         <div className="with-rail">
-          {data && <Facets params={params} facets={data.facets} />}
+          {data && <Facets params={params} facets={data.facets} total={data.total} whole={whole} />}
           <section className="results">
             {data && data.episodes.length === 0 && (
               <Empty>No closed episode matches. Running ones are on Live.</Empty>
