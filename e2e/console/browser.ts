@@ -54,10 +54,21 @@ const WIDTHS = [
 ] as const;
 
 /** Whether the page paints a frame within `ms` (a requestAnimationFrame callback runs). */
-async function paints(page: Page, ms: number): Promise<boolean> {
-  const frame = page.evaluate(`new Promise((done) => requestAnimationFrame(() => done(true)))`);
-  const late = new Promise<false>((done) => setTimeout(() => done(false), ms));
-  return (await Promise.race([frame, late])) === true;
+async function isPainting(page: Page, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  // A page closed while waiting is not painting (and leaves no unhandled rejection behind).
+  const frame = page
+    .evaluate(`new Promise((done) => requestAnimationFrame(() => done(true)))`)
+    .then((painted) => painted === true)
+    .catch(() => false);
+  const late = new Promise<false>((done) => {
+    timer = setTimeout(() => done(false), ms);
+  });
+  try {
+    return await Promise.race([frame, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
@@ -69,10 +80,10 @@ async function paints(page: Page, ms: number): Promise<boolean> {
  */
 export async function resize(page: Page, size: { width: number; height: number }): Promise<void> {
   await page.setViewportSize(size);
-  if (await paints(page, 3000)) return;
+  if (await isPainting(page, 3000)) return;
   console.warn(`e2e: ${page.url()} painted no frame 3 s after a resize; bringing it to the front`);
   await page.bringToFront();
-  if (!(await paints(page, 5000)))
+  if (!(await isPainting(page, 5000)))
     throw new Error(`${page.url()} paints no frames after a resize to ${JSON.stringify(size)}`);
 }
 
@@ -83,14 +94,12 @@ export async function resize(page: Page, size: { width: number; height: number }
 export async function shoot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   const own = page.viewportSize();
-  try {
-    for (const w of WIDTHS) {
-      await resize(page, { width: w.width, height: w.height });
-      await page.screenshot({ path: join(SCREENSHOTS, `${name}${w.suffix}.png`), fullPage: true });
-    }
-  } finally {
-    if (own !== null) await resize(page, own);
+  for (const w of WIDTHS) {
+    await resize(page, { width: w.width, height: w.height });
+    await page.screenshot({ path: join(SCREENSHOTS, `${name}${w.suffix}.png`), fullPage: true });
   }
+  // Not in a `finally`: after a failed resize another would only wait and hide the error.
+  if (own !== null) await resize(page, own);
 }
 
 /** Open `url` signed out and sign in with the admin token: one field labelled "Admin token". */

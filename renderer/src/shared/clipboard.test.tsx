@@ -23,9 +23,13 @@ describe('the Copy button', () => {
   it('copies through a selected textarea without the Clipboard API, and says so', async () => {
     insecure(true);
     render(<CopyButton text="# Digest" what="the digest as Markdown" label="Copy the Markdown" />);
-    fireEvent.click(screen.getByRole('button', { name: 'Copy the digest as Markdown' }));
+    const button = screen.getByRole('button', { name: 'Copy the digest as Markdown' });
+    button.focus();
+    fireEvent.click(button);
     await waitFor(() => expect(screen.getByRole('status').textContent).toContain('Copied.'));
     expect(execCommand).toHaveBeenCalledWith('copy');
+    // The focus is back where it was.
+    expect(document.activeElement).toBe(button);
     // The textarea used for it is gone.
     expect(document.querySelector('textarea')).toBeNull();
   });

@@ -13,16 +13,23 @@ export async function copyText(text: string): Promise<boolean> {
       // denied (a headless browser, a policy): the old way below
     }
   }
+  // Fixed at the top, focused without scrolling, and the focus given back after: copying
+  // must not move the page or lose the row a person was on.
+  const before = document.activeElement;
   const area = document.createElement('textarea');
   area.value = text;
   area.setAttribute('readonly', '');
   area.className = 'visually-hidden';
+  area.style.position = 'fixed';
+  area.style.top = '0';
   document.body.appendChild(area);
+  area.focus({ preventScroll: true });
   area.select();
   try {
     return document.execCommand('copy');
   } finally {
     area.remove();
+    if (before instanceof HTMLElement) before.focus({ preventScroll: true });
   }
 }
 
@@ -51,12 +58,10 @@ export function CopyButton({
       >
         {label}
       </button>
-      {said !== null && (
-        <span className={said === 'Copied.' ? 'ok' : 'hint'} role="status">
-          {' '}
-          {said}
-        </span>
-      )}
+      {/* Always there, so a screen reader hears what is written into it. */}
+      <span className={said === 'Copied.' ? 'ok' : 'hint'} role="status">
+        {said === null ? '' : ` ${said}`}
+      </span>
     </span>
   );
 }

@@ -44,10 +44,14 @@ describe('the keyboard layer', () => {
     document.addEventListener('keydown', livePause);
     press('g');
     expect(screen.getByRole('status').textContent).toMatch(/^g —/);
+    // Shift alone (on the way to `?`) does not end the wait.
+    press('Shift', document.body, { shiftKey: true });
     press('a');
     expect(window.location.pathname).toBe('/approvals');
-    expect(livePause).not.toHaveBeenCalled();
-    expect(screen.queryByRole('status')).toBeNull();
+    const heard = livePause.mock.calls.map(([e]) => (e as KeyboardEvent).key);
+    expect(heard).not.toContain('g');
+    expect(heard).not.toContain('a');
+    expect(screen.getByRole('status').textContent).toBe('');
     for (const [key, page] of Object.entries(GO_TO)) {
       press('g');
       press(key);
@@ -77,13 +81,55 @@ describe('the keyboard layer', () => {
     act(() => {
       vi.advanceTimersByTime(CHORD_MS + 1);
     });
-    expect(screen.queryByRole('status')).toBeNull();
+    expect(screen.getByRole('status').textContent).toBe('');
     press('e');
     expect(window.location.pathname).toBe('/live');
     press('g');
     press('x');
     press('e');
     expect(window.location.pathname).toBe('/live');
+  });
+
+  it('keeps the key that ends a g from the page, and g ? lists the shortcuts', () => {
+    render(<Shortcuts />);
+    const page = vi.fn();
+    document.addEventListener('keydown', page);
+    press('g');
+    press('c');
+    expect(page).not.toHaveBeenCalled();
+    press('g');
+    press('?', document.body, { shiftKey: true });
+    expect(screen.getByRole('dialog', { name: 'Keyboard shortcuts' })).toBeTruthy();
+    document.removeEventListener('keydown', page);
+  });
+
+  it('answers nothing while a dialog holds the focus', () => {
+    render(
+      <>
+        <Shortcuts />
+        <div role="dialog" aria-label="Confirm halt">
+          <button type="button">Halt now</button>
+        </div>
+      </>,
+    );
+    const inDialog = screen.getByRole('button', { name: 'Halt now' });
+    press('g', inDialog);
+    press('e', inDialog);
+    press('?', inDialog, { shiftKey: true });
+    expect(window.location.pathname).toBe('/live');
+    expect(screen.queryByRole('dialog', { name: 'Keyboard shortcuts' })).toBeNull();
+  });
+
+  it('keeps Tab inside the open sheet', () => {
+    render(<Shortcuts />);
+    press('?', document.body, { shiftKey: true });
+    const close = screen.getByRole('button', { name: 'Close' });
+    const list = screen.getByLabelText('the shortcuts');
+    expect(document.activeElement).toBe(close);
+    press('Tab', close);
+    expect(document.activeElement).toBe(list);
+    press('Tab', list, { shiftKey: true });
+    expect(document.activeElement).toBe(close);
   });
 
   it('opens from the palette too', () => {

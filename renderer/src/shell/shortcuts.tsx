@@ -3,7 +3,7 @@
 // Keys never act while a field is typed into, and none halts, approves or changes anything:
 // those stay behind a button and its confirmation.
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
-import { shortcutKey } from '../shared/keys.js';
+import { isShortcutKey } from '../shared/keys.js';
 import { navigate } from '../shared/router.js';
 import './palette.css';
 
@@ -84,7 +84,8 @@ function Sheet({ onClose }: { onClose: () => void }) {
           Keys do nothing while you type in a field, and none halts, approves or changes anything by
           itself.
         </p>
-        <div className="table-scroll">
+        {/* Focusable, so the arrow keys scroll the list on a small screen. */}
+        <div className="table-scroll" tabIndex={0} aria-label="the shortcuts">
           <table className="shortcuts">
             <thead>
               <tr>
@@ -122,6 +123,24 @@ function Sheet({ onClose }: { onClose: () => void }) {
   );
 }
 
+/** Keys pressed alone that only change what the next key means. */
+const MODIFIERS = new Set(['Shift', 'Control', 'Alt', 'Meta', 'CapsLock', 'AltGraph']);
+
+/** Keep Tab inside the open sheet: from its last control to its first, and back. */
+function trapTab(e: KeyboardEvent): void {
+  const dialog = document.querySelector('.palette[aria-modal="true"]');
+  if (dialog === null) return;
+  const stops = [...dialog.querySelectorAll<HTMLElement>('button, [tabindex="0"]')];
+  const first = stops[0];
+  const last = stops[stops.length - 1];
+  if (first === undefined || last === undefined) return;
+  const at = document.activeElement;
+  if (e.shiftKey ? at === first || !dialog.contains(at) : at === last || !dialog.contains(at)) {
+    e.preventDefault();
+    (e.shiftKey ? last : first).focus();
+  }
+}
+
 /** Mounted once in the frame: answers `?` and `g` chords, and shows the sheet. */
 export function Shortcuts() {
   const [open, setOpen] = useState(false);
@@ -145,26 +164,34 @@ export function Shortcuts() {
       clearTimeout(timer.current);
       setChord(false);
     };
-    // Capture on the window: this runs before any page's own keys, so the letter after `g`
-    // (say `p` on Live) goes to the chord, and nothing behind the open sheet reacts.
+    // Capture on the window: this runs before any page's own keys, so the key after `g` (say
+    // `p` on Live, `c` on an episode) goes to the chord, and nothing behind the open sheet
+    // reacts.
     const onKey = (e: KeyboardEvent): void => {
       if (state.current.open) {
         if (e.key === 'Escape') {
           e.preventDefault();
           close();
-        }
-        if (e.key !== 'Tab' && e.key !== 'Enter' && e.key !== ' ') e.stopPropagation();
+        } else if (e.key === 'Tab') trapTab(e);
+        // Enter and Space still press the focused Close button.
+        if (e.key !== 'Enter' && e.key !== ' ') e.stopPropagation();
         return;
       }
-      if (!shortcutKey(e)) return;
       if (state.current.chord) {
+        if (MODIFIERS.has(e.key)) return;
+        // Whatever ends the chord is the chord's: a page letter goes there, `?` lists them,
+        // any other key is dropped, never passed on to the page (unless typed into a field).
         endChord();
-        const to = GO_TO[e.key];
-        if (to === undefined) return;
+        if (!isShortcutKey(e)) return;
         e.preventDefault();
         e.stopPropagation();
-        navigate(to.path);
-      } else if (e.key === 'g') {
+        const to = GO_TO[e.key];
+        if (to !== undefined) navigate(to.path);
+        else if (e.key === '?') show();
+        return;
+      }
+      if (!isShortcutKey(e)) return;
+      if (e.key === 'g') {
         e.preventDefault();
         e.stopPropagation();
         setChord(true);
@@ -186,11 +213,10 @@ export function Shortcuts() {
 
   return (
     <>
-      {chord && (
-        <p className="chord-hint" role="status">
-          g — then a letter: {Object.keys(GO_TO).join(' ')} (? lists them)
-        </p>
-      )}
+      {/* Always in the page, so a screen reader hears the hint when it is written. */}
+      <p className={chord ? 'chord-hint' : 'visually-hidden'} role="status">
+        {chord ? `g — then a letter: ${Object.keys(GO_TO).join(' ')} (? lists them)` : ''}
+      </p>
       {open && <Sheet onClose={close} />}
     </>
   );

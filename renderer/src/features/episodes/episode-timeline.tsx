@@ -7,7 +7,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { type Episode } from './api.js';
 import { Link, Time } from '../../shared/parts.js';
 import { navigate, useLocation } from '../../shared/router.js';
-import { shortcutKey } from '../../shared/keys.js';
+import { isShortcutKey } from '../../shared/keys.js';
 import { copyText } from '../../shared/clipboard.js';
 import {
   CHANGE_MARK,
@@ -120,7 +120,7 @@ export function Timeline({ episode }: { episode: Episode }) {
     const focusedSeq = (): string | null =>
       document.activeElement?.closest('[data-seq]')?.getAttribute('data-seq') ?? null;
     const onKey = (e: KeyboardEvent): void => {
-      if (!shortcutKey(e)) return;
+      if (!isShortcutKey(e)) return;
       if (e.key === 'c') {
         e.preventDefault();
         const { id, anchor: at } = current.current;
@@ -182,11 +182,10 @@ export function Timeline({ episode }: { episode: Episode }) {
           </button>
         </div>
       </div>
-      {copied !== null && (
-        <p className="ok tl-copied" role="status">
-          {copied}
-        </p>
-      )}
+      {/* Always there, so a screen reader hears what is written into it. */}
+      <p className="ok tl-copied" role="status">
+        {copied ?? ''}
+      </p>
       {shown.length === 0 && <p className="muted">No {kind} events in this episode.</p>}
       <ol className="timeline" aria-label="timeline" ref={listRef}>
         {shown.map((r) => (

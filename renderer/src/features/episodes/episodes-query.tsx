@@ -8,7 +8,7 @@ import { useEffect, useId, useLayoutEffect, useRef, useState } from 'react';
 import { ApiError } from '../../shared/api.js';
 import { episodesApi } from './api.js';
 import { navigate } from '../../shared/router.js';
-import { shortcutKey } from '../../shared/keys.js';
+import { isShortcutKey } from '../../shared/keys.js';
 import { suggest, type SearchField, type Suggestion } from './episodes-suggest.js';
 import './episodes-query.css';
 
@@ -47,7 +47,7 @@ export function QueryBar({
   }, [fromUrl]);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (e.key !== '/' || !shortcutKey(e)) return;
+      if (e.key !== '/' || !isShortcutKey(e)) return;
       e.preventDefault();
       input.current?.focus();
     };

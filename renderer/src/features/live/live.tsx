@@ -5,7 +5,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { Empty, ErrorNote, Link } from '../../shared/parts.js';
 import { useLive } from './queries.js';
 import { navigate, useLocation } from '../../shared/router.js';
-import { shortcutKey } from '../../shared/keys.js';
+import { isShortcutKey } from '../../shared/keys.js';
 import { useHeld } from './live-hold.js';
 import { attentionOrder, groupsOf, hrefOf, matches, viewOf } from './live-rows.js';
 import { LiveTable } from './live-table.js';
@@ -41,7 +41,7 @@ export function LivePage() {
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
-      if (e.key !== 'p' || !shortcutKey(e)) return;
+      if (e.key !== 'p' || !isShortcutKey(e)) return;
       e.preventDefault();
       if (pausedAt === null) pause();
       else resume();

@@ -2,7 +2,7 @@
 // "Yes, delete" (focused) and "Keep"; a refusal shows beside the button. People and teams
 // name each other, so both lists are read again after.
 import { useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Refusal } from '../../shared/http.js';
 import { peopleKeys } from './queries.js';
 
@@ -24,10 +24,18 @@ export function ConfirmDelete({
   const [confirming, setConfirming] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
+  // "Keep" or a refusal puts the focus back on Delete (the buttons it was on are gone).
+  const deleteButton = useRef<HTMLButtonElement>(null);
+  const asked = useRef(false);
+  useEffect(() => {
+    if (confirming) asked.current = true;
+    else if (asked.current) deleteButton.current?.focus();
+  }, [confirming]);
   if (!confirming)
     return (
       <>
         <button
+          ref={deleteButton}
           type="button"
           disabled={why !== null}
           title={why ?? undefined}
@@ -51,11 +59,14 @@ export function ConfirmDelete({
         autoFocus
         onClick={() => {
           setBusy(true);
+          // Busy until the lists are read again: the row goes before a second click can land.
           remove()
-            .then(() => {
-              void qc.invalidateQueries({ queryKey: peopleKeys.users });
-              void qc.invalidateQueries({ queryKey: peopleKeys.teams });
-            })
+            .then(() =>
+              Promise.all([
+                qc.invalidateQueries({ queryKey: peopleKeys.users }),
+                qc.invalidateQueries({ queryKey: peopleKeys.teams }),
+              ]),
+            )
             .catch((err: unknown) => {
               setError(err);
               setConfirming(false);
