@@ -120,6 +120,57 @@ describe('Live for triage', () => {
     await page.context().close();
   });
 
+  it('puts a row waiting for an approval first, with the quorum, the expiry and a link to it', async () => {
+    const live = await server.app.inject({
+      method: 'GET',
+      url: '/v1/live',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    const chatty = (
+      live.json() as { running: { service: string; episode_id: string }[] }
+    ).running.find((r) => r.service === 'svc-c');
+    if (chatty === undefined) throw new Error('svc-c is not running');
+    const request = await server.acting.approvals.open({
+      kind: 'action',
+      title: 'Restart chatty',
+      summary: 'the info alert asks for a restart',
+      service: 'svc-c',
+      risk: 'medium',
+      episode_id: chatty.episode_id,
+      subject: { pack: 'e2e', fix: 'restart', connector: 'none', op: 'restart', args: {} },
+      quorum: 2,
+      approver_role: 'responder',
+      requested_by: 'system',
+      ttl_s: 3600,
+    });
+    const page = await livePage();
+    // Info, yet first: a person can unblock it now.
+    await expect
+      .poll(() => services(page), { timeout: 15_000 })
+      .toEqual(['svc-c', 'svc-f', 'svc-b', 'svc-e', 'svc-a', 'svc-d']);
+    const link = rowOf(page, 'svc-c').getByRole('link', { name: /awaiting approval/ });
+    expect(await link.textContent()).toMatch(/0 of 2 approvals · expires in (1 h 0 min|59 min)$/);
+    expect(await link.getAttribute('href')).toBe(`/approvals?sel=${request.request_id}`);
+    // On a phone, without the status column, it shows under the alert.
+    await resize(page, { width: 390, height: 844 });
+    expect(await link.isVisible()).toBe(true);
+    expect(await link.evaluate((a) => a.closest('td')?.className)).toBe('alerts');
+    await resize(page, { width: 1440, height: 900 });
+    await shoot(page, '111-live-awaiting-approval');
+    // Withdrawn: back in its place.
+    const withdrawn = await server.app.inject({
+      method: 'POST',
+      url: `/v1/approvals/${request.request_id}/withdraw`,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      payload: {},
+    });
+    expect(withdrawn.statusCode, withdrawn.body).toBe(200);
+    await expect
+      .poll(() => services(page), { timeout: 15_000 })
+      .toEqual(['svc-f', 'svc-b', 'svc-e', 'svc-a', 'svc-c', 'svc-d']);
+    await page.context().close();
+  });
+
   it('groups by incident or service, filters by severity and text, all in the URL', async () => {
     // The same alert name on two services: one incident (the default grouping is alertname).
     await fire('QueueBacklog', 'billing', 'critical');

@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { type RunningEpisode } from './api.js';
+import { type ApprovalRequest } from '../approvals/index.js';
 import {
   announcement,
   attentionOrder,
+  awaitingByEpisode,
+  awaitingFirst,
   groupsOf,
   hrefOf,
   matches,
@@ -58,6 +61,41 @@ describe('attention order', () => {
       'odd',
       'quiet-crit',
     ]);
+  });
+});
+
+describe('episodes waiting for an approval', () => {
+  const request = (over: Partial<ApprovalRequest>): ApprovalRequest =>
+    ({
+      request_id: 'apr-1',
+      status: 'pending',
+      episode_id: 'ep-info',
+      expires_at: '2026-11-29T11:00:00.000Z',
+      ...over,
+    }) as ApprovalRequest;
+
+  it('come first, whatever their severity, the rest in attention order', () => {
+    const rows = [
+      row({ episode_id: 'ep-crit', severity: 'critical' }),
+      row({ episode_id: 'ep-info', severity: 'info' }),
+      row({ episode_id: 'ep-quiet', severity: 'info', status: 'quiet' }),
+    ];
+    const awaiting = awaitingByEpisode([request({}), request({ episode_id: 'ep-quiet' })]);
+    expect(rows.sort(awaitingFirst(awaiting)).map((r) => r.episode_id)).toEqual([
+      'ep-info',
+      'ep-quiet',
+      'ep-crit',
+    ]);
+  });
+
+  it('keep the request that expires first; closed requests and none for an episode do not count', () => {
+    const awaiting = awaitingByEpisode([
+      request({ request_id: 'later', expires_at: '2026-11-29T12:00:00.000Z' }),
+      request({ request_id: 'sooner', expires_at: '2026-11-29T10:30:00.000Z' }),
+      request({ request_id: 'done', status: 'approved', episode_id: 'ep-other' }),
+      request({ request_id: 'raise', episode_id: null }),
+    ]);
+    expect([...awaiting].map(([ep, r]) => [ep, r.request_id])).toEqual([['ep-info', 'sooner']]);
   });
 });
 

@@ -2,6 +2,7 @@
 // (grouping, severity filter, search), attention-first order, groups with their counts, and
 // the sentence a screen reader hears for new rows.
 import { type RunningEpisode } from './api.js';
+import { type ApprovalRequest } from '../approvals/index.js';
 import { SEVERITIES, severityOf, severityRank, type Severity } from '../../shared/severity.js';
 
 export type Grouping = 'none' | 'incident' | 'service';
@@ -49,6 +50,30 @@ export function attentionOrder(a: RunningEpisode, b: RunningEpisode): number {
     b.t_open.localeCompare(a.t_open) ||
     b.episode_id.localeCompare(a.episode_id)
   );
+}
+
+/** The pending request each episode waits on (the one that expires first, if several). */
+export function awaitingByEpisode(
+  requests: readonly ApprovalRequest[],
+): ReadonlyMap<string, ApprovalRequest> {
+  const by = new Map<string, ApprovalRequest>();
+  for (const r of requests) {
+    if (r.status !== 'pending' || r.episode_id === null) continue;
+    const held = by.get(r.episode_id);
+    if (held === undefined || r.expires_at < held.expires_at) by.set(r.episode_id, r);
+  }
+  return by;
+}
+
+/**
+ * The brief's first bucket before the rest (console.md C.2): an episode waiting for an
+ * approval is what a person can unblock now, whatever its severity; then `attentionOrder`.
+ */
+export function awaitingFirst(
+  awaiting: ReadonlyMap<string, unknown>,
+): (a: RunningEpisode, b: RunningEpisode) => number {
+  return (a, b) =>
+    Number(awaiting.has(b.episode_id)) - Number(awaiting.has(a.episode_id)) || attentionOrder(a, b);
 }
 
 export function matches(row: RunningEpisode, view: LiveView): boolean {

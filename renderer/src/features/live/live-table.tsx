@@ -1,7 +1,8 @@
 // The running episodes as dense rows, optionally in groups whose headers count rows by
 // severity. On a phone only severity, service, alert and age stay (live.css).
 import { type RunningEpisode } from './api.js';
-import { Link, age } from '../../shared/parts.js';
+import { Link, age, duration } from '../../shared/parts.js';
+import { quorumText, type ApprovalRequest } from '../approvals/index.js';
 import { SeverityMark, severityGlyph } from '../../shared/severity.js';
 import { severityCounts, type Grouping, type LiveGroup } from './live-rows.js';
 
@@ -31,7 +32,29 @@ function GroupHead({ group, grouping }: { group: LiveGroup; grouping: Grouping }
   );
 }
 
-function Row({ e, now, fresh }: { e: RunningEpisode; now: number; fresh: boolean }) {
+/** "awaiting approval · 0 of 2 approvals · expires in 12 min", linked to the request. */
+function Awaiting({ request, now }: { request: ApprovalRequest; now: number }) {
+  const left = (Date.parse(request.expires_at) - now) / 1000;
+  return (
+    <Link to={`/approvals?sel=${encodeURIComponent(request.request_id)}`} className="awaiting">
+      ◷ awaiting approval · {quorumText(request)} ·{' '}
+      {/* To the minute, rounded up: seconds ticking here would only be noise. */}
+      {left > 0 ? `expires in ${duration(Math.ceil(left / 60) * 60)}` : 'expired'}
+    </Link>
+  );
+}
+
+function Row({
+  e,
+  now,
+  fresh,
+  request,
+}: {
+  e: RunningEpisode;
+  now: number;
+  fresh: boolean;
+  request: ApprovalRequest | undefined;
+}) {
   return (
     <tr
       data-episode={e.episode_id}
@@ -43,8 +66,23 @@ function Row({ e, now, fresh }: { e: RunningEpisode; now: number; fresh: boolean
       <td className="service">{e.service}</td>
       <td className="alerts" title={e.alerts.join(', ')}>
         <Link to={`/episodes/${e.episode_id}`}>{e.alerts.join(', ') || '(no alert name)'}</Link>
+        {/* On a phone the status column is gone: the request shows under the alert. */}
+        {request !== undefined && (
+          <span className="on-phone">
+            <br />
+            <Awaiting request={request} now={now} />
+          </span>
+        )}
       </td>
-      <td className="status">{e.status === 'open' ? 'firing' : e.status}</td>
+      <td className="status">
+        {e.status === 'open' ? 'firing' : e.status}
+        {request !== undefined && (
+          <>
+            <br />
+            <Awaiting request={request} now={now} />
+          </>
+        )}
+      </td>
       <td className="step">{e.step}</td>
       <td className="num age">{age(e.t_open, now)}</td>
       <td className="episode">
@@ -59,11 +97,14 @@ export function LiveTable({
   grouping,
   now,
   fresh,
+  awaiting,
 }: {
   groups: readonly LiveGroup[];
   grouping: Grouping;
   now: number;
   fresh: ReadonlySet<string>;
+  /** the pending approval request each episode waits on */
+  awaiting: ReadonlyMap<string, ApprovalRequest>;
 }) {
   return (
     <table className="table live-table" aria-label="running episodes">
@@ -82,7 +123,13 @@ export function LiveTable({
         <tbody key={g.key}>
           {grouping !== 'none' && <GroupHead group={g} grouping={grouping} />}
           {g.rows.map((e) => (
-            <Row key={e.episode_id} e={e} now={now} fresh={fresh.has(e.episode_id)} />
+            <Row
+              key={e.episode_id}
+              e={e}
+              now={now}
+              fresh={fresh.has(e.episode_id)}
+              request={awaiting.get(e.episode_id)}
+            />
           ))}
         </tbody>
       ))}

@@ -7,7 +7,16 @@ import { useLive } from './queries.js';
 import { navigate, useLocation } from '../../shared/router.js';
 import { isShortcutKey } from '../../shared/keys.js';
 import { useHeld } from './live-hold.js';
-import { attentionOrder, groupsOf, hrefOf, matches, viewOf } from './live-rows.js';
+import {
+  awaitingByEpisode,
+  awaitingFirst,
+  groupsOf,
+  hrefOf,
+  matches,
+  viewOf,
+} from './live-rows.js';
+import { approvalApi, approvalKeys } from '../approvals/index.js';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { LiveTable } from './live-table.js';
 import { LiveToolbar } from './live-toolbar.js';
 import './live.css';
@@ -32,9 +41,17 @@ export function LivePage() {
   const view = viewOf(params);
   const listRef = useRef<HTMLDivElement>(null);
   const running = live.data?.running;
+  // The pending requests (the top bar reads the same): a row waiting on one comes first.
+  const pending = useQuery({
+    queryKey: approvalKeys.pending,
+    queryFn: approvalApi.pending,
+    placeholderData: keepPreviousData,
+  });
+  const requests = pending.data?.requests;
+  const awaiting = useMemo(() => awaitingByEpisode(requests ?? []), [requests]);
   const ordered = useMemo(
-    () => (running === undefined ? undefined : [...running].sort(attentionOrder)),
-    [running],
+    () => (running === undefined ? undefined : [...running].sort(awaitingFirst(awaiting))),
+    [running, awaiting],
   );
   const held = useHeld(ordered, live.data?.seq, listRef);
   const { pausedAt, pause, resume } = held;
@@ -110,6 +127,7 @@ export function LivePage() {
             grouping={view.group}
             now={now}
             fresh={held.fresh}
+            awaiting={awaiting}
           />
         )}
       </div>
