@@ -126,9 +126,9 @@ describe('Live for triage', () => {
       url: '/v1/live',
       headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
     });
-    const chatty = (
-      live.json() as { running: { service: string; episode_id: string }[] }
-    ).running.find((r) => r.service === 'svc-c');
+    const chatty = live
+      .json<{ running: { service: string; episode_id: string }[] }>()
+      .running.find((r) => r.service === 'svc-c');
     if (chatty === undefined) throw new Error('svc-c is not running');
     const request = await server.acting.approvals.open({
       kind: 'action',
@@ -153,8 +153,10 @@ describe('Live for triage', () => {
     expect(await link.getAttribute('href')).toBe(`/approvals?sel=${request.request_id}`);
     // On a phone, without the status column, it shows under the alert.
     await resize(page, { width: 390, height: 844 });
-    expect(await link.isVisible()).toBe(true);
-    expect(await link.evaluate((a) => a.closest('td')?.className)).toBe('alerts');
+    const underAlert = rowOf(page, 'svc-c')
+      .locator('td.alerts')
+      .getByRole('link', { name: /awaiting approval/ });
+    expect(await underAlert.isVisible()).toBe(true);
     await resize(page, { width: 1440, height: 900 });
     await shoot(page, '111-live-awaiting-approval');
     // Withdrawn: back in its place.
