@@ -9,7 +9,7 @@ import { ErrorNote, Link, Time, duration } from '../../shared/parts.js';
 export function causeName(cause: unknown): string {
   if (typeof cause === 'string') return cause;
   if (typeof cause === 'object' && cause !== null && 'cause' in cause) {
-    const named = (cause as { cause: unknown }).cause;
+    const named = cause.cause;
     if (typeof named === 'string') return named;
   }
   return 'a cause without a name';
