@@ -5,8 +5,8 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { digestApi } from './api.js';
 import { navigate, useLocation } from '../../shared/router.js';
 import { duration, Empty, ErrorNote } from '../../shared/parts.js';
-import './digest.css';
 import { CopyButton } from '../../shared/clipboard.js';
+import './digest.css';
 
 const SPANS = [
   { days: 1, label: 'Today so far' },
