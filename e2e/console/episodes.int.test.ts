@@ -230,6 +230,31 @@ describe('the episodes page', () => {
     expect(requests.filter((r) => new URL(r.url()).pathname === '/v1/episodes')).toHaveLength(0);
   });
 
+  it('goes through the list one episode at a time with [ and ], in the order shown', async () => {
+    await open('/episodes?sort=-t_open');
+    const ids = await column('Episode');
+    expect(ids.length).toBeGreaterThan(2);
+    await page
+      .getByRole('table', { name: 'closed episodes' })
+      .getByRole('link', { name: ids[0] ?? '' })
+      .click();
+    const bar = page.getByRole('navigation', { name: 'the list' });
+    await bar.getByText(`1 of ${String(ids.length)} in the list`).waitFor();
+    expect(await bar.getByRole('link', { name: '← Episodes' }).getAttribute('href')).toBe(
+      '/episodes?sort=-t_open',
+    );
+    await page.getByRole('heading', { level: 1 }).click();
+    await page.keyboard.press(']');
+    await expect.poll(() => new URL(page.url()).pathname).toBe(`/episodes/${ids[1] ?? ''}`);
+    await bar.getByText(`2 of ${String(ids.length)} in the list`).waitFor();
+    await page.keyboard.press('[');
+    await expect.poll(() => new URL(page.url()).pathname).toBe(`/episodes/${ids[0] ?? ''}`);
+    // The first has no previous: [ stays.
+    await page.keyboard.press('[');
+    await bar.getByText('first').waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/episodes/${ids[0] ?? ''}`);
+  });
+
   it('names each tile’s window and denominator, explains minutes saved, and clicks through', async () => {
     await open('/episodes?range=30d');
     const card = page.getByRole('region', { name: 'scorecard' });

@@ -53,6 +53,11 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { keys: ['1', '…', '8'], does: 'show one kind of timeline row', where: 'an episode' },
   { keys: ['j', 'k'], does: 'move down and up the timeline rows', where: 'an episode' },
   {
+    keys: ['[', ']'],
+    does: 'the previous or next episode of the list it was opened from',
+    where: 'an episode',
+  },
+  {
     keys: ['c'],
     does: 'copy the link to the focused row (else the highlighted one, else the episode)',
     where: 'an episode',

@@ -1,11 +1,16 @@
 // One episode (console brief C.4), in the order it is read: the header facts, the decision
 // with its caveats, what changed before it, the suppressions, the diagnosis, the timeline by
-// seq, and the team's verdict.
+// seq, and the team's verdict. Opened from the Episodes list, it offers the previous and the
+// next of that list (`[` `]`).
 import { episodeKeys } from './queries.js';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, useEffect, useMemo } from 'react';
 import { type Episode, episodesApi } from './api.js';
 import { ErrorNote, Link, Time } from '../../shared/parts.js';
+import { isShortcutKey } from '../../shared/keys.js';
+import { navigate } from '../../shared/router.js';
+import { causeName } from './causes.js';
+import { neighbours, rememberedList, type Neighbours } from './episode-browse.js';
 import { Changes } from './episode-changes.js';
 import { Decision } from './episode-decision.js';
 import { Timeline } from './episode-timeline.js';
@@ -29,6 +34,31 @@ async function fetchEpisode(id: string, held: Episode | undefined): Promise<Epis
   return { ...fresh, timeline: [...bySeq.values()].sort((a, b) => a.seq - b.seq) };
 }
 
+/** Back to the list this episode was opened from, and its previous and next (`[` `]`). */
+function BrowseBar({ around }: { around: Neighbours }) {
+  const to = (id: string) => `/episodes/${encodeURIComponent(id)}`;
+  return (
+    <nav className="episode-browse" aria-label="the list">
+      <Link to={around.from}>← Episodes</Link>
+      <span className="muted">
+        {' '}
+        · {around.at} of {around.of} in the list ·{' '}
+      </span>
+      {around.previous === null ? (
+        <span className="muted">first</span>
+      ) : (
+        <Link to={to(around.previous)}>‹ previous</Link>
+      )}
+      {' · '}
+      {around.next === null ? (
+        <span className="muted">last</span>
+      ) : (
+        <Link to={to(around.next)}>next ›</Link>
+      )}
+    </nav>
+  );
+}
+
 export function EpisodePage({ id }: { id: string }) {
   const qc = useQueryClient();
   const episode = useQuery({
@@ -36,11 +66,30 @@ export function EpisodePage({ id }: { id: string }) {
     queryFn: () => fetchEpisode(id, qc.getQueryData<Episode>(episodeKeys.detail(id))),
   });
   const e = episode.data;
+  const around = useMemo(() => neighbours(rememberedList(), id), [id]);
+  useEffect(() => {
+    if (around === null) return;
+    const onKey = (k: KeyboardEvent): void => {
+      if (!isShortcutKey(k) || (k.key !== '[' && k.key !== ']')) return;
+      const to = k.key === '[' ? around.previous : around.next;
+      if (to === null) return;
+      k.preventDefault();
+      navigate(`/episodes/${encodeURIComponent(to)}`);
+    };
+    window.addEventListener('keydown', onKey);
+    return () => {
+      window.removeEventListener('keydown', onKey);
+    };
+  }, [around]);
   return (
     <main className="page episode-page">
-      <p>
-        <Link to="/episodes">← Episodes</Link>
-      </p>
+      {around === null ? (
+        <p>
+          <Link to="/episodes">← Episodes</Link>
+        </p>
+      ) : (
+        <BrowseBar around={around} />
+      )}
       <ErrorNote error={episode.error} />
       {e && (
         <>
@@ -69,7 +118,7 @@ export function EpisodePage({ id }: { id: string }) {
             <dd>{e.confidence}</dd>
             <dt>Causes</dt>
             <dd>
-              {e.confirmed.length === 0 ? 'none confirmed' : e.confirmed.map(String).join(', ')}
+              {e.confirmed.length === 0 ? 'none confirmed' : e.confirmed.map(causeName).join(', ')}
             </dd>
             <dt>Incident</dt>
             <dd>

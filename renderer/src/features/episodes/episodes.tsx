@@ -15,6 +15,7 @@ import { SeverityMark } from '../../shared/severity.js';
 import './episodes.css';
 import '../../shared/table-scroll.css';
 import { compareWithRest, liftBadge } from './episodes-facets.js';
+import { rememberList } from './episode-browse.js';
 
 // The chart (visx and d3) loads after the list, outside the first page's script (first load
 // ≤ 150 KB gzip); until then its place is kept empty so nothing below it moves twice.
@@ -138,6 +139,15 @@ export function EpisodesPage() {
   }, [list.data, list.isPlaceholderData]);
   const data = list.data ?? lastGood;
   const whole = useWhole(params);
+  // The order shown, for `[` and `]` on an episode opened from here.
+  const shownIds = list.data?.episodes.map((e) => e.episode_id).join(' ');
+  useEffect(() => {
+    if (shownIds === undefined) return;
+    rememberList(
+      window.location.pathname + window.location.search,
+      shownIds === '' ? [] : shownIds.split(' '),
+    );
+  }, [shownIds]);
   const stale = list.isError && data !== undefined;
   const sort = params.get('sort') ?? '-t_open';
   const offset = Number(params.get('offset') ?? '0');

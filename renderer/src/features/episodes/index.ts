@@ -3,3 +3,4 @@ export { EpisodePage } from './episode.js';
 export { EpisodesPage } from './episodes.js';
 export { episodesApi } from './api.js';
 export { episodeKeys } from './queries.js';
+export { causeName } from './causes.js';

@@ -4,7 +4,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { cleanup, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Incident } from './api.js';
-import { IncidentPage, causeName } from './incident.js';
+import { IncidentPage } from './incident.js';
 
 afterEach(() => {
   cleanup();
@@ -61,7 +61,6 @@ describe('an incident', () => {
     await screen.findByRole('heading', { name: /Incident/ });
     const causes = screen.getByText('Causes').nextElementSibling;
     expect(causes?.textContent).toBe(`db pool exhausted (${ROOT}), bad deploy (${JOINED})`);
-    expect(causeName({ confidence: 'proven' })).toBe('a cause without a name');
   });
 
   it('links each history entry to its ledger event and its episode', async () => {

@@ -4,16 +4,7 @@ import { incidentKeys } from './queries.js';
 import { useQuery } from '@tanstack/react-query';
 import { incidentsApi } from './api.js';
 import { ErrorNote, Link, Time, duration } from '../../shared/parts.js';
-
-/** A confirmed cause as the episode recorded it: its name, or a `{cause}` record's. */
-export function causeName(cause: unknown): string {
-  if (typeof cause === 'string') return cause;
-  if (typeof cause === 'object' && cause !== null && 'cause' in cause) {
-    const named = cause.cause;
-    if (typeof named === 'string') return named;
-  }
-  return 'a cause without a name';
-}
+import { causeName } from '../episodes/index.js';
 
 export function IncidentPage({ id }: { id: string }) {
   const incident = useQuery({
