@@ -150,13 +150,22 @@ describe('the episode page', () => {
     const row = page.getByRole('list', { name: 'timeline' }).locator(`[data-seq="${String(seq)}"]`);
     await row.waitFor();
     await expect.poll(() => row.getAttribute('aria-current')).toBe('true');
-    // In the viewport: the box is relative to it.
-    await expect
-      .poll(async () => {
-        const box = await row.boundingBox();
-        return box !== null && box.y >= 0 && box.y + box.height <= 500;
-      })
-      .toBe(true);
+    // In the viewport: the box is relative to it. Failing, it says where things were (this
+    // failed twice in whole-suite runs and never alone).
+    try {
+      await expect
+        .poll(async () => {
+          const box = await row.boundingBox();
+          return box !== null && box.y >= 0 && box.y + box.height <= 500;
+        })
+        .toBe(true);
+    } catch (err) {
+      const where = await page.evaluate<string>(
+        `JSON.stringify({ scrollY, innerHeight, height: document.documentElement.scrollHeight,
+          row: document.querySelector('[aria-current="true"]')?.getBoundingClientRect() })`,
+      );
+      throw new Error(`the anchored row is not in view: ${where}`, { cause: err });
+    }
     expect(
       await page.getByRole('list', { name: 'timeline' }).locator('[aria-current="true"]').count(),
     ).toBe(1);

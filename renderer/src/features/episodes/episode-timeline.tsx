@@ -8,6 +8,7 @@ import { type Episode } from './api.js';
 import { Link, Time } from '../../shared/parts.js';
 import { navigate, useLocation } from '../../shared/router.js';
 import { isShortcutKey } from '../../shared/keys.js';
+import { keepInView } from '../../shared/keep-in-view.js';
 import { copyText } from '../../shared/clipboard.js';
 import {
   CHANGE_MARK,
@@ -98,16 +99,20 @@ export function Timeline({ episode }: { episode: Episode }) {
   const setRef = useRef(set);
   setRef.current = set;
 
-  // Scroll to the anchored row once per anchor, when it has rendered; refetches leave it be.
+  // Scroll to the anchored row once per anchor, when it has rendered, and keep it there while
+  // the page settles (the diagnosis above loads on demand); refetches leave it be.
   const scrolled = useRef<number | null>(null);
+  const stopKeeping = useRef<() => void>(() => undefined);
   const listRef = useRef<HTMLOListElement>(null);
   useEffect(() => {
     if (Number.isNaN(anchor) || scrolled.current === anchor) return;
     const el = listRef.current?.querySelector(`[data-seq="${String(anchor)}"]`);
     if (!el) return;
     scrolled.current = anchor;
-    el.scrollIntoView({ block: 'center' });
+    stopKeeping.current();
+    stopKeeping.current = keepInView(el);
   });
+  useEffect(() => () => stopKeeping.current(), []);
 
   // `c` copies the link to the focused row (else the highlighted one, else the episode);
   // `j` and `k` move the focus down and up the rows' permalinks.
