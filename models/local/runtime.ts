@@ -73,6 +73,13 @@ export function createLocalClient(options: LocalClientOptions): LocalClient {
       pending.delete(message.id);
       waiter?.resolve(message);
     });
+    // A message sent to a child that is already exiting fails (EPIPE) as an 'error' event:
+    // its 'exit' settles what waits on it. Only a child that never started has no 'exit'.
+    child.on('error', (error) => {
+      if (child.pid !== undefined) return;
+      exited = `model process could not start: ${error.message}`;
+      reject(new Error(exited));
+    });
     child.on('exit', (code, signal) => {
       exited = `model process exited (${signal ?? `code ${code}`})${closing ? '' : `: ${stderr.trim().slice(-300)}`}`;
       reject(new Error(exited));
