@@ -17,6 +17,14 @@ export function paramHref(
   return `${base}${text === '' ? '' : `?${text}`}`;
 }
 
+/** A facet's comma list with `value` ticked or unticked (the rail's checkboxes). */
+export function toggled(chosen: ReadonlySet<string>, value: string): string {
+  const next = new Set(chosen);
+  if (next.has(value)) next.delete(value);
+  else next.add(value);
+  return [...next].join(',');
+}
+
 /** Newer/Older over `total` rows, `limit` a page; `at(offset)` is the address of a page. */
 export function Pager({
   offset,

@@ -5,7 +5,7 @@ import { useLive } from '../features/live/index.js';
 import { useMe } from '../features/people/index.js';
 import { useStatus } from '../features/status/index.js';
 import { signInApi } from '../features/access/index.js';
-import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { type Me } from '../features/people/index.js';
 import { ApiError, roleAtLeast, session } from '../shared/api.js';
@@ -14,7 +14,7 @@ import { connection } from '../shared/connection.js';
 import { HaltButton } from '../features/autonomy/index.js';
 import { Link } from '../shared/parts.js';
 import { navigate } from '../shared/router.js';
-import { approvalApi, approvalKeys, waitsFor } from '../features/approvals/index.js';
+import { usePendingApprovals, waitsFor } from '../features/approvals/index.js';
 import './frame.css';
 
 export interface NavPage {
@@ -59,12 +59,7 @@ export function whoIs(me: Me): string {
  */
 function WaitingCount({ me }: { me: Me | undefined }) {
   const responder = roleAtLeast(me?.role, 'responder');
-  const pending = useQuery({
-    queryKey: approvalKeys.pending,
-    queryFn: approvalApi.pending,
-    enabled: responder,
-    placeholderData: keepPreviousData,
-  });
+  const pending = usePendingApprovals(responder);
   if (!responder || pending.data === undefined) return null;
   const n = pending.data.requests.filter((r) => waitsFor(r, me)).length;
   const more = pending.data.total > pending.data.requests.length;

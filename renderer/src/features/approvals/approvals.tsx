@@ -15,6 +15,7 @@ import { approvalKeys } from './queries.js';
 import { KINDS, RISKS, STATUSES, waitsFor } from './approval-words.js';
 import { RequestCard } from './approval-card.js';
 import { explain, Refusal } from '../../shared/http.js';
+import { toggled } from '../../shared/list-nav.js';
 
 const FACETS = [
   ['status', STATUSES],
@@ -119,10 +120,7 @@ function Facets({
                   type="checkbox"
                   checked={chosen.has(value)}
                   onChange={() => {
-                    const next = new Set(chosen);
-                    if (next.has(value)) next.delete(value);
-                    else next.add(value);
-                    navigate(withParam(params, name, [...next].join(',')), { replace: true });
+                    navigate(withParam(params, name, toggled(chosen, value)), { replace: true });
                   }}
                 />
                 <span className="value">{value.replace('_', ' ')}</span>

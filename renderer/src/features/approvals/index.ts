@@ -10,5 +10,5 @@ export const ApprovalLinkPage = lazy(() =>
 );
 // Small and static: the top bar counts the requests waiting for me on every page.
 export { type ApprovalRequest, approvalApi } from './api.js';
-export { approvalKeys } from './queries.js';
+export { approvalKeys, usePendingApprovals } from './queries.js';
 export { quorumText, waitsFor } from './approval-words.js';

@@ -1,4 +1,6 @@
-// The approvals' query keys.
+// The approvals' query keys, and the pending requests read by the top bar and Live.
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { approvalApi } from './api.js';
 
 /** Under ['approvals']: every seq move refetches them (shell/ledger-refresh.tsx). */
 export const approvalKeys = {
@@ -10,3 +12,13 @@ export const approvalKeys = {
   /** Outside ['approvals'] on purpose: a link's preview is read once; using the link ends it. */
   link: (token: string) => ['approval-link', token] as const,
 };
+
+/** The pending requests (GET /v1/approvals?status=pending), shared by every reader. */
+export function usePendingApprovals(enabled = true) {
+  return useQuery({
+    queryKey: approvalKeys.pending,
+    queryFn: approvalApi.pending,
+    enabled,
+    placeholderData: keepPreviousData,
+  });
+}

@@ -8,7 +8,7 @@ import { type EpisodeList, episodesApi } from './api.js';
 import { ApiError } from '../../shared/api.js';
 import { Empty, ErrorNote, Link, Time, duration } from '../../shared/parts.js';
 import { navigate, useLocation } from '../../shared/router.js';
-import { Pager, paramHref } from '../../shared/list-nav.js';
+import { Pager, paramHref, toggled } from '../../shared/list-nav.js';
 import { QueryBar } from './episodes-query.js';
 import { ScorecardStrip } from './episodes-scorecard.js';
 import { SeverityMark } from '../../shared/severity.js';
@@ -78,10 +78,7 @@ function Facets({
                     type="checkbox"
                     checked={chosen.has(value)}
                     onChange={() => {
-                      const next = new Set(chosen);
-                      if (next.has(value)) next.delete(value);
-                      else next.add(value);
-                      navigate(withParam(params, f, [...next].join(',')), { replace: true });
+                      navigate(withParam(params, f, toggled(chosen, value)), { replace: true });
                     }}
                   />
                   <span className="value">{value}</span>
@@ -139,15 +136,16 @@ export function EpisodesPage() {
   }, [list.data, list.isPlaceholderData]);
   const data = list.data ?? lastGood;
   const whole = useWhole(params);
-  // The order shown, for `[` and `]` on an episode opened from here.
-  const shownIds = list.data?.episodes.map((e) => e.episode_id).join(' ');
+  // The order shown, for `[` and `]` on an episode opened from here (not the previous list's
+  // rows kept on screen while this one loads).
+  const shown = list.isPlaceholderData ? undefined : list.data?.episodes;
   useEffect(() => {
-    if (shownIds === undefined) return;
+    if (shown === undefined) return;
     rememberList(
       window.location.pathname + window.location.search,
-      shownIds === '' ? [] : shownIds.split(' '),
+      shown.map((e) => e.episode_id),
     );
-  }, [shownIds]);
+  }, [shown]);
   const stale = list.isError && data !== undefined;
   const sort = params.get('sort') ?? '-t_open';
   const offset = Number(params.get('offset') ?? '0');

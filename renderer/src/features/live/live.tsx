@@ -15,8 +15,7 @@ import {
   matches,
   viewOf,
 } from './live-rows.js';
-import { approvalApi, approvalKeys } from '../approvals/index.js';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { usePendingApprovals } from '../approvals/index.js';
 import { LiveTable } from './live-table.js';
 import { LiveToolbar } from './live-toolbar.js';
 import './live.css';
@@ -42,11 +41,7 @@ export function LivePage() {
   const listRef = useRef<HTMLDivElement>(null);
   const running = live.data?.running;
   // The pending requests (the top bar reads the same): a row waiting on one comes first.
-  const pending = useQuery({
-    queryKey: approvalKeys.pending,
-    queryFn: approvalApi.pending,
-    placeholderData: keepPreviousData,
-  });
+  const pending = usePendingApprovals();
   const requests = pending.data?.requests;
   const awaiting = useMemo(() => awaitingByEpisode(requests ?? []), [requests]);
   const ordered = useMemo(
