@@ -89,14 +89,19 @@ export async function resize(page: Page, size: { width: number; height: number }
 
 /**
  * Save full-page screenshots at each width for a person to look at (e2e/screenshots is not
- * committed); the page gets its own viewport back after.
+ * committed); the page gets its own viewport back after. `fullPage: false` keeps to the
+ * screen, where what is sticky or fixed (a pill, a pinned head) shows where a person sees it.
  */
-export async function shoot(page: Page, name: string): Promise<void> {
+export async function shoot(
+  page: Page,
+  name: string,
+  { fullPage = true }: { fullPage?: boolean } = {},
+): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   const own = page.viewportSize();
   for (const w of WIDTHS) {
     await resize(page, { width: w.width, height: w.height });
-    await page.screenshot({ path: join(SCREENSHOTS, `${name}${w.suffix}.png`), fullPage: true });
+    await page.screenshot({ path: join(SCREENSHOTS, `${name}${w.suffix}.png`), fullPage });
   }
   // Not in a `finally`: after a failed resize another would only wait and hide the error.
   if (own !== null) await resize(page, own);

@@ -1,11 +1,13 @@
 // The console's live view in a real Chromium against the bundled service: it follows
 // GET /v1/live/stream and asks GET /v1/live only when the seq moves (nothing while idle);
 // an alert shows within a second; with the stream refused it polls GET /v1/live with
-// If-None-Match and is answered 304 while nothing moves.
+// If-None-Match and is answered 304 while nothing moves. A running episode's page follows its
+// newest timeline rows only from the newest end (`f`), counting in a pill what arrives while
+// the reader is elsewhere, and keeps its head in view under the top bar.
 import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Proc } from '../lab/processes.js';
-import { startConsole, type ConsoleBench } from './browser.js';
+import { callAs, resize, shoot, startConsole, type ConsoleBench } from './browser.js';
 
 const INGEST = 'lab-ingest-token-0123456789abcdef';
 
@@ -114,6 +116,73 @@ describe('the live view in Chromium', () => {
 
     await alert('PollLag', 'pollerd');
     await page.getByRole('cell', { name: 'pollerd' }).waitFor({ timeout: 10_000 });
+    await page.context().close();
+  });
+});
+
+describe('a running episode in Chromium', () => {
+  /** The newest row's box against the viewport, and the page's scroll. */
+  const newestRow = (page: Page) =>
+    page.evaluate<{
+      top: number;
+      bottom: number;
+      seq: string;
+      scrollY: number;
+      height: number;
+    }>(`(() => {
+      const row = document.querySelector('.timeline')?.lastElementChild;
+      const box = row?.getBoundingClientRect();
+      return { top: box?.top ?? -1, bottom: box?.bottom ?? -1, seq: row?.getAttribute('data-seq') ?? '',
+        scrollY: window.scrollY, height: window.innerHeight };
+    })()`);
+  const inView = (r: { top: number; bottom: number; height: number }) =>
+    r.bottom > 0 && r.top < r.height;
+
+  it('follows the newest rows only from the newest end; elsewhere a pill counts them; f jumps and follows', async () => {
+    for (let i = 0; i < 24; i += 1) await alert(`Follow${String(i)}`, 'followd');
+    const live = await callAs<{ running: { episode_id: string; service: string }[] }>(
+      svc.url,
+      svc.adminToken,
+      'GET',
+      '/v1/live',
+    );
+    const id = live.body.running.find((r) => r.service === 'followd')?.episode_id ?? '';
+    expect(id).toMatch(/^ep-/);
+    const { page } = await signedIn();
+    await resize(page, { width: 1440, height: 700 });
+    await page.goto(`${svc.url}/episodes/${id}`);
+    await page.getByRole('heading', { name: 'Timeline' }).waitFor();
+    await page.getByRole('button', { name: /Follow the newest/ }).waitFor();
+
+    // At the top, away from the newest end: a new row moves nothing and is counted.
+    await page.evaluate('window.scrollTo(0, 0)');
+    const rowsBefore = await page.locator('.timeline > li').count();
+    await alert('FollowLate1', 'followd');
+    const pill = page.getByRole('button', { name: /new below · show/ });
+    await pill.waitFor({ timeout: 10_000 });
+    expect(await page.locator('.timeline > li').count()).toBeGreaterThan(rowsBefore);
+    expect((await newestRow(page)).scrollY).toBe(0);
+    await shoot(page, '170-episode-new-below', { fullPage: false });
+
+    // f: to the newest row, following; the next row is brought into view as it arrives.
+    await page.keyboard.press('f');
+    await expect.poll(async () => inView(await newestRow(page))).toBe(true);
+    await expect.poll(() => pill.count()).toBe(0);
+    await page.getByRole('button', { name: /Following the newest/ }).waitFor();
+    const followedSeq = (await newestRow(page)).seq;
+    await alert('FollowLate2', 'followd');
+    await expect.poll(async () => (await newestRow(page)).seq).not.toBe(followedSeq);
+    await expect.poll(async () => inView(await newestRow(page))).toBe(true);
+    expect(await pill.count()).toBe(0);
+
+    // The head stays under the top bar at the bottom of a long page.
+    const head = await page.evaluate<{ top: number; bar: number }>(`(() => ({
+      top: document.querySelector('.episode-head').getBoundingClientRect().top,
+      bar: document.querySelector('.topbar').getBoundingClientRect().height }))()`);
+    expect(Math.abs(head.top - head.bar)).toBeLessThanOrEqual(1);
+    await page.getByRole('heading', { name: /followd/, level: 1 }).waitFor();
+    expect(await page.getByRole('heading', { name: /followd/, level: 1 }).isVisible()).toBe(true);
+    await shoot(page, '171-episode-following', { fullPage: false });
     await page.context().close();
   });
 });

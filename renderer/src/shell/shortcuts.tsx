@@ -53,6 +53,11 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { keys: ['1', '…', '8'], does: 'show one kind of timeline row', where: 'an episode' },
   { keys: ['j', 'k'], does: 'move down and up the timeline rows', where: 'an episode' },
   {
+    keys: ['f'],
+    does: 'go to the newest timeline row and follow the rows that arrive',
+    where: 'a running episode',
+  },
+  {
     keys: ['[', ']'],
     does: 'the previous or next episode of the list it was opened from',
     where: 'an episode',

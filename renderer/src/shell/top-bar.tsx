@@ -13,6 +13,7 @@ import { BrandMark } from '../features/branding/index.js';
 import { connection } from '../shared/connection.js';
 import { HaltButton } from '../features/autonomy/index.js';
 import { Link } from '../shared/parts.js';
+import { useHeightVariable } from '../shared/height-variable.js';
 import { navigate } from '../shared/router.js';
 import { usePendingApprovals, waitsFor } from '../features/approvals/index.js';
 import './frame.css';
@@ -202,8 +203,10 @@ export function TopBar({ path, pages }: { path: string; pages: readonly NavPage[
   const status = useStatus();
   const me = useMe();
   const reach = useReach();
+  // What sticks under the bar (an episode's head) reads its height.
+  const bar = useHeightVariable('--topbar-h');
   return (
-    <header className="topbar">
+    <header className="topbar" ref={bar}>
       <div className="brand">
         <BrandMark />
         {status.data && (

@@ -1,8 +1,8 @@
 // The episode's timeline, merged by seq (console brief C.4): every row shows its seq and is a
 // permalink (`?seq=N`: scrolled to and highlighted on load), links the objects it names and
 // its audit entry; chips filter by kind and a toggle flips the order, both in the URL
-// (`kind`, `order`); keys 1–8 pick a chip, j and k move between rows, c copies a row's link
-// (D.2). Colour only on rows where state changed.
+// (`kind`, `order`); keys 1–8 pick a chip, j and k move between rows, c copies a row's link,
+// f follows a running episode's newest rows (D.2). Colour only on rows where state changed.
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { type Episode } from './api.js';
 import { Link, Time } from '../../shared/parts.js';
@@ -10,6 +10,7 @@ import { navigate, useLocation } from '../../shared/router.js';
 import { isShortcutKey } from '../../shared/keys.js';
 import { keepInView } from '../../shared/keep-in-view.js';
 import { copyText } from '../../shared/clipboard.js';
+import { useFollow } from './episode-follow.js';
 import {
   CHANGE_MARK,
   TIMELINE_KINDS,
@@ -85,6 +86,15 @@ export function Timeline({ episode }: { episode: Episode }) {
   // The anchored row stays in view whatever the filter, so a shared link always shows it.
   const shown = rows.filter((r) => kind === 'all' || r.kind === kind || r.event.seq === anchor);
   if (newest) shown.reverse();
+  const listRef = useRef<HTMLOListElement>(null);
+  const follow = useFollow(
+    listRef,
+    shown.map((r) => r.event.seq),
+    episode.live,
+    newest,
+  );
+  const jumpRef = useRef(follow.jump);
+  jumpRef.current = follow.jump;
 
   /** Change one view parameter, keeping the rest (the view is a link). */
   const set = (key: string, value: string | null): void => {
@@ -103,7 +113,6 @@ export function Timeline({ episode }: { episode: Episode }) {
   // the page settles (the diagnosis above loads on demand); refetches leave it be.
   const scrolled = useRef<number | null>(null);
   const stopKeeping = useRef<() => void>(() => undefined);
-  const listRef = useRef<HTMLOListElement>(null);
   useEffect(() => {
     if (Number.isNaN(anchor) || scrolled.current === anchor) return;
     const el = listRef.current?.querySelector(`[data-seq="${String(anchor)}"]`);
@@ -115,7 +124,7 @@ export function Timeline({ episode }: { episode: Episode }) {
   useEffect(() => () => stopKeeping.current(), []);
 
   // `c` copies the link to the focused row (else the highlighted one, else the episode);
-  // `j` and `k` move the focus down and up the rows' permalinks.
+  // `j` and `k` move the focus down and up the rows' permalinks; `f` goes to the newest row.
   const [copied, setCopied] = useState<string | null>(null);
   // The key handler is registered once; it reads the episode and anchor of the last render.
   const current = useRef({ id: episode.episode_id, anchor });
@@ -126,6 +135,11 @@ export function Timeline({ episode }: { episode: Episode }) {
       document.activeElement?.closest('[data-seq]')?.getAttribute('data-seq') ?? null;
     const onKey = (e: KeyboardEvent): void => {
       if (!isShortcutKey(e)) return;
+      if (e.key === 'f') {
+        e.preventDefault();
+        jumpRef.current();
+        return;
+      }
       if (e.key === 'c') {
         e.preventDefault();
         const { id, anchor: at } = current.current;
@@ -186,11 +200,31 @@ export function Timeline({ episode }: { episode: Episode }) {
             Newest first
           </button>
         </div>
+        {episode.live && (
+          <button
+            type="button"
+            className="tl-follow"
+            aria-pressed={follow.following}
+            title="Go to the newest row and keep it in view as rows arrive (key f)"
+            onClick={follow.jump}
+          >
+            {follow.following ? '● Following the newest' : 'Follow the newest'} <kbd>f</kbd>
+          </button>
+        )}
       </div>
       {/* Always there, so a screen reader hears what is written into it. */}
       <p className="ok tl-copied" role="status">
         {copied ?? ''}
       </p>
+      {/* Heard as rows arrive out of sight; the pill says the same to the eye. */}
+      <p className="visually-hidden" aria-live="polite">
+        {follow.unseen > 0 ? `${String(follow.unseen)} new ${newest ? 'above' : 'below'}` : ''}
+      </p>
+      {follow.unseen > 0 && (
+        <button type="button" className="new-pill" onClick={follow.jump}>
+          {follow.unseen} new {newest ? 'above' : 'below'} · show
+        </button>
+      )}
       {shown.length === 0 && <p className="muted">No {kind} events in this episode.</p>}
       <ol className="timeline" aria-label="timeline" ref={listRef}>
         {shown.map((r) => (

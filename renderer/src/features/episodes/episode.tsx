@@ -8,6 +8,7 @@ import { lazy, Suspense, useEffect, useMemo } from 'react';
 import { type Episode, episodesApi } from './api.js';
 import { ErrorNote, Link, Time } from '../../shared/parts.js';
 import { isShortcutKey } from '../../shared/keys.js';
+import { useHeightVariable } from '../../shared/height-variable.js';
 import { navigate } from '../../shared/router.js';
 import { causeName } from './causes.js';
 import { neighbours, rememberedList, type Neighbours } from './episode-browse.js';
@@ -59,6 +60,23 @@ function BrowseBar({ around }: { around: Neighbours }) {
   );
 }
 
+const words = (s: string): string => s.replace(/_/g, ' ');
+
+/** The header's one line: running or how it ended, autonomy, confidence, the team's verdict. */
+export function stateLine(e: Episode): string {
+  const state = e.live
+    ? `● running${e.step ? `, step ${e.step}` : ''}`
+    : `closed${e.result ? `: ${words(e.result)}` : ''}`;
+  return [
+    state,
+    e.autonomy === '' ? null : `autonomy ${e.autonomy}`,
+    e.confidence === '' ? null : `confidence ${words(e.confidence)}`,
+    `verdict ${e.team ? words(e.team.verdict) : 'pending'}`,
+  ]
+    .filter((part) => part !== null)
+    .join(' · ');
+}
+
 export function EpisodePage({ id }: { id: string }) {
   const qc = useQueryClient();
   const episode = useQuery({
@@ -66,6 +84,8 @@ export function EpisodePage({ id }: { id: string }) {
     queryFn: () => fetchEpisode(id, qc.getQueryData<Episode>(episodeKeys.detail(id))),
   });
   const e = episode.data;
+  // Rows scrolled into view (a ?seq anchor, the newest when following) clear the head.
+  const head = useHeightVariable('--episode-head-h');
   const around = useMemo(() => neighbours(rememberedList(), id), [id]);
   useEffect(() => {
     if (around === null) return;
@@ -93,9 +113,13 @@ export function EpisodePage({ id }: { id: string }) {
       <ErrorNote error={episode.error} />
       {e && (
         <>
-          <h1>
-            {e.service} <span className="count">{e.alerts.join(', ')}</span>
-          </h1>
+          {/* Stays under the top bar while the timeline scrolls: what this episode is. */}
+          <header className="episode-head" ref={head}>
+            <h1 title={`${e.service}: ${e.alerts.join(', ')}`}>
+              {e.service} <span className="count">{e.alerts.join(', ')}</span>
+            </h1>
+            <p className="episode-state">{stateLine(e)}</p>
+          </header>
           <dl className="facts">
             <dt>Status</dt>
             <dd>

@@ -104,7 +104,7 @@ export function LivePage() {
         </p>
       )}
       {pausedAt === null && waiting > 0 && (
-        <button type="button" className="live-pill" onClick={held.show}>
+        <button type="button" className="new-pill" onClick={held.show}>
           {waiting} new · show
         </button>
       )}
