@@ -1,5 +1,6 @@
 // Live for triage in a real Chromium against an in-process server (issue 22, items 1, 3 and
-// 8): severity as glyph, word and colour; worst and newest first; grouping, filter and search
+// 8): severity as glyph, word and colour; the brief's attention buckets (an approval awaited,
+// a failed action, an unsure hypothesis), then worst and newest first; grouping, filter and search
 // kept in the URL; pause and "N new · show" so that nothing moves under the reader; new rows
 // highlighted and announced; dense rows; the phone; and the idle traffic of an open tab.
 import type { Browser, CDPSession, Page } from 'playwright-core';
@@ -312,6 +313,55 @@ describe('Live for triage', () => {
       expect(await first.locator(cell).isVisible(), cell).toBe(true);
     }
     expect(await first.locator('td.step').isVisible()).toBe(false);
+    await page.context().close();
+  });
+
+  it('puts a failed action, then an unsure hypothesis, next after approvals, each said on its row', async () => {
+    await fire('Flapping', 'svc-failed', 'info');
+    await fire('Odd', 'svc-unsure', 'info');
+    const running = (
+      await server.app.inject({
+        method: 'GET',
+        url: '/v1/live',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      })
+    ).json<{ running: { service: string; episode_id: string }[] }>().running;
+    const idOf = (service: string): string =>
+      running.find((r) => r.service === service)?.episode_id ?? '';
+    const { ledger, writer } = server.runtime;
+    const append = (service: string, type: string, data: Record<string, unknown>): void => {
+      const id = idOf(service);
+      writer.transactNow(() => {
+        ledger.append({ type, actor: 'system', trace_id: id, data: { episode_id: id, ...data } });
+      });
+    };
+    const fix = { pack: 'host', id: 'restart', title: 'Restart', risk: 'low', kind: 'restart' };
+    for (const service of ['svc-failed', 'svc-unsure'])
+      append(service, 'investigation.started', { service, alerts: [], queue_s: 0 });
+    append('svc-failed', 'action.taken_back', { fix, call: '{}', ok: true, detail: 'no better' });
+    append('svc-unsure', 'investigation.hypotheses', {
+      packs: ['host'],
+      hypotheses: [{ cause: 'disk_full', confidence: 'suspected' }],
+    });
+    const page = await livePage();
+    // Info both, yet before every critical row: each needs a person's look.
+    await expect
+      .poll(async () => (await services(page)).slice(0, 2), { timeout: 15_000 })
+      .toEqual(['svc-failed', 'svc-unsure']);
+    expect(await rowOf(page, 'svc-failed').locator('td.status').textContent()).toMatch(
+      /action ↺ taken back$/,
+    );
+    expect(await rowOf(page, 'svc-unsure').locator('td.confidence').textContent()).toBe(
+      '◑ suspected',
+    );
+    expect(await rowOf(page, 'svc-failed').locator('td.autonomy').textContent()).toBe('shadow');
+    // On a phone the failed action shows under the alert.
+    await resize(page, { width: 390, height: 844 });
+    expect(await rowOf(page, 'svc-failed').locator('td.alerts .failed-action').isVisible()).toBe(
+      true,
+    );
+    await resize(page, { width: 1440, height: 900 });
+    await shoot(page, '112-live-buckets');
     await page.context().close();
   });
 

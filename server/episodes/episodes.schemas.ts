@@ -17,6 +17,12 @@ export const Running = Type.Object({
   /** The worst severity of the episode's signals (critical, high, warning, info, unknown). */
   severity: Type.String(),
   incident_id: Nullable(Type.String()),
+  /** The autonomy level in force for the episode (off, shadow, L1, L2). */
+  autonomy: Type.String(),
+  /** Its leading hypothesis's confidence (proven … unproven); '' while none is held. */
+  confidence: Type.String(),
+  /** Its actions' state that most needs a person (taken_back first); '' when none. */
+  action: Type.String(),
 });
 
 export const LiveBody = Type.Object({ seq: Type.Integer(), running: Type.Array(Running) });

@@ -10,6 +10,7 @@ import type { Clock } from '../shared/clock.js';
 import { InvalidInputError, NotFoundError } from '../shared/errors.js';
 import type { Actor } from '../shared/types.js';
 import { TEAM_VERDICTS } from './enumerations.js';
+import { actionToWatch, leadingConfidence } from './live-facts.js';
 import {
   EPISODE_CLOSED,
   EPISODE_JOINED,
@@ -106,6 +107,7 @@ export function createEpisodesService(deps: Deps) {
   const boot = randomBytes(4).toString('hex');
   const liveVersion = (seq: number): string => `${boot}.${String(seq)}`;
   function view(row: EpisodeRow) {
+    const investigation = deps.investigation?.(row.episode_id) ?? null;
     return {
       episode_id: row.episode_id,
       service: row.service,
@@ -116,6 +118,10 @@ export function createEpisodesService(deps: Deps) {
       // Added to the specification's fields (docs/decisions.md): triage sorts and groups by them.
       severity: deps.worstSeverity?.(store.signalKeysOf(row.episode_id)) ?? 'unknown',
       incident_id: row.incident_id,
+      // Also added (docs/decisions.md): Live's attention buckets (console brief C.2).
+      autonomy: row.autonomy,
+      confidence: leadingConfidence(investigation?.hypotheses ?? []),
+      action: actionToWatch(investigation?.actions ?? []),
     };
   }
 

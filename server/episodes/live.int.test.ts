@@ -126,3 +126,43 @@ describe('compression of JSON answers', () => {
     expect(res.statusCode).toBeLessThan(500);
   });
 });
+
+describe('GET /v1/live attention facts', () => {
+  it('carry the autonomy in force, the leading confidence and the action that needs a person', async () => {
+    const res = await postAlert(server, { name: 'Errors', service: 'factd' });
+    expect(res.statusCode, res.body).toBe(202);
+    const row = async () =>
+      (await live())
+        .json<{ running: Record<string, unknown>[] }>()
+        .running.find((r) => r['service'] === 'factd');
+    const id = String((await row())?.['episode_id']);
+    expect(await row()).toMatchObject({ autonomy: 'shadow', confidence: '', action: '' });
+
+    const { ledger, writer } = server.runtime;
+    const append = (type: string, data: Record<string, unknown>): void => {
+      writer.transactNow(() => {
+        ledger.append({ type, actor: 'system', trace_id: id, data: { episode_id: id, ...data } });
+      });
+    };
+    append('investigation.started', { service: 'factd', alerts: ['Errors'], queue_s: 0 });
+    const fix = { pack: 'host', id: 'restart', title: 'Restart', risk: 'low', kind: 'restart' };
+    append('investigation.hypotheses', {
+      packs: ['host'],
+      hypotheses: [
+        { cause: 'a', confidence: 'unproven' },
+        { cause: 'b', confidence: 'suspected' },
+        { cause: 'c', confidence: 'cleared' },
+      ],
+    });
+    expect(await row()).toMatchObject({ confidence: 'suspected', action: '' });
+    append('action.started', { fix, connector: 'ssh', call: '{}' });
+    expect((await row())?.['action']).toBe('running');
+    const held = String((await live()).headers['etag']);
+    append('action.verify_failed', { fix, findings: [], detail: 'errors went on' });
+    // The ETag moves with them: a client holding the old one is sent the new facts.
+    const fresh = await live({ 'if-none-match': held });
+    expect(fresh.statusCode).toBe(200);
+    const facts = fresh.json<{ running: Record<string, unknown>[] }>();
+    expect(facts.running.find((r) => r['service'] === 'factd')?.['action']).toBe('not_verified');
+  });
+});

@@ -7,8 +7,12 @@
 import { type Episode } from './api.js';
 import { Link, Time } from '../../shared/parts.js';
 import type { ChangeEntry } from './episode-changes.js';
-
-export type Confidence = 'proven' | 'linked' | 'suspected' | 'disputed' | 'unproven' | 'cleared';
+import {
+  ACTION_STATUS,
+  CONFIDENCE,
+  type ActionStatus,
+  type Confidence,
+} from '../../shared/confidence.js';
 
 export interface Finding {
   id: string;
@@ -47,16 +51,6 @@ export interface DecisionDetail {
   next: string;
 }
 
-export type ActionStatus =
-  | 'dry_run'
-  | 'requested'
-  | 'refused'
-  | 'running'
-  | 'verified'
-  | 'taken_back'
-  | 'not_verified'
-  | 'shadow';
-
 export interface EpisodeAction {
   fix: string;
   title: string;
@@ -77,30 +71,6 @@ export interface Diagnosis {
 }
 
 const RANK: Confidence[] = ['proven', 'linked', 'suspected', 'disputed', 'unproven', 'cleared'];
-
-export const CONFIDENCE: Record<Confidence, { glyph: string; color: string; meaning: string }> = {
-  proven: { glyph: '●', color: 'var(--accent)', meaning: 'a proving finding and none refuting' },
-  linked: {
-    glyph: '◕',
-    color: 'var(--accent)',
-    meaning: 'proven on a dependency, and these alerts match what it causes downstream',
-  },
-  suspected: { glyph: '◑', color: 'var(--accent)', meaning: 'supported, nothing proving yet' },
-  disputed: { glyph: '◇!', color: '#a34e83', meaning: 'findings for and against' },
-  unproven: { glyph: '○', color: 'var(--muted)', meaning: 'nothing read for it yet' },
-  cleared: { glyph: '✕', color: 'var(--muted)', meaning: 'a refuting finding and none supporting' },
-};
-
-const ACTION_STATUS: Record<ActionStatus, string> = {
-  dry_run: '◌ dry run done',
-  requested: '◷ waiting for approval',
-  refused: '✖ refused',
-  running: '◌ running',
-  verified: '✓ verified',
-  taken_back: '↺ taken back',
-  not_verified: '▲ not verified',
-  shadow: '– shadow: recorded, nothing ran',
-};
 
 export function ConfidenceBadge({ confidence }: { confidence: Confidence }) {
   const c = CONFIDENCE[confidence];

@@ -4,8 +4,9 @@ import { type ApprovalRequest } from '../approvals/index.js';
 import {
   announcement,
   attentionOrder,
+  attentionFirst,
   awaitingByEpisode,
-  awaitingFirst,
+  bucketOf,
   groupsOf,
   hrefOf,
   matches,
@@ -21,6 +22,9 @@ const row = (over: Partial<RunningEpisode> & { episode_id: string }): RunningEpi
   t_open: '2026-11-29T10:00:00.000Z',
   severity: 'info',
   incident_id: null,
+  autonomy: 'shadow',
+  confidence: '',
+  action: '',
   ...over,
 });
 
@@ -81,7 +85,7 @@ describe('episodes waiting for an approval', () => {
       row({ episode_id: 'ep-quiet', severity: 'info', status: 'quiet' }),
     ];
     const awaiting = awaitingByEpisode([request({}), request({ episode_id: 'ep-quiet' })]);
-    expect(rows.sort(awaitingFirst(awaiting)).map((r) => r.episode_id)).toEqual([
+    expect(rows.sort(attentionFirst(awaiting)).map((r) => r.episode_id)).toEqual([
       'ep-info',
       'ep-quiet',
       'ep-crit',
@@ -96,6 +100,40 @@ describe('episodes waiting for an approval', () => {
       request({ request_id: 'raise', episode_id: null }),
     ]);
     expect([...awaiting].map(([ep, r]) => [ep, r.request_id])).toEqual([['ep-info', 'sooner']]);
+  });
+});
+
+describe('attention buckets (console brief C.2)', () => {
+  const none = new Map<string, unknown>();
+  it('waiting for approval, a failed action, an unsure hypothesis, acting, then observing', () => {
+    const rows = [
+      row({ episode_id: 'observing', severity: 'critical' }),
+      row({ episode_id: 'acting', autonomy: 'L2', confidence: 'proven' }),
+      row({ episode_id: 'unsure', confidence: 'disputed' }),
+      row({ episode_id: 'failed', autonomy: 'L1', action: 'taken_back' }),
+      row({ episode_id: 'awaiting', action: 'not_verified' }),
+      row({ episode_id: 'acting-l1', autonomy: 'L1', action: 'verified', severity: 'high' }),
+    ];
+    const awaiting = new Map([['awaiting', {}]]);
+    expect(rows.sort(attentionFirst(awaiting)).map((r) => r.episode_id)).toEqual([
+      'awaiting',
+      'failed',
+      'unsure',
+      'acting-l1',
+      'acting',
+      'observing',
+    ]);
+  });
+
+  it('reads every failed state as failed, and no hypothesis yet as not unsure', () => {
+    for (const action of ['taken_back', 'not_verified', 'dry_run_failed', 'refused'])
+      expect(bucketOf(row({ episode_id: 'e', action }), none)).toBe('action failed');
+    for (const action of ['', 'running', 'verified', 'shadow'])
+      expect(bucketOf(row({ episode_id: 'e', action }), none)).toBe('observing');
+    expect(bucketOf(row({ episode_id: 'e', confidence: 'suspected' }), none)).toBe('unsure');
+    expect(bucketOf(row({ episode_id: 'e', confidence: '' }), none)).toBe('observing');
+    expect(bucketOf(row({ episode_id: 'e', confidence: 'unproven' }), none)).toBe('observing');
+    expect(bucketOf(row({ episode_id: 'e', autonomy: 'off' }), none)).toBe('observing');
   });
 });
 

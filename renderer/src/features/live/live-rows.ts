@@ -4,6 +4,7 @@
 import { type RunningEpisode } from './api.js';
 import { type ApprovalRequest } from '../approvals/index.js';
 import { SEVERITIES, severityOf, severityRank, type Severity } from '../../shared/severity.js';
+import { FAILED_ACTIONS } from '../../shared/confidence.js';
 
 export type Grouping = 'none' | 'incident' | 'service';
 
@@ -65,15 +66,34 @@ export function awaitingByEpisode(
   return by;
 }
 
+/** Live's attention buckets (console brief C.2), the one that needs a person most first. */
+export const BUCKETS = [
+  'awaiting approval',
+  'action failed',
+  'unsure',
+  'acting',
+  'observing',
+] as const;
+export type Bucket = (typeof BUCKETS)[number];
+
 /**
- * The brief's first bucket before the rest (console.md C.2): an episode waiting for an
- * approval is what a person can unblock now, whatever its severity; then `attentionOrder`.
+ * Which bucket a running episode is in: waiting on an approval a person can give now; an
+ * action that failed or was taken back; a leading hypothesis only suspected or disputed;
+ * acting on its own (L1, L2); observing (shadow, off).
  */
-export function awaitingFirst(
+export function bucketOf(row: RunningEpisode, awaiting: ReadonlyMap<string, unknown>): Bucket {
+  if (awaiting.has(row.episode_id)) return 'awaiting approval';
+  if (FAILED_ACTIONS.includes(row.action)) return 'action failed';
+  if (row.confidence === 'suspected' || row.confidence === 'disputed') return 'unsure';
+  return row.autonomy === 'L1' || row.autonomy === 'L2' ? 'acting' : 'observing';
+}
+
+/** The buckets in order, then `attentionOrder` within each. */
+export function attentionFirst(
   awaiting: ReadonlyMap<string, unknown>,
 ): (a: RunningEpisode, b: RunningEpisode) => number {
-  return (a, b) =>
-    Number(awaiting.has(b.episode_id)) - Number(awaiting.has(a.episode_id)) || attentionOrder(a, b);
+  const rank = (r: RunningEpisode): number => BUCKETS.indexOf(bucketOf(r, awaiting));
+  return (a, b) => rank(a) - rank(b) || attentionOrder(a, b);
 }
 
 export function matches(row: RunningEpisode, view: LiveView): boolean {

@@ -1,12 +1,22 @@
 // The running episodes as dense rows, optionally in groups whose headers count rows by
-// severity. On a phone only severity, service, alert and age stay (live.css).
+// severity; each row says what puts it in its attention bucket (an approval awaited, a failed
+// action, the leading hypothesis's confidence, the autonomy). On a phone only severity,
+// service, alert and age stay, with an awaited approval or a failed action under the alert
+// (live.css).
 import { type RunningEpisode } from './api.js';
 import { Link, age, duration } from '../../shared/parts.js';
 import { quorumText, type ApprovalRequest } from '../approvals/index.js';
 import { SeverityMark, severityGlyph } from '../../shared/severity.js';
+import {
+  ACTION_STATUS,
+  CONFIDENCE,
+  FAILED_ACTIONS,
+  confidenceOf,
+  type ActionStatus,
+} from '../../shared/confidence.js';
 import { severityCounts, type Grouping, type LiveGroup } from './live-rows.js';
 
-const COLUMNS = 7;
+const COLUMNS = 9;
 
 function GroupHead({ group, grouping }: { group: LiveGroup; grouping: Grouping }) {
   const counts = severityCounts(group.rows);
@@ -44,6 +54,23 @@ function Awaiting({ request, now }: { request: ApprovalRequest; now: number }) {
   );
 }
 
+/** "↺ taken back", when the episode's action failed or was undone; else nothing. */
+function FailedAction({ action }: { action: string }) {
+  if (!FAILED_ACTIONS.includes(action)) return null;
+  return <span className="failed-action">action {ACTION_STATUS[action as ActionStatus]}</span>;
+}
+
+/** The leading hypothesis's confidence as glyph and word; "none yet" before there is one. */
+function Confidence({ value }: { value: string }) {
+  const c = confidenceOf(value);
+  if (c === null) return <span className="muted">none yet</span>;
+  return (
+    <span className={`conf conf-${c}`} title={`${c}: ${CONFIDENCE[c].meaning}`}>
+      <span aria-hidden="true">{CONFIDENCE[c].glyph}</span> {c}
+    </span>
+  );
+}
+
 function Row({
   e,
   now,
@@ -73,6 +100,12 @@ function Row({
             <Awaiting request={request} now={now} />
           </span>
         )}
+        {FAILED_ACTIONS.includes(e.action) && (
+          <span className="on-phone">
+            <br />
+            <FailedAction action={e.action} />
+          </span>
+        )}
       </td>
       <td className="status">
         {e.status === 'open' ? 'firing' : e.status}
@@ -82,7 +115,17 @@ function Row({
             <Awaiting request={request} now={now} />
           </>
         )}
+        {FAILED_ACTIONS.includes(e.action) && (
+          <>
+            {' · '}
+            <FailedAction action={e.action} />
+          </>
+        )}
       </td>
+      <td className="confidence">
+        <Confidence value={e.confidence} />
+      </td>
+      <td className="autonomy">{e.autonomy}</td>
       <td className="step">{e.step}</td>
       <td className="num age">{age(e.t_open, now)}</td>
       <td className="episode">
@@ -114,6 +157,8 @@ export function LiveTable({
           <th className="service">Service</th>
           <th className="alerts">Alerts</th>
           <th className="status">Status</th>
+          <th className="confidence">Hypothesis</th>
+          <th className="autonomy">Autonomy</th>
           <th className="step">Step</th>
           <th className="num age">Age</th>
           <th className="episode">Episode</th>

@@ -17,6 +17,9 @@ const row = (id: string, severity: string): RunningEpisode => ({
   t_open: '2026-11-29T10:00:00Z',
   severity,
   incident_id: null,
+  autonomy: 'shadow',
+  confidence: '',
+  action: '',
 });
 
 const ROWS = [row('e1', 'critical'), row('e2', 'critical'), row('e3', 'warning')];

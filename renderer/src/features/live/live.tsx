@@ -9,7 +9,7 @@ import { isShortcutKey } from '../../shared/keys.js';
 import { useHeld } from './live-hold.js';
 import {
   awaitingByEpisode,
-  awaitingFirst,
+  attentionFirst,
   groupsOf,
   hrefOf,
   matches,
@@ -45,7 +45,7 @@ export function LivePage() {
   const requests = pending.data?.requests;
   const awaiting = useMemo(() => awaitingByEpisode(requests ?? []), [requests]);
   const ordered = useMemo(
-    () => (running === undefined ? undefined : [...running].sort(awaitingFirst(awaiting))),
+    () => (running === undefined ? undefined : [...running].sort(attentionFirst(awaiting))),
     [running, awaiting],
   );
   const held = useHeld(ordered, live.data?.seq, listRef);
