@@ -365,6 +365,28 @@ describe('Live for triage', () => {
     await page.context().close();
   });
 
+  it('opens its view on the wall with Shift+W: the same filter and search, said in the header', async () => {
+    const page = await livePage(undefined, '/live?sev=critical&q=svc-');
+    await expect
+      .poll(() => services(page), { timeout: 15_000 })
+      .toEqual(['svc-scrolled', 'svc-held', 'svc-paused', 'svc-f', 'svc-b']);
+    await page.keyboard.press('Shift+W');
+    await page.waitForURL(/\/wall\?/);
+    expect(new URL(page.url()).search).toBe('?sev=critical&q=svc-');
+    await page.getByText('critical only · matching “svc-”', { exact: false }).waitFor();
+    const tiles = page.locator('.wall li .service');
+    await expect.poll(() => tiles.count()).toBe(5);
+    expect((await tiles.allTextContents()).map((t) => t.replace(/^\S+ critical /, ''))).toEqual([
+      'svc-scrolled',
+      'svc-held',
+      'svc-paused',
+      'svc-f',
+      'svc-b',
+    ]);
+    await shoot(page, '113-wall-scoped');
+    await page.context().close();
+  });
+
   it('stays under 5 KB per 10 s idle, and backs off polling when the tab is hidden', async () => {
     const page = await livePage();
     // The stream refused: visible, the tab polls (every 2 s); hidden, every 30 s. Set up

@@ -83,6 +83,28 @@ describe('a lost connection', () => {
   });
 });
 
+describe('the wall display without the service', () => {
+  it('dims everything and says since when its data is old, then mends by itself', async () => {
+    await page.goto(`${url}/wall`);
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    await page.getByText(/· all services · seq \d/).waitFor();
+    await server.stop();
+    const old = page.getByRole('alert').filter({ hasText: 'Data as of' });
+    await old.waitFor({ timeout: 20_000 });
+    expect(await old.textContent()).toMatch(/^Data as of \d\d:\d\d:\d\d — reconnecting$/);
+    const opacity = await page.evaluate<string>(
+      `getComputedStyle(document.querySelector('.wall h1')).opacity`,
+    );
+    expect(Number(opacity)).toBeLessThan(1);
+    await shoot(page, '122-wall-offline');
+    server = await buildTestServer({ delayMs: 0, dir: server.dir });
+    await listen(server);
+    await old.waitFor({ state: 'detached', timeout: 30_000 });
+    await page.goto(`${url}/live`);
+    await page.getByRole('heading', { name: /Live/, level: 1 }).waitFor();
+  });
+});
+
 describe('on a phone', () => {
   it('puts the pages in a Menu that opens, closes on Escape and gives focus back', async () => {
     await resize(page, { width: 390, height: 844 });

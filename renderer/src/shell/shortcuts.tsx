@@ -39,6 +39,11 @@ export const SHORTCUTS: readonly Shortcut[] = [
   })),
   { keys: ['Esc'], does: 'close a dialog, the palette or the suggestions', where: 'everywhere' },
   { keys: ['p'], does: 'pause or resume the live list', where: 'Live' },
+  {
+    keys: ['Shift W'],
+    does: 'open this view (its filter and search) on the wall display',
+    where: 'Live',
+  },
   { keys: ['/'], does: 'put the cursor in the query bar', where: 'Episodes' },
   {
     keys: ['↑', '↓', 'Enter', 'Tab'],

@@ -10,6 +10,7 @@ import {
   groupsOf,
   hrefOf,
   matches,
+  scopeOf,
   severityCounts,
   viewOf,
 } from './live-rows.js';
@@ -44,6 +45,15 @@ describe('the Live view in the URL', () => {
       sev: ['critical', 'high'],
       q: 'a b',
     });
+  });
+
+  it('carries the filter and search to the wall, not the grouping, and says the scope', () => {
+    const view = { group: 'service', sev: ['critical', 'high'], q: ' pay ' } as const;
+    expect(hrefOf(view, '/wall')).toBe('/wall?sev=critical,high&q=+pay+');
+    expect(hrefOf({ group: 'incident', sev: [], q: '' }, '/wall')).toBe('/wall');
+    expect(scopeOf(view)).toBe('critical, high only · matching “pay”');
+    expect(scopeOf({ group: 'none', sev: [], q: 'db' })).toBe('all severities · matching “db”');
+    expect(scopeOf({ group: 'none', sev: [], q: '  ' })).toBe('all services');
   });
 });
 

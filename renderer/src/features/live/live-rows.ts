@@ -30,14 +30,17 @@ export function viewOf(params: URLSearchParams): LiveView {
   };
 }
 
-/** `/live` with the view in its query string; what is at its default is left out. */
-export function hrefOf(view: LiveView): string {
+/**
+ * `/live` with the view in its query string; what is at its default is left out. The wall
+ * (`to: '/wall'`) takes the same filter and search, and never groups.
+ */
+export function hrefOf(view: LiveView, to: '/live' | '/wall' = '/live'): string {
   const params = new URLSearchParams();
-  if (view.group !== 'none') params.set('group', view.group);
+  if (view.group !== 'none' && to === '/live') params.set('group', view.group);
   if (view.sev.length > 0) params.set('sev', view.sev.join(','));
   if (view.q !== '') params.set('q', view.q);
   const search = params.toString().replace(/%2C/g, ',');
-  return search === '' ? '/live' : `/live?${search}`;
+  return search === '' ? to : `${to}?${search}`;
 }
 
 /**
@@ -94,6 +97,15 @@ export function attentionFirst(
 ): (a: RunningEpisode, b: RunningEpisode) => number {
   const rank = (r: RunningEpisode): number => BUCKETS.indexOf(bucketOf(r, awaiting));
   return (a, b) => rank(a) - rank(b) || attentionOrder(a, b);
+}
+
+/** The view's scope in words: "all services", or its severities and its search. */
+export function scopeOf(view: LiveView): string {
+  const parts = [
+    view.sev.length === 0 ? 'all severities' : `${view.sev.join(', ')} only`,
+    view.q.trim() === '' ? null : `matching “${view.q.trim()}”`,
+  ].filter((p) => p !== null);
+  return view.sev.length === 0 && view.q.trim() === '' ? 'all services' : parts.join(' · ');
 }
 
 export function matches(row: RunningEpisode, view: LiveView): boolean {

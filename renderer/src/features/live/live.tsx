@@ -51,9 +51,17 @@ export function LivePage() {
   const held = useHeld(ordered, live.data?.seq, listRef);
   const { pausedAt, pause, resume } = held;
 
+  const wallHref = hrefOf(view, '/wall');
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
-      if (e.key !== 'p' || !isShortcutKey(e)) return;
+      if (!isShortcutKey(e)) return;
+      // Shift+W: this view on the wall display (console brief D.2).
+      if (e.key === 'W' && e.shiftKey) {
+        e.preventDefault();
+        navigate(wallHref);
+        return;
+      }
+      if (e.key !== 'p') return;
       e.preventDefault();
       if (pausedAt === null) pause();
       else resume();
@@ -62,7 +70,7 @@ export function LivePage() {
     return () => {
       document.removeEventListener('keydown', onKey);
     };
-  }, [pausedAt, pause, resume]);
+  }, [pausedAt, pause, resume, wallHref]);
 
   const shown = held.rows.filter((r) => matches(r, view));
   const waiting = held.pending.filter((r) => matches(r, view)).length;
@@ -73,7 +81,7 @@ export function LivePage() {
         <h1>
           Live <span className="count">{total} running</span>
         </h1>
-        <Link to="/wall">Wall display</Link>
+        <Link to={wallHref}>Wall display</Link>
       </div>
       <LiveToolbar
         view={view}

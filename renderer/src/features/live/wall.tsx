@@ -1,22 +1,39 @@
 // The wall display: running episodes in large type, no navigation, the scope printed in the
-// header so a screen across the room says what it shows and how fresh it is. While every
-// action is halted (GET /v1/autonomy `halted`), a hatched banner says so, with who, when and
-// why; the wall offers no button (it may be a shared screen).
+// header so a screen across the room says what it shows and how fresh it is (console brief
+// D.3). It takes Live's view from its URL (`sev`, `q`; Shift+W on Live opens it so) and says
+// that scope in words; it sorts as Live does, attention first. While the service cannot be
+// reached the whole wall dims and says since when its data is old. While every action is
+// halted (GET /v1/autonomy `halted`), a hatched banner says so, with who, when and why; the
+// wall offers no button (it may be a shared screen).
 import { useLive } from './queries.js';
 import { useStatus } from '../status/index.js';
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import { BrandMark } from '../branding/index.js';
 import { age, Time } from '../../shared/parts.js';
+import { connection } from '../../shared/connection.js';
+import { useLocation } from '../../shared/router.js';
+import { SeverityMark } from '../../shared/severity.js';
+import { ACTION_STATUS, FAILED_ACTIONS, type ActionStatus } from '../../shared/confidence.js';
 import { autonomyApi, autonomyKeys } from '../autonomy/index.js';
+import { usePendingApprovals } from '../approvals/index.js';
+import { attentionFirst, awaitingByEpisode, matches, scopeOf, viewOf } from './live-rows.js';
 import './wall.css';
+
+/** A time of day to the second ("14:05:10"), as the frame's banner says it. */
+const clock = (ms: number): string => new Date(ms).toLocaleTimeString('en-GB', { hour12: false });
 
 export function WallPage() {
   const live = useLive(true);
   const status = useStatus();
+  const reach = useSyncExternalStore(connection.subscribe, connection.get);
+  const { params } = useLocation();
+  const view = viewOf(params);
   // Refetched when the live seq moves (useLive): a halt shows within a heartbeat.
   const autonomy = useQuery({ queryKey: autonomyKeys.all, queryFn: autonomyApi.get });
   const halted = autonomy.data?.halted ?? null;
+  const requests = usePendingApprovals().data?.requests;
+  const awaiting = useMemo(() => awaitingByEpisode(requests ?? []), [requests]);
   const [now, setNow] = useState(Date.now());
   useEffect(() => {
     const t = setInterval(() => {
@@ -26,20 +43,27 @@ export function WallPage() {
       clearInterval(t);
     };
   }, []);
-  const running = [...(live.data?.running ?? [])].sort(
-    (a, b) => Number(a.status !== 'open') - Number(b.status !== 'open'),
-  );
+  const running = (live.data?.running ?? [])
+    .filter((e) => matches(e, view))
+    .sort(attentionFirst(awaiting));
   const firing = running.filter((e) => e.status === 'open').length;
+  const stale = !reach.reachable;
   return (
-    <main className="wall">
+    <main className={stale ? 'wall wall-stale' : 'wall'}>
       <header>
         <BrandMark />
         <span>
-          {status.data?.instance ?? ''} · all services · seq{' '}
+          {status.data?.instance ?? ''} · {scopeOf(view)} · seq{' '}
           {live.data?.seq.toLocaleString('en') ?? '…'}
-          {live.isError && ' · DISCONNECTED: data may be stale'}
         </span>
       </header>
+      {stale && (
+        <p className="banner offline" role="alert">
+          <strong>
+            Data as of {reach.asOf === null ? 'never' : clock(reach.asOf)} — reconnecting
+          </strong>
+        </p>
+      )}
       {halted !== null && (
         <p className="banner halted" role="status" aria-label="halted">
           <strong>■ ALL ACTIONS HALTED</strong>{' '}
@@ -56,8 +80,21 @@ export function WallPage() {
       <ul>
         {running.map((e) => (
           <li key={e.episode_id} className={`status-${e.status}`}>
-            <span className="service">{e.service}</span>
-            <span className="alerts">{e.alerts.join(', ')}</span>
+            <span className="service">
+              <SeverityMark severity={e.severity} /> {e.service}
+            </span>
+            <span className="alerts">
+              {e.alerts.join(', ')}
+              {awaiting.has(e.episode_id) && (
+                <strong className="wall-why"> · ◷ awaiting approval</strong>
+              )}
+              {!awaiting.has(e.episode_id) && FAILED_ACTIONS.includes(e.action) && (
+                <strong className="wall-why">
+                  {' '}
+                  · action {ACTION_STATUS[e.action as ActionStatus]}
+                </strong>
+              )}
+            </span>
             <span className="num">{age(e.t_open, now)}</span>
           </li>
         ))}
