@@ -30,6 +30,8 @@ describe('compareWithRest', () => {
     expect(liftBadge(order[0]?.lift ?? 0)).toBe('only here');
     expect(liftBadge(order[1]?.lift ?? 0)).toBeNull();
     expect(liftBadge(2.44)).toBe('×2.4 vs rest');
+    // No days selected: nothing to compare with, so no badge (it once read "×NaN vs rest").
+    expect(liftBadge(Number.NaN)).toBeNull();
   });
 
   it('copes with a selection that is the whole scope, and with a value missing from it', () => {

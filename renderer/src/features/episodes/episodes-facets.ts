@@ -40,6 +40,7 @@ export function compareWithRest(
 /** The badge beside a value: "only here", "×2.4 vs rest", or nothing when not notable. */
 export function liftBadge(lift: number): string | null {
   if (lift === Infinity) return 'only here';
-  if (lift < NOTABLE_LIFT) return null;
+  // NaN (no selection to compare) fails this as well as a small lift does.
+  if (!(lift >= NOTABLE_LIFT)) return null;
   return `×${lift.toFixed(1)} vs rest`;
 }
