@@ -4,6 +4,7 @@
 // its window, denominators and formula and clicks through, Ctrl+K opens the command palette,
 // and /incidents lists incidents with a status filter.
 import type { Browser, Locator, Page, Request } from 'playwright-core';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFakeClock } from '../../server/shared/clock.js';
 import { seedEpisodes, type SeedEpisode } from '../../server/testing/episodes/episodes.js';
@@ -253,6 +254,62 @@ describe('the episodes page', () => {
     await page.keyboard.press('[');
     await bar.getByText('first').waitFor();
     expect(new URL(page.url()).pathname).toBe(`/episodes/${ids[0] ?? ''}`);
+  });
+
+  it('moves with j and k, ticks with x and Shift+x, exports the ticked rows, peeks with Space', async () => {
+    await open('/episodes?sort=-t_open');
+    const ids = await column('Episode');
+    expect(ids.length).toBeGreaterThan(3);
+    // Nothing unfilled reaches the page (the facets once badged every value "×NaN vs rest").
+    expect(await page.locator('main').textContent()).not.toMatch(
+      /\bNaN\b|\bundefined\b|\[object Object\]/,
+    );
+    const table = page.getByRole('table', { name: 'closed episodes' });
+    const focusedId = (): Promise<string | null> =>
+      page.evaluate<string | null>(
+        `document.activeElement?.closest('tr[data-episode]')?.getAttribute('data-episode') ?? null`,
+      );
+    await page.getByRole('heading', { name: /^Episodes/, level: 1 }).click();
+    await page.keyboard.press('j');
+    expect(await focusedId()).toBe(ids[0]);
+    await page.keyboard.press('x');
+    await page.keyboard.press('j');
+    await page.keyboard.press('j');
+    expect(await focusedId()).toBe(ids[2]);
+    await page.keyboard.press('k');
+    await page.keyboard.press('j');
+    // Shift+x: everything from the last ticked row to this one.
+    await page.keyboard.press('Shift+X');
+    const ticked = table.locator('tbody tr.ticked');
+    await expect.poll(() => ticked.count()).toBe(3);
+    const bar = page.getByRole('group', { name: 'ticked episodes' });
+    await bar.getByText('3 ticked').waitFor();
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      bar.getByRole('button', { name: 'Export CSV' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toMatch(/^episodes-.*\.csv$/);
+    const csv = readFileSync(await download.path(), 'utf8').split('\r\n');
+    expect(csv[0]?.startsWith('episode_id,t_open,')).toBe(true);
+    expect(csv.slice(1, -1).map((l) => l.split(',')[0])).toEqual(ids.slice(0, 3));
+    await shoot(page, '144-episodes-ticked');
+
+    // Space peeks at the focused row; j moves the peek along; Esc puts it away.
+    await page.keyboard.press('j');
+    expect(await focusedId()).toBe(ids[0]);
+    await page.keyboard.press(' ');
+    const peek = page.getByRole('complementary', { name: `Peek at ${ids[0] ?? ''}` });
+    await peek.waitFor();
+    expect(await peek.getByRole('link', { name: `Open ${ids[0] ?? ''} →` }).isVisible()).toBe(true);
+    await page.keyboard.press('j');
+    await page.getByRole('complementary', { name: `Peek at ${ids[1] ?? ''}` }).waitFor();
+    await shoot(page, '145-episodes-peek', { fullPage: false });
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.locator('.episode-peek').count()).toBe(0);
+    expect(await focusedId()).toBe(ids[1]);
+    // Enter opens the focused row.
+    await page.keyboard.press('Enter');
+    await expect.poll(() => new URL(page.url()).pathname).toBe(`/episodes/${ids[1] ?? ''}`);
   });
 
   it('names each tile’s window and denominator, explains minutes saved, and clicks through', async () => {

@@ -45,6 +45,17 @@ export const SHORTCUTS: readonly Shortcut[] = [
     where: 'Live',
   },
   { keys: ['/'], does: 'put the cursor in the query bar', where: 'Episodes' },
+  { keys: ['j', 'k', 'Enter'], does: 'move down and up the rows, open one', where: 'Episodes' },
+  {
+    keys: ['x', 'Shift x'],
+    does: 'tick the row (for export), or every row from the last ticked',
+    where: 'Episodes',
+  },
+  {
+    keys: ['Space', 'Esc'],
+    does: 'peek at the row beside the list (j and k move it), put it away',
+    where: 'Episodes',
+  },
   {
     keys: ['↑', '↓', 'Enter', 'Tab'],
     does: 'move through the suggestions, take one',

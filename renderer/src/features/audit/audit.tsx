@@ -8,6 +8,7 @@ import { ErrorNote } from '../../shared/parts.js';
 import { navigate, useLocation } from '../../shared/router.js';
 import { LedgerRow, VerifyResult } from './audit-parts.js';
 import './audit.css';
+import { saveBlob } from '../../shared/download.js';
 
 /** Oldest first, 2,000 at a time after the last seq seen, until `more` is false. */
 async function exportEvents(filter: URLSearchParams, progress: (n: number) => void): Promise<Blob> {
@@ -48,13 +49,7 @@ function ExportButton({ filter }: { filter: URLSearchParams }) {
             setState((s) => ({ ...s, count }));
           })
             .then((blob) => {
-              const a = document.createElement('a');
-              a.href = URL.createObjectURL(blob);
-              a.download = `ledger-${new Date().toISOString().replace(/[:.]/g, '')}.jsonl`;
-              a.click();
-              setTimeout(() => {
-                URL.revokeObjectURL(a.href);
-              }, 10_000);
+              saveBlob(`ledger-${new Date().toISOString().replace(/[:.]/g, '')}.jsonl`, blob);
               setState((s) => ({ ...s, busy: false }));
             })
             .catch((error: unknown) => {

@@ -1,17 +1,17 @@
-// Episodes: the table with every filter of GET /v1/episodes, a query bar, facets with counts,
-// the scorecard strip and the per-day histogram. The page's URL holds every filter, so a
+// Episodes: the table (episodes-table.tsx) with every filter of GET /v1/episodes, a query
+// bar, facets with counts, the scorecard strip and the per-day histogram. The page's URL holds every filter, so a
 // view is a link; the API gets the same parameters.
 import { episodeKeys } from './queries.js';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { type EpisodeList, episodesApi } from './api.js';
 import { ApiError } from '../../shared/api.js';
-import { Empty, ErrorNote, Link, Time, duration } from '../../shared/parts.js';
+import { Empty, ErrorNote, Link } from '../../shared/parts.js';
 import { navigate, useLocation } from '../../shared/router.js';
 import { Pager, paramHref, toggled } from '../../shared/list-nav.js';
 import { QueryBar } from './episodes-query.js';
 import { ScorecardStrip } from './episodes-scorecard.js';
-import { SeverityMark } from '../../shared/severity.js';
+import { EpisodesTable } from './episodes-table.js';
 import './episodes.css';
 import '../../shared/table-scroll.css';
 import { compareWithRest, liftBadge } from './episodes-facets.js';
@@ -302,54 +302,11 @@ export function EpisodesPage() {
               <Empty>No closed episode matches. Running ones are on Live.</Empty>
             )}
             {data && data.episodes.length > 0 && (
-              <div className="table-scroll">
-                <table className="table" aria-label="closed episodes">
-                  <thead>
-                    <tr>
-                      {header('t_open', 'Started')}
-                      <th>Severity</th>
-                      {header('service', 'Service')}
-                      <th>Alerts</th>
-                      {params.get('group') === 'incident' && <th>Related</th>}
-                      {header('result', 'Result')}
-                      {header('decision', 'Decision')}
-                      {header('confidence', 'Confidence')}
-                      {header('duration', 'Duration', true)}
-                      <th>Verdict</th>
-                      <th>Episode</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {data.episodes.map((e) => (
-                      <tr key={e.episode_id}>
-                        <td>
-                          <Time iso={e.t_open} />
-                        </td>
-                        <td>
-                          <SeverityMark severity={e.severity} />
-                        </td>
-                        <td>{e.service}</td>
-                        <td>{e.alerts.join(', ')}</td>
-                        {params.get('group') === 'incident' && (
-                          <td>
-                            {e.related === 0 || e.related === undefined
-                              ? '—'
-                              : `+${String(e.related)} (${(e.services ?? []).join(', ')})`}
-                          </td>
-                        )}
-                        <td>{e.result}</td>
-                        <td>{e.decision}</td>
-                        <td>{e.confidence}</td>
-                        <td className="num">{duration(e.duration_s)}</td>
-                        <td>{e.verdict ?? '—'}</td>
-                        <td>
-                          <Link to={`/episodes/${e.episode_id}`}>{e.episode_id}</Link>
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <EpisodesTable
+                rows={data.episodes}
+                grouped={params.get('group') === 'incident'}
+                sortHeader={header}
+              />
             )}
             {data && (
               <Pager

@@ -17,6 +17,7 @@ import {
   sealedWords,
 } from './keychain-words.js';
 import { keychainKeys } from './queries.js';
+import { saveBlob } from '../../shared/download.js';
 
 const partList = (parts: string[]): string =>
   parts.map((p) => PART_WORDS[p] ?? p).join(', ') || 'none';
@@ -24,14 +25,7 @@ const partList = (parts: string[]): string =>
 const fileName = (a: SealedAnswer): string => `keychain-${String(a.content_version)}.sealed`;
 
 function save(a: SealedAnswer): void {
-  const url = URL.createObjectURL(new Blob([a.file], { type: 'application/octet-stream' }));
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = fileName(a);
-  link.click();
-  setTimeout(() => {
-    URL.revokeObjectURL(url);
-  }, 1000);
+  saveBlob(fileName(a), new Blob([a.file], { type: 'application/octet-stream' }));
 }
 
 /** A refusal of seal or unseal: the sealed-file codes in plain words, the rest as said. */

@@ -16,6 +16,7 @@ import { licenceApi, type LicenceAnswer } from './api.js';
 import { useLicenceAction } from './queries.js';
 import { daysLeftText, limitText, STAGE_WORDS } from './words.js';
 import './licence.css';
+import { saveBlob } from '../../shared/download.js';
 
 /** What POST /v1/licence takes at most (server/licence/licence.schemas.ts). */
 const MAX_TEXT = 512 * 1024;
@@ -347,14 +348,7 @@ function UsageStatement({ admin }: { admin: boolean }) {
         onClick={() => {
           setSaved(null);
           action.run(licenceApi.usage, ({ name, blob }) => {
-            const url = URL.createObjectURL(blob);
-            const a = document.createElement('a');
-            a.href = url;
-            a.download = name;
-            a.click();
-            setTimeout(() => {
-              URL.revokeObjectURL(url);
-            }, 1000);
+            saveBlob(name, blob);
             setSaved(name);
           });
         }}

@@ -1,0 +1,244 @@
+// The Episodes table (console brief C.3, D.2): rows to tick for bulk export (`x` ticks the
+// focused row, Shift+x the range from the last ticked one), `j`/`k` to move along the rows
+// and Enter to open one, and `Space` to peek at a row in a side panel without leaving the
+// list. What is ticked is kept by episode, so a refetch or another page keeps it.
+import { type ReactNode, useEffect, useRef, useState } from 'react';
+import type { EpisodeRow } from './api.js';
+import { Link, Time, duration } from '../../shared/parts.js';
+import { SeverityMark } from '../../shared/severity.js';
+import { isShortcutKey } from '../../shared/keys.js';
+import { saveBlob } from '../../shared/download.js';
+import { toCsv } from './episodes-export.js';
+import { EpisodePeek } from './episodes-peek.js';
+
+/** The row holding the focus, by its episode id; null when the focus is outside the rows. */
+const focusedRow = (): string | null =>
+  document.activeElement?.closest('tr[data-episode]')?.getAttribute('data-episode') ?? null;
+
+/** The ticked rows, and ticking one, or a range from the last one ticked. */
+function useTicked(rows: readonly EpisodeRow[]) {
+  const [ticked, setTicked] = useState<ReadonlyMap<string, EpisodeRow>>(new Map());
+  const last = useRef<string | null>(null);
+  const toggle = (id: string, range: boolean): void => {
+    const at = rows.findIndex((r) => r.episode_id === id);
+    if (at < 0) return;
+    const from =
+      range && last.current !== null ? rows.findIndex((r) => r.episode_id === last.current) : -1;
+    const span = from < 0 ? [rows[at]] : rows.slice(Math.min(from, at), Math.max(from, at) + 1);
+    setTicked((held) => {
+      const next = new Map(held);
+      const on = !held.has(id);
+      for (const r of span) {
+        if (r === undefined) continue;
+        if (on) next.set(r.episode_id, r);
+        else next.delete(r.episode_id);
+      }
+      return next;
+    });
+    last.current = id;
+  };
+  const setPage = (on: boolean): void => {
+    setTicked((held) => {
+      const next = new Map(held);
+      for (const r of rows) {
+        if (on) next.set(r.episode_id, r);
+        else next.delete(r.episode_id);
+      }
+      return next;
+    });
+  };
+  return { ticked, toggle, setPage, clear: () => setTicked(new Map()) };
+}
+
+/** "3 ticked · Export CSV · Export JSON · Clear", over the table while any row is ticked. */
+function BulkBar({ rows, onClear }: { rows: readonly EpisodeRow[]; onClear: () => void }) {
+  const stamp = (): string => new Date().toISOString().replace(/[:.]/g, '');
+  return (
+    <div className="bulk-bar" role="group" aria-label="ticked episodes">
+      <strong>{rows.length} ticked</strong>
+      <button
+        type="button"
+        onClick={() => {
+          saveBlob(`episodes-${stamp()}.csv`, new Blob([toCsv(rows)], { type: 'text/csv' }));
+        }}
+      >
+        Export CSV
+      </button>
+      <button
+        type="button"
+        onClick={() => {
+          const json = `${JSON.stringify(rows, null, 2)}\n`;
+          saveBlob(`episodes-${stamp()}.json`, new Blob([json], { type: 'application/json' }));
+        }}
+      >
+        Export JSON
+      </button>
+      <button type="button" className="linkish" onClick={onClear}>
+        Clear
+      </button>
+    </div>
+  );
+}
+
+export function EpisodesTable({
+  rows,
+  grouped,
+  sortHeader,
+}: {
+  rows: readonly EpisodeRow[];
+  /** one row per incident: a Related column */
+  grouped: boolean;
+  sortHeader: (field: string, label: string, numeric?: boolean) => ReactNode;
+}) {
+  const { ticked, toggle, setPage, clear } = useTicked(rows);
+  const [peek, setPeek] = useState<EpisodeRow | null>(null);
+  const table = useRef<HTMLTableElement>(null);
+  // The handler is registered once; it reads the rows of the last render.
+  const current = useRef({ rows, toggle, peek });
+  current.current = { rows, toggle, peek };
+
+  useEffect(() => {
+    const links = (): HTMLElement[] => [
+      ...(table.current?.querySelectorAll<HTMLElement>('tbody a.episode-link') ?? []),
+    ];
+    const onKey = (e: KeyboardEvent): void => {
+      if (e.key === 'Escape' && current.current.peek !== null) {
+        setPeek(null);
+        return;
+      }
+      if (!isShortcutKey(e)) return;
+      const id = focusedRow();
+      if (e.key === 'j' || e.key === 'k') {
+        const all = links();
+        if (all.length === 0) return;
+        e.preventDefault();
+        const at = all.findIndex((l) => l.closest('tr')?.getAttribute('data-episode') === id);
+        const next =
+          at < 0 ? 0 : Math.min(all.length - 1, Math.max(0, at + (e.key === 'j' ? 1 : -1)));
+        all[next]?.focus();
+        if (current.current.peek !== null) {
+          const row = current.current.rows[next];
+          if (row !== undefined) setPeek(row);
+        }
+        return;
+      }
+      if (id === null) return;
+      if (e.key === 'x' || e.key === 'X') {
+        e.preventDefault();
+        current.current.toggle(id, e.shiftKey);
+        return;
+      }
+      if (e.key === ' ') {
+        e.preventDefault();
+        const row = current.current.rows.find((r) => r.episode_id === id) ?? null;
+        setPeek((open) => (open?.episode_id === id ? null : row));
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
+  const allTicked = rows.length > 0 && rows.every((r) => ticked.has(r.episode_id));
+  const someTicked = rows.some((r) => ticked.has(r.episode_id));
+  return (
+    <>
+      {ticked.size > 0 && <BulkBar rows={[...ticked.values()]} onClear={clear} />}
+      <div className="table-scroll">
+        <table className="table" aria-label="closed episodes" ref={table}>
+          <thead>
+            <tr>
+              <th className="tick">
+                <input
+                  type="checkbox"
+                  aria-label="Tick every row on this page"
+                  checked={allTicked}
+                  ref={(el) => {
+                    if (el !== null) el.indeterminate = someTicked && !allTicked;
+                  }}
+                  onChange={() => {
+                    setPage(!allTicked);
+                  }}
+                />
+              </th>
+              {sortHeader('t_open', 'Started')}
+              <th>Severity</th>
+              {sortHeader('service', 'Service')}
+              <th>Alerts</th>
+              {grouped && <th>Related</th>}
+              {sortHeader('result', 'Result')}
+              {sortHeader('decision', 'Decision')}
+              {sortHeader('confidence', 'Confidence')}
+              {sortHeader('duration', 'Duration', true)}
+              <th>Verdict</th>
+              <th>Episode</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((e) => (
+              <tr
+                key={e.episode_id}
+                data-episode={e.episode_id}
+                className={
+                  [
+                    ticked.has(e.episode_id) ? 'ticked' : '',
+                    peek?.episode_id === e.episode_id ? 'peeked' : '',
+                  ]
+                    .join(' ')
+                    .trim() || undefined
+                }
+              >
+                <td className="tick">
+                  <input
+                    type="checkbox"
+                    aria-label={`Tick ${e.episode_id}`}
+                    checked={ticked.has(e.episode_id)}
+                    onChange={(ev) => {
+                      toggle(e.episode_id, (ev.nativeEvent as MouseEvent).shiftKey);
+                    }}
+                  />
+                </td>
+                <td>
+                  <Time iso={e.t_open} />
+                </td>
+                <td>
+                  <SeverityMark severity={e.severity} />
+                </td>
+                <td>{e.service}</td>
+                <td>{e.alerts.join(', ')}</td>
+                {grouped && (
+                  <td>
+                    {e.related === 0 || e.related === undefined
+                      ? '—'
+                      : `+${String(e.related)} (${(e.services ?? []).join(', ')})`}
+                  </td>
+                )}
+                <td>{e.result}</td>
+                <td>{e.decision}</td>
+                <td>{e.confidence}</td>
+                <td className="num">{duration(e.duration_s)}</td>
+                <td>{e.verdict ?? '—'}</td>
+                <td>
+                  <Link to={`/episodes/${e.episode_id}`} className="episode-link">
+                    {e.episode_id}
+                  </Link>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {peek !== null && (
+        <EpisodePeek
+          row={peek}
+          onClose={() => {
+            // Back to the row it showed, so the keyboard goes on from there.
+            table.current
+              ?.querySelector<HTMLElement>(`tr[data-episode="${peek.episode_id}"] a.episode-link`)
+              ?.focus();
+            setPeek(null);
+          }}
+        />
+      )}
+    </>
+  );
+}
