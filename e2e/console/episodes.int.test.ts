@@ -292,7 +292,18 @@ describe('the episodes page', () => {
     const csv = readFileSync(await download.path(), 'utf8').split('\r\n');
     expect(csv[0]?.startsWith('episode_id,t_open,')).toBe(true);
     expect(csv.slice(1, -1).map((l) => l.split(',')[0])).toEqual(ids.slice(0, 3));
+    // One verdict for the three: "other" needs its detail first; each is recorded in turn.
+    const verdict = page.getByRole('form', { name: 'Verdict for the ticked episodes' });
+    await verdict.getByLabel('Verdict').selectOption('other');
+    const record = verdict.getByRole('button', { name: 'Record for 3' });
+    expect(await record.isDisabled()).toBe(true);
+    await verdict.getByLabel('What the team did instead').fill('restarted the pods by hand');
     await shoot(page, '144-episodes-ticked');
+    await record.click();
+    await verdict.getByText('Recorded for 3 of 3.').waitFor();
+    await expect
+      .poll(() => column('Verdict'))
+      .toEqual(['other', 'other', 'other', ...Array.from({ length: ids.length - 3 }, () => '—')]);
 
     // Space peeks at the focused row; j moves the peek along; Esc puts it away.
     await page.keyboard.press('j');

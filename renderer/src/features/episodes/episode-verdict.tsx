@@ -9,13 +9,13 @@ import { type Episode, episodesApi } from './api.js';
 import { roleAtLeast } from '../../shared/api.js';
 import { ErrorNote, Time } from '../../shared/parts.js';
 
-const VERDICTS = [
+export const VERDICTS = [
   ['same', 'Did what it said'],
   ['advice', 'Followed its advice'],
   ['other', 'Did something else'],
   ['none', 'Did nothing'],
 ] as const;
-type Verdict = (typeof VERDICTS)[number][0];
+export type Verdict = (typeof VERDICTS)[number][0];
 
 const labelOf = (v: string): string => VERDICTS.find(([id]) => id === v)?.[1] ?? v;
 

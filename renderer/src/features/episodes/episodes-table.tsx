@@ -1,5 +1,5 @@
-// The Episodes table (console brief C.3, D.2): rows to tick for bulk export (`x` ticks the
-// focused row, Shift+x the range from the last ticked one), `j`/`k` to move along the rows
+// The Episodes table (console brief C.3, D.2): rows to tick for bulk export or a verdict (`x`
+// ticks the focused row, Shift+x the range from the last ticked one), `j`/`k` to move along the rows
 // and Enter to open one, and `Space` to peek at a row in a side panel without leaving the
 // list. What is ticked is kept by episode, so a refetch or another page keeps it.
 import { type ReactNode, useEffect, useRef, useState } from 'react';
@@ -10,6 +10,7 @@ import { isShortcutKey } from '../../shared/keys.js';
 import { saveBlob } from '../../shared/download.js';
 import { toCsv } from './episodes-export.js';
 import { EpisodePeek } from './episodes-peek.js';
+import { BulkVerdict } from './episodes-bulk-verdict.js';
 
 /** The row holding the focus, by its episode id; null when the focus is outside the rows. */
 const focusedRow = (): string | null =>
@@ -19,6 +20,15 @@ const focusedRow = (): string | null =>
 function useTicked(rows: readonly EpisodeRow[]) {
   const [ticked, setTicked] = useState<ReadonlyMap<string, EpisodeRow>>(new Map());
   const last = useRef<string | null>(null);
+  // A refetch (a verdict recorded, say) brings new values: ticked rows take them.
+  useEffect(() => {
+    setTicked((held) => {
+      if (!rows.some((r) => held.has(r.episode_id) && held.get(r.episode_id) !== r)) return held;
+      const next = new Map(held);
+      for (const r of rows) if (next.has(r.episode_id)) next.set(r.episode_id, r);
+      return next;
+    });
+  }, [rows]);
   const toggle = (id: string, range: boolean): void => {
     const at = rows.findIndex((r) => r.episode_id === id);
     if (at < 0) return;
@@ -50,7 +60,8 @@ function useTicked(rows: readonly EpisodeRow[]) {
   return { ticked, toggle, setPage, clear: () => setTicked(new Map()) };
 }
 
-/** "3 ticked · Export CSV · Export JSON · Clear", over the table while any row is ticked. */
+/** "3 ticked · Export CSV · Export JSON · Clear · a verdict for them", over the table while any
+ * row is ticked. */
 function BulkBar({ rows, onClear }: { rows: readonly EpisodeRow[]; onClear: () => void }) {
   const stamp = (): string => new Date().toISOString().replace(/[:.]/g, '');
   return (
@@ -76,6 +87,7 @@ function BulkBar({ rows, onClear }: { rows: readonly EpisodeRow[]; onClear: () =
       <button type="button" className="linkish" onClick={onClear}>
         Clear
       </button>
+      <BulkVerdict rows={rows} />
     </div>
   );
 }
