@@ -7,6 +7,7 @@ import type { Writer } from '../db/writer.js';
 import type { DomainLedger } from '../ledger/index.js';
 import type { Clock } from '../shared/clock.js';
 import { canonicalJson } from '../shared/canonical-json.js';
+import { oneFreshRun } from '../shared/fresh-run.js';
 import { checkLog, importSigPub, recordHash, type LogRecord } from './authority-log.js';
 import type { KeychainEvents } from './keychain.events.js';
 import type { Identity, Roster } from './keychain.service.js';
@@ -64,29 +65,24 @@ export function createMemberSync(deps: {
 
   // Refusals recorded since start: a part refused at every pull is recorded once.
   const refused = new Set<string>();
-  let inflight: Promise<PullResult> | null = null;
 
-  /** One pull at a time: a timed pull and one asked for never overlap (witnesses, log order). */
-  function pull(): Promise<PullResult> {
-    inflight ??= pullOnce()
-      .then((r) => {
-        // A signed answer of any kind is the home alive; no answer, a 5xx or an unsigned
-        // 429 (anyone on the path could send one to hold a take-over off) is silence.
-        const heard = r.ok || (r.status !== undefined && r.status < 500 && r.unsigned !== true);
-        if (heard) {
-          silentSince = null;
-          failures = 0;
-        } else if (store.state()?.role === 'member') {
-          silentSince ??= clock.now();
-          failures += 1;
-        }
-        return r;
-      })
-      .finally(() => {
-        inflight = null;
-      });
-    return inflight;
-  }
+  // One pull at a time: a timed pull and one asked for never overlap (witnesses, log order).
+  // A pull asked for while one is under way gets the next one: "Sync now" right after a
+  // change on the home must not answer with a timed pull that left before it.
+  const pull = oneFreshRun(async (): Promise<PullResult> => {
+    const r = await pullOnce();
+    // A signed answer of any kind is the home alive; no answer, a 5xx or an unsigned 429
+    // (anyone on the path could send one to hold a take-over off) is silence.
+    const heard = r.ok || (r.status !== undefined && r.status < 500 && r.unsigned !== true);
+    if (heard) {
+      silentSince = null;
+      failures = 0;
+    } else if (store.state()?.role === 'member') {
+      silentSince ??= clock.now();
+      failures += 1;
+    }
+    return r;
+  });
 
   async function pullOnce(): Promise<PullResult> {
     const st = store.state();
