@@ -355,11 +355,14 @@ describe('Live for triage', () => {
       '◑ suspected',
     );
     expect(await rowOf(page, 'svc-failed').locator('td.autonomy').textContent()).toBe('shadow');
-    // On a phone the failed action shows under the alert.
+    // On a phone the failed action and the unsure hypothesis show under the alert.
     await resize(page, { width: 390, height: 844 });
     expect(await rowOf(page, 'svc-failed').locator('td.alerts .failed-action').isVisible()).toBe(
       true,
     );
+    const unsure = rowOf(page, 'svc-unsure').locator('td.alerts .conf');
+    expect(await unsure.isVisible()).toBe(true);
+    expect(await unsure.textContent()).toBe('◑ suspected');
     await resize(page, { width: 1440, height: 900 });
     await shoot(page, '112-live-buckets');
     await page.context().close();

@@ -1,7 +1,7 @@
 // Small pieces of the Keychain page: a fingerprint grouped in fours (with a Copy), the
 // health and site-key badges (colour, shape and word), and the line that says which role a
 // disabled control needs.
-import { Fragment, useId, type ReactNode } from 'react';
+import { Fragment, useId, type InputHTMLAttributes, type ReactNode } from 'react';
 import { CopyButton } from '../../shared/clipboard.js';
 import {
   fingerprintGroups,
@@ -80,5 +80,68 @@ export function Field({ label, children }: { label: string; children: (id: strin
       <label htmlFor={id}>{label}</label>
       {children(id)}
     </div>
+  );
+}
+
+/** A Field holding one input bound to a string (text, url, password, number). */
+export function TextField({
+  label,
+  value,
+  onChange,
+  disabled,
+  ...input
+}: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  disabled: boolean;
+} & Pick<
+  InputHTMLAttributes<HTMLInputElement>,
+  'type' | 'maxLength' | 'autoComplete' | 'spellCheck' | 'inputMode' | 'className' | 'min' | 'max'
+>) {
+  return (
+    <Field label={label}>
+      {(id) => (
+        <input
+          id={id}
+          value={value}
+          disabled={disabled}
+          onChange={(e) => {
+            onChange(e.target.value);
+          }}
+          {...input}
+        />
+      )}
+    </Field>
+  );
+}
+
+/**
+ * A form's primary submit, off while `why` says why (shown beside it) or while `blocked`
+ * (busy, or a field still empty).
+ */
+export function SubmitRow({
+  why,
+  blocked = false,
+  children,
+}: {
+  why: string | null;
+  blocked?: boolean;
+  children: ReactNode;
+}) {
+  return (
+    <>
+      <p className="actions">
+        <button
+          type="submit"
+          className="primary"
+          disabled={why !== null || blocked}
+          title={why ?? undefined}
+        >
+          {children}
+        </button>
+      </p>
+      <Why why={why} />
+    </>
   );
 }

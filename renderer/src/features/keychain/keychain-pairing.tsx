@@ -9,7 +9,7 @@ import { useState } from 'react';
 import { Time } from '../../shared/parts.js';
 import { Refusal } from '../../shared/http.js';
 import { useKeychainAction, type KeychainAction } from './keychain-action.js';
-import { Field, Why } from './keychain-bits.js';
+import { SubmitRow, TextField, Why } from './keychain-bits.js';
 import { CopyButton } from '../../shared/clipboard.js';
 import {
   keychainApi,
@@ -57,23 +57,17 @@ export function CodeForm({
         if (digits !== null) onCode(digits);
       }}
     >
-      <Field label={field}>
-        {(id) => (
-          <input
-            id={id}
-            value={typed}
-            inputMode="numeric"
-            autoComplete="off"
-            spellCheck={false}
-            maxLength={9}
-            className="kc-code-input"
-            disabled={why !== null}
-            onChange={(e) => {
-              setTyped(e.target.value);
-            }}
-          />
-        )}
-      </Field>
+      <TextField
+        label={field}
+        value={typed}
+        inputMode="numeric"
+        autoComplete="off"
+        spellCheck={false}
+        maxLength={9}
+        className="kc-code-input"
+        disabled={why !== null}
+        onChange={setTyped}
+      />
       {typed.trim() !== '' && digits === null && (
         <p className="hint">Six digits, as 123456 or 123 456.</p>
       )}
@@ -463,47 +457,28 @@ export function JoinByCodeSection({ view, why }: { view: KeychainView; why: stri
               it here: both installs show the same six digits, and each one&apos;s code is typed on
               the other.
             </p>
-            <Field label="Address of the home (http://host:port)">
-              {(id) => (
-                <input
-                  id={id}
-                  type="url"
-                  value={address}
-                  maxLength={255}
-                  spellCheck={false}
-                  disabled={why !== null}
-                  onChange={(e) => {
-                    setAddress(e.target.value);
-                  }}
-                />
-              )}
-            </Field>
-            <Field label="This install’s label (how the home will list it)">
-              {(id) => (
-                <input
-                  id={id}
-                  value={label}
-                  maxLength={64}
-                  disabled={why !== null}
-                  onChange={(e) => {
-                    setLabel(e.target.value);
-                  }}
-                />
-              )}
-            </Field>
-            <p className="actions">
-              <button
-                type="submit"
-                className="primary"
-                disabled={
-                  why !== null || action.busy || address.trim() === '' || label.trim() === ''
-                }
-                title={why ?? undefined}
-              >
-                {action.busy ? 'Asking the home…' : 'Ask the home to pair'}
-              </button>
-            </p>
-            <Why why={why} />
+            <TextField
+              label="Address of the home (http://host:port)"
+              type="url"
+              value={address}
+              maxLength={255}
+              spellCheck={false}
+              disabled={why !== null}
+              onChange={setAddress}
+            />
+            <TextField
+              label="This install’s label (how the home will list it)"
+              value={label}
+              maxLength={64}
+              disabled={why !== null}
+              onChange={setLabel}
+            />
+            <SubmitRow
+              why={why}
+              blocked={action.busy || address.trim() === '' || label.trim() === ''}
+            >
+              {action.busy ? 'Asking the home…' : 'Ask the home to pair'}
+            </SubmitRow>
             {note !== null && (
               <p className="error" role="alert">
                 ⚠ {note}

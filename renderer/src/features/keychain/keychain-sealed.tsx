@@ -7,7 +7,7 @@ import { statusKeys } from '../status/index.js';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
 import { Refusal } from '../../shared/http.js';
-import { Field, Why } from './keychain-bits.js';
+import { Field, SubmitRow, TextField } from './keychain-bits.js';
 import { keychainApi, type KeychainView, type SealedAnswer, type UnsealAnswer } from './api.js';
 import {
   homeLabel,
@@ -76,45 +76,25 @@ function SealForm({ why }: { why: string | null }) {
         Seals the parts this install carries into a file under a passphrase, for an install that
         cannot reach this one. Give the passphrase to the other site by another way than the file.
       </p>
-      <Field label={`Passphrase (at least ${String(MIN_PASSPHRASE)} characters)`}>
-        {(id) => (
-          <input
-            id={id}
-            type="password"
-            autoComplete="new-password"
-            value={pass}
-            disabled={why !== null}
-            onChange={(e) => {
-              setPass(e.target.value);
-            }}
-          />
-        )}
-      </Field>
-      <Field label="The passphrase again">
-        {(id) => (
-          <input
-            id={id}
-            type="password"
-            autoComplete="new-password"
-            value={again}
-            disabled={why !== null}
-            onChange={(e) => {
-              setAgain(e.target.value);
-            }}
-          />
-        )}
-      </Field>
-      <p className="actions">
-        <button
-          type="submit"
-          className="primary"
-          disabled={why !== null || seal.isPending}
-          title={why ?? undefined}
-        >
-          {seal.isPending ? 'Sealing…' : 'Seal and download'}
-        </button>
-      </p>
-      <Why why={why} />
+      <TextField
+        label={`Passphrase (at least ${String(MIN_PASSPHRASE)} characters)`}
+        type="password"
+        autoComplete="new-password"
+        value={pass}
+        disabled={why !== null}
+        onChange={setPass}
+      />
+      <TextField
+        label="The passphrase again"
+        type="password"
+        autoComplete="new-password"
+        value={again}
+        disabled={why !== null}
+        onChange={setAgain}
+      />
+      <SubmitRow why={why} blocked={seal.isPending}>
+        {seal.isPending ? 'Sealing…' : 'Seal and download'}
+      </SubmitRow>
       {note !== null && (
         <p className="error" role="alert">
           ⚠ {note}
@@ -232,31 +212,17 @@ function UnsealForm({ view, why }: { view: KeychainView; why: string | null }) {
         )}
       </Field>
       {file !== null && <p className="muted">Read {file.name}.</p>}
-      <Field label="Passphrase of the file">
-        {(id) => (
-          <input
-            id={id}
-            type="password"
-            autoComplete="off"
-            value={pass}
-            disabled={why !== null}
-            onChange={(e) => {
-              setPass(e.target.value);
-            }}
-          />
-        )}
-      </Field>
-      <p className="actions">
-        <button
-          type="submit"
-          className="primary"
-          disabled={why !== null || unseal.isPending}
-          title={why ?? undefined}
-        >
-          {unseal.isPending ? 'Opening…' : 'Open and apply'}
-        </button>
-      </p>
-      <Why why={why} />
+      <TextField
+        label="Passphrase of the file"
+        type="password"
+        autoComplete="off"
+        value={pass}
+        disabled={why !== null}
+        onChange={setPass}
+      />
+      <SubmitRow why={why} blocked={unseal.isPending}>
+        {unseal.isPending ? 'Opening…' : 'Open and apply'}
+      </SubmitRow>
       {note !== null && (
         <p className="error" role="alert">
           ⚠ {note}

@@ -7,7 +7,7 @@ import { useId, useLayoutEffect, useState } from 'react';
 import { Time } from '../../shared/parts.js';
 import { Refusal } from '../../shared/http.js';
 import { useKeychainAction } from './keychain-action.js';
-import { adminWhy, Field, SiteKeyBadge, Why } from './keychain-bits.js';
+import { adminWhy, Field, SiteKeyBadge, SubmitRow, TextField } from './keychain-bits.js';
 import { CopyButton } from '../../shared/clipboard.js';
 import {
   keychainApi,
@@ -160,35 +160,23 @@ function MakeKeys({ why }: { why: string | null }) {
             />
           )}
         </Field>
-        <Field label="Purpose (optional)">
-          {(id) => (
-            <input
-              id={id}
-              value={purpose}
-              maxLength={64}
-              disabled={why !== null}
-              onChange={(e) => {
-                setPurpose(e.target.value);
-              }}
-            />
-          )}
-        </Field>
-        <Field label="Valid for (hours, 1 to 168)">
-          {(id) => (
-            <input
-              id={id}
-              type="number"
-              min={1}
-              max={168}
-              value={hours}
-              className="kc-hours"
-              disabled={why !== null}
-              onChange={(e) => {
-                setHours(e.target.value);
-              }}
-            />
-          )}
-        </Field>
+        <TextField
+          label="Purpose (optional)"
+          value={purpose}
+          maxLength={64}
+          disabled={why !== null}
+          onChange={setPurpose}
+        />
+        <TextField
+          label="Valid for (hours, 1 to 168)"
+          type="number"
+          min={1}
+          max={168}
+          value={hours}
+          className="kc-hours"
+          disabled={why !== null}
+          onChange={setHours}
+        />
         <label className="inline">
           <input
             type="checkbox"
@@ -200,17 +188,9 @@ function MakeKeys({ why }: { why: string | null }) {
           />{' '}
           The new sites take a seat on the licence
         </label>
-        <p className="actions">
-          <button
-            type="submit"
-            className="primary"
-            disabled={why !== null || make.isPending}
-            title={why ?? undefined}
-          >
-            Make site keys
-          </button>
-        </p>
-        <Why why={why} />
+        <SubmitRow why={why} blocked={make.isPending}>
+          Make site keys
+        </SubmitRow>
         {note !== null && (
           <p className="error" role="alert">
             ⚠ {note}

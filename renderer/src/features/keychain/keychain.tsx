@@ -13,7 +13,7 @@ import { roleAtLeast } from '../../shared/api.js';
 import { ErrorNote, Time } from '../../shared/parts.js';
 import { Refusal } from '../../shared/http.js';
 import { useKeychainAction } from './keychain-action.js';
-import { adminWhy, Field, Fingerprint, ownerWhy, Why } from './keychain-bits.js';
+import { adminWhy, Fingerprint, ownerWhy, SubmitRow, TextField, Why } from './keychain-bits.js';
 import { CopyButton } from '../../shared/clipboard.js';
 import { HandoverSection, OfferSection, TakeOverSection } from './keychain-handover.js';
 import { MembersSection } from './keychain-members.js';
@@ -134,30 +134,16 @@ function MakeHome({ why }: { why: string | null }) {
           impact figures to every member. New sites join it with a site key made here. The licence
           must include the keychain.
         </p>
-        <Field label="Label for this install (how members will name it)">
-          {(id) => (
-            <input
-              id={id}
-              value={label}
-              maxLength={64}
-              disabled={why !== null}
-              onChange={(e) => {
-                setLabel(e.target.value);
-              }}
-            />
-          )}
-        </Field>
-        <p className="actions">
-          <button
-            type="submit"
-            className="primary"
-            disabled={why !== null || action.busy || label.trim() === ''}
-            title={why ?? undefined}
-          >
-            Make this install the home
-          </button>
-        </p>
-        <Why why={why} />
+        <TextField
+          label="Label for this install (how members will name it)"
+          value={label}
+          maxLength={64}
+          disabled={why !== null}
+          onChange={setLabel}
+        />
+        <SubmitRow why={why} blocked={action.busy || label.trim() === ''}>
+          Make this install the home
+        </SubmitRow>
         <Refusal error={action.error} />
       </form>
       <p className="hint">

@@ -1,8 +1,8 @@
 // The running episodes as dense rows, optionally in groups whose headers count rows by
 // severity; each row says what puts it in its attention bucket (an approval awaited, a failed
 // action, the leading hypothesis's confidence, the autonomy). On a phone only severity,
-// service, alert and age stay, with an awaited approval or a failed action under the alert
-// (live.css).
+// service, alert and age stay, with what puts a row high (an awaited approval, a failed
+// action, an unsure hypothesis) under its alert (live.css).
 import { type RunningEpisode } from './api.js';
 import { Link, age, duration } from '../../shared/parts.js';
 import { quorumText, type ApprovalRequest } from '../approvals/index.js';
@@ -104,6 +104,12 @@ function Row({
           <span className="on-phone">
             <br />
             <FailedAction action={e.action} />
+          </span>
+        )}
+        {(e.confidence === 'suspected' || e.confidence === 'disputed') && (
+          <span className="on-phone">
+            <br />
+            <Confidence value={e.confidence} />
           </span>
         )}
       </td>
