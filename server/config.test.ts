@@ -3,22 +3,10 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type * as Os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, describeConfig, loadConfig, VARIABLES, variableTable } from './config.js';
 import { Secret } from './shared/secret.js';
-
-// availableParallelism() decides the SVC_MAX_CONCURRENT default; tests set it.
-const cpus = vi.hoisted(() => ({ n: 0 }));
-vi.mock('node:os', async (importOriginal) => {
-  const os = await importOriginal<typeof Os>();
-  const availableParallelism = (): number => (cpus.n > 0 ? cpus.n : os.availableParallelism());
-  return { ...os, availableParallelism, default: { ...os, availableParallelism } };
-});
-afterEach(() => {
-  cpus.n = 0;
-});
 
 function problemsOf(env: Record<string, string>): readonly string[] {
   try {
@@ -43,8 +31,8 @@ afterAll(() => {
 
 describe('defaults', () => {
   it('every group, from an empty environment', () => {
-    cpus.n = 6;
-    const c = loadConfig({});
+    // availableParallelism() sizes SVC_MAX_CONCURRENT's default: six vCPUs here.
+    const c = loadConfig({}, { cpus: 6 });
     expect(JSON.parse(JSON.stringify(c))).toStrictEqual({
       dataDir: '/var/lib/svc',
       version: '0.1.0',
@@ -132,8 +120,7 @@ describe('defaults', () => {
     [16, 32],
     [64, 32],
   ])('SVC_MAX_CONCURRENT: %i vCPUs give %i (2 per vCPU, 4 to 32)', (n, expected) => {
-    cpus.n = n;
-    expect(loadConfig({}).maxConcurrent).toBe(expected);
+    expect(loadConfig({}, { cpus: n }).maxConcurrent).toBe(expected);
     expect(loadConfig({ SVC_MAX_CONCURRENT: '5' }).maxConcurrent).toBe(5);
   });
 
@@ -145,8 +132,7 @@ describe('defaults', () => {
   ])(
     'SVC_READ_WORKERS: %i vCPUs give %i (a core left to the event loop, at most 2)',
     (n, expected) => {
-      cpus.n = n;
-      expect(loadConfig({}).reads.workers).toBe(expected);
+      expect(loadConfig({}, { cpus: n }).reads.workers).toBe(expected);
       expect(loadConfig({ SVC_READ_WORKERS: '3' }).reads.workers).toBe(3);
       expect(() => loadConfig({ SVC_READ_WORKERS: '0' })).toThrow(/SVC_READ_WORKERS/);
     },

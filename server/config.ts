@@ -417,6 +417,8 @@ export interface ConfigOverrides {
   readonly bind?: string;
   readonly port?: number;
   readonly version?: string;
+  /** The vCPUs the concurrency defaults are sized for; the machine's own when absent. */
+  readonly cpus?: number;
 }
 
 export function loadConfig(env: Env, overrides: ConfigOverrides = {}): Config {
@@ -453,7 +455,7 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): Config {
   const dataDir = resolve(overrides.dataDir ?? read('SVC_DATA') ?? '/var/lib/svc');
   const fipsFromOpenssl = env['OPENSSL_FIPS'] === '1';
   const smtpHost = orNull(read('SVC_SMTP_HOST'));
-  const cpus = availableParallelism();
+  const cpus = overrides.cpus ?? availableParallelism();
 
   const config: Config = {
     dataDir,
