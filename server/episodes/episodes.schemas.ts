@@ -21,7 +21,7 @@ export const Running = Type.Object({
   autonomy: Type.String(),
   /** Its leading hypothesis's confidence (proven … unproven); '' while none is held. */
   confidence: Type.String(),
-  /** Its actions' state that most needs a person (taken_back first); '' when none. */
+  /** Its latest action's state (taken_back, not_verified, running, verified, …); '' when none. */
   action: Type.String(),
 });
 

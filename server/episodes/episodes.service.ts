@@ -10,7 +10,7 @@ import type { Clock } from '../shared/clock.js';
 import { InvalidInputError, NotFoundError } from '../shared/errors.js';
 import type { Actor } from '../shared/types.js';
 import { TEAM_VERDICTS } from './enumerations.js';
-import { actionToWatch, leadingConfidence } from './live-facts.js';
+import { latestAction, leadingConfidence } from './live-facts.js';
 import {
   EPISODE_CLOSED,
   EPISODE_JOINED,
@@ -121,7 +121,7 @@ export function createEpisodesService(deps: Deps) {
       // Also added (docs/decisions.md): Live's attention buckets (console brief C.2).
       autonomy: row.autonomy,
       confidence: leadingConfidence(investigation?.hypotheses ?? []),
-      action: actionToWatch(investigation?.actions ?? []),
+      action: latestAction(investigation?.actions ?? []),
     };
   }
 
@@ -291,6 +291,8 @@ export function createEpisodesService(deps: Deps) {
       return {
         ...record,
         ...investigation,
+        // The column is written at close; while running, the leading hypothesis says it.
+        confidence: leadingConfidence(investigation.hypotheses) || record.confidence,
         live: true,
         status: row.status,
         step: row.step,

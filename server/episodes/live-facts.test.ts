@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { actionToWatch, leadingConfidence } from './live-facts.js';
+import { latestAction, leadingConfidence } from './live-facts.js';
 
 describe('live facts', () => {
   it('lead with the surest hypothesis; cleared ones and none give an empty word', () => {
@@ -11,12 +11,13 @@ describe('live facts', () => {
     expect(leadingConfidence([null, 'proven', { confidence: 3 }])).toBe('');
   });
 
-  it('watch a failed or taken-back action before one under way or verified', () => {
+  it('take the latest action state: a failure mended by a later action no longer counts', () => {
     const a = (status: string) => ({ fix: 'f', status });
-    expect(actionToWatch([a('verified'), a('taken_back')])).toBe('taken_back');
-    expect(actionToWatch([a('running'), a('not_verified')])).toBe('not_verified');
-    expect(actionToWatch([a('shadow'), a('running')])).toBe('running');
-    expect(actionToWatch([a('')])).toBe('');
-    expect(actionToWatch([])).toBe('');
+    expect(latestAction([a('running'), a('taken_back')])).toBe('taken_back');
+    expect(latestAction([a('taken_back'), a('verified')])).toBe('verified');
+    expect(latestAction([a('not_verified')])).toBe('not_verified');
+    expect(latestAction([a('')])).toBe('');
+    expect(latestAction([null])).toBe('');
+    expect(latestAction([])).toBe('');
   });
 });

@@ -1,21 +1,9 @@
 // What Live sorts a running episode by beyond the specification's fields (docs/decisions.md):
-// how sure its leading hypothesis is, and the state of its actions that most needs a person.
-// Read from the investigation's view, which the ledger's events build, so the live ETag holds.
+// how sure its leading hypothesis is, and the state of its latest action. Read from the
+// investigation's view, which the ledger's events build, so the live ETag holds.
 
 /** From surest to ruled out; the leading hypothesis is the first of these any one holds. */
 const CONFIDENCE_ORDER = ['proven', 'linked', 'suspected', 'disputed', 'unproven'] as const;
-
-/** Failed or taken back first: what a person must look at; then what is under way. */
-const ACTION_ORDER = [
-  'taken_back',
-  'not_verified',
-  'dry_run_failed',
-  'refused',
-  'running',
-  'dry_run',
-  'verified',
-  'shadow',
-] as const;
 
 const field = (doc: unknown, name: string): string => {
   if (typeof doc !== 'object' || doc === null) return '';
@@ -29,8 +17,10 @@ export function leadingConfidence(hypotheses: readonly unknown[]): string {
   return CONFIDENCE_ORDER.find((c) => held.has(c)) ?? '';
 }
 
-/** Of the episode's actions, the state that most needs a person; '' when none was proposed. */
-export function actionToWatch(actions: readonly unknown[]): string {
-  const states = new Set(actions.map((a) => field(a, 'status')));
-  return ACTION_ORDER.find((s) => states.has(s)) ?? '';
+/**
+ * The latest action's state (a fix re-run after a take-back is a new entry at the end, so a
+ * failure that a later action mended no longer counts); '' when none was proposed.
+ */
+export function latestAction(actions: readonly unknown[]): string {
+  return field(actions.at(-1), 'status');
 }

@@ -155,6 +155,13 @@ describe('GET /v1/live attention facts', () => {
       ],
     });
     expect(await row()).toMatchObject({ confidence: 'suspected', action: '' });
+    // The episode's own record says the same while it runs (its column is written at close).
+    const detail = await server.app.inject({
+      method: 'GET',
+      url: `/v1/episodes/${id}`,
+      headers: asAdmin(),
+    });
+    expect(detail.json()).toMatchObject({ live: true, confidence: 'suspected' });
     append('action.started', { fix, connector: 'ssh', call: '{}' });
     expect((await row())?.['action']).toBe('running');
     const held = String((await live()).headers['etag']);
