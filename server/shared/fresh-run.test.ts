@@ -38,6 +38,28 @@ describe('one fresh run', () => {
     expect(await fourth).toBe('three');
   });
 
+  it('never overlaps two runs, even for an ask made as a run ends', async () => {
+    let active = 0;
+    let most = 0;
+    let runs = 0;
+    const run = oneFreshRun(async () => {
+      runs += 1;
+      active += 1;
+      most = Math.max(most, active);
+      await tick();
+      active -= 1;
+      return runs;
+    });
+    const first = run();
+    const queued = run();
+    // Asked the moment the first run settles: `running` is null, the queued run not started.
+    const late = first.then(() => run());
+    await Promise.all([first, queued, late]);
+    expect(most).toBe(1);
+    expect(await late).toBe(await queued);
+    expect(runs).toBe(2);
+  });
+
   it('runs again after a run that failed', async () => {
     const c = controlled();
     const run = oneFreshRun(c.job);

@@ -15,7 +15,10 @@ export function oneFreshRun<T>(job: () => Promise<T>): () => Promise<T> {
     return run;
   };
   return () => {
-    if (running === null) return start();
+    // Between a run's end and the start of the one queued behind it, `running` is already
+    // null: an ask then joins the queued run, or two would overlap.
+    if (running === null && next === null) return start();
+    if (running === null && next !== null) return next;
     next ??= running
       .then(
         () => undefined,
