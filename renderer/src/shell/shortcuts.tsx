@@ -48,7 +48,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { keys: ['j', 'k', 'Enter'], does: 'move down and up the rows, open one', where: 'Episodes' },
   {
     keys: ['x', 'Shift x'],
-    does: 'tick the row (for export), or every row from the last ticked',
+    does: 'tick or untick the row (for export, a verdict), or every row from the last one ticked',
     where: 'Episodes',
   },
   {

@@ -13,12 +13,16 @@ function newestRow(list: HTMLElement | null, newestFirst: boolean): Element | nu
   return newestFirst ? list.firstElementChild : list.lastElementChild;
 }
 
-/** Whether the newest row is on screen, so the reader is where new rows appear. */
-export function newestInView(list: HTMLElement | null, newestFirst: boolean): boolean {
-  const row = newestRow(list, newestFirst);
-  if (row === null) return true;
+/** Whether `row` is on screen (with some slack); no row counts as on screen. */
+function onScreen(row: Element | null | undefined): boolean {
+  if (row === null || row === undefined) return true;
   const box = row.getBoundingClientRect();
   return box.top < window.innerHeight + SLACK_PX && box.bottom > -SLACK_PX;
+}
+
+/** Whether the newest row is on screen, so the reader is where new rows appear. */
+export function newestInView(list: HTMLElement | null, newestFirst: boolean): boolean {
+  return onScreen(newestRow(list, newestFirst));
 }
 
 /** How many of `seqs` (the rows shown) are newer than `seen`. */
@@ -51,6 +55,8 @@ export function useFollow(
   const [seen, setSeen] = useState(newest);
   const state = useRef({ following, newest, newestFirst });
   state.current = { following, newest, newestFirst };
+  // The newest seq at the last arrival: the row the reader was at, if following.
+  const before = useRef(newest);
 
   const bringNewestIntoView = useCallback((): void => {
     newestRow(list.current, state.current.newestFirst)?.scrollIntoView({
@@ -61,7 +67,7 @@ export function useFollow(
   const jump = useCallback((): void => {
     bringNewestIntoView();
     setFollowing(true);
-    setSeen(state.current.newest);
+    setSeen((s) => Math.max(s, state.current.newest));
   }, [bringNewestIntoView]);
 
   // Reading where rows arrive is following; scrolling away stops it.
@@ -71,7 +77,7 @@ export function useFollow(
       frame = 0;
       const atNewest = newestInView(list.current, state.current.newestFirst);
       setFollowing(atNewest);
-      if (atNewest) setSeen(state.current.newest);
+      if (atNewest) setSeen((s) => Math.max(s, state.current.newest));
     };
     const onScroll = (): void => {
       if (frame === 0) frame = requestAnimationFrame(look);
@@ -84,12 +90,21 @@ export function useFollow(
     };
   }, [list]);
 
-  // New rows: brought into view before they paint when following, else only counted.
+  // New rows: brought into view before they paint when following, else only counted. The
+  // page may have moved under the reader with no scroll (the diagnosis loading above): the
+  // row that was newest must still be on screen, or the reader is elsewhere now.
   useLayoutEffect(() => {
-    if (!live || !state.current.following) return;
+    const was = before.current;
+    before.current = newest;
+    if (!live || !state.current.following || newest <= was) return;
+    const wasRow = list.current?.querySelector(`[data-seq="${String(was)}"]`);
+    if (!onScreen(wasRow)) {
+      setFollowing(false);
+      return;
+    }
     bringNewestIntoView();
-    setSeen(newest);
-  }, [newest, live, bringNewestIntoView]);
+    setSeen((s) => Math.max(s, newest));
+  }, [newest, live, list, bringNewestIntoView]);
 
   return { following: live && following, unseen: live ? countNewer(seqs, seen) : 0, jump };
 }

@@ -18,8 +18,9 @@ const json = (body: unknown, status = 200) =>
 const rows = ['ep-a', 'ep-b', 'ep-c'].map((episode_id) => ({ episode_id }) as EpisodeRow);
 
 /** The service: who is signed in; POST .../team refused for ep-b. */
-function serve(role: string): string[] {
+function serve(role: string): { posted: string[]; busy: boolean[] } {
   const posted: string[] = [];
+  const busy: boolean[] = [];
   vi.stubGlobal(
     'fetch',
     vi.fn((url: string, init?: RequestInit) => {
@@ -38,10 +39,10 @@ function serve(role: string): string[] {
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
   render(
     <QueryClientProvider client={client}>
-      <BulkVerdict rows={rows} />
+      <BulkVerdict rows={rows} onBusy={(b) => busy.push(b)} />
     </QueryClientProvider>,
   );
-  return posted;
+  return { posted, busy };
 }
 
 const record = () => screen.getByRole('button', { name: 'Record for 3' });
@@ -55,7 +56,7 @@ describe('a verdict for the ticked episodes', () => {
   });
 
   it('records each in turn and names the one refused', async () => {
-    const posted = serve('responder');
+    const { posted, busy } = serve('responder');
     await waitFor(() =>
       expect(screen.getByLabelText<HTMLSelectElement>('Verdict').disabled).toBe(false),
     );
@@ -64,6 +65,8 @@ describe('a verdict for the ticked episodes', () => {
     fireEvent.click(record());
     await screen.findByText('Recorded for 2 of 3.');
     expect(posted.map((u) => u.split('/')[3])).toEqual(['ep-a', 'ep-b', 'ep-c']);
+    // The ticks were held while it ran, and let go after.
+    expect(busy).toEqual([true, false]);
     const refused = screen.getByRole('list', { name: 'refused' });
     expect(refused.textContent).toContain('ep-b');
     expect(refused.textContent).toContain('no closed episode ep-b');

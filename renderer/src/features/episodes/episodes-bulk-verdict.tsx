@@ -18,7 +18,14 @@ interface Run {
   readonly refused: readonly { readonly id: string; readonly error: unknown }[];
 }
 
-export function BulkVerdict({ rows }: { rows: readonly EpisodeRow[] }) {
+export function BulkVerdict({
+  rows,
+  onBusy,
+}: {
+  rows: readonly EpisodeRow[];
+  /** While recording, the ticks are held (no Clear, no unticking) so this stays on screen. */
+  onBusy: (busy: boolean) => void;
+}) {
   const qc = useQueryClient();
   const me = useMe();
   const allowed = roleAtLeast(me.data?.role, 'responder');
@@ -35,17 +42,25 @@ export function BulkVerdict({ rows }: { rows: readonly EpisodeRow[] }) {
 
   const record = async (chosen: Verdict, ids: readonly string[]): Promise<void> => {
     const refused: { id: string; error: unknown }[] = [];
+    onBusy(true);
     setRun({ done: 0, of: ids.length, busy: true, refused });
-    for (const [i, id] of ids.entries()) {
-      try {
-        await episodesApi.team(id, chosen, detail.trim());
-      } catch (error: unknown) {
-        refused.push({ id, error });
+    try {
+      for (const [i, id] of ids.entries()) {
+        try {
+          await episodesApi.team(id, chosen, detail.trim());
+        } catch (error: unknown) {
+          refused.push({ id, error });
+        }
+        setRun({ done: i + 1, of: ids.length, busy: true, refused: [...refused] });
       }
-      setRun({ done: i + 1, of: ids.length, busy: true, refused: [...refused] });
+      await Promise.all([
+        qc.invalidateQueries({ queryKey: episodeKeys.lists }),
+        qc.invalidateQueries({ queryKey: episodeKeys.details }),
+      ]);
+    } finally {
+      setRun({ done: ids.length, of: ids.length, busy: false, refused });
+      onBusy(false);
     }
-    await qc.invalidateQueries({ queryKey: episodeKeys.lists });
-    setRun({ done: ids.length, of: ids.length, busy: false, refused });
   };
 
   return (

@@ -6,7 +6,7 @@ import { type ReactNode, useEffect, useRef, useState } from 'react';
 import type { EpisodeRow } from './api.js';
 import { Link, Time, duration } from '../../shared/parts.js';
 import { SeverityMark } from '../../shared/severity.js';
-import { isShortcutKey } from '../../shared/keys.js';
+import { isOnControl, isShortcutKey } from '../../shared/keys.js';
 import { saveBlob } from '../../shared/download.js';
 import { toCsv } from './episodes-export.js';
 import { EpisodePeek } from './episodes-peek.js';
@@ -16,8 +16,11 @@ import { BulkVerdict } from './episodes-bulk-verdict.js';
 const focusedRow = (): string | null =>
   document.activeElement?.closest('tr[data-episode]')?.getAttribute('data-episode') ?? null;
 
-/** The ticked rows, and ticking one, or a range from the last one ticked. */
-function useTicked(rows: readonly EpisodeRow[]) {
+/**
+ * The ticked rows, and ticking one, or a range from the last one ticked. While `locked` (a
+ * verdict being recorded for them) nothing is ticked or unticked.
+ */
+function useTicked(rows: readonly EpisodeRow[], locked: boolean) {
   const [ticked, setTicked] = useState<ReadonlyMap<string, EpisodeRow>>(new Map());
   const last = useRef<string | null>(null);
   // A refetch (a verdict recorded, say) brings new values: ticked rows take them.
@@ -31,7 +34,7 @@ function useTicked(rows: readonly EpisodeRow[]) {
   }, [rows]);
   const toggle = (id: string, range: boolean): void => {
     const at = rows.findIndex((r) => r.episode_id === id);
-    if (at < 0) return;
+    if (at < 0 || locked) return;
     const from =
       range && last.current !== null ? rows.findIndex((r) => r.episode_id === last.current) : -1;
     const span = from < 0 ? [rows[at]] : rows.slice(Math.min(from, at), Math.max(from, at) + 1);
@@ -48,6 +51,7 @@ function useTicked(rows: readonly EpisodeRow[]) {
     last.current = id;
   };
   const setPage = (on: boolean): void => {
+    if (locked) return;
     setTicked((held) => {
       const next = new Map(held);
       for (const r of rows) {
@@ -57,12 +61,25 @@ function useTicked(rows: readonly EpisodeRow[]) {
       return next;
     });
   };
-  return { ticked, toggle, setPage, clear: () => setTicked(new Map()) };
+  const clear = (): void => {
+    if (!locked) setTicked(new Map());
+  };
+  return { ticked, toggle, setPage, clear };
 }
 
 /** "3 ticked · Export CSV · Export JSON · Clear · a verdict for them", over the table while any
  * row is ticked. */
-function BulkBar({ rows, onClear }: { rows: readonly EpisodeRow[]; onClear: () => void }) {
+function BulkBar({
+  rows,
+  onClear,
+  onBusy,
+  busy,
+}: {
+  rows: readonly EpisodeRow[];
+  onClear: () => void;
+  onBusy: (busy: boolean) => void;
+  busy: boolean;
+}) {
   const stamp = (): string => new Date().toISOString().replace(/[:.]/g, '');
   return (
     <div className="bulk-bar" role="group" aria-label="ticked episodes">
@@ -84,10 +101,16 @@ function BulkBar({ rows, onClear }: { rows: readonly EpisodeRow[]; onClear: () =
       >
         Export JSON
       </button>
-      <button type="button" className="linkish" onClick={onClear}>
+      <button
+        type="button"
+        className="linkish"
+        onClick={onClear}
+        disabled={busy}
+        title={busy ? 'Kept until the verdicts are recorded' : undefined}
+      >
         Clear
       </button>
-      <BulkVerdict rows={rows} />
+      <BulkVerdict rows={rows} onBusy={onBusy} />
     </div>
   );
 }
@@ -102,23 +125,32 @@ export function EpisodesTable({
   grouped: boolean;
   sortHeader: (field: string, label: string, numeric?: boolean) => ReactNode;
 }) {
-  const { ticked, toggle, setPage, clear } = useTicked(rows);
+  const [busy, setBusy] = useState(false);
+  const { ticked, toggle, setPage, clear } = useTicked(rows, busy);
   const [peek, setPeek] = useState<EpisodeRow | null>(null);
   const table = useRef<HTMLTableElement>(null);
+  /** Put the peek away, the focus back on the row it showed (the keyboard goes on there). */
+  const closePeek = (): void => {
+    if (peek !== null)
+      table.current
+        ?.querySelector<HTMLElement>(`tr[data-episode="${peek.episode_id}"] a.episode-link`)
+        ?.focus();
+    setPeek(null);
+  };
   // The handler is registered once; it reads the rows of the last render.
-  const current = useRef({ rows, toggle, peek });
-  current.current = { rows, toggle, peek };
+  const current = useRef({ rows, toggle, peek, closePeek });
+  current.current = { rows, toggle, peek, closePeek };
 
   useEffect(() => {
     const links = (): HTMLElement[] => [
       ...(table.current?.querySelectorAll<HTMLElement>('tbody a.episode-link') ?? []),
     ];
     const onKey = (e: KeyboardEvent): void => {
+      if (!isShortcutKey(e) || e.defaultPrevented) return;
       if (e.key === 'Escape' && current.current.peek !== null) {
-        setPeek(null);
+        current.current.closePeek();
         return;
       }
-      if (!isShortcutKey(e)) return;
       const id = focusedRow();
       if (e.key === 'j' || e.key === 'k') {
         const all = links();
@@ -140,7 +172,8 @@ export function EpisodesTable({
         current.current.toggle(id, e.shiftKey);
         return;
       }
-      if (e.key === ' ') {
+      // Space on a tick box ticks it, on a button presses it: only elsewhere in a row it peeks.
+      if (e.key === ' ' && !isOnControl(e.target)) {
         e.preventDefault();
         const row = current.current.rows.find((r) => r.episode_id === id) ?? null;
         setPeek((open) => (open?.episode_id === id ? null : row));
@@ -154,103 +187,97 @@ export function EpisodesTable({
   const someTicked = rows.some((r) => ticked.has(r.episode_id));
   return (
     <>
-      {ticked.size > 0 && <BulkBar rows={[...ticked.values()]} onClear={clear} />}
-      <div className="table-scroll">
-        <table className="table" aria-label="closed episodes" ref={table}>
-          <thead>
-            <tr>
-              <th className="tick">
-                <input
-                  type="checkbox"
-                  aria-label="Tick every row on this page"
-                  checked={allTicked}
-                  ref={(el) => {
-                    if (el !== null) el.indeterminate = someTicked && !allTicked;
-                  }}
-                  onChange={() => {
-                    setPage(!allTicked);
-                  }}
-                />
-              </th>
-              {sortHeader('t_open', 'Started')}
-              <th>Severity</th>
-              {sortHeader('service', 'Service')}
-              <th>Alerts</th>
-              {grouped && <th>Related</th>}
-              {sortHeader('result', 'Result')}
-              {sortHeader('decision', 'Decision')}
-              {sortHeader('confidence', 'Confidence')}
-              {sortHeader('duration', 'Duration', true)}
-              <th>Verdict</th>
-              <th>Episode</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((e) => (
-              <tr
-                key={e.episode_id}
-                data-episode={e.episode_id}
-                className={
-                  [
-                    ticked.has(e.episode_id) ? 'ticked' : '',
-                    peek?.episode_id === e.episode_id ? 'peeked' : '',
-                  ]
-                    .join(' ')
-                    .trim() || undefined
-                }
-              >
-                <td className="tick">
+      {ticked.size > 0 && (
+        <BulkBar rows={[...ticked.values()]} onClear={clear} onBusy={setBusy} busy={busy} />
+      )}
+      {/* Mounted with no rows too (a filter that matches nothing), so the ticks stay. */}
+      {rows.length > 0 && (
+        <div className="table-scroll">
+          <table className="table" aria-label="closed episodes" ref={table}>
+            <thead>
+              <tr>
+                <th className="tick">
                   <input
                     type="checkbox"
-                    aria-label={`Tick ${e.episode_id}`}
-                    checked={ticked.has(e.episode_id)}
-                    onChange={(ev) => {
-                      toggle(e.episode_id, (ev.nativeEvent as MouseEvent).shiftKey);
+                    aria-label="Tick every row on this page"
+                    checked={allTicked}
+                    ref={(el) => {
+                      if (el !== null) el.indeterminate = someTicked && !allTicked;
+                    }}
+                    onChange={() => {
+                      setPage(!allTicked);
                     }}
                   />
-                </td>
-                <td>
-                  <Time iso={e.t_open} />
-                </td>
-                <td>
-                  <SeverityMark severity={e.severity} />
-                </td>
-                <td>{e.service}</td>
-                <td>{e.alerts.join(', ')}</td>
-                {grouped && (
-                  <td>
-                    {e.related === 0 || e.related === undefined
-                      ? '—'
-                      : `+${String(e.related)} (${(e.services ?? []).join(', ')})`}
-                  </td>
-                )}
-                <td>{e.result}</td>
-                <td>{e.decision}</td>
-                <td>{e.confidence}</td>
-                <td className="num">{duration(e.duration_s)}</td>
-                <td>{e.verdict ?? '—'}</td>
-                <td>
-                  <Link to={`/episodes/${e.episode_id}`} className="episode-link">
-                    {e.episode_id}
-                  </Link>
-                </td>
+                </th>
+                {sortHeader('t_open', 'Started')}
+                <th>Severity</th>
+                {sortHeader('service', 'Service')}
+                <th>Alerts</th>
+                {grouped && <th>Related</th>}
+                {sortHeader('result', 'Result')}
+                {sortHeader('decision', 'Decision')}
+                {sortHeader('confidence', 'Confidence')}
+                {sortHeader('duration', 'Duration', true)}
+                <th>Verdict</th>
+                <th>Episode</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      {peek !== null && (
-        <EpisodePeek
-          row={peek}
-          onClose={() => {
-            // Back to the row it showed, so the keyboard goes on from there.
-            table.current
-              ?.querySelector<HTMLElement>(`tr[data-episode="${peek.episode_id}"] a.episode-link`)
-              ?.focus();
-            setPeek(null);
-          }}
-        />
+            </thead>
+            <tbody>
+              {rows.map((e) => (
+                <tr
+                  key={e.episode_id}
+                  data-episode={e.episode_id}
+                  className={
+                    [
+                      ticked.has(e.episode_id) ? 'ticked' : '',
+                      peek?.episode_id === e.episode_id ? 'peeked' : '',
+                    ]
+                      .join(' ')
+                      .trim() || undefined
+                  }
+                >
+                  <td className="tick">
+                    <input
+                      type="checkbox"
+                      aria-label={`Tick ${e.episode_id}`}
+                      checked={ticked.has(e.episode_id)}
+                      onChange={(ev) => {
+                        toggle(e.episode_id, (ev.nativeEvent as MouseEvent).shiftKey);
+                      }}
+                    />
+                  </td>
+                  <td>
+                    <Time iso={e.t_open} />
+                  </td>
+                  <td>
+                    <SeverityMark severity={e.severity} />
+                  </td>
+                  <td>{e.service}</td>
+                  <td>{e.alerts.join(', ')}</td>
+                  {grouped && (
+                    <td>
+                      {e.related === 0 || e.related === undefined
+                        ? '—'
+                        : `+${String(e.related)} (${(e.services ?? []).join(', ')})`}
+                    </td>
+                  )}
+                  <td>{e.result}</td>
+                  <td>{e.decision}</td>
+                  <td>{e.confidence}</td>
+                  <td className="num">{duration(e.duration_s)}</td>
+                  <td>{e.verdict ?? '—'}</td>
+                  <td>
+                    <Link to={`/episodes/${e.episode_id}`} className="episode-link">
+                      {e.episode_id}
+                    </Link>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
+      {peek !== null && <EpisodePeek row={peek} onClose={closePeek} />}
     </>
   );
 }

@@ -301,7 +301,7 @@ export function EpisodesPage() {
             {data && data.episodes.length === 0 && (
               <Empty>No closed episode matches. Running ones are on Live.</Empty>
             )}
-            {data && data.episodes.length > 0 && (
+            {data && (
               <EpisodesTable
                 rows={data.episodes}
                 grouped={params.get('group') === 'incident'}
