@@ -387,6 +387,20 @@ describe('Live for triage', () => {
       'svc-b',
     ]);
     await shoot(page, '113-wall-scoped');
+    // The service answers the live view with an error: the wall says its data is old.
+    await page.route('**/v1/live', (route) =>
+      route.fulfill({
+        status: 500,
+        contentType: 'application/json',
+        body: JSON.stringify({ error: 'internal', message: 'test' }),
+      }),
+    );
+    await fire('WallStale', 'svc-wall', 'critical');
+    const old = page.getByRole('alert').filter({ hasText: 'Data as of' });
+    await old.waitFor({ timeout: 15_000 });
+    expect(await old.textContent()).toMatch(
+      /^Data as of \d\d:\d\d:\d\d — the last refresh failed, asking again$/,
+    );
     await page.context().close();
   });
 

@@ -2,7 +2,8 @@
 // header so a screen across the room says what it shows and how fresh it is (console brief
 // D.3). It takes Live's view from its URL (`sev`, `q`; Shift+W on Live opens it so) and says
 // that scope in words; it sorts as Live does, attention first. While the service cannot be
-// reached the whole wall dims and says since when its data is old. While every action is
+// reached, or answers the live view with an error, the whole wall dims and says since when
+// its data is old. While every action is
 // halted (GET /v1/autonomy `halted`), a hatched banner says so, with who, when and why; the
 // wall offers no button (it may be a shared screen).
 import { useLive } from './queries.js';
@@ -47,7 +48,10 @@ export function WallPage() {
     .filter((e) => matches(e, view))
     .sort(attentionFirst(awaiting));
   const firing = running.filter((e) => e.status === 'open').length;
-  const stale = !reach.reachable;
+  // Lost (no answer, a gateway's 502/504), or answered with an error (a 401, a 500): either
+  // way what is shown is old.
+  const stale = !reach.reachable || live.isError;
+  const asOf = reach.reachable ? live.dataUpdatedAt || null : reach.asOf;
   return (
     <main className={stale ? 'wall wall-stale' : 'wall'}>
       <header>
@@ -60,7 +64,8 @@ export function WallPage() {
       {stale && (
         <p className="banner offline" role="alert">
           <strong>
-            Data as of {reach.asOf === null ? 'never' : clock(reach.asOf)} — reconnecting
+            Data as of {asOf === null ? 'never' : clock(asOf)} —{' '}
+            {reach.reachable ? 'the last refresh failed, asking again' : 'reconnecting'}
           </strong>
         </p>
       )}
