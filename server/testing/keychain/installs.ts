@@ -184,8 +184,13 @@ export function enrolRequest(
 
 // Each crafted call comes from an address of its own in 127/8 (Linux answers the whole
 // block on loopback), so that the per-address throttle weighs only on the test about it.
+// The counter lives as long as the worker, across test files (vitest keeps modules loaded):
+// it walks 127.0.x.y rather than run past 127.0.0.255.
 let nextAddress = 10;
-export const freshAddress = (): string => `127.0.0.${String(nextAddress++)}`;
+export const freshAddress = (): string => {
+  const n = nextAddress++;
+  return `127.0.${String(Math.floor(n / 250) % 250)}.${String(1 + (n % 250))}`;
+};
 
 export function send(
   home: Install,
