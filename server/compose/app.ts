@@ -529,6 +529,7 @@ export async function buildApp(config: Config, options: AppOptions) {
     clock: rt.clock,
     closing: acting.investigation.closing,
     investigation: acting.investigation.view,
+    attention: acting.investigation.attention,
     worstSeverity: (keys) => rt.intakeStore.worstSeverity(keys),
     labelled: (id, verdict, actor) => {
       acting.learning.fromTeam(id, verdict, actor);

@@ -71,6 +71,10 @@ interface Deps {
   readonly worstSeverity?: (keys: { source: string; fingerprint: string }[]) => string | null;
   /** The investigation's findings, hypotheses, decision and actions, for the episode view. */
   readonly investigation?: (episodeId: string) => InvestigationView | null;
+  /** Its hypotheses and actions only, for every row of the live view (live-facts.ts). */
+  readonly attention?: (
+    episodeId: string,
+  ) => Pick<InvestigationView, 'hypotheses' | 'actions'> | null;
   /** Inside the writer job of a team verdict: what learns from it (a label). */
   readonly labelled?: (episodeId: string, verdict: TeamVerdict, actor: Actor) => void;
 }
@@ -107,7 +111,7 @@ export function createEpisodesService(deps: Deps) {
   const boot = randomBytes(4).toString('hex');
   const liveVersion = (seq: number): string => `${boot}.${String(seq)}`;
   function view(row: EpisodeRow) {
-    const investigation = deps.investigation?.(row.episode_id) ?? null;
+    const investigation = deps.attention?.(row.episode_id) ?? null;
     return {
       episode_id: row.episode_id,
       service: row.service,

@@ -266,6 +266,15 @@ export function createInvestigation(deps: InvestigationDeps) {
         ? null
         : closeFields(store.get(episodeId), row.t_open, noteOf(deps.reader, episodeId));
     },
+    /** What Live sorts by (its hypotheses and actions), without reading the rest. */
+    attention: (episodeId: string) => {
+      const row = store.get(episodeId);
+      if (row === null) return null;
+      return {
+        hypotheses: JSON.parse(row.hypotheses) as unknown[],
+        actions: JSON.parse(row.actions) as unknown[],
+      };
+    },
     /** The investigation part of the episode view. */
     view: (episodeId: string) => {
       const row = store.get(episodeId);

@@ -15,11 +15,11 @@ export function oneFreshRun<T>(job: () => Promise<T>): () => Promise<T> {
     return run;
   };
   return () => {
-    // Between a run's end and the start of the one queued behind it, `running` is already
-    // null: an ask then joins the queued run, or two would overlap.
-    if (running === null && next === null) return start();
-    if (running === null && next !== null) return next;
-    next ??= running
+    // A fresh run already waits (or is about to start: between a run's end and the queued
+    // run's start `running` is null): join it, or two runs would overlap.
+    if (next !== null) return next;
+    if (running === null) return start();
+    next = running
       .then(
         () => undefined,
         () => undefined,
