@@ -1,5 +1,6 @@
-// An episode as GET /v1/episodes/<id> answers it, for the feature's component tests.
-import type { Episode } from './api.js';
+// An episode as GET /v1/episodes/<id> answers it, and a row as GET /v1/episodes lists it, for
+// the feature's component tests.
+import type { Episode, EpisodeRow } from './api.js';
 
 export const anEpisode = (over: Partial<Episode> = {}): Episode => ({
   episode_id: 'ep-20261129T100000Z-abc123',
@@ -23,5 +24,28 @@ export const anEpisode = (over: Partial<Episode> = {}): Episode => ({
   live: false,
   timeline: [],
   more: false,
+  ...over,
+});
+
+export const anEpisodeRow = (over: Partial<EpisodeRow> = {}): EpisodeRow => ({
+  episode_id: 'ep-1',
+  service: 'payments',
+  t_open: '2026-11-29T10:00:00.000Z',
+  t_close: '2026-11-29T10:06:00.000Z',
+  alerts: ['HighLatency'],
+  confirmed: [],
+  decision: 'act',
+  outcome: 'mitigated',
+  result: 'restored',
+  action: 'verified',
+  handover_s: null,
+  autonomy: 'L2',
+  kind: 'symptom',
+  confidence: 'proven',
+  severity: 'critical',
+  duration_s: 360,
+  incident_id: null,
+  verdict: null,
+  suppressed: false,
   ...over,
 });

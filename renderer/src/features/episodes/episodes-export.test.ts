@@ -1,29 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { EpisodeRow } from './api.js';
+import { anEpisodeRow } from './episode.fixture.js';
 import { EXPORT_COLUMNS, toCsv } from './episodes-export.js';
 
-const row = (over: Partial<EpisodeRow>): EpisodeRow => ({
-  episode_id: 'ep-1',
-  service: 'payments',
-  t_open: '2026-11-29T10:00:00.000Z',
-  t_close: '2026-11-29T10:06:00.000Z',
-  alerts: ['HighLatency'],
-  confirmed: [],
-  decision: 'act',
-  outcome: 'mitigated',
-  result: 'restored',
-  action: 'verified',
-  handover_s: null,
-  autonomy: 'L2',
-  kind: 'symptom',
-  confidence: 'proven',
-  severity: 'critical',
-  duration_s: 360,
-  incident_id: null,
-  verdict: null,
-  suppressed: false,
-  ...over,
-});
+const row = anEpisodeRow;
 
 describe('the ticked rows as CSV', () => {
   it('has a header and one CRLF line per row, empty for null, alerts joined', () => {

@@ -6,6 +6,7 @@ import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { EpisodeRow } from './api.js';
 import { EpisodesTable } from './episodes-table.js';
+import { anEpisodeRow } from './episode.fixture.js';
 
 beforeEach(() => {
   vi.stubGlobal(
@@ -24,27 +25,7 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
-const row = (episode_id: string): EpisodeRow => ({
-  episode_id,
-  service: 'payments',
-  t_open: '2026-11-29T10:00:00.000Z',
-  t_close: '2026-11-29T10:06:00.000Z',
-  alerts: ['HighLatency'],
-  confirmed: [],
-  decision: 'act',
-  outcome: 'mitigated',
-  result: 'restored',
-  action: 'verified',
-  handover_s: null,
-  autonomy: 'L2',
-  kind: 'symptom',
-  confidence: 'proven',
-  severity: 'critical',
-  duration_s: 360,
-  incident_id: null,
-  verdict: null,
-  suppressed: false,
-});
+const row = (episode_id: string): EpisodeRow => anEpisodeRow({ episode_id });
 
 function table(rows: EpisodeRow[]) {
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
