@@ -47,6 +47,10 @@ export function Empty({ children }: { children: ReactNode }) {
   return <p className="empty">{children}</p>;
 }
 
+/** A time of day to the second, 24-hour ("14:05:10"), as "data as of" says it. */
+export const timeOfDay = (ms: number): string =>
+  new Date(ms).toLocaleTimeString('en-GB', { hour12: false });
+
 export function duration(seconds: number | null | undefined): string {
   if (seconds === null || seconds === undefined) return '—';
   if (seconds < 60) return `${String(Math.round(seconds))} s`;

@@ -12,7 +12,7 @@ import { ApiError, roleAtLeast, session } from '../shared/api.js';
 import { BrandMark } from '../features/branding/index.js';
 import { connection } from '../shared/connection.js';
 import { HaltButton } from '../features/autonomy/index.js';
-import { Link } from '../shared/parts.js';
+import { Link, timeOfDay } from '../shared/parts.js';
 import { useHeightVariable } from '../shared/height-variable.js';
 import { navigate } from '../shared/router.js';
 import { usePendingApprovals, waitsFor } from '../features/approvals/index.js';
@@ -28,9 +28,6 @@ export function useReach() {
   return useSyncExternalStore(connection.subscribe, connection.get);
 }
 
-/** A time of day to the second, as the banner says it ("14:05:10"). */
-const clock = (ms: number): string => new Date(ms).toLocaleTimeString('en-GB', { hour12: false });
-
 /** The hatched banner while the service cannot be reached (C.1 "Connection lost"). */
 export function ConnectionBanner() {
   const reach = useReach();
@@ -38,7 +35,7 @@ export function ConnectionBanner() {
   return (
     <div className="banner offline" role="alert">
       <strong>
-        Connection lost — data as of {reach.asOf === null ? 'never' : clock(reach.asOf)}
+        Connection lost — data as of {reach.asOf === null ? 'never' : timeOfDay(reach.asOf)}
       </strong>
       , reconnecting… Controls that need the service are off until it answers again.
     </div>

@@ -1,7 +1,7 @@
-// The Episodes table (console brief C.3, D.2): rows to tick for bulk export or a verdict (`x`
-// ticks the focused row, Shift+x the range from the last ticked one), `j`/`k` to move along the rows
-// and Enter to open one, and `Space` to peek at a row in a side panel without leaving the
-// list. What is ticked is kept by episode, so a refetch or another page keeps it.
+// The Episodes table (console brief C.3, D.2): rows to tick for bulk export or a verdict
+// (`x` ticks the focused row, Shift+x the range from the last ticked one), `j`/`k` to move
+// along the rows and Enter to open one, and `Space` to peek at a row in a side panel without
+// leaving the list. What is ticked is kept by episode, so a refetch or another page keeps it.
 import { type ReactNode, useEffect, useRef, useState } from 'react';
 import type { EpisodeRow } from './api.js';
 import { Link, Time, duration } from '../../shared/parts.js';
@@ -32,34 +32,35 @@ function useTicked(rows: readonly EpisodeRow[], locked: boolean) {
       return next;
     });
   }, [rows]);
+  /** Tick (or untick) every row of `span`; `on` decides from what is ticked now. */
+  const setRows = (
+    span: readonly EpisodeRow[],
+    on: (held: ReadonlyMap<string, EpisodeRow>) => boolean,
+  ): void => {
+    if (locked) return;
+    setTicked((held) => {
+      const next = new Map(held);
+      const tick = on(held);
+      for (const r of span) {
+        if (tick) next.set(r.episode_id, r);
+        else next.delete(r.episode_id);
+      }
+      return next;
+    });
+  };
   const toggle = (id: string, range: boolean): void => {
     const at = rows.findIndex((r) => r.episode_id === id);
     if (at < 0 || locked) return;
     const from =
       range && last.current !== null ? rows.findIndex((r) => r.episode_id === last.current) : -1;
-    const span = from < 0 ? [rows[at]] : rows.slice(Math.min(from, at), Math.max(from, at) + 1);
-    setTicked((held) => {
-      const next = new Map(held);
-      const on = !held.has(id);
-      for (const r of span) {
-        if (r === undefined) continue;
-        if (on) next.set(r.episode_id, r);
-        else next.delete(r.episode_id);
-      }
-      return next;
-    });
+    setRows(
+      from < 0 ? rows.slice(at, at + 1) : rows.slice(Math.min(from, at), Math.max(from, at) + 1),
+      (held) => !held.has(id),
+    );
     last.current = id;
   };
   const setPage = (on: boolean): void => {
-    if (locked) return;
-    setTicked((held) => {
-      const next = new Map(held);
-      for (const r of rows) {
-        if (on) next.set(r.episode_id, r);
-        else next.delete(r.episode_id);
-      }
-      return next;
-    });
+    setRows(rows, () => on);
   };
   const clear = (): void => {
     if (!locked) setTicked(new Map());

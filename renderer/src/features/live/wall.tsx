@@ -11,7 +11,7 @@ import { useStatus } from '../status/index.js';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import { BrandMark } from '../branding/index.js';
-import { age, Time } from '../../shared/parts.js';
+import { age, Time, timeOfDay } from '../../shared/parts.js';
 import { connection } from '../../shared/connection.js';
 import { useLocation } from '../../shared/router.js';
 import { SeverityMark } from '../../shared/severity.js';
@@ -20,9 +20,6 @@ import { autonomyApi, autonomyKeys } from '../autonomy/index.js';
 import { usePendingApprovals } from '../approvals/index.js';
 import { attentionFirst, awaitingByEpisode, matches, scopeOf, viewOf } from './live-rows.js';
 import './wall.css';
-
-/** A time of day to the second ("14:05:10"), as the frame's banner says it. */
-const clock = (ms: number): string => new Date(ms).toLocaleTimeString('en-GB', { hour12: false });
 
 export function WallPage() {
   const live = useLive(true);
@@ -64,7 +61,7 @@ export function WallPage() {
       {stale && (
         <p className="banner offline" role="alert">
           <strong>
-            Data as of {asOf === null ? 'never' : clock(asOf)} —{' '}
+            Data as of {asOf === null ? 'never' : timeOfDay(asOf)} —{' '}
             {reach.reachable ? 'the last refresh failed, asking again' : 'reconnecting'}
           </strong>
         </p>
